@@ -1,0 +1,37 @@
+// The run report every reporter renders. The JSON reporter writes it as it is, so its shape
+// is a published format: bump REPORT_FORMAT_VERSION on any incompatible change.
+import type { CheckResult, Level, Outcome } from '../check.js';
+
+export const REPORT_FORMAT_VERSION = 1;
+
+export interface RunReport {
+  formatVersion: number;
+  tool: { name: string; version: string };
+  target: { baseUrl: string; siteUrl: string; embeddedMock: boolean };
+  options: { strict: boolean; requireComplete: boolean };
+  startedAt: string;
+  durationMs: number;
+  results: CheckResult[];
+  summary: Summary;
+  exitCode: number;
+  warnings: string[];
+}
+
+export type Summary = Record<Level, Record<Outcome, number>>;
+
+export function summarize(results: CheckResult[]): Summary {
+  const blank = (): Record<Outcome, number> => ({ pass: 0, fail: 0, skip: 0, 'not-tested': 0 });
+  const summary: Summary = { must: blank(), should: blank(), info: blank() };
+  for (const r of results) summary[r.level][r.outcome]++;
+  return summary;
+}
+
+/** 0: every must passed (with strict, every should too; with requireComplete, no must left
+ * not-tested). 1: otherwise. Usage errors (2) never reach a report. */
+export function exitCodeFor(results: CheckResult[], opts: { strict: boolean; requireComplete: boolean }): 0 | 1 {
+  for (const r of results) {
+    if (r.outcome === 'fail' && (r.level === 'must' || (opts.strict && r.level === 'should'))) return 1;
+    if (r.outcome === 'not-tested' && opts.requireComplete && r.level === 'must') return 1;
+  }
+  return 0;
+}
