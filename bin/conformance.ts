@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// Flags in, exit code out. 0: every must passed; 1: a check failed; 2: usage error or unreachable.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { render, REPORTER_NAMES, type ReporterName } from '../suites/harness/report/index.js';
+import { CHECKS } from '../suites/index.js';
+import { runSession, UsageError } from '../suites/session.js';
+import { startMockServer } from '../mock/http.js';
+import { UNTESTABLE } from '../suites/untestable.js';
+
+const EXIT_USAGE = 2;
+
+function usageExit(message: string): never {
+  process.stderr.write(`conformance: ${message}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+interface ReporterTarget {
+  name: ReporterName;
+  file?: string;
+}
+
+/** `--reporter pretty --reporter junit=out.xml --reporter json --output report.json` */
+function reporterTargets(specs: string[], output?: string): ReporterTarget[] {
+  const targets = specs.map((spec): ReporterTarget => {
+    const [name, file] = spec.split(/=(.*)/s);
+    if (!REPORTER_NAMES.includes(name as ReporterName)) usageExit(`unknown reporter "${name}" (choose from ${REPORTER_NAMES.join(', ')})`);
+    return { name: name as ReporterName, file: file || undefined };
+  });
+  if (output) {
+    const open = targets.find((t) => !t.file && t.name !== 'pretty') ?? (targets.length === 1 ? targets[0] : undefined);
+    if (!open) usageExit('--output names a file, but every reporter already has one: use --reporter NAME=FILE');
+    open.file = output;
+  }
+  if (targets.filter((t) => !t.file).length > 1) usageExit('only one reporter can write to standard output; give the others a file with NAME=FILE or --output');
+  return targets;
+}
+
+function parseHeaders(values: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(v);
+    if (!m) usageExit(`--header must look like 'Name: value', got '${v}'`);
+    out[m[1].toLowerCase()] = m[2];
+  }
+  return out;
+}
+
+const positiveInt = (name: string) => (v: unknown) => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${String(v)}`);
+  return n;
+};
+
+await yargs(hideBin(process.argv))
+  .scriptName('conformance')
+  .usage('$0 <command> [options]')
+  .command(
+    'run',
+    'Run the checks against a server (the bundled mock when no --base-url is given)',
+    (y) =>
+      y
+        .option('base-url', { type: 'string', describe: 'Base URL of the API, without /v1' })
+        .option('api-key', { type: 'string', describe: 'API key (or CONFORMANCE_API_KEY)' })
+        .option('second-api-key', { type: 'string', describe: 'A second key with another model list (or CONFORMANCE_SECOND_API_KEY)' })
+        .option('site-url', { type: 'string', describe: 'Where /models.json lives (default: the base URL\'s origin)' })
+        .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: the first one listed)' })
+        .option('suite', { type: 'string', array: true, describe: 'Only these suites' })
+        .option('check', { type: 'string', array: true, describe: 'Only checks whose id matches one of these globs' })
+        .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
+        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
+        .option('reporter', { type: 'string', array: true, default: ['pretty'], describe: 'pretty, json or junit; NAME=FILE writes to a file' })
+        .option('output', { type: 'string', describe: 'File for the (non-pretty) reporter' })
+        .option('header', { type: 'string', array: true, default: [], describe: "Extra request header 'Name: value'" })
+        .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
+        .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' })
+        .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
+        .option('color', { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' }),
+    async (argv) => {
+      const reporters = reporterTargets(argv.reporter as string[], argv.output);
+      const color = argv.color ?? (!!process.stdout.isTTY && !process.env.NO_COLOR);
+      try {
+        const report = await runSession({
+          baseUrl: argv['base-url'],
+          apiKey: argv['api-key'] ?? process.env.CONFORMANCE_API_KEY,
+          secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY,
+          siteUrl: argv['site-url'],
+          models: argv.model,
+          suites: argv.suite,
+          checks: argv.check,
+          strict: argv.strict,
+          requireComplete: argv['require-complete'],
+          headers: parseHeaders(argv.header as string[]),
+          timeoutMs: positiveInt('timeout')(argv.timeout),
+          concurrency: positiveInt('concurrency')(argv.concurrency),
+          maxBodyBytes: positiveInt('max-body')(argv['max-body']),
+        });
+        for (const r of reporters) {
+          const text = render(r.name, report, { color: r.file ? false : color });
+          if (r.file) {
+            mkdirSync(dirname(r.file), { recursive: true });
+            writeFileSync(r.file, text);
+          } else process.stdout.write(text);
+        }
+        process.exitCode = report.exitCode;
+      } catch (e) {
+        if (e instanceof UsageError) usageExit(e.message);
+        throw e;
+      }
+    },
+  )
+  .command(
+    'list',
+    'List every check with its id, section and level',
+    (y) => y.option('json', { type: 'boolean', default: false }),
+    (argv) => {
+      if (argv.json) {
+        process.stdout.write(`${JSON.stringify({ checks: CHECKS.map(({ run: _r, ...meta }) => meta), untestable: UNTESTABLE }, null, 2)}\n`);
+        return;
+      }
+      const width = Math.max(...CHECKS.map((c) => c.id.length));
+      for (const c of CHECKS) process.stdout.write(`${c.id.padEnd(width)}  ${c.section.padEnd(12)} ${c.level.padEnd(6)}  ${c.title}\n`);
+      process.stdout.write(`\n${CHECKS.length} checks.\n\nNot testable from outside:\n`);
+      for (const u of UNTESTABLE) process.stdout.write(`  ${u.section.padEnd(6)} ${u.rule} (${u.why})\n`);
+    },
+  )
+  .command(
+    'mock',
+    'Serve the reference mock over HTTP',
+    (y) =>
+      y
+        .option('port', { type: 'number', default: 8080 })
+        .option('host', { type: 'string', default: '127.0.0.1' }),
+    async (argv) => {
+      const server = await startMockServer({ port: argv.port, host: argv.host }).catch((e: Error) => usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`));
+      process.stdout.write(`mock listening on ${server.url} (base URL and site URL)\n`);
+      for (const k of server.mock.config.keys) process.stdout.write(`  key "${k.id}": models ${k.models.join(', ')}\n`);
+      const stop = () => server.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+  )
+  .demandCommand(1, 'name a command: run, list or mock')
+  .strict()
+  .fail((msg, err) => {
+    if (err) throw err;
+    usageExit(msg);
+  })
+  .help()
+  .parseAsync();

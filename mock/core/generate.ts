@@ -1,0 +1,172 @@
+// Deterministic generation: the same request and seed always give the same reply, and every count
+// in usage is exact under the tokenizer stand-in (tokens.ts).
+import type { ModelDef } from '../config/types.js';
+import { instanceOf } from './instance.js';
+import { between, hash, pick, prng } from './random.js';
+import { contentText, promptTokens, splitTokens } from './tokens.js';
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface Completion {
+  /** The content as the tokens it was generated in (a stream sends them as they come); null with tool calls. */
+  tokens: string[] | null;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  reasoningTokens: number;
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details: { cached_tokens: number };
+    completion_tokens_details: { reasoning_tokens: number };
+  };
+}
+
+/** The request fields generation reads, after schema validation. */
+export interface ChatRequest {
+  model: string;
+  messages: { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[];
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  stop?: string | string[] | null;
+  seed?: number | null;
+  tools?: { type: string; function: { name: string; parameters?: unknown; strict?: boolean | null } }[] | null;
+  tool_choice?: string | { type: string; function: { name: string } } | null;
+  response_format?: { type: string; json_schema?: { name: string; schema?: unknown; strict?: boolean | null } } | null;
+  reasoning_effort?: 'low' | 'medium' | 'high' | null;
+  stream?: boolean | null;
+  stream_options?: { include_usage?: boolean | null } | null;
+}
+
+const WORDS = ['mock', 'reply', 'token', 'model', 'answer', 'stream', 'chunk', 'value', 'delta', 'result', 'signal', 'vector', 'prompt', 'output', 'sample', 'kernel', 'cache', 'layer'];
+const REASONING_BUDGET = { low: 8, medium: 24, high: 64 } as const;
+const REPEAT = /repeat exactly:\s*([\s\S]*)$/i;
+const LONG = /\b(long|essay|detailed|at length|many words|story|paragraphs?)\b/i;
+
+export function lastUserText(req: ChatRequest): string {
+  for (let i = req.messages.length - 1; i >= 0; i--) if (req.messages[i].role === 'user') return contentText(req.messages[i].content);
+  return '';
+}
+
+/** The turn already holds a tool result after the last user message: the agent loop should end. */
+export function answersToolResult(req: ChatRequest): boolean {
+  const last = req.messages[req.messages.length - 1];
+  return last?.role === 'tool';
+}
+
+export function generate(req: ChatRequest, model: ModelDef): Completion {
+  const rand = prng(hash(JSON.stringify([req.model, req.messages, req.seed ?? null, req.tools ?? null, req.response_format ?? null])));
+  const cap = req.max_completion_tokens ?? req.max_tokens ?? model.max_output_tokens;
+  const reasoning = model.reasoning ? Math.min(cap, REASONING_BUDGET[req.reasoning_effort ?? 'medium'] + between(rand, 0, 7)) : 0;
+  const budget = cap - reasoning;
+  const prompt = promptTokens(req.messages, req.tools ?? undefined);
+  const result = (tokens: string[] | null, toolCalls: ToolCall[], finishReason: FinishReason, spent: number): Completion => ({
+    tokens,
+    toolCalls,
+    finishReason,
+    reasoningTokens: reasoning,
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: reasoning + spent,
+      total_tokens: prompt + reasoning + spent,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: reasoning },
+    },
+  });
+
+  if (budget <= 0) return result([], [], 'length', 0);
+
+  const calls = toolCallsFor(req, rand);
+  if (calls.length) {
+    const spent = calls.reduce((n, c) => n + splitTokens(c.name + c.arguments).length, 0);
+    // A call cut by the limit is no call: the client gets what fits as text, ended by length.
+    if (spent > budget) return result(splitTokens(calls[0].arguments).slice(0, budget), [], 'length', budget);
+    return result(null, calls, 'tool_calls', spent);
+  }
+
+  const text = textFor(req, rand);
+  const stops = req.stop == null ? [] : (Array.isArray(req.stop) ? req.stop : [req.stop]).filter((s) => s.length > 0);
+  const all = splitTokens(text);
+  const out: string[] = [];
+  let content = '';
+  for (let i = 0; i < all.length; i++) {
+    if (i >= budget) return result(out, [], 'length', i);
+    content += all[i];
+    const at = firstStop(content, stops, content.length - all[i].length);
+    if (at >= 0) {
+      // The token that completed the stop sequence was generated (and is counted), but the content
+      // ends before the sequence.
+      const kept = cutTokens(out.concat(all[i]), at);
+      return result(kept, [], 'stop', i + 1);
+    }
+    out.push(all[i]);
+  }
+  return result(out, [], 'stop', all.length);
+}
+
+/** Earliest index of any stop sequence that ends at or after `from` (earlier ones were seen before). */
+function firstStop(content: string, stops: string[], from: number): number {
+  let best = -1;
+  for (const s of stops) {
+    const at = content.indexOf(s, Math.max(0, from - s.length + 1));
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return best;
+}
+
+function cutTokens(tokens: string[], length: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const t of tokens) {
+    if (used >= length) break;
+    const piece = t.slice(0, length - used);
+    out.push(piece);
+    used += piece.length;
+  }
+  return out;
+}
+
+function textFor(req: ChatRequest, rand: () => number): string {
+  const user = lastUserText(req);
+  const format = req.response_format?.type;
+  if (format === 'json_schema') return JSON.stringify(instanceOf(req.response_format?.json_schema?.schema ?? { type: 'object' }, rand));
+  if (format === 'json_object') return JSON.stringify({ answer: words(rand, between(rand, 3, 8)).trim() });
+  const repeat = REPEAT.exec(user);
+  if (repeat) return repeat[1].trim();
+  if (answersToolResult(req)) return `Based on the tool result:${words(rand, between(rand, 6, 14))}.`;
+  const n = LONG.test(user) ? between(rand, 300, 400) : between(rand, 12, 30);
+  const w = words(rand, n);
+  return `${w.charAt(1).toUpperCase()}${w.slice(2)}.`;
+}
+
+function words(rand: () => number, n: number): string {
+  let out = '';
+  for (let i = 0; i < n; i++) out += ` ${pick(rand, WORDS)}`;
+  return out;
+}
+
+function toolCallsFor(req: ChatRequest, rand: () => number): ToolCall[] {
+  const tools = req.tools ?? [];
+  if (!tools.length) return [];
+  const choice = req.tool_choice ?? 'auto';
+  if (choice === 'none') return [];
+  let tool = tools[0];
+  if (typeof choice === 'object') {
+    const named = tools.find((t) => t.function.name === choice.function.name);
+    if (!named) return [];
+    tool = named;
+  } else {
+    // auto: call a tool until the conversation holds its result, so an agent loop ends.
+    if (choice === 'auto' && answersToolResult(req)) return [];
+    const user = lastUserText(req).toLowerCase();
+    tool = tools.find((t) => user.includes(t.function.name.toLowerCase())) ?? pick(rand, tools);
+  }
+  const args = instanceOf(tool.function.parameters ?? { type: 'object', properties: {} }, rand);
+  return [{ id: `call_${hash(JSON.stringify([tool.function.name, args, rand()])).toString(36)}`, name: tool.function.name, arguments: JSON.stringify(args) }];
+}

@@ -1,0 +1,6 @@
+// The mock's public surface.
+export { createMock, type Mock } from './core/handle.js';
+export type { MockRequest, MockReply, Frame } from './core/types.js';
+export { startMockServer, type MockServer } from './http.js';
+export { DEFAULT_CONFIG } from './config/default.js';
+export type { MockConfig, ModelDef, KeyDef, ParameterDescriptor } from './config/types.js';

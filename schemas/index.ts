@@ -1,0 +1,101 @@
+// The one loader: every schema of the document compiled once, shared by the checks and the mock.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import request from './request.schema.json' with { type: 'json' };
+import response from './response.schema.json' with { type: 'json' };
+import chunk from './chunk.schema.json' with { type: 'json' };
+import error from './error.schema.json' with { type: 'json' };
+import models from './models.schema.json' with { type: 'json' };
+import catalog from './catalog.schema.json' with { type: 'json' };
+
+// ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
+
+const SCHEMAS = { request, response, chunk, error, models, catalog } as const;
+export type SchemaName = keyof typeof SCHEMAS;
+const BASE = 'https://conformance.local/schemas/';
+
+function newAjv(strict: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict, verbose: true, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addKeyword({ keyword: 'x-section', schemaType: 'string' });
+  return ajv;
+}
+
+const ajv = newAjv(true);
+for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+
+export interface Validation {
+  ok: boolean;
+  /** One line per violation: `<path>: <message> [<section>]`. */
+  errors: string[];
+}
+
+const compiled = new Map<string, ValidateFunction>();
+
+/** A validator for a whole schema (`'response'`) or one of its parts (`'response#/$defs/usage'`). */
+export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`): (data: unknown) => Validation {
+  let fn = compiled.get(ref);
+  if (!fn) {
+    const [name, pointer] = ref.split('#');
+    const id = `${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`;
+    fn = ajv.getSchema(id);
+    if (!fn) throw new Error(`no schema ${ref}`);
+    compiled.set(ref, fn);
+  }
+  const validate = fn;
+  return (data) => (validate(data) ? { ok: true, errors: [] } : { ok: false, errors: formatErrors(validate.errors) });
+}
+
+export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 10): string[] {
+  const lines = (errors ?? [])
+    // Branch noise of oneOf/anyOf/if: the leaf errors already say what is wrong.
+    .filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword) || (errors?.length ?? 0) === 1)
+    .map((e) => {
+      const section = (e.parentSchema as Record<string, unknown> | undefined)?.['x-section'];
+      const detail = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')})`
+        : e.keyword === 'const' ? ` (${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)})`
+        : e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : '';
+      return `${e.instancePath || '/'}: ${e.message}${detail}${section ? ` [${section}]` : ''}`;
+    });
+  const unique = [...new Set(lines)];
+  return unique.length > limit ? [...unique.slice(0, limit), `... ${unique.length - limit} more`] : unique;
+}
+
+/** A schema part itself, for rules that read values the schema holds (an enum, a maxItems)
+ * instead of restating them in code. */
+export function schemaAt(ref: `${SchemaName}#${string}`): Record<string, unknown> {
+  const [name, pointer] = ref.split('#');
+  let node: unknown = SCHEMAS[name as SchemaName];
+  for (const part of pointer.split('/').filter(Boolean)) node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  if (!node || typeof node !== 'object') throw new Error(`no schema part ${ref}`);
+  return node as Record<string, unknown>;
+}
+
+export const enumAt = (ref: `${SchemaName}#${string}`): unknown[] => schemaAt(ref).enum as unknown[];
+
+// Schemas that arrive in requests (tool parameters, response_format json_schema) are compiled on a
+// separate, lenient instance, so a hostile or sloppy schema never touches the document's own.
+const userAjv = newAjv(false);
+const userCache = new Map<string, ValidateFunction | Error>();
+const USER_CACHE_MAX = 256;
+
+/** Validates data against a schema that came from a request. A schema that does not compile is
+ * reported as such, never thrown. */
+export function validateWith(schema: unknown, data: unknown): Validation & { schemaError?: string } {
+  const key = JSON.stringify(schema);
+  let fn = userCache.get(key);
+  if (!fn) {
+    try {
+      fn = userAjv.compile(schema as object);
+    } catch (e) {
+      fn = e instanceof Error ? e : new Error(String(e));
+    }
+    if (userCache.size >= USER_CACHE_MAX) userCache.delete(userCache.keys().next().value as string);
+    userCache.set(key, fn);
+  }
+  if (fn instanceof Error) return { ok: false, errors: [], schemaError: fn.message };
+  return fn(data) ? { ok: true, errors: [] } : { ok: false, errors: formatErrors(fn.errors) };
+}
+
+export { SCHEMAS };

@@ -1,0 +1,149 @@
+// The API's requests, named once and shared by every suite, and the facts discovered from the
+// target (model lists, the catalog) memoized for the run.
+import { validator } from '../schemas/index.js';
+import { bodyJson, type Exchange } from './harness/exchanges.js';
+import type { CheckContext } from './harness/runner.js';
+
+export type Auth = 'primary' | 'second' | 'none' | { header: string };
+
+function authHeaders(ctx: CheckContext, auth: Auth): Record<string, string> {
+  if (auth === 'none') return {};
+  if (auth === 'primary') return { authorization: `Bearer ${ctx.target.apiKey}` };
+  if (auth === 'second') return { authorization: `Bearer ${ctx.target.secondApiKey ?? ''}` };
+  return { authorization: auth.header };
+}
+
+export const apiUrl = (ctx: CheckContext, path: string) => `${ctx.target.baseUrl}${path}`;
+export const catalogUrl = (ctx: CheckContext) => `${ctx.target.siteUrl.replace(/\/+$/, '')}/models.json`;
+
+export type ChatBody = Record<string, unknown>;
+
+/** POST /v1/chat/completions with a JSON body (or a raw string, for malformed-body checks). */
+export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string } = {}): Promise<Exchange> {
+  return ctx.send(
+    {
+      method: 'POST',
+      url: apiUrl(ctx, '/v1/chat/completions'),
+      headers: { 'content-type': 'application/json', ...authHeaders(ctx, opts.auth ?? 'primary') },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    },
+    opts.label ?? 'chat completion',
+  );
+}
+
+export function listModels(ctx: CheckContext, auth: Auth = 'primary', label = 'model list'): Promise<Exchange> {
+  return ctx.send({ method: 'GET', url: apiUrl(ctx, '/v1/models'), headers: authHeaders(ctx, auth) }, label);
+}
+
+export function getCatalog(ctx: CheckContext): Promise<Exchange> {
+  return ctx.send({ method: 'GET', url: catalogUrl(ctx), headers: {} }, 'catalog');
+}
+
+export const is2xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 200 && ex.status < 300;
+export const is4xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 400 && ex.status < 500;
+
+/** One line on what came back, for messages: `status 500`, `no answer (timeout: ...)`. */
+export function describe(ex: Exchange): string {
+  if (ex.status === undefined) return `no answer (${ex.error?.kind}: ${ex.error?.message})`;
+  return `status ${ex.status}${ex.error ? ` then ${ex.error.kind}: ${ex.error.message}` : ''}`;
+}
+
+// --- Discovery --------------------------------------------------------------------------------
+
+export interface ModelIds {
+  ids: string[];
+  /** Why the list could not be read, when it could not. */
+  problem?: string;
+}
+
+/** The ids in a key's model list, read leniently: the models suite judges the list's shape. */
+export function modelIds(ctx: CheckContext, auth: 'primary' | 'second'): Promise<ModelIds> {
+  return ctx.memo(`model-ids:${auth}`, async (c) => {
+    const ex = await listModels(c, auth);
+    if (!is2xx(ex)) return { ids: [], problem: `the model list answered ${describe(ex)}` };
+    const json = bodyJson(ex);
+    if (!json.ok) return { ids: [], problem: `the model list is unreadable: ${json.error}` };
+    const data = (json.value as { data?: unknown })?.data;
+    if (!Array.isArray(data)) return { ids: [], problem: 'the model list has no data array' };
+    const ids = data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string' && id.length > 0);
+    return { ids: [...new Set(ids)] };
+  });
+}
+
+/** The models the chat checks run on: --model if given, else the first listed for the primary key. */
+export async function modelsUnderTest(ctx: CheckContext): Promise<{ models: string[]; problem?: string }> {
+  if (ctx.target.models.length) return { models: ctx.target.models };
+  const { ids, problem } = await modelIds(ctx, 'primary');
+  if (!ids.length) return { models: [], problem: `${problem ?? 'the model list is empty'}; name a model with --model` };
+  return { models: [ids[0]] };
+}
+
+export interface CatalogInfo {
+  /** Entries by id, as found (not validated: the catalog suite judges them). */
+  entries: Map<string, Record<string, unknown>>;
+  problem?: string;
+  /** The catalog is absent at a site URL the user did not choose: a hint, not a failure. */
+  absentAtDefault?: boolean;
+}
+
+export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
+  return ctx.memo('catalog', async (c) => {
+    const ex = await getCatalog(c);
+    const entries = new Map<string, Record<string, unknown>>();
+    if (!is2xx(ex)) {
+      const absentAtDefault = !c.target.siteUrlExplicit && (ex.status === 404 || ex.status === undefined);
+      return {
+        entries,
+        absentAtDefault,
+        problem: `the catalog at ${ex.request.url} answered ${describe(ex)}${absentAtDefault ? '; if it lives elsewhere, pass --site-url' : ''}`,
+      };
+    }
+    const json = bodyJson(ex);
+    const data = json.ok ? (json.value as { data?: unknown })?.data : undefined;
+    if (!Array.isArray(data)) return { entries, problem: json.ok ? 'the catalog has no data array' : `the catalog is unreadable: ${json.error}` };
+    for (const m of data) if (m && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'string') entries.set((m as { id: string }).id, m as Record<string, unknown>);
+    return { entries };
+  });
+}
+
+export type ParameterDescriptor = { type: string; min?: number; max?: number; values?: unknown[]; max_items?: number; default?: unknown };
+
+/** The supported_parameters a catalog entry declares on its text output modality. */
+export function declaredParameters(entry: Record<string, unknown> | undefined): Record<string, ParameterDescriptor> | undefined {
+  const outputs = entry?.output_modalities;
+  if (!Array.isArray(outputs)) return undefined;
+  const text = outputs.find((o) => (o as { type?: unknown })?.type === 'text') as { supported_parameters?: unknown } | undefined;
+  const params = text?.supported_parameters;
+  return params && typeof params === 'object' ? (params as Record<string, ParameterDescriptor>) : undefined;
+}
+
+// --- Response reading -------------------------------------------------------------------------
+
+const validResponse = validator('response');
+
+export interface ChatReply {
+  body?: Record<string, unknown>;
+  /** The first choice's message and finish_reason, read leniently. */
+  message?: { role?: unknown; content?: unknown; tool_calls?: unknown; reasoning_content?: unknown };
+  finishReason?: unknown;
+  usage?: Record<string, unknown>;
+  problem?: string;
+}
+
+/** A non-streamed reply read leniently, for checks about one field; `problem` says why not. */
+export function readReply(ex: Exchange): ChatReply {
+  if (!is2xx(ex)) return { problem: `the request was refused: ${describe(ex)}` };
+  const json = bodyJson(ex);
+  if (!json.ok) return { problem: json.error };
+  const body = json.value;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { problem: 'the body is not a JSON object' };
+  const b = body as Record<string, unknown>;
+  const choice = Array.isArray(b.choices) ? (b.choices[0] as Record<string, unknown> | undefined) : undefined;
+  const message = choice?.message && typeof choice.message === 'object' ? (choice.message as ChatReply['message']) : undefined;
+  const usage = b.usage && typeof b.usage === 'object' ? (b.usage as Record<string, unknown>) : undefined;
+  return { body: b, message, finishReason: choice?.finish_reason, usage, problem: choice ? undefined : 'no choices[0] in the body' };
+}
+
+export const responseShape = (ex: Exchange) => validResponse(bodyJson(ex).ok ? (bodyJson(ex) as { value: unknown }).value : undefined);
+
+export type ApiCheck = import('./harness/check.js').Check<CheckContext>;

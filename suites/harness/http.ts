@@ -1,0 +1,139 @@
+// Every byte the kit sends or receives goes through here: undici, a connect timeout, an idle
+// timeout, an overall deadline and a body cap, so a broken server ends in evidence, never a hang.
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+
+export interface Limits {
+  connectTimeoutMs: number;
+  /** Longest silence between two reads of headers or body. */
+  idleTimeoutMs: number;
+  /** Whole exchange, from connect to the last body byte. */
+  deadlineMs: number;
+  /** Most body bytes kept; reading stops at the first read that crosses it. */
+  maxBodyBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  connectTimeoutMs: 10_000,
+  idleTimeoutMs: 30_000,
+  deadlineMs: 60_000,
+  maxBodyBytes: 8 * 1024 * 1024,
+};
+
+export function limitsFor(timeoutMs: number, maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes): Limits {
+  return {
+    connectTimeoutMs: Math.min(timeoutMs, DEFAULT_LIMITS.connectTimeoutMs),
+    idleTimeoutMs: Math.min(timeoutMs, DEFAULT_LIMITS.idleTimeoutMs),
+    deadlineMs: timeoutMs,
+    maxBodyBytes,
+  };
+}
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
+  url: string;
+  headers: Record<string, string>;
+  /** Sent as is: a check that needs a broken body builds it itself. */
+  body?: string;
+}
+
+export type TransportErrorKind = 'connect' | 'timeout' | 'deadline' | 'reset' | 'protocol' | 'cap' | 'other';
+
+export interface HttpResult {
+  status?: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** Bytes read from the socket's body, which may exceed body.length by less than one read. */
+  bytesRead: number;
+  /** The body ended normally (not cut by a cap, a timeout or a reset). */
+  complete: boolean;
+  error?: { kind: TransportErrorKind; message: string };
+  durationMs: number;
+}
+
+export class HttpClient {
+  private readonly dispatcher: Dispatcher;
+
+  constructor(readonly limits: Limits) {
+    // Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY, as the issue asks of all HTTP from the kit.
+    this.dispatcher = new EnvHttpProxyAgent({
+      connectTimeout: limits.connectTimeoutMs,
+      headersTimeout: limits.idleTimeoutMs,
+      bodyTimeout: limits.idleTimeoutMs,
+      // Keep-alive across checks, but never reuse a socket a hostile server left half-read.
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  async send(spec: RequestSpec, signal?: AbortSignal): Promise<HttpResult> {
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(this.limits.deadlineMs);
+    const abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let bytesRead = 0;
+    let status: number | undefined;
+    let headers: Record<string, string> = {};
+    const done = (complete: boolean, error?: HttpResult['error']): HttpResult => ({
+      status, headers, body: Buffer.concat(chunks, kept), bytesRead, complete, error,
+      durationMs: Math.round(performance.now() - started),
+    });
+    try {
+      const res = await request(spec.url, {
+        method: spec.method,
+        headers: spec.headers,
+        body: spec.body,
+        dispatcher: this.dispatcher,
+        signal: abort,
+      });
+      status = res.statusCode;
+      headers = flattenHeaders(res.headers);
+      try {
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          bytesRead += chunk.length;
+          const room = this.limits.maxBodyBytes - kept;
+          if (room > 0) {
+            const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            chunks.push(piece);
+            kept += piece.length;
+          }
+          if (bytesRead > this.limits.maxBodyBytes) {
+            res.body.destroy();
+            return done(false, { kind: 'cap', message: `body larger than the cap of ${this.limits.maxBodyBytes} bytes; reading stopped` });
+          }
+        }
+      } catch (e) {
+        return done(false, classify(e, deadline.aborted, this.limits));
+      }
+      return done(true);
+    } catch (e) {
+      return done(false, classify(e, deadline.aborted, this.limits));
+    }
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.destroy();
+  }
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function classify(e: unknown, deadlineHit: boolean, limits: Limits): { kind: TransportErrorKind; message: string } {
+  const err = e as { code?: string; message?: string; name?: string };
+  const code = err?.code ?? '';
+  if (deadlineHit) return { kind: 'deadline', message: `no complete answer within the deadline of ${limits.deadlineMs} ms` };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'connect', message: `connect timed out after ${limits.connectTimeoutMs} ms` };
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH')
+    return { kind: 'connect', message: `cannot connect: ${code}` };
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return { kind: 'timeout', message: `server silent for ${limits.idleTimeoutMs} ms (${code === 'UND_ERR_HEADERS_TIMEOUT' ? 'waiting for headers' : 'in the body'})` };
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+    return { kind: 'reset', message: `connection closed or reset by the server (${code})` };
+  if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_') || err?.name === 'HTTPParserError' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
+    return { kind: 'protocol', message: `not a valid HTTP response: ${err.message ?? code}` };
+  if (err?.name === 'AbortError') return { kind: 'deadline', message: 'aborted' };
+  return { kind: 'other', message: String(err?.message ?? e) };
+}

@@ -1,0 +1,49 @@
+// API keys never reach output. Every text shown to a reader passes through a Redactor that knows
+// every key of the run, in the forms a server might echo them (plain, URL-encoded, JSON-escaped).
+
+/** Keys shorter than this are only redacted where we know they stand (our own headers): replacing
+ * a two-letter key everywhere would garble the evidence without protecting anything real. */
+const MIN_FREE_TEXT_KEY = 6;
+export const REDACTED = '[REDACTED]';
+
+export class Redactor {
+  private readonly forms: string[] = [];
+  private readonly keys = new Set<string>();
+
+  add(key: string | undefined): this {
+    if (!key || this.keys.has(key)) return this;
+    this.keys.add(key);
+    if (key.length >= MIN_FREE_TEXT_KEY) {
+      for (const form of [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1)]) if (!this.forms.includes(form)) this.forms.push(form);
+      // Longest first, so a form containing another is replaced whole.
+      this.forms.sort((a, b) => b.length - a.length);
+    }
+    return this;
+  }
+
+  text(s: string): string {
+    let out = s;
+    for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out;
+  }
+
+  headers(h: Record<string, string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(h)) {
+      const lower = k.toLowerCase();
+      if (lower === 'authorization' || lower === 'proxy-authorization' || lower === 'x-api-key' || lower === 'api-key') {
+        // Keep the scheme: whether `Bearer` or `Basic` was sent is itself evidence.
+        const m = /^(\S+)(\s+)(.*)$/.exec(v);
+        out[k] = m ? `${m[1]}${m[2]}${m[3] ? REDACTED : ''}` : v ? REDACTED : v;
+      } else out[k] = this.text(v);
+    }
+    return out;
+  }
+}
+
+/** Whether any form of key appears in raw bytes, looked for before any redaction. */
+export function containsKey(raw: Buffer | string, key: string): boolean {
+  const text = typeof raw === 'string' ? raw : raw.toString('latin1');
+  const utf8 = typeof raw === 'string' ? raw : raw.toString('utf8');
+  return [key, encodeURIComponent(key)].some((form) => text.includes(form) || utf8.includes(form));
+}

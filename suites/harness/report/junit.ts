@@ -1,0 +1,130 @@
+// JUnit XML reporter, valid against the Jenkins xunit / Maven Surefire schema (junit-10.xsd):
+// one <testsuite> per suite, one <testcase> per check. Must and should fails are <failure>s;
+// info-level fails are notes in <system-out>; skip and not-tested are <skipped>.
+import type { CheckResult, Evidence } from '../check.js';
+import type { RunReport } from './report.js';
+
+/** Everything outside XML 1.0's Char production (controls but tab/LF/CR, lone surrogates,
+ * U+FFFE/U+FFFF). With the `u` flag a lone surrogate is one code point, so it matches too. */
+const ILLEGAL_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Escapes text content; drops characters XML 1.0 cannot carry at all. */
+function xmlText(s: string): string {
+  return s
+    .replace(ILLEGAL_XML, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\r/g, '&#13;');
+}
+
+/** Escapes an attribute value (double-quoted); keeps line breaks and tabs as references so
+ * attribute-value normalization does not turn them into spaces. */
+function xmlAttr(s: string): string {
+  return xmlText(s).replace(/"/g, '&quot;').replace(/'/g, '&apos;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+}
+
+/** Seconds with millisecond precision, in the SUREFIRE_TIME pattern (no sign, no exponent). */
+function seconds(ms: number): string {
+  return (Number.isFinite(ms) && ms > 0 ? ms / 1000 : 0).toFixed(3);
+}
+
+const REQUEST_BODY_MAX = 2000;
+const EXCERPT_MAX = 4000;
+
+function cut(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more chars)` : s;
+}
+
+function header(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+function evidenceText(e: Evidence, i: number): string {
+  const lines = [`--- evidence ${i + 1}${e.label ? `: ${e.label}` : ''}`];
+  lines.push(`> ${e.request.method} ${e.request.url}`);
+  if (e.request.body !== undefined && e.request.body !== '') lines.push(`> body: ${cut(e.request.body, REQUEST_BODY_MAX)}`);
+  if (e.status !== undefined) lines.push(`< status ${e.status}${e.durationMs !== undefined ? ` (${Math.round(e.durationMs)} ms)` : ''}`);
+  for (const name of ['content-type', 'retry-after']) {
+    const v = header(e.headers, name);
+    if (v !== undefined) lines.push(`< ${name}: ${v}`);
+  }
+  if (e.excerpt !== undefined && e.excerpt !== '') {
+    lines.push('< body:');
+    for (const l of cut(e.excerpt, EXCERPT_MAX).split('\n')) lines.push(`    ${l}`);
+  }
+  if (e.error) lines.push(`! error: ${e.error}`);
+  return lines.join('\n');
+}
+
+function systemOut(r: CheckResult): string {
+  const lines = [`section: ${r.section}`, `level: ${r.level}`, `outcome: ${r.outcome}`];
+  if (r.convention) lines.push(`convention: ${r.convention}`);
+  if (r.outcome === 'fail' && r.level === 'info' && r.message) lines.push(`note: ${r.message}`);
+  for (const n of r.notes ?? []) lines.push(`note: ${n}`);
+  if (r.outcome === 'fail' && r.level === 'info') for (const [i, e] of r.evidence.entries()) lines.push(evidenceText(e, i));
+  return lines.join('\n');
+}
+
+function isFailure(r: CheckResult): boolean {
+  return r.outcome === 'fail' && (r.level === 'must' || r.level === 'should');
+}
+
+function testcase(r: CheckResult): string {
+  const open = `    <testcase name="${xmlAttr(`${r.id}: ${r.title}`)}" classname="${xmlAttr(`conformance.${r.suite}`)}" time="${seconds(r.durationMs)}">`;
+  const body: string[] = [];
+  if (isFailure(r)) {
+    const message = r.message ?? 'failed';
+    const text = [message, ...r.evidence.map(evidenceText)].join('\n\n');
+    body.push(`      <failure message="${xmlAttr(message)}" type="${r.level}">${xmlText(text)}</failure>`);
+  } else if (r.outcome === 'skip' || r.outcome === 'not-tested') {
+    body.push(`      <skipped message="${xmlAttr(`${r.outcome}: ${r.message ?? 'no reason given'}`)}"/>`);
+  }
+  body.push(`      <system-out>${xmlText(systemOut(r))}</system-out>`);
+  return [open, ...body, '    </testcase>'].join('\n');
+}
+
+function testsuite(name: string, results: CheckResult[], report: RunReport): string {
+  const failures = results.filter(isFailure).length;
+  const skipped = results.filter((r) => r.outcome === 'skip' || r.outcome === 'not-tested').length;
+  const time = results.reduce((t, r) => t + (Number.isFinite(r.durationMs) && r.durationMs > 0 ? r.durationMs : 0), 0);
+  const props: Array<[string, string]> = [
+    ['tool', `${report.tool.name} ${report.tool.version}`],
+    ['target.baseUrl', report.target.baseUrl],
+    ['target.siteUrl', report.target.siteUrl],
+    ['target.embeddedMock', String(report.target.embeddedMock)],
+    ['options.strict', String(report.options.strict)],
+    ['options.requireComplete', String(report.options.requireComplete)],
+  ];
+  for (const r of results) {
+    props.push([`${r.id}.section`, r.section], [`${r.id}.level`, r.level]);
+  }
+  const lines = [
+    `  <testsuite name="${xmlAttr(name)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${xmlAttr(report.startedAt)}">`,
+    '    <properties>',
+    ...props.map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`),
+    '    </properties>',
+    ...results.map(testcase),
+    '  </testsuite>',
+  ];
+  return lines.join('\n');
+}
+
+export function renderJunit(report: RunReport): string {
+  const suites = new Map<string, CheckResult[]>();
+  for (const r of report.results) {
+    const list = suites.get(r.suite);
+    if (list) list.push(r);
+    else suites.set(r.suite, [r]);
+  }
+  const failures = report.results.filter(isFailure).length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xmlAttr(report.tool.name)}" tests="${report.results.length}" failures="${failures}" errors="0" time="${seconds(report.durationMs)}">`,
+    ...[...suites].map(([name, results]) => testsuite(name, results, report)),
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,181 @@
+// Human reporter for a terminal: results grouped by document section in document order,
+// failures with their evidence, counts per level, warnings, and the verdict with exit code.
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { CheckResult, Evidence, Level, Outcome } from '../check.js';
+import type { RunReport } from './report.js';
+
+const REQUEST_BODY_MAX = 300;
+const EXCERPT_MAX = 800;
+
+/** Makes server-supplied text safe for a terminal: control characters (ESC included, so a
+ * hostile body cannot inject escapes), DEL/C1, bidi overrides, noncharacters U+FFFE/U+FFFF
+ * and lone surrogates become visible `\xNN` / `\uNNNN`; tab and line feed stay. */
+function safe(s: string): string {
+  return s.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+function cut(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more chars)` : s;
+}
+
+function header(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+/** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
+ * section; an empty section last of all. */
+function sectionKey(section: string): { doc: string; parts: string[] } {
+  const m = /^\s*([A-Za-z][\w-]*)\s+(.*)$/.exec(section);
+  return m ? { doc: m[1].toLowerCase(), parts: m[2].split('.') } : { doc: '', parts: section.trim().split('.') };
+}
+
+export function compareSections(a: string, b: string): number {
+  if (!a.trim() || !b.trim()) return (a.trim() ? 0 : 1) - (b.trim() ? 0 : 1);
+  const ka = sectionKey(a);
+  const kb = sectionKey(b);
+  if (ka.doc !== kb.doc) return ka.doc === '' ? -1 : kb.doc === '' ? 1 : ka.doc.localeCompare(kb.doc);
+  const n = Math.max(ka.parts.length, kb.parts.length);
+  for (let i = 0; i < n; i++) {
+    const pa = ka.parts[i];
+    const pb = kb.parts[i];
+    if (pa === undefined) return -1; // "4" before "4.1"
+    if (pb === undefined) return 1;
+    const na = /^\d+$/.test(pa) ? Number(pa) : NaN;
+    const nb = /^\d+$/.test(pb) ? Number(pb) : NaN;
+    if (!Number.isNaN(na) && !Number.isNaN(nb)) {
+      if (na !== nb) return na - nb;
+    } else if (pa !== pb) {
+      if (!Number.isNaN(na)) return -1;
+      if (!Number.isNaN(nb)) return 1;
+      return pa.localeCompare(pb);
+    }
+  }
+  return 0;
+}
+
+const TAG: Record<Level, string> = { must: '[MUST]', should: '[SHOULD]', info: '[INFO]' };
+
+function mark(r: CheckResult, c: ChalkInstance): string {
+  switch (r.outcome) {
+    case 'pass':
+      return c.green('✓');
+    case 'fail':
+      return r.level === 'info' ? c.yellow('!') : c.red('✗');
+    case 'skip':
+      return c.gray('-');
+    case 'not-tested':
+      return c.yellow('?');
+  }
+}
+
+function tag(level: Level, c: ChalkInstance): string {
+  const t = TAG[level].padEnd(8);
+  return level === 'must' ? c.bold(t) : level === 'should' ? t : c.gray(t);
+}
+
+function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string): string[] {
+  const lines = [c.gray(`${indent}evidence ${i + 1}${e.label ? `: ${safe(e.label)}` : ''}`)];
+  const pad = indent + '  ';
+  lines.push(`${pad}${c.cyan('→')} ${safe(e.request.method)} ${safe(e.request.url)}`);
+  if (e.request.body !== undefined && e.request.body !== '') {
+    lines.push(`${pad}  ${c.gray('body:')} ${safe(cut(e.request.body.replace(/\s*\n\s*/g, ' '), REQUEST_BODY_MAX))}`);
+  }
+  if (e.status !== undefined) {
+    const st = e.status >= 400 ? c.red(String(e.status)) : String(e.status);
+    lines.push(`${pad}${c.cyan('←')} ${st}${e.durationMs !== undefined ? c.gray(` (${Math.round(e.durationMs)} ms)`) : ''}`);
+  }
+  for (const name of ['content-type', 'retry-after']) {
+    const v = header(e.headers, name);
+    if (v !== undefined) lines.push(`${pad}  ${c.gray(`${name}:`)} ${safe(v)}`);
+  }
+  if (e.excerpt !== undefined && e.excerpt !== '') {
+    lines.push(`${pad}  ${c.gray('body:')}`);
+    for (const l of safe(cut(e.excerpt, EXCERPT_MAX)).split('\n')) lines.push(`${pad}    ${l}`);
+  }
+  if (e.error) lines.push(`${pad}${c.red('error:')} ${safe(e.error)}`);
+  return lines;
+}
+
+function resultLines(r: CheckResult, c: ChalkInstance): string[] {
+  const title = `${mark(r, c)} ${tag(r.level, c)} ${c.bold(safe(r.id))} ${safe(r.title)}`;
+  const lines = [`  ${title}`];
+  const ind = '      ';
+  const msg = r.message ? safe(r.message) : undefined;
+  if (r.outcome === 'fail' && r.level !== 'info') {
+    lines.push(`${ind}${c.red(msg ?? 'failed')}`);
+    if (r.convention) lines.push(`${ind}${c.gray(`convention: ${safe(r.convention)}`)}`);
+    r.evidence.forEach((e, i) => lines.push(...evidenceLines(e, i, c, ind)));
+  } else if (r.outcome === 'fail') {
+    if (msg) lines.push(`${ind}${c.yellow('note:')} ${msg}`);
+  } else if (r.outcome === 'not-tested') {
+    lines.push(`${ind}${c.yellow('not tested:')} ${msg ?? 'no reason given'}`);
+  } else if (r.outcome === 'skip' && msg) {
+    lines.push(`${ind}${c.gray(`skipped: ${msg}`)}`);
+  }
+  for (const n of r.notes ?? []) lines.push(`${ind}${c.yellow('note:')} ${safe(n)}`);
+  return lines;
+}
+
+function sectionHeading(section: string): string {
+  if (!section.trim()) return '(no section)';
+  const m = /^\s*([A-Za-z][\w-]*)\s+(.*)$/.exec(section);
+  return m ? `${m[1]} §${m[2]}` : `§${section.trim()}`;
+}
+
+const LEVELS: Level[] = ['must', 'should', 'info'];
+
+function countLine(level: Level, counts: Record<Outcome, number>, c: ChalkInstance): string {
+  const parts = [
+    `${counts.pass} passed`,
+    counts.fail ? c.red(`${counts.fail} failed`) : '0 failed',
+    counts['not-tested'] ? c.yellow(`${counts['not-tested']} not tested`) : '0 not tested',
+  ];
+  if (counts.skip) parts.push(`${counts.skip} skipped`);
+  return `${level}: ${parts.join(', ')}`;
+}
+
+export function renderPretty(report: RunReport, opts: { color: boolean }): string {
+  const c = new Chalk({ level: opts.color ? 1 : 0 });
+  const out: string[] = [];
+  const mock = report.target.embeddedMock ? ' (embedded mock)' : '';
+  out.push(c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`) + ` → ${safe(report.target.baseUrl)}${mock}`);
+  out.push(c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` +
+    (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')));
+
+  const bySection = new Map<string, CheckResult[]>();
+  for (const r of report.results) {
+    const list = bySection.get(r.section);
+    if (list) list.push(r);
+    else bySection.set(r.section, [r]);
+  }
+  for (const section of [...bySection.keys()].sort(compareSections)) {
+    out.push('', c.bold.underline(sectionHeading(section)));
+    for (const r of bySection.get(section)!) out.push(...resultLines(r, c));
+  }
+
+  out.push('', c.bold('Summary'));
+  for (const level of LEVELS) out.push(`  ${countLine(level, report.summary[level], c)}`);
+
+  if (report.warnings.length) {
+    out.push('', c.bold('Warnings'));
+    for (const w of report.warnings) out.push(`  ${c.yellow('warning:')} ${safe(w)}`);
+  }
+
+  out.push('');
+  if (report.exitCode === 0) {
+    out.push(c.green.bold('PASSED') + ` (exit code ${report.exitCode})`);
+  } else {
+    const s = report.summary;
+    const why: string[] = [];
+    if (s.must.fail) why.push(`${s.must.fail} must failed`);
+    if (report.options.strict && s.should.fail) why.push(`${s.should.fail} should failed (strict)`);
+    if (report.options.requireComplete && s.must['not-tested']) why.push(`${s.must['not-tested']} must not tested (require-complete)`);
+    out.push(c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '') + ` (exit code ${report.exitCode})`);
+  }
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,29 @@
+// What is under test. Filled by the CLI (or a test); read by the checks.
+
+export interface Target {
+  /** Without a trailing slash; the API's paths (/v1/...) are appended to it. */
+  baseUrl: string;
+  /** Where /models.json lives: the base URL's origin unless given. */
+  siteUrl: string;
+  /** The user named the site URL; when not, a missing catalog is a hint, not a failure. */
+  siteUrlExplicit: boolean;
+  apiKey: string;
+  secondApiKey?: string;
+  /** Models named with --model; empty means "discover from the model list". */
+  models: string[];
+  /** Extra headers sent with every request (--header). */
+  headers: Record<string, string>;
+  /** The run targets the bundled mock started in-process. */
+  embeddedMock: boolean;
+}
+
+export function normalizeBaseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/** A base URL that already ends in /v1 would give /v1/v1/... paths. */
+export function baseUrlWarning(url: string): string | undefined {
+  return /\/v1\/?$/.test(url)
+    ? `the base URL ends in /v1, and the kit appends /v1/... itself: did you mean ${url.replace(/\/v1\/?$/, '')}?`
+    : undefined;
+}

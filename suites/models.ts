@@ -1,0 +1,117 @@
+// Section 2.4 and 4.2: the model list and its models.
+import { schemaAt, validator } from '../schemas/index.js';
+import { chat, describe, is2xx, listModels, modelIds, type ApiCheck } from './api.js';
+import { combine, fail, notTested, pass } from './harness/check.js';
+import { bodyJson } from './harness/exchanges.js';
+import type { CheckContext } from './harness/runner.js';
+
+const validList = validator('models');
+
+/** The list body, or why there is none. */
+async function listBody(ctx: CheckContext): Promise<{ body?: { object?: unknown; data?: unknown }; problem?: string }> {
+  const ex = await listModels(ctx);
+  if (!is2xx(ex)) return { problem: `GET /v1/models answered ${describe(ex)}` };
+  const json = bodyJson(ex);
+  if (!json.ok) return { problem: json.error };
+  return { body: json.value as { object?: unknown; data?: unknown } };
+}
+
+const listedModels = (body: { data?: unknown }) => (Array.isArray(body.data) ? body.data : []) as Record<string, unknown>[];
+
+export const listShape: ApiCheck = {
+  id: 'models.list-shape',
+  suite: 'models',
+  title: 'GET /v1/models answers a model list: object, data[], each model with id, object, created, owned_by',
+  section: '2.4',
+  level: 'must',
+  async run(ctx) {
+    const { body, problem } = await listBody(ctx);
+    if (!body) return fail(problem!);
+    const v = validList(body);
+    return v.ok ? pass() : fail(`the model list does not match 2.4: ${v.errors.join('; ')}`);
+  },
+};
+
+const LIST_OBJECT = schemaAt('models#/properties/object').const;
+const MODEL_OBJECT = schemaAt('models#/$defs/model/properties/object').const;
+
+export const objectConstants: ApiCheck = {
+  id: 'models.object-constants',
+  suite: 'models',
+  title: `The list's object is "${LIST_OBJECT}" and each model's object is "${MODEL_OBJECT}"`,
+  section: '2.4',
+  level: 'must',
+  async run(ctx) {
+    const { body, problem } = await listBody(ctx);
+    if (!body) return fail(problem!);
+    const wrong: string[] = [];
+    if (body.object !== LIST_OBJECT) wrong.push(`object is ${JSON.stringify(body.object)}, not "${LIST_OBJECT}"`);
+    listedModels(body).forEach((m, i) => {
+      if (m?.object !== MODEL_OBJECT) wrong.push(`data[${i}].object is ${JSON.stringify(m?.object)}, not "${MODEL_OBJECT}"`);
+    });
+    return wrong.length ? fail(wrong.join('; ')) : pass();
+  },
+};
+
+/** Unix seconds stay below this until the year 5138; milliseconds passed it in 1973. */
+const SECONDS_CEILING = 1e11;
+
+export const createdSeconds: ApiCheck = {
+  id: 'models.created-seconds',
+  suite: 'models',
+  title: 'Each model\'s created is a Unix time in seconds',
+  section: '2.4',
+  level: 'should',
+  convention: 'The document says "creation time" without a unit; the convention is Unix seconds.',
+  async run(ctx) {
+    const { body, problem } = await listBody(ctx);
+    if (!body) return fail(problem!);
+    const wrong = listedModels(body)
+      .filter((m) => typeof m?.created === 'number' && (m.created >= SECONDS_CEILING || m.created <= 0))
+      .map((m) => `${String(m.id)}: created ${m.created} is not in seconds`);
+    return wrong.length ? fail(wrong.join('; ')) : pass();
+  },
+};
+
+export const uniqueIds: ApiCheck = {
+  id: 'models.unique-ids',
+  suite: 'models',
+  title: 'No model id is listed twice',
+  section: '2.4',
+  level: 'should',
+  convention: 'An id names one model; a list that repeats it is ambiguous.',
+  async run(ctx) {
+    const { body, problem } = await listBody(ctx);
+    if (!body) return fail(problem!);
+    const seen = new Set<unknown>();
+    const twice = new Set<unknown>();
+    for (const m of listedModels(body)) (seen.has(m?.id) ? twice : seen).add(m?.id);
+    return twice.size ? fail(`listed more than once: ${[...twice].map((id) => JSON.stringify(id)).join(', ')}`) : pass();
+  },
+};
+
+/** A real provider may list hundreds of models; each costs one (tiny) generation. */
+const MAX_IDS_TRIED = 8;
+
+export const idsUsable: ApiCheck = {
+  id: 'models.ids-usable',
+  suite: 'models',
+  title: 'Each listed id is accepted in the model field of a chat completion, with the same key',
+  section: '2.4, 4.2',
+  level: 'must',
+  async run(ctx) {
+    const { ids, problem } = await modelIds(ctx, 'primary');
+    if (!ids.length) return notTested(problem ?? 'the model list is empty');
+    const tried = ids.slice(0, MAX_IDS_TRIED);
+    const verdicts = await Promise.all(
+      tried.map(async (model) => {
+        const ex = await chat(ctx, { model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 }, { label: `chat with listed model ${model}` });
+        return is2xx(ex) ? pass() : fail(`listed model ${model} was refused: ${describe(ex)}`);
+      }),
+    );
+    const v = combine(verdicts);
+    return ids.length > tried.length && v.outcome === 'pass' ? pass([`tried the first ${tried.length} of ${ids.length} listed models`]) : v;
+  },
+};
+
+export const MODELS: ApiCheck[] = [listShape, objectConstants, createdSeconds, uniqueIds, idsUsable];

@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { validateXML } from 'xmllint-wasm';
+import type { CheckResult } from '../../suites/harness/check.js';
+import { render } from '../../suites/harness/report/index.js';
+import { renderJson } from '../../suites/harness/report/json.js';
+import { renderJunit } from '../../suites/harness/report/junit.js';
+import { compareSections, renderPretty } from '../../suites/harness/report/pretty.js';
+import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../../suites/harness/report/report.js';
+
+const XSD = readFileSync(fileURLToPath(new URL('../fixtures/junit-10.xsd', import.meta.url)), 'utf8');
+
+const bigBody = JSON.stringify({ error: { message: 'x'.repeat(2048), type: 'invalid_request_error' } });
+const hostile = 'bad <tag> & "quote" \'apos\' nul:\u0000 bell:\u0007 esc:\u001b[31m lone:\uD800 tail:\uDFFF ffff:\uFFFF ok:😀';
+
+function result(p: Partial<CheckResult> & Pick<CheckResult, 'id' | 'suite' | 'section' | 'level' | 'outcome'>): CheckResult {
+  return { title: `title of ${p.id}`, evidence: [], durationMs: 12, ...p };
+}
+
+const results: CheckResult[] = [
+  result({ id: 'models.list-shape', suite: 'models', section: '4.1', level: 'must', outcome: 'pass' }),
+  result({
+    id: 'chat.error-envelope',
+    suite: 'chat',
+    section: '2.3',
+    level: 'must',
+    outcome: 'fail',
+    title: 'Errors use the <error> envelope & status',
+    message: `expected {"error":{...}} but got ${hostile}`,
+    evidence: [
+      {
+        label: 'bad request',
+        request: { method: 'POST', url: 'https://api.example.test/v1/chat/completions', headers: { authorization: 'Bearer [REDACTED]' }, body: '{"model":"m","messages":[]}' },
+        status: 400,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Retry-After': '7', 'x-other': 'hidden' },
+        excerpt: `<html>${hostile}</html>\n${bigBody}`,
+        durationMs: 35,
+      },
+      {
+        request: { method: 'GET', url: 'https://api.example.test/v1/models', headers: {} },
+        error: 'timeout after 30000 ms',
+      },
+    ],
+  }),
+  result({
+    id: 'chat.retry-after',
+    suite: 'chat',
+    section: '6',
+    level: 'should',
+    outcome: 'fail',
+    message: 'no Retry-After on 429',
+    convention: 'OpenAI sends Retry-After',
+    evidence: [{ request: { method: 'POST', url: 'https://api.example.test/v1/chat/completions', headers: {} }, status: 429, headers: {} }],
+  }),
+  result({ id: 'chat.extra-fields', suite: 'chat', section: '2.3', level: 'info', outcome: 'fail', message: 'extra field "x_meta"', notes: ['SSE comment lines seen'] }),
+  result({ id: 'chat.stream-usage', suite: 'chat', section: '2.10', level: 'should', outcome: 'pass', notes: ['usage chunk sent last'] }),
+  result({ id: 'chat.second-key', suite: 'chat', section: '2.3', level: 'must', outcome: 'not-tested', message: 'only one API key given' }),
+  result({ id: 'catalog.pricing', suite: 'catalog', section: 'catalog 2.4', level: 'must', outcome: 'skip', message: 'no catalog on this target' }),
+  result({ id: 'catalog.index', suite: 'catalog', section: 'catalog 1', level: 'info', outcome: 'pass' }),
+  result({ id: 'models.order', suite: 'models', section: '4', level: 'should', outcome: 'not-tested', message: 'rate limited' }),
+];
+
+const options = { strict: false, requireComplete: false };
+const report: RunReport = {
+  formatVersion: REPORT_FORMAT_VERSION,
+  tool: { name: 'chat-api-conformance', version: '0.1.0' },
+  target: { baseUrl: 'https://api.example.test/v1', siteUrl: 'https://example.test', embeddedMock: false },
+  options,
+  startedAt: '2025-01-02T03:04:05.678Z',
+  durationMs: 12345,
+  results,
+  summary: summarize(results),
+  exitCode: exitCodeFor(results, options),
+  warnings: ['the target answered 429 three times; some checks are not tested'],
+};
+
+const ESC = '\x1b[';
+
+describe('json reporter', () => {
+  it('round-trips and carries formatVersion', () => {
+    const text = renderJson(report);
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text).toContain('\n  "formatVersion": 1,');
+    const back = JSON.parse(text);
+    expect(back.formatVersion).toBe(REPORT_FORMAT_VERSION);
+    // Lone surrogates survive as escapes, so compare via the same serialization.
+    expect(JSON.stringify(back)).toBe(JSON.stringify(report));
+    expect(back.results).toHaveLength(results.length);
+    expect(render('json', report)).toBe(text);
+  });
+});
+
+describe('junit reporter', () => {
+  const xml = renderJunit(report);
+
+  it('validates against the Jenkins/Surefire junit-10.xsd', async () => {
+    const out = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
+    expect(out.errors).toEqual([]);
+    expect(out.valid).toBe(true);
+  }, 30_000);
+
+  it('rejects a broken document (the validator really validates)', async () => {
+    const broken = xml.replace('<testsuite name="chat"', '<testsuite nom="chat"');
+    const out = await validateXML({ xml: [{ fileName: 'broken.xml', contents: broken }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
+    expect(out.valid).toBe(false);
+  }, 30_000);
+
+  it('contains no characters illegal in XML 1.0 and escapes markup', () => {
+    expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/);
+    expect(xml).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+    expect(xml).toContain('😀');
+    expect(xml).toContain('bad &lt;tag&gt; &amp; ');
+    expect(xml).toContain('name="chat.error-envelope: Errors use the &lt;error&gt; envelope &amp; status"');
+    expect(xml).not.toContain('<html>');
+    expect(xml).toContain('x'.repeat(2048)); // the 2 KB excerpt is carried whole
+  });
+
+  it('has one testsuite per suite and one testcase per check, each with name and classname', () => {
+    const suites = [...xml.matchAll(/<testsuite name="([^"]*)"/g)].map((m) => m[1]);
+    expect(suites).toEqual(['models', 'chat', 'catalog']);
+    const cases = [...xml.matchAll(/<testcase\b([^>]*)>/g)].map((m) => m[1]);
+    expect(cases).toHaveLength(results.length);
+    for (const attrs of cases) {
+      expect(attrs).toMatch(/\bname="[^"]+: [^"]+"/);
+      expect(attrs).toMatch(/\bclassname="conformance\.[a-z]+"/);
+      expect(attrs).toMatch(/\btime="\d+\.\d{3}"/);
+    }
+    expect(xml).toContain('classname="conformance.catalog"');
+  });
+
+  it('counts failures (must and should only), skips and tests per suite', () => {
+    const failures = (xml.match(/<failure /g) ?? []).length;
+    const expected = results.filter((r) => r.outcome === 'fail' && r.level !== 'info').length;
+    expect(failures).toBe(expected);
+    expect(failures).toBe(2);
+    expect(xml).toMatch(/<testsuites name="chat-api-conformance" tests="9" failures="2" errors="0" time="12\.345">/);
+    expect(xml).toMatch(/<testsuite name="chat" tests="5" failures="2" errors="0" skipped="1" /);
+    expect(xml).toMatch(/<testsuite name="models" tests="2" failures="0" errors="0" skipped="1" /);
+    expect(xml).toMatch(/<testsuite name="catalog" tests="2" failures="0" errors="0" skipped="1" /);
+    expect(xml).toContain('type="must"');
+    expect(xml).toContain('type="should"');
+    expect((xml.match(/<skipped /g) ?? []).length).toBe(3);
+    expect(xml).toContain('<skipped message="not-tested: only one API key given"/>');
+    expect(xml).toContain('<skipped message="skip: no catalog on this target"/>');
+  });
+
+  it('reports info-level fails as notes, and section/level as properties and system-out', () => {
+    const info = /<testcase name="chat\.extra-fields[^>]*>([\s\S]*?)<\/testcase>/.exec(xml)![1];
+    expect(info).not.toContain('<failure');
+    expect(info).toContain('<system-out>');
+    expect(info).toContain('note: extra field "x_meta"');
+    expect(info).toContain('note: SSE comment lines seen');
+    expect(xml).toContain('<property name="chat.retry-after.section" value="6"/>');
+    expect(xml).toContain('<property name="chat.retry-after.level" value="should"/>');
+    expect(xml).toMatch(/section: catalog 2\.4\nlevel: must/);
+  });
+
+  it('puts evidence in the failure body', () => {
+    const fail = /<failure message="[^"]*" type="must">([\s\S]*?)<\/failure>/.exec(xml)![1];
+    expect(fail).toContain('&gt; POST https://api.example.test/v1/chat/completions');
+    expect(fail).toContain('&lt; status 400');
+    expect(fail).toContain('&lt; content-type: text/html; charset=utf-8');
+    expect(fail).toContain('&lt; retry-after: 7');
+    expect(fail).not.toContain('x-other');
+    expect(fail).toContain('! error: timeout after 30000 ms');
+  });
+});
+
+describe('pretty reporter', () => {
+  const plain = renderPretty(report, { color: false });
+
+  it('has no ANSI escapes without color, even from hostile evidence', () => {
+    expect(plain).not.toContain(ESC);
+    expect(plain).not.toContain('\x1b');
+    expect(plain).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F]/);
+    expect(plain).toContain('esc:\\x1b[31m');
+    expect(plain).toContain('nul:\\x00');
+    expect(plain).toContain('lone:\\ud800');
+    expect(plain).toContain('ffff:\\uffff');
+    expect(render('pretty', report, { color: false })).toBe(plain);
+  });
+
+  it('uses ANSI codes with color', () => {
+    const colored = renderPretty(report, { color: true });
+    expect(colored).toContain(ESC);
+    expect(colored.replace(/\x1b\[[0-9;]*m/g, '')).toBe(plain);
+  });
+
+  it('lists sections in document order', () => {
+    const headings = ['§2.3', '§2.10', '§4', '§4.1', '§6', 'catalog §1', 'catalog §2.4'];
+    const at = headings.map((h) => plain.indexOf(`\n${h}\n`));
+    for (const i of at) expect(i).toBeGreaterThan(-1);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(['catalog 2.4', '6', '2.10', '2.3', '4.1', '4', 'catalog 1'].sort(compareSections)).toEqual([
+      '2.3', '2.10', '4', '4.1', '6', 'catalog 1', 'catalog 2.4',
+    ]);
+  });
+
+  it('marks each outcome with level tags and details', () => {
+    expect(plain).toMatch(/✓ \[MUST\] +models\.list-shape title of models\.list-shape/);
+    expect(plain).toMatch(/✗ \[MUST\] +chat\.error-envelope Errors use the <error> envelope & status/);
+    expect(plain).toMatch(/✗ \[SHOULD\] +chat\.retry-after/);
+    expect(plain).toMatch(/! \[INFO\] +chat\.extra-fields/);
+    expect(plain).toMatch(/- \[MUST\] +catalog\.pricing/);
+    expect(plain).toMatch(/\? \[MUST\] +chat\.second-key .*\n +not tested: only one API key given/);
+    expect(plain).toContain('note: SSE comment lines seen');
+    expect(plain).toContain('note: usage chunk sent last');
+    expect(plain).toContain('→ POST https://api.example.test/v1/chat/completions');
+    expect(plain).toContain('body: {"model":"m","messages":[]}');
+    expect(plain).toContain('← 400');
+    expect(plain).toContain('content-type: text/html; charset=utf-8');
+    expect(plain).toContain('retry-after: 7');
+    expect(plain).not.toContain('x-other');
+    expect(plain).toContain('error: timeout after 30000 ms');
+    expect(plain).toMatch(/more chars\)/); // the 2 KB excerpt is cut
+    expect(plain).not.toContain('x'.repeat(2048));
+  });
+
+  it('ends with counts per level, warnings and the verdict', () => {
+    expect(plain).toContain('must: 1 passed, 1 failed, 1 not tested, 1 skipped');
+    expect(plain).toContain('should: 1 passed, 1 failed, 1 not tested');
+    expect(plain).toContain('info: 1 passed, 1 failed, 0 not tested');
+    expect(plain).toContain('warning: the target answered 429 three times');
+    expect(plain.trimEnd().split('\n').at(-1)).toBe('FAILED: 1 must failed (exit code 1)');
+    const passing = { ...report, results: [results[0]], summary: summarize([results[0]]), exitCode: 0, warnings: [] };
+    expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe('PASSED (exit code 0)');
+  });
+});

@@ -1,0 +1,49 @@
+// Runs checks against a mock started on 127.0.0.1 for the test, and stops it afterwards.
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { createMock, type Mock } from '../../mock/core/handle.js';
+import { startMockServer } from '../../mock/http.js';
+import type { ApiCheck } from '../../suites/api.js';
+import type { CheckResult } from '../../suites/harness/check.js';
+import { limitsFor } from '../../suites/harness/http.js';
+import { runChecks } from '../../suites/harness/runner.js';
+import type { Target } from '../../suites/harness/target.js';
+
+export const KEY = DEFAULT_CONFIG.keys[0].key;
+export const SECOND_KEY = DEFAULT_CONFIG.keys[1].key;
+
+export interface RunAgainstMock {
+  mock?: Mock;
+  target?: Partial<Target>;
+  timeoutMs?: number;
+}
+
+/** Results by check id. */
+export async function runAgainstMock(checks: ApiCheck[], opts: RunAgainstMock = {}): Promise<Map<string, CheckResult>> {
+  const server = await startMockServer({ mock: opts.mock ?? createMock() });
+  try {
+    const target: Target = {
+      baseUrl: server.url,
+      siteUrl: server.url,
+      siteUrlExplicit: true,
+      apiKey: KEY,
+      secondApiKey: SECOND_KEY,
+      models: [],
+      headers: {},
+      embeddedMock: false,
+      ...opts.target,
+    };
+    const { results } = await runChecks(checks, {
+      target,
+      limits: limitsFor(opts.timeoutMs ?? 5_000),
+      concurrency: 4,
+      retry: { maxRetries: 1, maxWaitMs: 200 },
+    });
+    return new Map(results.map((r) => [r.id, r]));
+  } finally {
+    await server.close();
+  }
+}
+
+/** A readable line per result that is not a pass, for assertion messages. */
+export const notPassing = (results: Map<string, CheckResult>) =>
+  [...results.values()].filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome}: ${r.message ?? ''}`);
