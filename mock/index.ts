@@ -4,3 +4,4 @@ export type { MockRequest, MockReply, Frame } from './core/types.js';
 export { startMockServer, type MockServer } from './http.js';
 export { DEFAULT_CONFIG } from './config/default.js';
 export type { MockConfig, ModelDef, KeyDef, ParameterDescriptor } from './config/types.js';
+export { interceptMock, DEFAULT_INTERCEPT_URL, type InterceptedMock } from './intercept.js';

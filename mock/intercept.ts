@@ -1,0 +1,63 @@
+// @mswjs/interceptors adapter: fetch, node:http and XMLHttpRequest requests to the base URL are
+// answered in-process by the same core as the HTTP server, with no port. Web Request/Response
+// objects live only here, off the node:http fast path.
+import { BatchInterceptor } from '@mswjs/interceptors';
+import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
+import { FetchInterceptor } from '@mswjs/interceptors/fetch';
+import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
+import { createMock, type Mock } from './core/handle.js';
+import { isStream, type Frame, type MockReply } from './core/types.js';
+import { safeHandle } from './http.js';
+
+export const DEFAULT_INTERCEPT_URL = 'http://mock.conformance.test';
+
+export interface InterceptedMock {
+  /** Requests under this URL are answered by the mock; all others go to the network. */
+  baseUrl: string;
+  mock: Mock;
+  /** Restores the network. */
+  dispose(): void;
+}
+
+/** Apply before an SDK client is created: clients that capture `fetch` at construction keep the
+ * unpatched one otherwise. */
+export function interceptMock(opts: { baseUrl?: string; mock?: Mock } = {}): InterceptedMock {
+  const baseUrl = (opts.baseUrl ?? DEFAULT_INTERCEPT_URL).replace(/\/+$/, '');
+  const mock = opts.mock ?? createMock();
+  const interceptor = new BatchInterceptor({
+    name: 'conformance-mock',
+    interceptors: [new ClientRequestInterceptor(), new XMLHttpRequestInterceptor(), new FetchInterceptor()],
+  });
+  interceptor.on('request', async ({ request, controller }) => {
+    if (request.url !== baseUrl && !request.url.startsWith(`${baseUrl}/`)) return;
+    const url = new URL(request.url);
+    const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
+    const headers: Record<string, string> = {};
+    request.headers.forEach((v, k) => (headers[k] = v));
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
+    const reply = safeHandle(mock, { method: request.method, path: url.pathname.slice(prefix.length) + url.search, headers, body });
+    controller.respondWith(toResponse(reply));
+  });
+  interceptor.apply();
+  return { baseUrl, mock, dispose: () => interceptor.dispose() };
+}
+
+function toResponse(reply: MockReply): Response {
+  if (!isStream(reply)) return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  const frames = (reply.stream as Iterable<Frame>)[Symbol.iterator]();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = frames.next();
+      if (next.done) return controller.close();
+      if (next.value.delayMs > 0) await new Promise((r) => setTimeout(r, next.value.delayMs));
+      const bytes = next.value.bytes;
+      controller.enqueue(typeof bytes === 'string' ? encoder.encode(bytes) : bytes);
+    },
+    // The client stopped reading: generation stops with it.
+    cancel() {
+      frames.return?.();
+    },
+  });
+  return new Response(body, { status: reply.status, headers: reply.headers });
+}

@@ -1,0 +1,87 @@
+// The command line as a user and a CI pipeline see it: exit codes, reporters, redaction.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from '../../mock/http.js';
+import { KEY, SECOND_KEY } from '../support/run.js';
+
+const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('conformance CLI', () => {
+  let server: MockServer;
+  beforeAll(async () => {
+    server = await startMockServer();
+  });
+  afterAll(() => server.close());
+
+  it('runs every suite against the embedded mock and exits 0', async () => {
+    const r = await cli(['run']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/PASSED/);
+    expect(r.code).toBe(0);
+  });
+
+  it('gives the same verdicts against a separately started mock, and never prints a key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
+    const embedded = await cli(['run', '--reporter', `json=${join(dir, 'a.json')}`]);
+    const external = await cli(['run', '--base-url', server.url, '--api-key', KEY, '--second-api-key', SECOND_KEY, '--strict', '--reporter', 'pretty', '--reporter', `json=${join(dir, 'b.json')}`, '--reporter', `junit=${join(dir, 'b.xml')}`]);
+    expect(external.code).toBe(0);
+    const verdicts = (file: string) =>
+      (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { results: { id: string; outcome: string }[] }).results.map((x) => `${x.id}=${x.outcome}`);
+    expect(embedded.code).toBe(0);
+    expect(verdicts('b.json')).toEqual(verdicts('a.json'));
+    for (const text of [external.stdout, external.stderr, readFileSync(join(dir, 'b.json'), 'utf8'), readFileSync(join(dir, 'b.xml'), 'utf8')]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(SECOND_KEY);
+    }
+  });
+
+  it('exits 1 when a must fails and reports the failure', async () => {
+    const r = await cli(['run', '--base-url', server.url, '--api-key', 'sk-wrong-key-for-this-test-000000', '--suite', 'models']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/models\.list-shape/);
+    expect(r.stdout).not.toContain('sk-wrong-key-for-this-test-000000');
+  });
+
+  it('exits 2 with a one-line reason for usage errors and unreachable servers', async () => {
+    const unknown = await cli(['run', '--suite', 'no-such-suite']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+    const unreachable = await cli(['run', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--timeout', '2000']);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toMatch(/cannot reach/);
+    expect(unreachable.stderr).not.toMatch(/\n\s+at /);
+    const badFlag = await cli(['run', '--timeout', 'soon']);
+    expect(badFlag.code).toBe(2);
+    const badReporter = await cli(['run', '--reporter', 'xml']);
+    expect(badReporter.code).toBe(2);
+  });
+
+  it('takes keys from the environment', async () => {
+    const r = await cli(['run', '--base-url', server.url, '--suite', 'models'], { CONFORMANCE_API_KEY: KEY });
+    expect(r.code).toBe(0);
+  });
+
+  it('warns when the base URL already ends in /v1', async () => {
+    const r = await cli(['run', '--base-url', `${server.url}/v1`, '--api-key', KEY, '--suite', 'models']);
+    expect(r.stdout).toMatch(/ends in \/v1/);
+  });
+
+  it('lists every check with id, section and level, and what cannot be tested', async () => {
+    const r = await cli(['list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/models\.list-shape\s+2\.4\s+must/);
+    expect(r.stdout).toMatch(/5\.4/);
+  });
+});
