@@ -16,7 +16,7 @@ export type SchemaName = keyof typeof SCHEMAS;
 const BASE = 'https://conformance.local/schemas/';
 
 function newAjv(strict: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict, verbose: true, allowUnionTypes: true });
+  const ajv = new Ajv2020({ allErrors: true, strict, strictRequired: false, verbose: true, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addKeyword({ keyword: 'x-section', schemaType: 'string' });
   return ajv;

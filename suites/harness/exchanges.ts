@@ -3,7 +3,8 @@
 import type { Evidence } from './check.js';
 import type { HttpClient, HttpResult, RequestSpec } from './http.js';
 import type { Redactor } from './redact.js';
-import { parseSse, type SseParse } from './sse.js';
+import { isUtf8 } from 'node:buffer';
+import { firstInvalidUtf8, parseSse, type SseParse } from './sse.js';
 
 export interface Exchange extends HttpResult {
   label: string;
@@ -94,6 +95,13 @@ export function bodyJson(ex: Exchange): JsonBody {
   let j = jsonCache.get(ex);
   if (!j) {
     const text = bodyText(ex);
+    // JSON is UTF-8 (RFC 8259, 8.1); a decoder that quietly substitutes U+FFFD would hide the fault.
+    if (!isUtf8(ex.body)) {
+      const at = firstInvalidUtf8(ex.body);
+      j = { ok: false, error: `body is not valid UTF-8${at ? ` (first bad byte at offset ${at.offset})` : ''}` };
+      jsonCache.set(ex, j);
+      return j;
+    }
     try {
       j = { ok: true, value: JSON.parse(text) };
     } catch (e) {
