@@ -8,9 +8,14 @@ import { render, REPORTER_NAMES, type ReporterName } from '../suites/harness/rep
 import { CHECKS } from '../suites/index.js';
 import { runSession, UsageError } from '../suites/session.js';
 import { startMockServer } from '../mock/http.js';
+import { createMock } from '../mock/core/handle.js';
+import { FAULTS } from '../mock/core/faults/index.js';
 import { UNTESTABLE } from '../suites/untestable.js';
 
 const EXIT_USAGE = 2;
+
+/** The faults that make a check fail (declared in the catalogue, verified by test/faults.test.ts). */
+const provenBy = (id: string) => FAULTS.filter((f) => f.fails.includes(id)).map((f) => f.name);
 
 function usageExit(message: string): never {
   process.stderr.write(`conformance: ${message}\n`);
@@ -118,12 +123,17 @@ await yargs(hideBin(process.argv))
     (y) => y.option('json', { type: 'boolean', default: false }),
     (argv) => {
       if (argv.json) {
-        process.stdout.write(`${JSON.stringify({ checks: CHECKS.map(({ run: _r, ...meta }) => meta), untestable: UNTESTABLE }, null, 2)}\n`);
+        const checks = CHECKS.map(({ run: _r, ...meta }) => ({ ...meta, provenBy: provenBy(meta.id) }));
+        process.stdout.write(`${JSON.stringify({ checks, untestable: UNTESTABLE }, null, 2)}\n`);
         return;
       }
       const width = Math.max(...CHECKS.map((c) => c.id.length));
-      for (const c of CHECKS) process.stdout.write(`${c.id.padEnd(width)}  ${c.section.padEnd(12)} ${c.level.padEnd(6)}  ${c.title}\n`);
-      process.stdout.write(`\n${CHECKS.length} checks.\n\nNot testable from outside:\n`);
+      for (const c of CHECKS) {
+        process.stdout.write(`${c.id.padEnd(width)}  ${c.section.padEnd(12)} ${c.level.padEnd(6)}  ${c.title}\n`);
+        const proof = provenBy(c.id);
+        process.stdout.write(`${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
+      }
+      process.stdout.write(`\n${CHECKS.length} checks, ${FAULTS.length} faults, ${CHECKS.filter((c) => provenBy(c.id).length).length} checks proven to fail.\n\nNot testable from outside:\n`);
       for (const u of UNTESTABLE) process.stdout.write(`  ${u.section.padEnd(6)} ${u.rule} (${u.why})\n`);
     },
   )
@@ -133,10 +143,20 @@ await yargs(hideBin(process.argv))
     (y) =>
       y
         .option('port', { type: 'number', default: 8080 })
-        .option('host', { type: 'string', default: '127.0.0.1' }),
+        .option('host', { type: 'string', default: '127.0.0.1' })
+        .option('fault', { type: 'string', array: true, default: [], describe: 'Serve with a named fault (repeatable); see --list-faults' })
+        .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' }),
     async (argv) => {
-      const server = await startMockServer({ port: argv.port, host: argv.host }).catch((e: Error) => usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`));
-      process.stdout.write(`mock listening on ${server.url} (base URL and site URL)\n`);
+      if (argv['list-faults']) {
+        const width = Math.max(...FAULTS.map((f) => f.name.length));
+        for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile)' : ' (legal: fails nothing)'}\n`);
+        return;
+      }
+      const faults = (argv.fault as string[]).map((name) => FAULTS.find((f) => f.name === name) ?? usageExit(`no fault named "${name}"; see conformance mock --list-faults`));
+      const server = await startMockServer({ port: argv.port, host: argv.host, mock: createMock(undefined, { faults }) }).catch((e: Error) =>
+        usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
+      );
+      process.stdout.write(`mock listening on ${server.url} (base URL and site URL)${faults.length ? ` with faults: ${faults.map((f) => f.name).join(', ')}` : ''}\n`);
       for (const k of server.mock.config.keys) process.stdout.write(`  key "${k.id}": models ${k.models.join(', ')}\n`);
       const stop = () => server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);

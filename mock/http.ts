@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { errorReply } from './core/errors.js';
 import { createMock, type Mock } from './core/handle.js';
-import { isStream, type Frame, type MockReply, type MockRequest } from './core/types.js';
+import { isRaw, isStream, type MockReply, type MockRequest } from './core/types.js';
 
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
@@ -73,20 +73,29 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
 }
 
 async function send(res: ServerResponse, reply: MockReply): Promise<void> {
+  if (isRaw(reply)) {
+    res.socket?.end(reply.raw);
+    return;
+  }
   if (!isStream(reply)) {
     res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
     res.end(reply.body);
     return;
   }
   res.writeHead(reply.status, reply.headers);
+  // Headers go out now: a client waiting for the first token already knows the stream started.
+  res.flushHeaders();
   let gone = false;
-  res.on('close', () => (gone = true));
+  const closed = new Promise<void>((r) => res.once('close', () => ((gone = true), r())));
   // A client that disconnects stops generation: the frame iterator is simply not advanced.
-  for (const frame of reply.stream as Iterable<Frame>) {
+  for (const frame of reply.stream) {
+    if (frame.delayMs > 0) await Promise.race([new Promise((r) => setTimeout(r, frame.delayMs).unref()), closed]);
     if (gone) return;
-    if (frame.delayMs > 0) await new Promise((r) => setTimeout(r, frame.delayMs));
-    if (gone) return;
-    if (!res.write(frame.bytes)) await new Promise((r) => res.once('drain', r).once('close', r));
+    if ('reset' in frame) {
+      res.socket?.resetAndDestroy();
+      return;
+    }
+    if (!res.write(frame.bytes)) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
   }
   res.end();
 }

@@ -6,7 +6,7 @@ import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
 import { createMock, type Mock } from './core/handle.js';
-import { isStream, type Frame, type MockReply } from './core/types.js';
+import { isRaw, isStream, type BodyReply, type StreamReply } from './core/types.js';
 import { safeHandle } from './http.js';
 
 export const DEFAULT_INTERCEPT_URL = 'http://mock.conformance.test';
@@ -36,21 +36,24 @@ export function interceptMock(opts: { baseUrl?: string; mock?: Mock } = {}): Int
     request.headers.forEach((v, k) => (headers[k] = v));
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
     const reply = safeHandle(mock, { method: request.method, path: url.pathname.slice(prefix.length) + url.search, headers, body });
-    controller.respondWith(toResponse(reply));
+    // Bytes outside HTTP cannot be answered in-process: the closest a fetch client sees is a network error.
+    if (isRaw(reply)) controller.errorWith(new TypeError('the mock answered with bytes that are not HTTP'));
+    else controller.respondWith(toResponse(reply));
   });
   interceptor.apply();
   return { baseUrl, mock, dispose: () => interceptor.dispose() };
 }
 
-function toResponse(reply: MockReply): Response {
+function toResponse(reply: BodyReply | StreamReply): Response {
   if (!isStream(reply)) return new Response(reply.body, { status: reply.status, headers: reply.headers });
-  const frames = (reply.stream as Iterable<Frame>)[Symbol.iterator]();
+  const frames = reply.stream[Symbol.iterator]();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = frames.next();
       if (next.done) return controller.close();
       if (next.value.delayMs > 0) await new Promise((r) => setTimeout(r, next.value.delayMs));
+      if ('reset' in next.value) return controller.error(new TypeError('the mock reset the connection'));
       const bytes = next.value.bytes;
       controller.enqueue(typeof bytes === 'string' ? encoder.encode(bytes) : bytes);
     },

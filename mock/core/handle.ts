@@ -6,6 +6,7 @@ import { completionBody, streamChunks } from './chunks.js';
 import { errorReply } from './errors.js';
 import { generate, type ChatRequest } from './generate.js';
 import { catalogDocument, modelList } from './models.js';
+import { faultNamed, type Fault } from './faults/index.js';
 import { hash } from './random.js';
 import { frames } from './sse.js';
 import type { MockReply, MockRequest } from './types.js';
@@ -20,7 +21,12 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
 const BEARER = /^Bearer +(\S+)\s*$/;
 
-export function createMock(config: MockConfig = DEFAULT_CONFIG): Mock {
+export interface MockOptions {
+  /** Faults (or their names) applied to every request, in order. */
+  faults?: readonly (Fault | string)[];
+}
+
+export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
   const keys = new Map(config.keys.map((k) => [k.key, k]));
   const models = new Map(config.models.map((m) => [m.id, m]));
   // Bodies that never change are serialized once, not per request.
@@ -75,12 +81,24 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG): Mock {
     if (method !== route) return { ...errorReply(405, `${path} takes ${route}, not ${method}.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: route } };
     if (path === '/models.json') return { status: 200, headers: JSON_HEADERS, body: catalog };
     const key = authenticate(req);
-    if ('status' in key) return key;
+    if (!('key' in key)) return key;
     if (path === '/v1/models') return { status: 200, headers: JSON_HEADERS, body: lists.get(key.id)! };
     return chat(req, key);
   };
 
-  return { config, handle };
+  const faults = (opts.faults ?? []).map((f) => (typeof f === 'string' ? faultNamed(f) : f));
+  if (!faults.length) return { config, handle };
+  const ctx = { config };
+  return {
+    config,
+    handle(req) {
+      let r = req;
+      for (const f of faults) if (f.request) r = f.request(r, ctx);
+      let reply = handle(r);
+      for (const f of faults) if (f.reply) reply = f.reply(reply, r, ctx);
+      return reply;
+    },
+  };
 }
 
 const ROUTES: Record<string, string> = {

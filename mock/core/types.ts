@@ -10,14 +10,16 @@ export interface MockRequest {
   body?: string | Uint8Array;
 }
 
-/** One write of a stream, after a pause. */
-export interface Frame {
-  delayMs: number;
-  bytes: string | Uint8Array;
-}
+/** One write of a stream after a pause, or (a fault) the connection reset at that point. */
+export type Frame = { delayMs: number; bytes: string | Uint8Array } | { delayMs: number; reset: true };
 
 export type MockReply =
   | { status: number; headers: Record<string, string>; body: string | Uint8Array }
-  | { status: number; headers: Record<string, string>; stream: Iterable<Frame> };
+  | { status: number; headers: Record<string, string>; stream: Iterable<Frame> }
+  /** Bytes written to the socket as they are, with no HTTP framing (a fault of HTTP itself). */
+  | { raw: Uint8Array };
 
-export const isStream = (r: MockReply): r is Extract<MockReply, { stream: Iterable<Frame> }> => 'stream' in r;
+export type StreamReply = Extract<MockReply, { stream: Iterable<Frame> }>;
+export type BodyReply = Extract<MockReply, { body: string | Uint8Array }>;
+export const isStream = (r: MockReply): r is StreamReply => 'stream' in r;
+export const isRaw = (r: MockReply): r is Extract<MockReply, { raw: Uint8Array }> => 'raw' in r;

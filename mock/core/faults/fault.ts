@@ -1,0 +1,24 @@
+// A fault: one named, deliberate deviation of the mock from the document or the convention.
+// Each declares exactly which checks it makes fail, so a test can prove every check can fail.
+import type { MockConfig } from '../../config/types.js';
+import type { MockReply, MockRequest } from '../types.js';
+
+export interface FaultContext {
+  config: MockConfig;
+}
+
+export interface Fault {
+  /** Stable, kebab-case: `conformance mock --fault NAME`. */
+  name: string;
+  description: string;
+  /** The check ids this fault makes fail, exactly. Empty for a legal variation, which every check
+   * must pass. */
+  fails: readonly string[];
+  /** Breaks HTTP itself (random bytes, resets, endless bodies): proves the runner's robustness,
+   * and no check by its failing. */
+  hostile?: boolean;
+  /** Rewrites the request before the core sees it. */
+  request?(req: MockRequest, ctx: FaultContext): MockRequest;
+  /** Rewrites the core's reply. */
+  reply?(reply: MockReply, req: MockRequest, ctx: FaultContext): MockReply;
+}

@@ -1,0 +1,81 @@
+// Small rewriting tools the faults are written with: find a route, rewrite a JSON body, a stream's
+// payloads, its bytes, or the request's JSON.
+import { DONE, eventBytes, frames } from '../sse.js';
+import { isRaw, isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
+
+const pathOf = (req: MockRequest) => req.path.split('?')[0].replace(/\/+$/, '');
+export const isChat = (req: MockRequest) => pathOf(req) === '/v1/chat/completions';
+export const isModels = (req: MockRequest) => pathOf(req) === '/v1/models';
+export const isCatalog = (req: MockRequest) => pathOf(req) === '/models.json';
+
+const text = (b: string | Uint8Array) => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
+
+/** The request's JSON body, or undefined when it is not JSON. */
+export function requestJson(req: MockRequest): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(text(req.body ?? ''));
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Rewrites the request's JSON body in place of the original (left alone when not JSON). */
+export function withRequestJson(req: MockRequest, edit: (body: Record<string, unknown>) => void): MockRequest {
+  const body = requestJson(req);
+  if (!body) return req;
+  edit(body);
+  return { ...req, body: JSON.stringify(body) };
+}
+
+export const withHeader = (req: MockRequest, name: string, value: string | undefined): MockRequest => ({
+  ...req,
+  headers: { ...req.headers, [name]: value },
+});
+
+/** Rewrites a JSON reply's body; `edit` mutates it or returns a replacement. */
+export function withJson(reply: MockReply, edit: (body: any) => unknown): MockReply {
+  if (isStream(reply) || isRaw(reply)) return reply;
+  let body: unknown;
+  try {
+    body = JSON.parse(text(reply.body));
+  } catch {
+    return reply;
+  }
+  const out = edit(body);
+  return { ...reply, body: JSON.stringify(out === undefined ? body : out) };
+}
+
+/** A stream's payloads: JSON values, and `[DONE]` (or any non-JSON data) as strings. */
+export function payloadsOf(reply: MockReply): unknown[] | undefined {
+  if (!isStream(reply)) return undefined;
+  const all = [...reply.stream].map((f) => ('bytes' in f ? text(f.bytes) : '')).join('');
+  return all
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: '))
+    .map((e) => {
+      const data = e.slice('data: '.length);
+      try {
+        return data === DONE ? DONE : JSON.parse(data);
+      } catch {
+        return data;
+      }
+    });
+}
+
+/** Rewrites a stream's payloads (the `[DONE]` string included) and frames them again. */
+export function withPayloads(reply: MockReply, edit: (payloads: any[]) => unknown[]): MockReply {
+  const payloads = payloadsOf(reply);
+  if (!payloads || isRaw(reply) || !isStream(reply)) return reply;
+  return { ...reply, stream: [...frames(edit(payloads), 0, false)] };
+}
+
+/** Rewrites a stream's bytes as one text; a string back is one frame, an array gives frames. */
+export function withStreamText(reply: MockReply, edit: (text: string) => string | Frame[]): MockReply {
+  if (!isStream(reply)) return reply;
+  const all = [...reply.stream].map((f) => ('bytes' in f ? text(f.bytes) : '')).join('');
+  const out = edit(all);
+  return { ...reply, stream: typeof out === 'string' ? [{ delayMs: 0, bytes: out }] : out };
+}
+
+export { DONE, eventBytes };

@@ -1,0 +1,44 @@
+// The proof that every check can fail. The correct mock passes every check; each fault of the
+// catalogue makes exactly the checks it declares fail (no more, no fewer); legal variations fail
+// nothing; and every check of the registry is failed by at least one fault. A new check without a
+// fault that kills it fails here.
+import { describe, expect, it } from 'vitest';
+import { createMock } from '../mock/core/handle.js';
+import { FAULTS } from '../mock/core/faults/index.js';
+import { CHECKS } from '../suites/index.js';
+import { runAgainstMock } from './support/run.js';
+
+const PROVING = FAULTS.filter((f) => !f.hostile);
+const ids = new Set(CHECKS.map((c) => c.id));
+
+describe('the fault catalogue', () => {
+  it('names only checks that exist, and each fault once', () => {
+    expect(new Set(FAULTS.map((f) => f.name)).size).toBe(FAULTS.length);
+    for (const f of FAULTS) for (const id of f.fails) expect(ids, `${f.name} names ${id}`).toContain(id);
+  });
+
+  it('kills every check of the registry', () => {
+    const killed = new Set(PROVING.flatMap((f) => f.fails));
+    const unproven = CHECKS.map((c) => c.id).filter((id) => !killed.has(id));
+    expect(unproven, 'checks without a fault that makes them fail').toEqual([]);
+  });
+
+  it('the correct mock passes every check', async () => {
+    const results = await runAgainstMock(CHECKS);
+    const off = [...results.values()].filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
+    expect(off).toEqual([]);
+  });
+
+  describe.concurrent.each(PROVING.map((f) => [f.name, f] as const))('%s', (_name, fault) => {
+    it(fault.fails.length ? `fails exactly ${fault.fails.join(', ')}` : 'passes every check (a legal variation)', async () => {
+      const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
+      const failed = [...results.values()].filter((r) => r.outcome === 'fail').map((r) => r.id).sort();
+      const detail = [...results.values()].filter((r) => r.outcome === 'fail' || fault.fails.includes(r.id)).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
+      expect(failed, detail.join('\n')).toEqual([...fault.fails].sort());
+      if (!fault.fails.length) {
+        const notPassing = [...results.values()].filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome}`);
+        expect(notPassing).toEqual([]);
+      }
+    });
+  });
+});
