@@ -14,6 +14,12 @@ import { UNTESTABLE } from '../suites/untestable.js';
 
 const EXIT_USAGE = 2;
 
+// `conformance list | head` closes the pipe early: that is the reader's choice, not an error.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
+
 /** The faults that make a check fail (declared in the catalogue, verified by test/faults.test.ts). */
 const provenBy = (id: string) => FAULTS.filter((f) => f.fails.includes(id)).map((f) => f.name);
 
