@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/http.js';
+import { CHECKS } from '../../suites/index.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
@@ -76,6 +77,17 @@ describe('conformance CLI', () => {
   it('warns when the base URL already ends in /v1', async () => {
     const r = await cli(['run', '--base-url', `${server.url}/v1`, '--api-key', KEY, '--suite', 'models']);
     expect(r.stdout).toMatch(/ends in \/v1/);
+  });
+
+  it('`npx conformance` in this repository runs our bin, offline, never the registry package of that name', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const r = await new Promise<{ code: number; stdout: string }>((resolve) =>
+      execFile('npx', ['--offline', 'conformance', 'list', '--json'], { cwd: root, env: { ...process.env, npm_config_yes: 'false' }, timeout: 60_000 }, (err, stdout) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }),
+      ),
+    );
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).checks.length).toBe(CHECKS.length);
   });
 
   it('lists every check with id, section and level, and what cannot be tested', async () => {
