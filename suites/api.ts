@@ -1,7 +1,9 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
 import { validator } from '../schemas/index.js';
-import { bodyJson, type Exchange } from './harness/exchanges.js';
+import { bodyJson, bodySse, type Exchange } from './harness/exchanges.js';
+import type { SseParse } from './harness/sse.js';
+import { combine, notTested, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
 
 export type Auth = 'primary' | 'second' | 'none' | { header: string };
@@ -78,6 +80,19 @@ export async function modelsUnderTest(ctx: CheckContext): Promise<{ models: stri
   return { models: [ids[0]] };
 }
 
+/** One rule applied to each model of a list, the verdicts combined; every message names its model,
+ * so a failure on one of several models says which. An empty list is not-tested, with its reason. */
+export async function onEachModel(list: { models: string[]; problem?: string }, rule: (model: string) => Promise<Verdict>): Promise<Verdict> {
+  if (!list.models.length) return notTested(list.problem ?? 'no model to test');
+  const verdicts = await Promise.all(
+    list.models.map(async (model) => {
+      const v = await rule(model);
+      return { ...v, message: v.message === undefined ? undefined : `${model}: ${v.message}`, notes: v.notes?.map((n) => `${model}: ${n}`) };
+    }),
+  );
+  return combine(verdicts);
+}
+
 export interface CatalogInfo {
   /** Entries by id, as found (not validated: the catalog suite judges them). */
   entries: Map<string, Record<string, unknown>>;
@@ -117,6 +132,35 @@ export function declaredParameters(entry: Record<string, unknown> | undefined): 
   return params && typeof params === 'object' ? (params as Record<string, ParameterDescriptor>) : undefined;
 }
 
+/** Why a model's catalog entry does not declare `parameter` among its supported_parameters, or
+ * undefined when it does: a check of an optional feature (tools, response_format) runs only where
+ * the catalog promises it, since the document leaves unsupported parameters' behaviour unshown. */
+export async function undeclared(ctx: CheckContext, model: string, parameter: string): Promise<string | undefined> {
+  const cat = await catalog(ctx);
+  if (cat.problem) return `whether it supports ${parameter} is declared in the catalog: ${cat.problem}`;
+  const entry = cat.entries.get(model);
+  if (!entry) return `the catalog has no entry for it, so nothing declares ${parameter}`;
+  const params = declaredParameters(entry);
+  return params && parameter in params ? undefined : `its catalog entry does not declare ${parameter} among supported_parameters`;
+}
+
+/** The smallest chat request a model serves; one body, so that every suite shares its answer. */
+export const sayOk = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 });
+
+/** Whether the primary key is served at all (a plain request to the first model under test, or the
+ * model list when no model is known): without that, a refusal or a 4xx proves nothing. */
+export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?: string }> {
+  return ctx.memo('baseline', async (c) => {
+    const { models } = await modelsUnderTest(c);
+    if (!models.length) {
+      const ex = await listModels(c);
+      return is2xx(ex) ? {} : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}` };
+    }
+    const ex = await chat(c, sayOk(models[0]), { label: 'plain chat with the primary key' });
+    return is2xx(ex) ? { model: models[0] } : { model: models[0], problem: `with the primary key, a plain chat request to ${models[0]} answered ${describe(ex)}` };
+  });
+}
+
 // --- Response reading -------------------------------------------------------------------------
 
 const validResponse = validator('response');
@@ -145,5 +189,55 @@ export function readReply(ex: Exchange): ChatReply {
 }
 
 export const responseShape = (ex: Exchange) => validResponse(bodyJson(ex).ok ? (bodyJson(ex) as { value: unknown }).value : undefined);
+
+// --- Stream reading ---------------------------------------------------------------------------
+
+/** The payload that ends an OpenAI-compatible stream (the document does not show one: 6). */
+export const DONE_MARKER = '[DONE]';
+
+export interface StreamPayload {
+  /** Position among the stream's dispatched events. */
+  at: number;
+  data: string;
+  /** The parsed JSON, when the payload is JSON (never for the terminator). */
+  json?: unknown;
+  /** Why a payload other than the terminator is not JSON. */
+  error?: string;
+}
+
+export interface StreamRead {
+  sse: SseParse;
+  payloads: StreamPayload[];
+  /** The payloads that are JSON objects, in order: the chunks. */
+  chunks: { at: number; chunk: Record<string, unknown> }[];
+  /** Position of the first terminator, if any. */
+  doneAt?: number;
+  /** Why there is no stream to read (a refusal). */
+  problem?: string;
+}
+
+/** A streamed reply read leniently: each event's data parsed as JSON where it is JSON. What arrived
+ * before a cut is read all the same; the stream checks judge the cut itself. */
+export function readStream(ex: Exchange): StreamRead {
+  if (!is2xx(ex)) return { sse: { events: [], findings: [], tail: '' }, payloads: [], chunks: [], problem: `the streaming request was refused: ${describe(ex)}` };
+  const sse = bodySse(ex);
+  const payloads: StreamPayload[] = sse.events.map((e, at) => {
+    if (e.data === DONE_MARKER) return { at, data: e.data };
+    try {
+      return { at, data: e.data, json: JSON.parse(e.data) };
+    } catch (err) {
+      return { at, data: e.data, error: (err as Error).message };
+    }
+  });
+  const chunks = payloads
+    .filter((p) => p.json !== null && typeof p.json === 'object' && !Array.isArray(p.json))
+    .map((p) => ({ at: p.at, chunk: p.json as Record<string, unknown> }));
+  const done = payloads.find((p) => p.data === DONE_MARKER);
+  return { sse, payloads, chunks, doneAt: done?.at };
+}
+
+/** A chunk's choices that are objects (lenient: chunk-schema judges the rest). */
+export const choicesOf = (chunk: Record<string, unknown>): Record<string, unknown>[] =>
+  Array.isArray(chunk.choices) ? chunk.choices.filter((c): c is Record<string, unknown> => !!c && typeof c === 'object' && !Array.isArray(c)) : [];
 
 export type ApiCheck = import('./harness/check.js').Check<CheckContext>;

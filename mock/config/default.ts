@@ -44,7 +44,7 @@ export const DEFAULT_CONFIG: MockConfig = {
       reasoning: true,
       context_length: 131_072,
       max_output_tokens: 16_384,
-      quantization: null,
+      quantization: 'fp8',
       pricing: { prompt: '0.000001', completion: '0.000004', internal_reasoning: '0.000004', request: '0.0001' },
       parameters: {
         ...common,

@@ -14,7 +14,7 @@ export class Redactor {
     if (!key || this.keys.has(key)) return this;
     this.keys.add(key);
     if (key.length >= MIN_FREE_TEXT_KEY) {
-      for (const form of [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1)]) if (!this.forms.includes(form)) this.forms.push(form);
+      for (const form of [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), basicCredential(key)]) if (!this.forms.includes(form)) this.forms.push(form);
       // Longest first, so a form containing another is replaced whole.
       this.forms.sort((a, b) => b.length - a.length);
     }
@@ -40,6 +40,10 @@ export class Redactor {
     return out;
   }
 }
+
+/** The key as the password of HTTP Basic credentials, the form the auth suite sends to prove that
+ * only Bearer is accepted: a server that echoes those credentials echoes the key, recoverably. */
+export const basicCredential = (key: string) => Buffer.from(`conformance:${key}`).toString('base64');
 
 /** Whether any form of key appears in raw bytes, looked for before any redaction. */
 export function containsKey(raw: Buffer | string, key: string): boolean {

@@ -4,7 +4,9 @@ import { isStream, type Frame } from '../types.js';
 import type { Fault } from './fault.js';
 import { isChat, withJson, withStreamText } from './rewrite.js';
 
-const ENDINGS = ['\n', '\r\n', '\r'];
+// In this order a CR is always followed by CRLF, never by LF: a CR then an LF would read as one
+// CRLF, losing the blank line that ends an event and merging two events into one.
+const ENDINGS = ['\n', '\r', '\r\n'];
 
 export const LEGAL: Fault[] = [
   {

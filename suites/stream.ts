@@ -1,0 +1,258 @@
+// Sections 4.1 (rule 3) and 6: with stream true, the response is a stream of server-sent events.
+// The document shows neither the chunks nor the end marker; those checks hold the server to the
+// OpenAI-compatible convention.
+import { enumAt, validator } from '../schemas/index.js';
+import { chat, choicesOf, DONE_MARKER, modelsUnderTest, onEachModel, readStream, type ApiCheck, type ChatBody, type StreamRead } from './api.js';
+import { fail, notTested, pass, type Verdict } from './harness/check.js';
+import { excerpt, type Exchange } from './harness/exchanges.js';
+import type { CheckContext } from './harness/runner.js';
+import { parseSse, type SseFinding, type SseFindingKind } from './harness/sse.js';
+
+/** The streamed request of this suite, shared with usage.stream-absent: short, and sure to end on
+ * its own well within the token cap. */
+export const streamBody = (model: string): ChatBody => ({
+  model,
+  messages: [{ role: 'user', content: 'Count from one to ten in words.' }],
+  stream: true,
+  max_tokens: 64,
+});
+
+/** Sends `body(model)` for each model under test and applies `rule` to what streamed back; a
+ * refused request fails every rule, since with stream true the answer must be a stream. */
+export function onEachStream(ctx: CheckContext, body: (model: string) => ChatBody, rule: (s: StreamRead, ex: Exchange) => Verdict): Promise<Verdict> {
+  return modelsUnderTest(ctx).then((list) =>
+    onEachModel(list, async (model) => {
+      const ex = await chat(ctx, body(model), { label: 'streamed chat completion' });
+      const s = readStream(ex);
+      return s.problem ? fail(s.problem) : rule(s, ex);
+    }),
+  );
+}
+
+/** A chunk rule needs chunks: without any, chunk-json or events already says why. */
+export const withChunks = (rule: (s: StreamRead, ex: Exchange) => Verdict) => (s: StreamRead, ex: Exchange): Verdict =>
+  s.chunks.length ? rule(s, ex) : notTested(s.payloads.length ? 'no event carried a JSON chunk (see stream.chunk-json)' : 'the stream carried no events (see stream.events)');
+
+const show = (v: unknown) => excerpt(JSON.stringify(v) ?? String(v), 120);
+const upTo = (items: string[], n = 5) => (items.length > n ? [...items.slice(0, n), `… ${items.length - n} more`] : items).join('; ');
+
+const SSE_TYPE = 'text/event-stream';
+
+export const contentType: ApiCheck = {
+  id: 'stream.content-type',
+  suite: 'stream',
+  title: `When stream is true, the response's Content-Type is ${SSE_TYPE}`,
+  section: '4.1, 6.1',
+  level: 'must',
+  run: (ctx) =>
+    onEachStream(ctx, streamBody, (_s, ex) => {
+      const header = ex.headers['content-type'];
+      if (header === undefined) return fail(`the streamed response has no Content-Type; a server-sent event stream is ${SSE_TYPE}`);
+      // Media types compare case-insensitively; parameters (charset) do not change the type.
+      const type = header.split(';')[0].trim().toLowerCase();
+      return type === SSE_TYPE ? pass() : fail(`the streamed response's Content-Type is "${header}", not ${SSE_TYPE}`);
+    }),
+};
+
+/** Legal framing worth a reader's attention, as the notes say it. */
+const LEGAL_FORMS: Partial<Record<SseFindingKind, string>> = {
+  bom: 'a byte order mark at the start (stripped by clients)',
+  comment: 'comment lines',
+  'data-no-space': 'data: lines without a space after the colon',
+  'multi-line-data': 'events with several data: lines',
+  'event-field': 'event: fields',
+  'id-field': 'id: fields',
+  'retry-field': 'retry: fields',
+  'unknown-field': 'fields of unknown name (ignored by clients)',
+  'event-without-data': 'blocks with fields but no data: (dispatch nothing)',
+  'cr-line-ending': 'lines ending in CR',
+  'crlf-line-ending': 'lines ending in CRLF',
+  'mixed-line-endings': 'line endings mixed within the stream',
+  'unterminated-event': 'bytes after the last event that carry no data (discarded by clients)',
+};
+
+/** The parser reports these once per stream, at their first occurrence: a count would mislead. */
+const ONCE_PER_STREAM = new Set<SseFindingKind>(['bom', 'cr-line-ending', 'crlf-line-ending', 'mixed-line-endings', 'unterminated-event']);
+
+function framingNotes(findings: SseFinding[]): string[] {
+  const byKind = new Map<SseFindingKind, SseFinding[]>();
+  for (const f of findings) if (LEGAL_FORMS[f.kind]) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
+  return [...byKind].map(([kind, all]) => {
+    const where = `first at byte ${all[0].offset}: ${excerpt(all[0].excerpt, 60)}`;
+    return ONCE_PER_STREAM.has(kind) ? `${LEGAL_FORMS[kind]} (legal), ${where}` : `${LEGAL_FORMS[kind]}: ${all.length} (legal), ${where}`;
+  });
+}
+
+/** Whether a browser would drop data at the end: the tail, had it been terminated, would dispatch. */
+const tailLosesData = (tail: string) => tail !== '' && parseSse(`${tail}\n\n`).events.length > 0;
+
+export const events: ApiCheck = {
+  id: 'stream.events',
+  suite: 'stream',
+  title: 'The streamed response is a server-sent event stream that a client reads without losing data',
+  section: '6.1',
+  level: 'must',
+  run: (ctx) =>
+    onEachStream(ctx, streamBody, ({ sse }) => {
+      const wrong: string[] = [];
+      if (!sse.events.length) wrong.push('no server-sent event was dispatched (an event is data: lines ended by a blank line)');
+      if (tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
+      const bad = sse.findings.find((f) => f.kind === 'invalid-utf8');
+      if (bad) wrong.push(`the stream is not valid UTF-8 (bytes ${bad.excerpt} at offset ${bad.offset}); a client replaces them`);
+      const notes = framingNotes(sse.findings.filter((f) => f.kind !== 'unterminated-event' || !tailLosesData(sse.tail)));
+      return wrong.length ? fail(wrong.join('; '), notes.length ? notes : undefined) : pass(notes);
+    }),
+};
+
+export const complete: ApiCheck = {
+  id: 'stream.complete',
+  suite: 'stream',
+  title: 'The stream reaches its end: the server does not cut the connection mid-stream',
+  section: '6.1',
+  level: 'must',
+  run: (ctx) =>
+    onEachStream(ctx, streamBody, ({ sse }, ex) => {
+      if (ex.complete && !ex.error) return pass();
+      const seen = ex.body.length ? `; the last bytes seen: ${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
+      return fail(`the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`);
+    }),
+};
+
+export const chunkJson: ApiCheck = {
+  id: 'stream.chunk-json',
+  suite: 'stream',
+  title: `Every event's data, but the terminator ${DONE_MARKER}, is one JSON value`,
+  section: '6',
+  level: 'should',
+  convention: 'The document does not show the chunks (4.1, 6); the convention is one JSON chunk per event.',
+  run: (ctx) =>
+    onEachStream(ctx, streamBody, ({ payloads }) => {
+      if (!payloads.length) return notTested('the stream carried no events (see stream.events)');
+      const wrong = payloads.filter((p) => p.error !== undefined).map((p) => `event ${p.at} is not JSON (${p.error}): ${excerpt(p.data, 120)}`);
+      return wrong.length ? fail(`${wrong.length} of ${payloads.length} events: ${upTo(wrong, 3)}`) : pass();
+    }),
+};
+
+const validChunk = validator('chunk');
+
+export const chunkSchema: ApiCheck = {
+  id: 'stream.chunk-schema',
+  suite: 'stream',
+  title: 'Every chunk is a chat.completion.chunk: id, object, created, model, and choices with index and delta',
+  section: '6',
+  level: 'should',
+  convention: 'The document does not show the chunks (4.1, 6); the convention is the OpenAI chat.completion.chunk.',
+  run: (ctx) =>
+    onEachStream(
+      ctx,
+      streamBody,
+      withChunks(({ payloads }) => {
+        const wrong = payloads
+          .filter((p) => p.json !== undefined)
+          .flatMap((p) => {
+            const v = validChunk(p.json);
+            return v.ok ? [] : [`event ${p.at}: ${v.errors.join(', ')}`];
+          });
+        return wrong.length ? fail(`chunks that are not a chat.completion.chunk: ${upTo(wrong, 3)}`) : pass();
+      }),
+    ),
+};
+
+export const singleId: ApiCheck = {
+  id: 'stream.single-id',
+  suite: 'stream',
+  title: 'All chunks of one stream carry the same id',
+  section: '6',
+  level: 'should',
+  convention: 'Each chunk repeats the id of the completion it belongs to.',
+  run: (ctx) =>
+    onEachStream(
+      ctx,
+      streamBody,
+      withChunks(({ chunks }) => {
+        const ids = new Map<unknown, number>();
+        for (const { at, chunk } of chunks) if (chunk.id !== undefined && !ids.has(chunk.id)) ids.set(chunk.id, at);
+        if (!ids.size) return notTested('no chunk carries an id (see stream.chunk-schema)');
+        if (ids.size === 1) return pass();
+        return fail(`the chunks carry ${ids.size} different ids: ${upTo([...ids].map(([id, at]) => `${show(id)} from event ${at}`))}`);
+      }),
+    ),
+};
+
+export const firstDeltaRole: ApiCheck = {
+  id: 'stream.first-delta-role',
+  suite: 'stream',
+  title: 'The first delta of each choice carries role "assistant"',
+  section: '6',
+  level: 'should',
+  convention: 'The first chunk of a choice names its role, as the message of 2.2 does; later deltas omit it.',
+  run: (ctx) =>
+    onEachStream(
+      ctx,
+      streamBody,
+      withChunks(({ chunks }) => {
+        const first = new Map<unknown, { at: number; delta: unknown }>();
+        for (const { at, chunk } of chunks) for (const c of choicesOf(chunk)) if (!first.has(c.index)) first.set(c.index, { at, delta: c.delta });
+        if (!first.size) return notTested('no chunk carries a choice');
+        const wrong = [...first]
+          .filter(([, { delta }]) => (delta as { role?: unknown } | undefined)?.role !== 'assistant')
+          .map(([index, { at, delta }]) => `choice ${show(index)} starts at event ${at} with delta ${show(delta)}`);
+        return wrong.length ? fail(`the first delta of a choice lacks role "assistant": ${upTo(wrong)}`) : pass();
+      }),
+    ),
+};
+
+const FINISH_REASONS = enumAt('response#/$defs/finishReason');
+
+export const oneFinishReason: ApiCheck = {
+  id: 'stream.one-finish-reason',
+  suite: 'stream',
+  title: `Each choice ends with exactly one finish_reason, one of ${FINISH_REASONS.join(', ')}`,
+  section: '2.3, 6',
+  level: 'should',
+  convention: 'Every chunk of a choice has finish_reason null but the one that ends it (2.3 gives the values).',
+  run: (ctx) =>
+    onEachStream(
+      ctx,
+      streamBody,
+      withChunks(({ chunks }) => {
+        // Choice 0 always exists: a stream whose choices never appear never finishes either.
+        const reasons = new Map<unknown, { at: number; reason: unknown }[]>([[0, []]]);
+        for (const { at, chunk } of chunks)
+          for (const c of choicesOf(chunk)) {
+            const list = reasons.get(c.index) ?? [];
+            if (c.finish_reason !== null && c.finish_reason !== undefined) list.push({ at, reason: c.finish_reason });
+            reasons.set(c.index, list);
+          }
+        const wrong = [...reasons].flatMap(([index, list]) => {
+          if (!list.length) return [`choice ${show(index)} never gets a finish_reason`];
+          const out = list.length > 1 ? [`choice ${show(index)} gets ${list.length} finish_reasons: ${list.map((r) => `${show(r.reason)} at event ${r.at}`).join(', ')}`] : [];
+          for (const r of list) if (!FINISH_REASONS.includes(r.reason)) out.push(`choice ${show(index)} ends with ${show(r.reason)}, not one of ${FINISH_REASONS.join(', ')}`);
+          return out;
+        });
+        return wrong.length ? fail(upTo(wrong)) : pass();
+      }),
+    ),
+};
+
+export const doneMarker: ApiCheck = {
+  id: 'stream.done-marker',
+  suite: 'stream',
+  title: `The stream ends with data: ${DONE_MARKER} and nothing after it`,
+  section: '6',
+  level: 'should',
+  convention: `The document does not show the end-of-stream marker (6); the convention is a last event data: ${DONE_MARKER}.`,
+  run: (ctx) =>
+    onEachStream(ctx, streamBody, ({ sse, doneAt }, ex) => {
+      const last = sse.events.at(-1);
+      if (doneAt === undefined) return fail(`the stream ends without data: ${DONE_MARKER}; its last event${last ? `: ${excerpt(last.data, 120)}` : ' is missing'}`);
+      const wrong: string[] = [];
+      const after = sse.events.length - 1 - doneAt;
+      if (after > 0) wrong.push(`${after} event(s) follow it, the first: ${excerpt(sse.events[doneAt + 1].data, 120)}`);
+      const rest = ex.body.subarray(sse.events[sse.events.length - 1].end).toString('utf8');
+      if (!after && rest.trim()) wrong.push(`bytes follow it: ${excerpt(rest, 120)}`);
+      return wrong.length ? fail(`data: ${DONE_MARKER} is not the end of the stream: ${wrong.join('; ')}`) : pass();
+    }),
+};
+
+export const STREAM: ApiCheck[] = [contentType, events, complete, chunkJson, chunkSchema, singleId, firstDeltaRole, oneFinishReason, doneMarker];
