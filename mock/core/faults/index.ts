@@ -1,10 +1,35 @@
-// The fault catalogue: every named deviation the mock can serve, one file per suite it proves.
+// The fault catalogue: every named deviation the mock can serve, one file per suite it proves,
+// plus legal variations (which must fail nothing) and hostile transports (which prove the runner).
+import { AUTH_FAULTS } from './auth.js';
+import { CATALOG_FAULTS } from './catalog.js';
+import { CHAT_FAULTS } from './chat.js';
+import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
 import { HOSTILE } from './hostile.js';
 import { LEGAL } from './legal.js';
 import { MODEL_FAULTS } from './models.js';
+import { PARAMETERS_FAULTS } from './parameters.js';
+import { STOP_FAULTS } from './stop.js';
+import { STREAM_FAULTS } from './stream.js';
+import { STRUCTURED_FAULTS } from './structured.js';
+import { TOOLS_FAULTS } from './tools.js';
+import { USAGE_FAULTS } from './usage.js';
 
-export const FAULTS: readonly Fault[] = [...LEGAL, ...MODEL_FAULTS, ...HOSTILE];
+export const FAULTS: readonly Fault[] = [
+  ...LEGAL,
+  ...CHAT_FAULTS,
+  ...STOP_FAULTS,
+  ...TOOLS_FAULTS,
+  ...STRUCTURED_FAULTS,
+  ...PARAMETERS_FAULTS,
+  ...MODEL_FAULTS,
+  ...CATALOG_FAULTS,
+  ...AUTH_FAULTS,
+  ...STREAM_FAULTS,
+  ...USAGE_FAULTS,
+  ...ERRORS_FAULTS,
+  ...HOSTILE,
+];
 
 const byName = new Map(FAULTS.map((f) => [f.name, f]));
 

@@ -2,7 +2,8 @@
 import type { Fault } from './fault.js';
 import { isModels, withJson } from './rewrite.js';
 
-const onList = (edit: (body: any) => unknown): Fault['reply'] => (r, req) => (isModels(req) ? withJson(r, edit) : r);
+// Only the list itself is bent; a refusal of the same path stays a refusal.
+const onList = (edit: (body: any) => unknown): Fault['reply'] => (r, req) => (isModels(req) && 'status' in r && r.status === 200 ? withJson(r, edit) : r);
 
 export const MODEL_FAULTS: Fault[] = [
   {
@@ -38,7 +39,7 @@ export const MODEL_FAULTS: Fault[] = [
   {
     name: 'models-lists-unusable-model',
     description: "A key's list shows a model the key may not use",
-    fails: ['models.ids-usable'],
+    fails: ['models.ids-usable', 'catalog.covers-models'],
     reply: onList((b) => void b.data.push({ id: 'mock-listed-but-refused', object: 'model', created: 1_700_000_000, owned_by: 'mock-labs' })),
   },
 ];

@@ -33,7 +33,8 @@ export const withHeader = (req: MockRequest, name: string, value: string | undef
   headers: { ...req.headers, [name]: value },
 });
 
-/** Rewrites a JSON reply's body; `edit` mutates it or returns a replacement. */
+/** Rewrites a JSON reply's body; `edit` mutates it in place, or returns a replacement body
+ * (beware: an arrow function ending in `delete x.y` returns true, which would replace the body). */
 export function withJson(reply: MockReply, edit: (body: any) => unknown): MockReply {
   if (isStream(reply) || isRaw(reply)) return reply;
   let body: unknown;
