@@ -198,8 +198,8 @@ describe('pretty reporter', () => {
   });
 
   it('marks each outcome with level tags and details', () => {
-    expect(plain).toMatch(/✓ \[MUST\] +models\.list-shape title of models\.list-shape/);
-    expect(plain).toMatch(/✗ \[MUST\] +chat\.error-envelope Errors use the <error> envelope & status/);
+    expect(plain).toMatch(/✓ \[MUST\] +models\.list-shape: title of models\.list-shape/);
+    expect(plain).toMatch(/✗ \[MUST\] +chat\.error-envelope: Errors use the <error> envelope & status/);
     expect(plain).toMatch(/✗ \[SHOULD\] +chat\.retry-after/);
     expect(plain).toMatch(/! \[INFO\] +chat\.extra-fields/);
     expect(plain).toMatch(/- \[MUST\] +catalog\.pricing/);

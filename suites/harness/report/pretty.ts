@@ -102,7 +102,8 @@ function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string)
 }
 
 function resultLines(r: CheckResult, c: ChalkInstance): string[] {
-  const title = `${mark(r, c)} ${tag(r.level, c)} ${c.bold(safe(r.id))} ${safe(r.title)}`;
+  const also = r.section.includes(',') ? c.gray(` (§${safe(r.section)})`) : '';
+  const title = `${mark(r, c)} ${tag(r.level, c)} ${c.bold(safe(r.id))}: ${safe(r.title)}${also}`;
   const lines = [`  ${title}`];
   const ind = '      ';
   const msg = r.message ? safe(r.message) : undefined;
@@ -147,11 +148,13 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   out.push(c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` +
     (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')));
 
+  // Grouped by the first section a check names; the others are shown on its line.
   const bySection = new Map<string, CheckResult[]>();
   for (const r of report.results) {
-    const list = bySection.get(r.section);
+    const primary = r.section.split(',')[0].trim();
+    const list = bySection.get(primary);
     if (list) list.push(r);
-    else bySection.set(r.section, [r]);
+    else bySection.set(primary, [r]);
   }
   for (const section of [...bySection.keys()].sort(compareSections)) {
     out.push('', c.bold.underline(sectionHeading(section)));
@@ -159,7 +162,11 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   }
 
   out.push('', c.bold('Summary'));
-  for (const level of LEVELS) out.push(`  ${countLine(level, report.summary[level], c)}`);
+  for (const level of LEVELS) {
+    const counts = report.summary[level];
+    // No check is info-level today; its line appears once one exists.
+    if (level !== 'info' || Object.values(counts).some((n) => n > 0)) out.push(`  ${countLine(level, counts, c)}`);
+  }
 
   if (report.warnings.length) {
     out.push('', c.bold('Warnings'));
