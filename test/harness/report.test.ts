@@ -203,7 +203,7 @@ describe('pretty reporter', () => {
     expect(plain).toMatch(/✗ \[SHOULD\] +chat\.retry-after/);
     expect(plain).toMatch(/! \[INFO\] +chat\.extra-fields/);
     expect(plain).toMatch(/- \[MUST\] +catalog\.pricing/);
-    expect(plain).toMatch(/\? \[MUST\] +chat\.second-key .*\n +not tested: only one API key given/);
+    expect(plain).toMatch(/\? \[MUST\] +chat\.second-key: .*\n +not tested: only one API key given/);
     expect(plain).toContain('note: SSE comment lines seen');
     expect(plain).toContain('note: usage chunk sent last');
     expect(plain).toContain('→ POST https://api.example.test/v1/chat/completions');
