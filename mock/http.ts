@@ -78,6 +78,10 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
     return;
   }
   if (!isStream(reply)) {
+    if (reply.delayMs) {
+      const left = await pause(res, reply.delayMs);
+      if (left) return;
+    }
     res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
     res.end(reply.body);
     return;
@@ -98,4 +102,19 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
     if (!res.write(frame.bytes)) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
   }
   res.end();
+}
+
+/** Waits, unless the client goes first; true when it went. */
+function pause(res: ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      resolve(false);
+    }, ms);
+    const gone = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    res.once('close', gone);
+  });
 }

@@ -37,8 +37,9 @@ export function interceptMock(opts: { baseUrl?: string; mock?: Mock } = {}): Int
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
     const reply = safeHandle(mock, { method: request.method, path: url.pathname.slice(prefix.length) + url.search, headers, body });
     // Bytes outside HTTP cannot be answered in-process: the closest a fetch client sees is a network error.
-    if (isRaw(reply)) controller.errorWith(new TypeError('the mock answered with bytes that are not HTTP'));
-    else controller.respondWith(toResponse(reply));
+    if (isRaw(reply)) return controller.errorWith(new TypeError('the mock answered with bytes that are not HTTP'));
+    if (!isStream(reply) && reply.delayMs) await abortable(reply.delayMs, request.signal);
+    controller.respondWith(toResponse(reply));
   });
   interceptor.apply();
   return { baseUrl, mock, dispose: () => interceptor.dispose() };
@@ -63,4 +64,15 @@ function toResponse(reply: BodyReply | StreamReply): Response {
     },
   });
   return new Response(body, { status: reply.status, headers: reply.headers });
+}
+
+/** A paced or slow reply waits, unless the client aborts first. */
+function abortable(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
 }

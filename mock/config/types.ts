@@ -28,6 +28,74 @@ export interface ModelDef {
   parameters: Record<string, ParameterDescriptor>;
   /** Data-handling flags. */
   compliance: { zdr: boolean; hipaa: boolean; [flag: string]: boolean };
+  /** Streaming pace of this model, over the configuration's. */
+  timing?: Timing;
+}
+
+/** How a stream is paced. Zeros (the default) send everything at once. */
+export interface Timing {
+  /** Time to first token. */
+  ttft_ms?: number;
+  /** Pace after the first token; 0 is as fast as possible. */
+  tokens_per_second?: number;
+  /** Each pause varies by up to this fraction, seeded per request. */
+  jitter?: number;
+  /** Tokens per chunk. */
+  chunk_tokens?: number;
+  /** A comment line (`: keep-alive`) this often while the first token is awaited. */
+  keepalive_ms?: number;
+}
+
+/** A fault by name, with its parameters (`retry_after_ms`, `after_chunks`, `delay_ms`...). */
+export type FaultRef = string | { name: string; params?: Record<string, string | number> };
+
+/** What a scenario matches; every given condition must hold. */
+export interface ScenarioMatch {
+  model?: string;
+  /** Key id (never the key itself). */
+  key?: string;
+  /** The last user message: a substring, or `/regex/flags`. */
+  last_user?: string;
+  /** The system or developer message: a substring, or `/regex/flags`. */
+  system?: string;
+  /** true: tools are offered; false: none; a list: these function names are all offered. */
+  tools?: boolean | string[];
+  /** The conversation already holds a tool result after the last user message. */
+  tool_result?: boolean;
+  response_format?: 'text' | 'json_object' | 'json_schema';
+  stream?: boolean;
+}
+
+export interface ScenarioReply {
+  /** The content; with `chunks`, the stream sends exactly these pieces. */
+  text?: string;
+  chunks?: string[];
+  /** Calls to make; arguments are generated from the function's schema when not given. */
+  tool_calls?: { name: string; arguments?: unknown }[];
+  /** Refuse: finish_reason content_filter, with this text as the refusal. */
+  refusal?: string;
+  /** Reasoning tokens spent before the answer (counted in max_tokens and usage). */
+  reasoning_tokens?: number;
+  /** An HTTP error instead of a completion. */
+  error?: { status: number; message: string; type?: string; code?: string; headers?: Record<string, string> };
+  /** A fault of the catalogue for this request. */
+  fault?: FaultRef;
+}
+
+export interface Scenario {
+  /** Shown in the journal and in --strict-scenarios errors. */
+  name: string;
+  match: ScenarioMatch;
+  reply: ScenarioReply;
+  timing?: Timing;
+}
+
+export interface FaultRate {
+  /** Chance per chat request, 0..1. */
+  rate: number;
+  /** Faults drawn from, uniformly. */
+  pool: FaultRef[];
+  seed?: number;
 }
 
 export interface KeyDef {
@@ -40,4 +108,13 @@ export interface KeyDef {
 export interface MockConfig {
   keys: KeyDef[];
   models: ModelDef[];
+  /** First match decides the reply; unmatched requests get the generated reply. */
+  scenarios?: Scenario[];
+  /** An unmatched request is a 4xx naming the closest scenario instead of a generated reply. */
+  strict_scenarios?: boolean;
+  timing?: Timing;
+  /** Faults applied to every request, or drawn at a rate. */
+  faults?: { always?: FaultRef[]; random?: FaultRate };
+  /** Most requests the journal keeps (oldest dropped first). */
+  journal_size?: number;
 }

@@ -23,7 +23,7 @@ export function completionBody(c: Completion, meta: ReplyMeta) {
           ...(c.toolCalls.length
             ? { tool_calls: c.toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })) }
             : {}),
-          refusal: null,
+          refusal: c.refusal ?? null,
         },
         finish_reason: c.finishReason,
       },
@@ -35,19 +35,27 @@ export function completionBody(c: Completion, meta: ReplyMeta) {
 /** Argument fragments per streamed tool-call delta, as the official clients receive them. */
 const ARG_FRAGMENT = 16;
 
-export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: boolean, tokensPerChunk = 1): Generator<object> {
+/** One chunk payload and the tokens it carries (what pacing waits for). */
+export type StreamEvent = [payload: object, tokens: number];
+
+export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: boolean, tokensPerChunk = 1): Generator<StreamEvent> {
   const base = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model };
   const usage = includeUsage ? { usage: null } : {};
   const chunk = (delta: object, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...usage });
-  yield chunk({ role: 'assistant', content: c.tokens === null ? null : '' });
+  yield [chunk({ role: 'assistant', content: c.tokens === null ? null : '' }), 0];
   if (c.tokens) {
-    for (let i = 0; i < c.tokens.length; i += tokensPerChunk) yield chunk({ content: c.tokens.slice(i, i + tokensPerChunk).join('') });
+    const per = Math.max(1, tokensPerChunk);
+    for (let i = 0; i < c.tokens.length; i += per) {
+      const weight = c.weights ? c.weights.slice(i, i + per).reduce((a, b) => a + b, 0) : Math.min(per, c.tokens.length - i);
+      yield [chunk({ content: c.tokens.slice(i, i + per).join('') }), weight];
+    }
   }
+  if (c.refusal !== undefined) yield [chunk({ refusal: c.refusal }), c.usage.completion_tokens - c.reasoningTokens];
   for (const [index, t] of c.toolCalls.entries()) {
-    yield chunk({ tool_calls: [{ index, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] });
+    yield [chunk({ tool_calls: [{ index, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] }), 1];
     for (let i = 0; i < t.arguments.length; i += ARG_FRAGMENT)
-      yield chunk({ tool_calls: [{ index, function: { arguments: t.arguments.slice(i, i + ARG_FRAGMENT) } }] });
+      yield [chunk({ tool_calls: [{ index, function: { arguments: t.arguments.slice(i, i + ARG_FRAGMENT) } }] }), 1];
   }
-  yield chunk({}, c.finishReason);
-  if (includeUsage) yield { ...base, choices: [], usage: c.usage };
+  yield [chunk({}, c.finishReason), 0];
+  if (includeUsage) yield [{ ...base, choices: [], usage: c.usage }, 0];
 }

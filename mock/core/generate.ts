@@ -3,7 +3,7 @@
 import type { ModelDef } from '../config/types.js';
 import { instanceOf } from './instance.js';
 import { between, hash, pick, prng } from './random.js';
-import { contentText, promptTokens, splitTokens } from './tokens.js';
+import { contentText, countTokens, promptTokens, splitTokens } from './tokens.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -14,8 +14,13 @@ export interface ToolCall {
 }
 
 export interface Completion {
-  /** The content as the tokens it was generated in (a stream sends them as they come); null with tool calls. */
+  /** The content as the pieces it was generated in (tokens, or a scenario's chunks: a stream
+   * sends them as they come); null with tool calls or a refusal. */
   tokens: string[] | null;
+  /** Tokens in each piece of `tokens` (1 each, unless a scenario gave its own chunks). */
+  weights?: number[];
+  /** Set when the model refused: finish_reason content_filter. */
+  refusal?: string;
   toolCalls: ToolCall[];
   finishReason: FinishReason;
   reasoningTokens: number;
@@ -60,10 +65,20 @@ export function answersToolResult(req: ChatRequest): boolean {
   return last?.role === 'tool';
 }
 
-export function generate(req: ChatRequest, model: ModelDef): Completion {
+/** A reply a scenario scripts; what it leaves out is generated. */
+export interface Script {
+  text?: string;
+  chunks?: string[];
+  tool_calls?: { name: string; arguments?: unknown }[];
+  refusal?: string;
+  reasoning_tokens?: number;
+}
+
+export function generate(req: ChatRequest, model: ModelDef, script: Script = {}): Completion {
   const rand = prng(hash(JSON.stringify([req.model, req.messages, req.seed ?? null, req.tools ?? null, req.response_format ?? null])));
   const cap = req.max_completion_tokens ?? req.max_tokens ?? model.max_output_tokens;
-  const reasoning = model.reasoning ? Math.min(cap, REASONING_BUDGET[req.reasoning_effort ?? 'medium'] + between(rand, 0, 7)) : 0;
+  const wanted = script.reasoning_tokens ?? (model.reasoning ? REASONING_BUDGET[req.reasoning_effort ?? 'medium'] + between(rand, 0, 7) : 0);
+  const reasoning = Math.min(cap, wanted);
   const budget = cap - reasoning;
   const prompt = promptTokens(req.messages, req.tools ?? undefined);
   const result = (tokens: string[] | null, toolCalls: ToolCall[], finishReason: FinishReason, spent: number): Completion => ({
@@ -82,7 +97,12 @@ export function generate(req: ChatRequest, model: ModelDef): Completion {
 
   if (budget <= 0) return result([], [], 'length', 0);
 
-  const calls = toolCallsFor(req, rand);
+  if (script.refusal !== undefined) {
+    const pieces = splitTokens(script.refusal).slice(0, budget);
+    return { ...result(null, [], pieces.length < splitTokens(script.refusal).length ? 'length' : 'content_filter', pieces.length), refusal: pieces.join('') };
+  }
+
+  const calls = script.tool_calls ? scriptedCalls(req, script.tool_calls, rand) : toolCallsFor(req, rand);
   if (calls.length) {
     const spent = calls.reduce((n, c) => n + splitTokens(c.name + c.arguments).length, 0);
     // A call cut by the limit is no call: the client gets what fits as text, ended by length.
@@ -90,24 +110,56 @@ export function generate(req: ChatRequest, model: ModelDef): Completion {
     return result(null, calls, 'tool_calls', spent);
   }
 
-  const text = textFor(req, rand);
   const stops = req.stop == null ? [] : (Array.isArray(req.stop) ? req.stop : [req.stop]).filter((s) => s.length > 0);
-  const all = splitTokens(text);
+  // A scenario's chunks are pieces of several tokens each; generated text is one token a piece.
+  const pieces = script.chunks ?? splitTokens(script.text ?? textFor(req, rand));
+  const weighted = !!script.chunks;
   const out: string[] = [];
+  const weights: number[] = [];
   let content = '';
-  for (let i = 0; i < all.length; i++) {
-    if (i >= budget) return result(out, [], 'length', i);
-    content += all[i];
-    const at = firstStop(content, stops, content.length - all[i].length);
-    if (at >= 0) {
-      // The token that completed the stop sequence was generated (and is counted), but the content
-      // ends before the sequence.
-      const kept = cutTokens(out.concat(all[i]), at);
-      return result(kept, [], 'stop', i + 1);
+  let spent = 0;
+  const done = (finish: FinishReason): Completion => ({ ...result(out, [], finish, spent), ...(weighted ? { weights } : {}) });
+  for (const piece of pieces) {
+    // A piece larger than what is left of the budget is generated token by token up to the cap.
+    for (const token of weighted && countTokens(piece) > budget - spent ? splitTokens(piece) : [piece]) {
+      const cost = weighted ? countTokens(token) : 1;
+      if (spent + cost > budget) return done('length');
+      const from = content.length;
+      content += token;
+      spent += cost;
+      const at = firstStop(content, stops, from);
+      if (at >= 0) {
+        // The token that completed the stop sequence was generated (and is counted), but the
+        // content ends before the sequence.
+        const keep = at - (content.length - token.length);
+        cutBack(out, weights, content.length - token.length - at);
+        if (keep > 0) {
+          out.push(token.slice(0, keep));
+          weights.push(cost);
+        } else if (weights.length) weights[weights.length - 1] += cost;
+        return done('stop');
+      }
+      out.push(token);
+      weights.push(cost);
     }
-    out.push(all[i]);
   }
-  return result(out, [], 'stop', all.length);
+  return done('stop');
+}
+
+/** Removes `chars` characters from the end of the pieces (a stop sequence that began in earlier pieces). */
+function cutBack(out: string[], weights: number[], chars: number): void {
+  while (chars > 0 && out.length) {
+    const last = out[out.length - 1];
+    if (last.length <= chars) {
+      chars -= last.length;
+      out.pop();
+      const w = weights.pop() ?? 0;
+      if (weights.length) weights[weights.length - 1] += w;
+    } else {
+      out[out.length - 1] = last.slice(0, last.length - chars);
+      chars = 0;
+    }
+  }
 }
 
 /** Earliest index of any stop sequence that ends at or after `from` (earlier ones were seen before). */
@@ -118,18 +170,6 @@ function firstStop(content: string, stops: string[], from: number): number {
     if (at >= 0 && (best < 0 || at < best)) best = at;
   }
   return best;
-}
-
-function cutTokens(tokens: string[], length: number): string[] {
-  const out: string[] = [];
-  let used = 0;
-  for (const t of tokens) {
-    if (used >= length) break;
-    const piece = t.slice(0, length - used);
-    out.push(piece);
-    used += piece.length;
-  }
-  return out;
 }
 
 function textFor(req: ChatRequest, rand: () => number): string {
@@ -149,6 +189,14 @@ function words(rand: () => number, n: number): string {
   let out = '';
   for (let i = 0; i < n; i++) out += ` ${pick(rand, WORDS)}`;
   return out;
+}
+
+function scriptedCalls(req: ChatRequest, calls: NonNullable<Script['tool_calls']>, rand: () => number): ToolCall[] {
+  return calls.map((c, i) => {
+    const declared = req.tools?.find((t) => t.function.name === c.name);
+    const args = c.arguments ?? instanceOf(declared?.function.parameters ?? { type: 'object', properties: {} }, rand);
+    return { id: `call_${hash(JSON.stringify([c.name, args, i])).toString(36)}`, name: c.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+  });
 }
 
 function toolCallsFor(req: ChatRequest, rand: () => number): ToolCall[] {

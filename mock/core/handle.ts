@@ -1,29 +1,49 @@
 // The mock's core: one plain request in, one plain reply (JSON, or a stream of frames) out.
-// Routing and auth live here; the transports know nothing of the API.
+// Routing, auth, scenarios, faults and the journal live here; the transports know nothing of them.
 import { DEFAULT_CONFIG } from '../config/default.js';
-import type { KeyDef, MockConfig, ModelDef } from '../config/types.js';
+import type { KeyDef, MockConfig, ModelDef, Timing } from '../config/types.js';
 import { completionBody, streamChunks } from './chunks.js';
+import { preflight, withCors } from './cors.js';
 import { errorReply } from './errors.js';
-import { generate, type ChatRequest } from './generate.js';
+import { resolveFaults, type FaultRef, type SelectedFault } from './faults/select.js';
+import type { Fault } from './faults/index.js';
+import { generate, type ChatRequest, type Script } from './generate.js';
+import { Journal, journalBody } from './journal.js';
 import { catalogDocument, modelList } from './models.js';
-import { faultNamed, type Fault } from './faults/index.js';
-import { hash } from './random.js';
-import { frames } from './sse.js';
+import { hash, prng } from './random.js';
+import { compileScenarios } from './scenarios.js';
+import { bodyDelay, pacedFrames } from './timing.js';
 import type { MockReply, MockRequest } from './types.js';
 import { parameterProblem, requestProblem } from './validate.js';
 
 export interface Mock {
   readonly config: MockConfig;
+  /** What the mock received, newest last; also served at GET /__mock/requests. */
+  readonly journal: Journal;
   handle(req: MockRequest): MockReply;
+}
+
+export interface MockOptions {
+  /** Faults applied to every request, in order (over the configuration's own). */
+  faults?: readonly (Fault | FaultRef)[];
+  /** An unmatched chat request is refused, naming the closest scenario. */
+  strictScenarios?: boolean;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
 const BEARER = /^Bearer +(\S+)\s*$/;
+export const FAULT_HEADER = 'x-mock-fault';
+export const JOURNAL_PATH = '/__mock/requests';
 
-export interface MockOptions {
-  /** Faults (or their names) applied to every request, in order. */
-  faults?: readonly (Fault | string)[];
+/** What one request turned out to be, for the journal and the faults a scenario names. */
+interface Trace {
+  key?: KeyDef;
+  body?: unknown;
+  scenario?: string;
+  faults: SelectedFault[];
+  stream: boolean;
+  timing?: Timing;
 }
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
@@ -32,6 +52,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   // Bodies that never change are serialized once, not per request.
   const lists = new Map(config.keys.map((k) => [k.id, JSON.stringify(modelList(config, k))]));
   const catalog = JSON.stringify(catalogDocument(config));
+  const scenarios = config.scenarios?.length ? compileScenarios(config.scenarios) : undefined;
+  const strictScenarios = opts.strictScenarios ?? config.strict_scenarios ?? false;
+  const journal = new Journal(config.journal_size);
+  const always = resolveFaults([...(config.faults?.always ?? []), ...(opts.faults ?? [])]);
+  const random = config.faults?.random;
+  const pool = random ? resolveFaults(random.pool) : [];
+  const draw = prng(random?.seed ?? 1);
+  // `times` counts per fault reference: "the first N requests it applies to, then pass".
+  const uses = new Map<string, number>();
   let served = 0;
 
   const authenticate = (req: MockRequest): KeyDef | MockReply => {
@@ -43,7 +72,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return keys.get(m[1]) ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
   };
 
-  const chat = (req: MockRequest, key: KeyDef): MockReply => {
+  const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
     let body: unknown;
     try {
       const text = typeof req.body === 'string' ? req.body : new TextDecoder('utf-8', { fatal: true }).decode(req.body ?? new Uint8Array());
@@ -51,54 +80,116 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     } catch (e) {
       return errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json');
     }
+    trace.body = body;
     const problem = requestProblem(body);
     if (problem) return errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null);
     const request = body as ChatRequest & Record<string, unknown>;
+    trace.stream = request.stream === true;
     const model: ModelDef | undefined = key.models.includes(request.model) ? models.get(request.model) : undefined;
     if (!model)
       return errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model');
     const range = parameterProblem(request, model);
     if (range) return errorReply(400, range.message, 'invalid_request_error', 'unsupported_value', range.param);
 
-    const completion = generate(request, model);
+    let script: Script = {};
+    let timing = model.timing || config.timing ? { ...config.timing, ...model.timing } : undefined;
+    if (scenarios) {
+      const found = scenarios.find(request, key.id);
+      if (found.scenario) {
+        const { reply } = found.scenario;
+        trace.scenario = found.scenario.name;
+        if (found.scenario.timing) timing = { ...timing, ...found.scenario.timing };
+        if (reply.fault) trace.faults.push(...resolveFaults([reply.fault]));
+        if (reply.error) return errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers);
+        script = reply;
+      } else if (strictScenarios) {
+        const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
+        return errorReply(400, `No scenario matches this request${hint}.`, 'invalid_request_error', 'no_scenario');
+      }
+    }
+    trace.timing = timing;
+
+    const completion = generate(request, model, script);
     const meta = {
       id: `chatcmpl-${hash(JSON.stringify(request.messages)).toString(36)}${(++served).toString(36)}`,
       created: Math.floor(Date.now() / 1000),
       model: model.id,
     };
-    if (request.stream === true) {
-      const chunks = streamChunks(completion, meta, request.stream_options?.include_usage === true);
-      return { status: 200, headers: SSE_HEADERS, stream: frames(chunks) };
+    if (trace.stream) {
+      const events = streamChunks(completion, meta, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1);
+      return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(events, timing, hash(meta.id)) };
     }
-    return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(completionBody(completion, meta)) };
+    const delayMs = bodyDelay(timing, completion.usage.completion_tokens);
+    return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(completionBody(completion, meta)), ...(delayMs ? { delayMs } : {}) };
   };
 
-  const handle = (req: MockRequest): MockReply => {
-    const path = req.path.split('?')[0].replace(/\/+$/, '') || '/';
-    const method = req.method.toUpperCase();
-    const route = ROUTES[path];
-    if (!route) return errorReply(404, `No route for ${method} ${path}.`, 'invalid_request_error', 'not_found');
-    if (method !== route) return { ...errorReply(405, `${path} takes ${route}, not ${method}.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: route } };
+  const route = (req: MockRequest, path: string, method: string, trace: Trace): MockReply => {
+    const allowed = ROUTES[path];
+    if (!allowed) return errorReply(404, `No route for ${method} ${path}.`, 'invalid_request_error', 'not_found');
+    if (method !== allowed) return { ...errorReply(405, `${path} takes ${allowed}, not ${method}.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: allowed } };
     if (path === '/models.json') return { status: 200, headers: JSON_HEADERS, body: catalog };
     const key = authenticate(req);
     if (!('key' in key)) return key;
+    trace.key = key;
     if (path === '/v1/models') return { status: 200, headers: JSON_HEADERS, body: lists.get(key.id)! };
-    return chat(req, key);
+    return chat(req, key, trace);
   };
 
-  const faults = (opts.faults ?? []).map((f) => (typeof f === 'string' ? faultNamed(f) : f));
-  if (!faults.length) return { config, handle };
-  const ctx = { config };
-  return {
-    config,
-    handle(req) {
-      let r = req;
-      for (const f of faults) if (f.request) r = f.request(r, ctx);
-      let reply = handle(r);
-      for (const f of faults) if (f.reply) reply = f.reply(reply, r, ctx);
-      return reply;
-    },
+  /** The faults of this request: always-on, named in its header, drawn at the configured rate. */
+  const selectFaults = (req: MockRequest, path: string): SelectedFault[] => {
+    const header = req.headers[FAULT_HEADER];
+    const selected = [...always, ...(header ? resolveFaults(header.split(',')) : [])];
+    if (random && path === '/v1/chat/completions' && pool.length && draw() < random.rate) selected.push(pool[Math.floor(draw() * pool.length)]);
+    return selected;
   };
+
+  /** A fault with `times` applies to that many requests, then lets the rest through. */
+  const due = (f: SelectedFault): boolean => {
+    const times = Number(f.params.times);
+    if (!f.params.times || !Number.isFinite(times)) return true;
+    const n = uses.get(f.ref) ?? 0;
+    uses.set(f.ref, n + 1);
+    return n < times;
+  };
+
+  const handle = (req: MockRequest): MockReply => {
+    const method = req.method.toUpperCase();
+    if (method === 'OPTIONS') return preflight(req);
+    const path = req.path.split('?')[0].replace(/\/+$/, '') || '/';
+    if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method));
+
+    let faults: SelectedFault[];
+    try {
+      faults = selectFaults(req, path);
+    } catch (e) {
+      return withCors(req, errorReply(400, `${FAULT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_fault'));
+    }
+    const trace: Trace = { faults, stream: false };
+    let r = req;
+    const ctx = (params: Record<string, string>) => ({ config, params });
+    const active = trace.faults.filter(due);
+    for (const f of active) if (f.fault.request) r = f.fault.request(r, ctx(f.params));
+    const before = trace.faults.length;
+    let reply = route(r, path, method, trace);
+    // A scenario may name faults of its own, found while routing.
+    const all = active.concat(trace.faults.slice(before).filter(due));
+    for (const f of all) if (f.fault.reply) reply = f.fault.reply(reply, r, ctx(f.params));
+
+    journal.add({
+      method,
+      path: req.path,
+      key_id: trace.key?.id ?? null,
+      body: journalBody(trace.body, path === '/v1/chat/completions' ? req.body : undefined),
+      scenario: trace.scenario ?? null,
+      faults: all.map((f) => f.ref),
+      status: 'status' in reply ? reply.status : 0,
+      stream: 'stream' in reply,
+      timing: trace.timing ?? null,
+    });
+    return withCors(req, reply);
+  };
+
+  return { config, journal, handle };
 }
 
 const ROUTES: Record<string, string> = {
@@ -106,3 +197,9 @@ const ROUTES: Record<string, string> = {
   '/v1/models': 'GET',
   '/models.json': 'GET',
 };
+
+function journalRoute(journal: Journal, method: string): MockReply {
+  if (method === 'GET') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ object: 'list', data: journal.list() }) };
+  if (method === 'DELETE') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ cleared: journal.clear() }) };
+  return { ...errorReply(405, `${JOURNAL_PATH} takes GET or DELETE.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: 'GET, DELETE' } };
+}

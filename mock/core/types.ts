@@ -14,7 +14,8 @@ export interface MockRequest {
 export type Frame = { delayMs: number; bytes: string | Uint8Array } | { delayMs: number; reset: true };
 
 export type MockReply =
-  | { status: number; headers: Record<string, string>; body: string | Uint8Array }
+  /** `delayMs`: the whole answer waits that long (a paced non-streamed reply, a slow server). */
+  | { status: number; headers: Record<string, string>; body: string | Uint8Array; delayMs?: number }
   | { status: number; headers: Record<string, string>; stream: Iterable<Frame> }
   /** Bytes written to the socket as they are, with no HTTP framing (a fault of HTTP itself). */
   | { raw: Uint8Array };

@@ -5,6 +5,8 @@ import type { MockReply, MockRequest } from '../types.js';
 
 export interface FaultContext {
   config: MockConfig;
+  /** Parameters given with the fault (`x-mock-fault: drop-after; chunks=3`), as strings. */
+  params: Record<string, string>;
 }
 
 export interface Fault {
@@ -17,6 +19,9 @@ export interface Fault {
   /** Breaks HTTP itself (random bytes, resets, endless bodies): proves the runner's robustness,
    * and no check by its failing. */
   hostile?: boolean;
+  /** A failure a frontend must handle (429, 503, a dropped stream), served per request, per
+   * scenario or at a rate; not a deviation from the document, so it proves no check. */
+  frontend?: boolean;
   /** Rewrites the request before the core sees it. */
   request?(req: MockRequest, ctx: FaultContext): MockRequest;
   /** Rewrites the core's reply. */

@@ -5,6 +5,7 @@ import { CATALOG_FAULTS } from './catalog.js';
 import { CHAT_FAULTS } from './chat.js';
 import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
+import { FRONTEND } from './frontend.js';
 import { HOSTILE } from './hostile.js';
 import { LEGAL } from './legal.js';
 import { MODEL_FAULTS } from './models.js';
@@ -29,6 +30,7 @@ export const FAULTS: readonly Fault[] = [
   ...USAGE_FAULTS,
   ...ERRORS_FAULTS,
   ...HOSTILE,
+  ...FRONTEND,
 ];
 
 const byName = new Map(FAULTS.map((f) => [f.name, f]));

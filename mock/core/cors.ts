@@ -1,0 +1,30 @@
+// Browser apps call the mock cross-origin. A preflight is answered; every answer to a request with
+// an Origin lets the page read it, including the retry headers the SDKs act on.
+import type { MockReply, MockRequest } from './types.js';
+
+// A wildcard in Access-Control-Allow-Headers does not cover Authorization, so the headers the
+// official SDKs send are named, and whatever else the preflight asks for is echoed.
+const ALLOWED = 'authorization, content-type, openai-organization, openai-project, x-stainless-os, x-stainless-arch, x-stainless-lang, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, x-stainless-retry-count, x-stainless-timeout, x-stainless-helper-method, x-stainless-async, x-mock-fault';
+const EXPOSED = 'retry-after, retry-after-ms, x-request-id, x-ratelimit-remaining-requests, x-ratelimit-reset-requests';
+
+export function preflight(req: MockRequest): MockReply {
+  const asked = req.headers['access-control-request-headers'];
+  return {
+    status: 204,
+    headers: {
+      'access-control-allow-origin': req.headers.origin ?? '*',
+      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+      'access-control-allow-headers': asked ? `${ALLOWED}, ${asked}` : ALLOWED,
+      'access-control-max-age': '600',
+      vary: 'Origin, Access-Control-Request-Headers',
+    },
+    body: '',
+  };
+}
+
+/** Adds the CORS answer headers when the request came from a page (it carries an Origin). */
+export function withCors(req: MockRequest, reply: MockReply): MockReply {
+  const origin = req.headers.origin;
+  if (!origin || !('headers' in reply)) return reply;
+  return { ...reply, headers: { ...reply.headers, 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED, vary: 'Origin' } };
+}

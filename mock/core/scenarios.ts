@@ -1,0 +1,65 @@
+// Scripted replies: an ordered list of rules; the first whose every condition holds decides.
+import type { Scenario, ScenarioMatch } from '../config/types.js';
+import { answersToolResult, lastUserText, type ChatRequest } from './generate.js';
+import { contentText } from './tokens.js';
+
+/** `/regex/flags` is a regular expression; anything else a substring. */
+export function textMatcher(pattern: string): (text: string) => boolean {
+  const m = /^\/(.*)\/([dgimsuvy]*)$/s.exec(pattern);
+  if (m) {
+    const re = new RegExp(m[1], m[2].replace(/[gy]/g, ''));
+    return (t) => re.test(t);
+  }
+  return (t) => t.includes(pattern);
+}
+
+type Condition = (req: ChatRequest, keyId: string) => boolean;
+
+function conditions(match: ScenarioMatch): [keyof ScenarioMatch, Condition][] {
+  const out: [keyof ScenarioMatch, Condition][] = [];
+  if (match.model !== undefined) out.push(['model', (r) => r.model === match.model]);
+  if (match.key !== undefined) out.push(['key', (_r, k) => k === match.key]);
+  if (match.last_user !== undefined) {
+    const test = textMatcher(match.last_user);
+    out.push(['last_user', (r) => test(lastUserText(r))]);
+  }
+  if (match.system !== undefined) {
+    const test = textMatcher(match.system);
+    out.push(['system', (r) => r.messages.some((m) => (m.role === 'system' || m.role === 'developer') && test(contentText(m.content)))]);
+  }
+  if (match.tools !== undefined) {
+    const want = match.tools;
+    out.push([
+      'tools',
+      (r) => {
+        const names = (r.tools ?? []).map((t) => t.function.name);
+        return Array.isArray(want) ? want.every((n) => names.includes(n)) : want === names.length > 0;
+      },
+    ]);
+  }
+  if (match.tool_result !== undefined) out.push(['tool_result', (r) => answersToolResult(r) === match.tool_result]);
+  if (match.response_format !== undefined) out.push(['response_format', (r) => (r.response_format?.type ?? 'text') === match.response_format]);
+  if (match.stream !== undefined) out.push(['stream', (r) => (r.stream === true) === match.stream]);
+  return out;
+}
+
+export interface Matcher {
+  /** The first scenario that matches, or the closest one and what it differs in. */
+  find(req: ChatRequest, keyId: string): { scenario: Scenario } | { scenario?: undefined; closest?: Scenario; differs: string[] };
+}
+
+/** Compiled once per configuration: regular expressions are built at start-up, not per request. */
+export function compileScenarios(scenarios: readonly Scenario[]): Matcher {
+  const rules = scenarios.map((s) => ({ scenario: s, conds: conditions(s.match) }));
+  return {
+    find(req, keyId) {
+      let closest: { scenario: Scenario; differs: string[] } | undefined;
+      for (const rule of rules) {
+        const differs = rule.conds.filter(([, test]) => !test(req, keyId)).map(([name]) => name);
+        if (!differs.length) return { scenario: rule.scenario };
+        if (!closest || differs.length < closest.differs.length) closest = { scenario: rule.scenario, differs };
+      }
+      return { closest: closest?.scenario, differs: closest?.differs ?? [] };
+    },
+  };
+}
