@@ -9,6 +9,7 @@ import { CHECKS } from '../suites/index.js';
 import { runSession, UsageError } from '../suites/session.js';
 import { startMockServer } from '../mock/http.js';
 import { createMock } from '../mock/core/handle.js';
+import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
 import { UNTESTABLE } from '../suites/untestable.js';
 
@@ -150,7 +151,9 @@ await yargs(hideBin(process.argv))
       y
         .option('port', { type: 'number', default: 8080 })
         .option('host', { type: 'string', default: '127.0.0.1' })
-        .option('fault', { type: 'string', array: true, default: [], describe: 'Serve with a named fault (repeatable); see --list-faults' })
+        .option('config', { type: 'string', describe: 'A configuration file (JSON or YAML): keys, models, scenarios, timing, faults' })
+        .option('strict-scenarios', { type: 'boolean', describe: 'Refuse a chat request no scenario matches (a 400 naming the closest)' })
+        .option('fault', { type: 'string', array: true, default: [], describe: "Serve with a named fault (repeatable; 'name; key=value' for parameters); see --list-faults" })
         .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' }),
     async (argv) => {
       if (argv['list-faults']) {
@@ -158,11 +161,18 @@ await yargs(hideBin(process.argv))
         for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile)' : ' (legal: fails nothing)'}\n`);
         return;
       }
-      const faults = (argv.fault as string[]).map((name) => FAULTS.find((f) => f.name === name) ?? usageExit(`no fault named "${name}"; see conformance mock --list-faults`));
-      const server = await startMockServer({ port: argv.port, host: argv.host, mock: createMock(undefined, { faults }) }).catch((e: Error) =>
+      let mock;
+      try {
+        const config = argv.config ? loadConfigFile(argv.config) : undefined;
+        mock = createMock(config, { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
+      } catch (e) {
+        usageExit((e as Error).message);
+      }
+      const server = await startMockServer({ port: argv.port, host: argv.host, mock }).catch((e: Error) =>
         usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
       );
-      process.stdout.write(`mock listening on ${server.url} (base URL and site URL)${faults.length ? ` with faults: ${faults.map((f) => f.name).join(', ')}` : ''}\n`);
+      const faults = argv.fault as string[];
+      process.stdout.write(`mock listening on ${server.url} (base URL and site URL)${faults.length ? ` with faults: ${faults.join(', ')}` : ''}\n`);
       for (const k of server.mock.config.keys) process.stdout.write(`  key "${k.id}": models ${k.models.join(', ')}\n`);
       const stop = () => server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);

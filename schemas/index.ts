@@ -7,11 +7,12 @@ import chunk from './chunk.schema.json' with { type: 'json' };
 import error from './error.schema.json' with { type: 'json' };
 import models from './models.schema.json' with { type: 'json' };
 import catalog from './catalog.schema.json' with { type: 'json' };
+import mockConfig from './mock-config.schema.json' with { type: 'json' };
 
 // ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
 
-const SCHEMAS = { request, response, chunk, error, models, catalog } as const;
+const SCHEMAS = { request, response, chunk, error, models, catalog, 'mock-config': mockConfig } as const;
 export type SchemaName = keyof typeof SCHEMAS;
 const BASE = 'https://conformance.local/schemas/';
 
@@ -45,6 +46,33 @@ export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`): (da
   }
   const validate = fn;
   return (data) => (validate(data) ? { ok: true, errors: [] } : { ok: false, errors: formatErrors(validate.errors) });
+}
+
+/** Violations with their place as a path, worded as what was expected (for configuration files,
+ * whose readers need the place more than the schema's vocabulary). */
+export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`, data: unknown): { path: (string | number)[]; message: string }[] {
+  validator(ref)(data);
+  const fn = compiled.get(ref)!;
+  if (fn(data)) return [];
+  const errors = fn.errors ?? [];
+  const leaves = errors.filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword) || errors.length === 1);
+  const out = new Map<string, { path: (string | number)[]; message: string }>();
+  for (const e of leaves.length ? leaves : errors) {
+    const path: (string | number)[] = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    const params = e.params as Record<string, unknown>;
+    let message: string;
+    if (e.keyword === 'required') {
+      path.push(String(params.missingProperty));
+      message = 'expected this field; it is missing';
+    } else if (e.keyword === 'additionalProperties') {
+      path.push(String(params.additionalProperty));
+      message = 'unknown field; check its spelling and where it stands';
+    } else if (e.keyword === 'enum') message = `expected one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    else if (e.keyword === 'const') message = `expected ${JSON.stringify(params.allowedValue)}`;
+    else message = `expected a value that ${e.message}`;
+    out.set(`${path.join('/')}|${message}`, { path, message });
+  }
+  return [...out.values()].slice(0, 10);
 }
 
 export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 10): string[] {

@@ -102,7 +102,7 @@ export function generate(req: ChatRequest, model: ModelDef, script: Script = {})
     return { ...result(null, [], pieces.length < splitTokens(script.refusal).length ? 'length' : 'content_filter', pieces.length), refusal: pieces.join('') };
   }
 
-  const calls = script.tool_calls ? scriptedCalls(req, script.tool_calls, rand) : toolCallsFor(req, rand);
+  const calls = script.tool_calls ? honourChoice(req, scriptedCalls(req, script.tool_calls, rand), rand) : toolCallsFor(req, rand);
   if (calls.length) {
     const spent = calls.reduce((n, c) => n + splitTokens(c.name + c.arguments).length, 0);
     // A call cut by the limit is no call: the client gets what fits as text, ended by length.
@@ -197,6 +197,18 @@ function scriptedCalls(req: ChatRequest, calls: NonNullable<Script['tool_calls']
     const args = c.arguments ?? instanceOf(declared?.function.parameters ?? { type: 'object', properties: {} }, rand);
     return { id: `call_${hash(JSON.stringify([c.name, args, i])).toString(36)}`, name: c.name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
   });
+}
+
+/** A scenario's calls give way to the request's tool_choice: a script never makes the mock call a
+ * tool it was told not to, or another than the one named. */
+function honourChoice(req: ChatRequest, calls: ToolCall[], rand: () => number): ToolCall[] {
+  const choice = req.tool_choice;
+  if (choice === 'none') return [];
+  if (choice && typeof choice === 'object') {
+    const named = calls.filter((c) => c.name === choice.function.name);
+    return named.length ? named : toolCallsFor(req, rand);
+  }
+  return calls;
 }
 
 function toolCallsFor(req: ChatRequest, rand: () => number): ToolCall[] {
