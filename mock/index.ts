@@ -5,3 +5,6 @@ export { startMockServer, type MockServer } from './http.js';
 export { DEFAULT_CONFIG } from './config/default.js';
 export type { MockConfig, ModelDef, KeyDef, ParameterDescriptor } from './config/types.js';
 export { interceptMock, DEFAULT_INTERCEPT_URL, type InterceptedMock } from './intercept.js';
+export { loadConfigFile, parseConfig, ConfigError } from './config/load.js';
+export { FAULTS } from './core/faults/index.js';
+export type { Fault } from './core/faults/index.js';

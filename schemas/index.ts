@@ -69,6 +69,9 @@ export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`
       message = 'unknown field; check its spelling and where it stands';
     } else if (e.keyword === 'enum') message = `expected one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     else if (e.keyword === 'const') message = `expected ${JSON.stringify(params.allowedValue)}`;
+    else if (e.keyword === 'type') message = `expected ${String(params.type).replace(',', ' or ')}, found ${JSON.stringify(e.data)}`;
+    else if (e.keyword === 'pattern') message = `expected text matching ${String(params.pattern)}, found ${JSON.stringify(e.data)}`;
+    else if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].includes(e.keyword)) message = `expected a number ${String(params.comparison)} ${String(params.limit)}, found ${JSON.stringify(e.data)}`;
     else message = `expected a value that ${e.message}`;
     out.set(`${path.join('/')}|${message}`, { path, message });
   }
