@@ -144,8 +144,12 @@ export const maxTokens: ApiCheck = {
       const wrong: string[] = [];
       if (reply.finishReason !== 'length') wrong.push(`finish_reason is ${show(reply.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
       const spent = reply.usage?.completion_tokens;
-      if (typeof spent !== 'number') wrong.push(`usage.completion_tokens is ${show(spent)}, so the cap cannot be verified`);
-      else if (spent > cap) {
+      if (typeof spent !== 'number') {
+        // Usage is chat.usage's to fail; without it only finish_reason can be judged here.
+        const unverified = `usage.completion_tokens is ${show(spent)}, so the cap cannot be verified (see chat.usage)`;
+        return wrong.length ? fail(`${wrong.join('; ')}; ${unverified}`) : notTested(unverified);
+      }
+      if (spent > cap) {
         const reasoning = (reply.usage?.completion_tokens_details as { reasoning_tokens?: unknown } | undefined)?.reasoning_tokens;
         wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
       }

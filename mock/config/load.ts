@@ -42,14 +42,14 @@ function crossCheck(c: MockConfig): { path: (string | number)[]; message: string
   const out: { path: (string | number)[]; message: string }[] = [];
   const seen = new Set<string>();
   c.models.forEach((m, i) => {
-    if (seen.has(m.id)) out.push({ path: ['models', i, 'id'], message: `model id "${m.id}" is defined twice` });
+    if (seen.has(m.id)) out.push({ path: ['models', i, 'id'], message: `expected each model id once; "${m.id}" is defined twice` });
     seen.add(m.id);
   });
   const keyIds = new Set<string>();
   const keyValues = new Set<string>();
   c.keys.forEach((k, i) => {
-    if (keyIds.has(k.id)) out.push({ path: ['keys', i, 'id'], message: `key id "${k.id}" is used twice` });
-    if (keyValues.has(k.key)) out.push({ path: ['keys', i, 'key'], message: 'the same key is given twice' });
+    if (keyIds.has(k.id)) out.push({ path: ['keys', i, 'id'], message: `expected each key id once; "${k.id}" is used twice` });
+    if (keyValues.has(k.key)) out.push({ path: ['keys', i, 'key'], message: 'expected each key once; the same key is given twice' });
     keyIds.add(k.id);
     keyValues.add(k.key);
     k.models.forEach((id, j) => {
@@ -60,7 +60,7 @@ function crossCheck(c: MockConfig): { path: (string | number)[]; message: string
     try {
       resolveFaults([ref]);
     } catch (e) {
-      out.push({ path, message: (e as Error).message });
+      out.push({ path, message: `expected a fault of the catalogue; ${(e as Error).message}` });
     }
   };
   c.faults?.always?.forEach((f, i) => fault(f, ['faults', 'always', i]));
@@ -74,7 +74,7 @@ function crossCheck(c: MockConfig): { path: (string | number)[]; message: string
       try {
         textMatcher(pattern);
       } catch (e) {
-        out.push({ path: ['scenarios', i, 'match', field], message: `not a valid regular expression: ${(e as Error).message}` });
+        out.push({ path: ['scenarios', i, 'match', field], message: `expected a valid regular expression: ${(e as Error).message}` });
       }
     }
     if (s.reply.fault) fault(s.reply.fault, ['scenarios', i, 'reply', 'fault']);

@@ -102,7 +102,9 @@ export function generate(req: ChatRequest, model: ModelDef, script: Script = {})
     return { ...result(null, [], pieces.length < splitTokens(script.refusal).length ? 'length' : 'content_filter', pieces.length), refusal: pieces.join('') };
   }
 
-  const calls = script.tool_calls ? honourChoice(req, scriptedCalls(req, script.tool_calls, rand), rand) : toolCallsFor(req, rand);
+  // Scripted content is the reply: tools offered do not turn it into a generated call.
+  const scriptedContent = script.text !== undefined || script.chunks !== undefined;
+  const calls = script.tool_calls ? honourChoice(req, scriptedCalls(req, script.tool_calls, rand), rand) : scriptedContent ? [] : toolCallsFor(req, rand);
   if (calls.length) {
     const spent = calls.reduce((n, c) => n + splitTokens(c.name + c.arguments).length, 0);
     // A call cut by the limit is no call: the client gets what fits as text, ended by length.

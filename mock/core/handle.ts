@@ -117,7 +117,9 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     };
     if (trace.stream) {
       const events = streamChunks(completion, meta, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1);
-      return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(events, timing, hash(meta.id)) };
+      // Jitter is seeded by the request itself (not its id, which counts requests): the same
+      // request is paced the same way every time.
+      return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(events, timing, hash(JSON.stringify(request))) };
     }
     const delayMs = bodyDelay(timing, completion.usage.completion_tokens);
     return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(completionBody(completion, meta)), ...(delayMs ? { delayMs } : {}) };

@@ -4,6 +4,8 @@
 import { between, pick } from './random.js';
 
 type Schema = Record<string, unknown> | boolean;
+/** Depth past which optional properties and arrays without minItems are left empty. */
+const DEEP = 8;
 const WORDS = ['alpha', 'bravo', 'delta', 'echo', 'lima', 'oscar', 'sierra', 'tango'];
 
 export function instanceOf(schema: unknown, rand: () => number, root: unknown = schema, depth = 0): unknown {
@@ -23,21 +25,28 @@ export function instanceOf(schema: unknown, rand: () => number, root: unknown = 
   switch (type) {
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, Schema>;
+      const required = Array.isArray(s.required) ? s.required : [];
       const out: Record<string, unknown> = {};
-      for (const [k, sub] of Object.entries(props)) out[k] = instanceOf(sub, rand, root, depth + 1);
+      // Deep in a recursive schema, only what is required: the recursion ends.
+      for (const [k, sub] of Object.entries(props)) if (depth < DEEP || required.includes(k)) out[k] = instanceOf(sub, rand, root, depth + 1);
       return out;
     }
     case 'array': {
-      const min = typeof s.minItems === 'number' ? s.minItems : 1;
+      const min = typeof s.minItems === 'number' ? s.minItems : depth < DEEP ? 1 : 0;
       const max = typeof s.maxItems === 'number' ? s.maxItems : Math.max(min, 2);
-      const n = Math.min(between(rand, min, Math.max(min, max)), min + 3);
+      const n = depth < DEEP ? Math.min(between(rand, min, Math.max(min, max)), min + 3) : min;
       if (Array.isArray(s.prefixItems)) return s.prefixItems.map((p) => instanceOf(p, rand, root, depth + 1));
       return Array.from({ length: n }, () => instanceOf(s.items, rand, root, depth + 1));
     }
     case 'integer':
     case 'number': {
-      const lo = num(s.minimum) ?? (num(s.exclusiveMinimum) !== undefined ? Math.floor(num(s.exclusiveMinimum)!) + 1 : 0);
-      const hi = num(s.maximum) ?? (num(s.exclusiveMaximum) !== undefined ? Math.ceil(num(s.exclusiveMaximum)!) - 1 : lo + 100);
+      const [min, max, xmin, xmax] = [num(s.minimum), num(s.maximum), num(s.exclusiveMinimum), num(s.exclusiveMaximum)];
+      const upper = max ?? (xmax !== undefined ? Math.ceil(xmax) - 1 : undefined);
+      // Only an upper bound below zero: the range ends there, not at 0.
+      const lo = min ?? (xmin !== undefined ? Math.floor(xmin) + 1 : upper !== undefined && upper < 0 ? upper - 100 : 0);
+      const hi = upper ?? lo + 100;
+      // A number range with no integer in it (0.5..0.9): its middle.
+      if (type === 'number' && Math.ceil(lo) > Math.floor(hi)) return ((min ?? xmin ?? lo) + (max ?? xmax ?? hi)) / 2;
       let v = between(rand, Math.ceil(lo), Math.max(Math.ceil(lo), Math.floor(hi)));
       const step = num(s.multipleOf);
       if (step) v = Math.ceil(lo / step) * step;

@@ -1,4 +1,123 @@
-// Faults proving the checks of the auth suite.
-import type { Fault } from './fault.js';
+// Faults proving the checks of the auth suite (section 5): requests served without a valid Bearer
+// key, refusals that look wrong or repeat the key, a key served another key's model, the catalog
+// behind auth.
+import { errorReply } from '../errors.js';
+import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
+import type { Fault, FaultContext } from './fault.js';
+import { bearerKey, isCatalog, isChat, isModels, keyOf, requestJson, withHeader, withJson } from './rewrite.js';
 
-export const AUTH_FAULTS: Fault[] = [];
+/** The request as if it carried the primary key. */
+const asPrimary = (req: MockRequest, ctx: FaultContext) => withHeader(req, 'authorization', `Bearer ${ctx.config.keys[0].key}`);
+/** The password of Basic credentials (`user:password`, base64). */
+const basicPassword = (req: MockRequest) => {
+  const m = /^Basic +(\S+)/.exec(req.headers.authorization ?? '');
+  return m ? Buffer.from(m[1], 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
+};
+const isBasic = (req: MockRequest) => /^Basic\b/.test(req.headers.authorization ?? '');
+/** A refusal for credentials: only these are bent, every other answer stays as it is. */
+const refused = (r: MockReply): r is Extract<MockReply, { body: unknown }> => !isRaw(r) && !isStream(r) && r.status === 401;
+const withBodyText = (r: MockReply, text: string): MockReply => (refused(r) ? { ...r, body: text } : r);
+
+export const AUTH_FAULTS: Fault[] = [
+  {
+    name: 'auth-chat-no-auth',
+    description: 'A chat completion (4.1) without an Authorization header is served as if it carried the primary key',
+    fails: ['auth.chat.missing'],
+    request: (req, ctx) => (isChat(req) && !req.headers.authorization ? asPrimary(req, ctx) : req),
+  },
+  {
+    name: 'auth-models-no-auth',
+    description: 'The model list (4.2) without an Authorization header is served, the primary key\'s',
+    fails: ['auth.models.missing'],
+    request: (req, ctx) => (isModels(req) && !req.headers.authorization ? asPrimary(req, ctx) : req),
+  },
+  {
+    name: 'auth-basic-accepted',
+    description: 'Basic credentials whose password is a key are accepted as that key, on chat and the model list',
+    fails: ['auth.chat.malformed', 'auth.models.malformed'],
+    request: (req, ctx) => {
+      const password = basicPassword(req);
+      return password && ctx.config.keys.some((k) => k.key === password) ? withHeader(req, 'authorization', `Bearer ${password}`) : req;
+    },
+  },
+  {
+    name: 'auth-chat-bare-bearer-accepted',
+    description: 'A chat completion whose Authorization is a bare "Bearer", with no key, is served as the primary key',
+    fails: ['auth.chat.malformed'],
+    request: (req, ctx) => (isChat(req) && req.headers.authorization?.trim() === 'Bearer' ? asPrimary(req, ctx) : req),
+  },
+  {
+    name: 'auth-any-key-accepted',
+    description: 'Any Bearer key, even one never issued, is accepted as the primary key',
+    fails: ['auth.chat.wrong-key', 'auth.models.wrong-key'],
+    request: (req, ctx) => (bearerKey(req) !== undefined && !keyOf(req, ctx.config) ? asPrimary(req, ctx) : req),
+  },
+  {
+    name: 'auth-refusal-403',
+    description: 'Refusals for missing, malformed or wrong credentials are 403 instead of 401',
+    fails: ['auth.status-401'],
+    reply: (r) => (refused(r) ? { ...r, status: 403 } : r),
+  },
+  {
+    name: 'auth-refusal-plain-text',
+    description: 'Refusals for credentials carry a plain-text body, "Unauthorized", instead of a JSON error',
+    fails: ['auth.error-body'],
+    reply: (r) => (refused(r) ? { status: 401, headers: { 'content-type': 'text/plain' }, body: 'Unauthorized' } : r),
+  },
+  {
+    name: 'auth-refusal-no-message',
+    description: 'Refusals for credentials carry a JSON error without error.message',
+    fails: ['auth.error-body'],
+    reply: (r) => (refused(r) ? withJson(r, (b) => void delete b.error.message) : r),
+  },
+  {
+    name: 'auth-key-echoed',
+    description: 'A refusal of a wrong Bearer key repeats the key in its error message',
+    fails: ['auth.no-echo'],
+    reply: (r, req) => {
+      const key = bearerKey(req);
+      return refused(r) && key ? withJson(r, (b) => void (b.error.message = `Incorrect API key provided: ${key}`)) : r;
+    },
+  },
+  {
+    name: 'auth-basic-echoed-in-header',
+    description: 'A refusal of Basic credentials repeats them in a response header',
+    fails: ['auth.no-echo'],
+    reply: (r, req) => (refused(r) && isBasic(req) ? { ...r, headers: { ...r.headers, 'x-received-auth': req.headers.authorization! } } : r),
+  },
+  {
+    name: 'auth-basic-password-echoed',
+    description: 'A refusal of Basic credentials repeats their password (the key) in its error message',
+    fails: ['auth.no-echo'],
+    reply: (r, req) => {
+      const password = basicPassword(req);
+      return refused(r) && password ? withJson(r, (b) => void (b.error.message = `No user for password ${password}`)) : r;
+    },
+  },
+  {
+    name: 'auth-basic-echoed-plain-text',
+    description: 'A refusal of Basic credentials is a plain-text body repeating the Authorization header',
+    fails: ['auth.no-echo', 'auth.error-body'],
+    reply: (r, req) => (isBasic(req) ? withBodyText(r, `Unauthorized: ${req.headers.authorization}`) : r),
+  },
+  {
+    name: 'auth-catalog-behind-auth',
+    description: 'The public catalog (4.3) refuses requests without an Authorization header with 401',
+    // The catalog suite reads the catalog without credentials, as 4.3 allows: it finds it refused.
+    fails: ['auth.catalog-public', 'catalog.available', 'catalog.status-200', 'catalog.schema'],
+    reply: (r, req) => (isCatalog(req) && !req.headers.authorization ? errorReply(401, 'Missing Authorization header.', 'invalid_request_error', 'missing_api_key') : r),
+  },
+  {
+    name: 'auth-key-scope-ignored',
+    description: 'A chat completion naming a model outside the key\'s list, but in another key\'s, is served anyway',
+    fails: ['auth.key-scope'],
+    request: (req, ctx) => {
+      if (!isChat(req)) return req;
+      const model = requestJson(req)?.model;
+      const key = keyOf(req, ctx.config);
+      if (typeof model !== 'string' || !key || key.models.includes(model)) return req;
+      const owner = ctx.config.keys.find((k) => k.models.includes(model));
+      return owner ? withHeader(req, 'authorization', `Bearer ${owner.key}`) : req;
+    },
+  },
+];

@@ -1,4 +1,224 @@
-// Faults proving the checks of the chat suite.
-import type { Fault } from './fault.js';
+// Faults proving the checks of the chat suite: the roles of a conversation (2.1, 2.2), the
+// non-streamed response (2.3), stream: false (4.1) and max_tokens (2.1, 8).
+import { errorReply } from '../errors.js';
+import { isStream, type MockRequest } from '../types.js';
+import { parameterProblem } from '../validate.js';
+import type { Fault, FaultContext } from './fault.js';
+import { isChat, requestJson, withJson, withRequestJson } from './rewrite.js';
 
-export const CHAT_FAULTS: Fault[] = [];
+type Json = Record<string, any>;
+
+/** Only a chat completion answered as one JSON body (200) is bent: refusals and streams stay. */
+const onCompletion =
+  (edit: (body: Json, request: Json, ctx: FaultContext) => unknown): Fault['reply'] =>
+  (r, req, ctx) =>
+    isChat(req) && !isStream(r) && 'status' in r && r.status === 200 ? withJson(r, (b) => edit(b, requestJson(req) ?? {}, ctx)) : r;
+
+const messagesOf = (req: MockRequest): Json[] => {
+  const messages = requestJson(req)?.messages;
+  return Array.isArray(messages) ? messages.filter((m) => m && typeof m === 'object') : [];
+};
+
+const refusal = (message: string) => errorReply(400, message, 'invalid_request_error', 'unsupported_role', 'messages');
+
+/** Refuses, with a 400, a chat request whose conversation matches. */
+const refuse =
+  (matches: (messages: Json[]) => boolean, message: string): Fault['reply'] =>
+  (r, req) =>
+    isChat(req) && matches(messagesOf(req)) ? refusal(message) : r;
+
+const withRole = (role: string) => (messages: Json[]) => messages.some((m) => m.role === role);
+
+const stopsOf = (request: Json): string[] => (request.stop == null ? [] : [request.stop].flat());
+const isReasoning = (ctx: FaultContext, model: unknown) => ctx.config.models.some((m) => m.id === model && m.reasoning);
+
+export const CHAT_FAULTS: Fault[] = [
+  // --- 2.1, 2.2: the roles ---
+  {
+    name: 'chat-role-system-refused',
+    description: 'A conversation with a system message is refused (400)',
+    fails: ['chat.role.system'],
+    reply: refuse(withRole('system'), 'role system is not supported'),
+  },
+  {
+    name: 'chat-role-developer-refused',
+    description: 'A conversation with a developer message is refused (400)',
+    fails: ['chat.role.developer'],
+    reply: refuse(withRole('developer'), 'role developer is not supported'),
+  },
+  {
+    name: 'chat-role-user-refused',
+    description:
+      'A plain conversation of one user message (no other parameter than a max_tokens above 16) is refused (400): the mock insists on a system message first',
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.object',
+      'chat.choice-index',
+      'chat.finish-reason',
+      'chat.assistant-role',
+      'chat.usage',
+      'chat.usage-total',
+      'chat.usage-details',
+    ],
+    // Narrowed to the plain request, so that the other suites' one-message requests (which carry
+    // stop, tools, stream, a small max_tokens...) are still answered; the chat suite's basic request
+    // is this very conversation, so the checks reading its answer fail with it.
+    reply: (r, req) => {
+      const body = requestJson(req) ?? {};
+      const plain = Object.keys(body).every((k) => ['model', 'messages', 'max_tokens'].includes(k)) && typeof body.max_tokens === 'number' && body.max_tokens > 16;
+      const lone = messagesOf(req).length === 1 && messagesOf(req)[0].role === 'user';
+      return isChat(req) && plain && lone ? refusal('role user is not supported without a system message') : r;
+    },
+  },
+  {
+    name: 'chat-role-assistant-refused',
+    description: 'A conversation with an assistant message of text (a previous answer) is refused (400)',
+    fails: ['chat.role.assistant'],
+    reply: refuse((ms) => ms.some((m) => m.role === 'assistant' && typeof m.content === 'string'), 'role assistant is not supported'),
+  },
+  {
+    name: 'chat-role-tool-refused',
+    description: 'A conversation with a tool message is refused (400)',
+    fails: ['chat.role.tool', 'tools.result-answered'],
+    reply: refuse(withRole('tool'), 'role tool is not supported'),
+  },
+
+  // --- 2.3: the response ---
+  {
+    name: 'chat-created-string',
+    description: 'The response gives created as a string, not an integer',
+    fails: ['chat.response-shape'],
+    reply: onCompletion((b) => void (b.created = String(b.created))),
+  },
+  {
+    name: 'chat-object-chat-completions',
+    description: 'The response says object: "chat.completions" instead of "chat.completion"',
+    fails: ['chat.response-shape', 'chat.object', 'chat.stream-false'],
+    reply: onCompletion((b) => void (b.object = 'chat.completions')),
+  },
+  {
+    name: 'chat-choice-index-out-of-order',
+    description: 'The response holds two choices indexed 1 then 0',
+    fails: ['chat.choice-index'],
+    reply: onCompletion((b) => void (b.choices = [{ ...b.choices[0], index: 1 }, { ...b.choices[0], index: 0 }])),
+  },
+  {
+    name: 'chat-finish-reason-eos',
+    description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "eos" instead of "stop"',
+    fails: ['chat.response-shape', 'chat.finish-reason'],
+    reply: onCompletion((b, request) => {
+      if (stopsOf(request).length) return;
+      for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'eos';
+    }),
+  },
+  {
+    name: 'chat-role-bot',
+    description: 'The answer\'s message has role "bot" instead of "assistant"',
+    fails: ['chat.response-shape', 'chat.assistant-role'],
+    reply: onCompletion((b) => void (b.choices[0].message.role = 'bot')),
+  },
+  {
+    name: 'chat-usage-missing',
+    description: 'The response carries no usage',
+    fails: ['chat.response-shape', 'chat.usage'],
+    reply: onCompletion((b) => void delete b.usage),
+  },
+  {
+    name: 'chat-usage-counts-strings',
+    description: 'usage.prompt_tokens is a string, not an integer',
+    fails: ['chat.response-shape', 'chat.usage'],
+    reply: onCompletion((b) => void (b.usage.prompt_tokens = String(b.usage.prompt_tokens))),
+  },
+  {
+    name: 'chat-usage-total-off',
+    description: 'usage.total_tokens is one more than prompt_tokens + completion_tokens',
+    fails: ['chat.usage-total'],
+    reply: onCompletion((b) => void (b.usage.total_tokens += 1)),
+  },
+  {
+    name: 'chat-usage-details-missing',
+    description: 'usage lacks prompt_tokens_details and completion_tokens_details',
+    fails: ['chat.usage-details'],
+    reply: onCompletion((b) => void (delete b.usage.prompt_tokens_details, delete b.usage.completion_tokens_details)),
+  },
+  {
+    name: 'chat-usage-cached-tokens-string',
+    description: 'usage.prompt_tokens_details.cached_tokens is a string, not an integer',
+    fails: ['chat.response-shape', 'chat.usage', 'chat.usage-details'],
+    reply: onCompletion((b) => void (b.usage.prompt_tokens_details.cached_tokens = String(b.usage.prompt_tokens_details.cached_tokens))),
+  },
+  {
+    name: 'chat-usage-reasoning-tokens-string',
+    description: 'usage.completion_tokens_details.reasoning_tokens is a string, not an integer',
+    fails: ['chat.response-shape', 'chat.usage', 'chat.usage-details'],
+    reply: onCompletion((b) => void (b.usage.completion_tokens_details.reasoning_tokens = String(b.usage.completion_tokens_details.reasoning_tokens))),
+  },
+
+  // --- 4.1: stream: false ---
+  {
+    name: 'chat-stream-false-streamed',
+    description: 'A request with stream: false is answered as a stream',
+    fails: ['chat.stream-false'],
+    request: (req) => (isChat(req) && requestJson(req)?.stream === false ? withRequestJson(req, (b) => void (b.stream = true)) : req),
+  },
+
+  // --- 2.1, 8: max_tokens ---
+  {
+    name: 'chat-max-tokens-ignored',
+    description: 'max_tokens is ignored: the answer runs to the model\'s own output limit',
+    fails: ['chat.max-tokens'],
+    // Only a max_tokens the model allows is dropped: an out-of-range one is still refused.
+    request: (req, ctx) =>
+      isChat(req)
+        ? withRequestJson(req, (b) => {
+            const model = ctx.config.models.find((m) => m.id === b.model);
+            if (typeof b.max_tokens === 'number' && model && !parameterProblem({ max_tokens: b.max_tokens }, model)) delete b.max_tokens;
+          })
+        : req,
+  },
+  {
+    name: 'chat-length-reported-as-stop',
+    description: 'An answer cut by max_tokens has finish_reason "stop" instead of "length"',
+    fails: ['chat.max-tokens'],
+    reply: onCompletion((b) => {
+      for (const c of b.choices) if (c.finish_reason === 'length') c.finish_reason = 'stop';
+    }),
+  },
+  {
+    name: 'chat-reasoning-beyond-cap',
+    description: 'A reasoning model spends its reasoning tokens beyond max_tokens: only the visible answer is held to the cap',
+    fails: ['chat.max-tokens'],
+    reply: onCompletion((b, request, ctx) => {
+      if (!isReasoning(ctx, request.model) || b.choices[0]?.finish_reason !== 'length') return;
+      // The visible answer got the whole cap; the reasoning comes on top of it.
+      const visible = b.usage.completion_tokens - b.usage.completion_tokens_details.reasoning_tokens;
+      const cap = request.max_completion_tokens ?? request.max_tokens;
+      const extra = typeof cap === 'number' ? cap - visible : 0;
+      const reasoning = b.usage.completion_tokens_details.reasoning_tokens + 8;
+      b.usage.completion_tokens_details.reasoning_tokens = reasoning;
+      b.usage.completion_tokens = visible + extra + reasoning;
+      b.usage.total_tokens = b.usage.prompt_tokens + b.usage.completion_tokens;
+    }),
+  },
+  {
+    name: 'chat-length-when-not-cut',
+    description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "length"',
+    fails: ['chat.length-only-at-cap'],
+    reply: onCompletion((b, request) => {
+      if (stopsOf(request).length) return;
+      for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'length';
+    }),
+  },
+  {
+    name: 'chat-length-before-cap',
+    description: 'Generation ends one token short of max_tokens, with finish_reason "length"',
+    fails: ['chat.length-only-at-cap'],
+    reply: onCompletion((b) => {
+      if (b.choices[0]?.finish_reason !== 'length' || b.usage.completion_tokens < 1) return;
+      b.usage.completion_tokens -= 1;
+      b.usage.total_tokens -= 1;
+      if (b.usage.completion_tokens_details.reasoning_tokens > b.usage.completion_tokens) b.usage.completion_tokens_details.reasoning_tokens = b.usage.completion_tokens;
+    }),
+  },
+];

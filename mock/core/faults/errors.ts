@@ -1,4 +1,105 @@
-// Faults proving the checks of the errors suite.
-import type { Fault } from './fault.js';
+// Faults proving the checks of the errors suite (4.1 rule 1, section 7): faulty requests served,
+// errors told with the wrong status, error bodies that are not the convention's. Only chat requests
+// with a valid key are bent: refusals of credentials are the auth suite's. The error-body faults
+// bend every chat error, so stop.five-4xx, which judges the body of one, fails with them.
+import { enumAt } from '../../../schemas/index.js';
+import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
+import type { Fault, FaultContext } from './fault.js';
+import { isChat, keyOf, requestJson, withJson, withRequestJson } from './rewrite.js';
 
-export const ERRORS_FAULTS: Fault[] = [];
+const ROLES: unknown[] = enumAt('request#/$defs/message/properties/role');
+
+/** A chat request the key may make: the faults of this file bend nothing else. */
+const keyed = (req: MockRequest, ctx: FaultContext) => isChat(req) && keyOf(req, ctx.config) !== undefined;
+/** A JSON chat request without `field`. */
+const lacks = (req: MockRequest, ctx: FaultContext, field: string) => {
+  const body = requestJson(req);
+  return keyed(req, ctx) && body !== undefined && !(field in body);
+};
+const notJson = (req: MockRequest, ctx: FaultContext) => keyed(req, ctx) && requestJson(req) === undefined;
+/** An error answer (a JSON body, 4xx or 5xx) to a keyed chat request. */
+const chatError = (r: MockReply, req: MockRequest, ctx: FaultContext): r is Extract<MockReply, { body: unknown }> =>
+  keyed(req, ctx) && !isRaw(r) && !isStream(r) && r.status >= 400;
+const withStatus = (r: MockReply, status: number): MockReply => (isRaw(r) ? r : { ...r, status });
+
+export const ERRORS_FAULTS: Fault[] = [
+  {
+    name: 'errors-missing-model-200',
+    description: 'A request without model answers 200, with the error body inside',
+    fails: ['errors.missing-model', 'errors.missing-field-4xx'],
+    reply: (r, req, ctx) => (lacks(req, ctx, 'model') && chatError(r, req, ctx) ? withStatus(r, 200) : r),
+  },
+  {
+    name: 'errors-missing-messages-served',
+    description: 'A request without messages is served, as if it held one user message',
+    fails: ['errors.missing-messages', 'errors.missing-field-4xx'],
+    request: (req, ctx) => (lacks(req, ctx, 'messages') ? withRequestJson(req, (b) => void (b.messages = [{ role: 'user', content: 'Hi' }])) : req),
+  },
+  {
+    name: 'errors-missing-field-500',
+    description: 'A request without model answers 500 instead of a 4xx',
+    fails: ['errors.missing-field-4xx'],
+    reply: (r, req, ctx) => (lacks(req, ctx, 'model') && chatError(r, req, ctx) ? withStatus(r, 500) : r),
+  },
+  {
+    name: 'errors-invalid-json-500',
+    description: 'A body that is not JSON answers 500 instead of a 4xx',
+    fails: ['errors.invalid-json'],
+    reply: (r, req, ctx) => (notJson(req, ctx) && chatError(r, req, ctx) ? withStatus(r, 500) : r),
+  },
+  {
+    name: 'errors-messages-string-accepted',
+    description: 'messages given as a string is taken as one user message',
+    fails: ['errors.messages-not-array'],
+    request: (req, ctx) =>
+      keyed(req, ctx) ? withRequestJson(req, (b) => void (typeof b.messages === 'string' && (b.messages = [{ role: 'user', content: b.messages }]))) : req,
+  },
+  {
+    name: 'errors-unknown-role-as-user',
+    description: 'A message whose role is not one of the document\'s is taken as a user message',
+    fails: ['errors.unknown-role'],
+    request: (req, ctx) =>
+      keyed(req, ctx)
+        ? withRequestJson(req, (b) => {
+            if (Array.isArray(b.messages)) for (const m of b.messages) if (typeof m?.role === 'string' && !ROLES.includes(m.role)) m.role = 'user';
+          })
+        : req,
+  },
+  {
+    name: 'errors-unknown-model-fallback',
+    description: 'A model id that does not exist falls back to the first model of the key',
+    fails: ['errors.unknown-model'],
+    request: (req, ctx) => {
+      const key = keyOf(req, ctx.config);
+      if (!isChat(req) || !key?.models.length) return req;
+      return withRequestJson(req, (b) => void (typeof b.model === 'string' && !ctx.config.models.some((m) => m.id === b.model) && (b.model = key.models[0])));
+    },
+  },
+  {
+    name: 'errors-unknown-model-500',
+    description: 'A model id that does not exist answers 500 instead of a 4xx',
+    fails: ['errors.unknown-model'],
+    reply: (r, req, ctx) => {
+      const model = requestJson(req)?.model;
+      return chatError(r, req, ctx) && typeof model === 'string' && !ctx.config.models.some((m) => m.id === model) ? withStatus(r, 500) : r;
+    },
+  },
+  {
+    name: 'errors-plain-text-body',
+    description: 'Error answers to chat requests carry a plain-text body, "Bad Request", instead of a JSON error',
+    fails: ['errors.error-body', 'stop.five-4xx'],
+    reply: (r, req, ctx) => (chatError(r, req, ctx) ? { status: r.status, headers: { 'content-type': 'text/plain' }, body: 'Bad Request' } : r),
+  },
+  {
+    name: 'errors-no-message',
+    description: 'Error answers to chat requests carry a JSON error without error.message',
+    fails: ['errors.error-body', 'stop.five-4xx'],
+    reply: (r, req, ctx) => (chatError(r, req, ctx) ? withJson(r, (b) => void delete b.error.message) : r),
+  },
+  {
+    name: 'errors-empty-message',
+    description: 'Error answers to chat requests carry an empty error.message',
+    fails: ['errors.error-body', 'stop.five-4xx'],
+    reply: (r, req, ctx) => (chatError(r, req, ctx) ? withJson(r, (b) => void (b.error.message = '')) : r),
+  },
+];

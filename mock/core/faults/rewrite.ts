@@ -80,3 +80,12 @@ export function withStreamText(reply: MockReply, edit: (text: string) => string 
 }
 
 export { DONE, eventBytes };
+
+/** The key of `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
+export const bearerKey = (req: MockRequest): string | undefined => /^Bearer +(\S+)\s*$/.exec(req.headers.authorization ?? '')?.[1];
+
+/** The configured key the request's Bearer credential names, or undefined when it names none. */
+export const keyOf = (req: MockRequest, config: { keys: { key: string; id: string; models: string[] }[] }) => {
+  const key = bearerKey(req);
+  return key === undefined ? undefined : config.keys.find((k) => k.key === key);
+};

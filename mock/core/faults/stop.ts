@@ -1,4 +1,111 @@
-// Faults proving the checks of the stop suite.
+// Faults proving the checks of the stop suite (2.1, 8): stop sequences as a string or an array of at
+// most 4, and the content they end.
+import { errorReply } from '../errors.js';
+import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
+import { isChat, requestJson, withJson, withPayloads, withRequestJson } from './rewrite.js';
 
-export const STOP_FAULTS: Fault[] = [];
+type Json = Record<string, any>;
+
+const stopsOf = (request: Json | undefined): string[] => (request?.stop == null ? [] : [request.stop].flat());
+const stopped = (req: MockRequest) => isChat(req) && stopsOf(requestJson(req)).length > 0;
+const five = (req: MockRequest) => isChat(req) && Array.isArray(requestJson(req)?.stop) && stopsOf(requestJson(req)).length === 5;
+
+/** Bends the answers (JSON body, stream payloads) to chat requests that carry stop sequences; refusals
+ * stay as they are. */
+const onStopped =
+  (json: (body: Json, stops: string[]) => void, payloads?: (ps: any[], stops: string[]) => void): Fault['reply'] =>
+  (r, req) => {
+    if (!stopped(req) || isRaw(r) || r.status !== 200) return r;
+    const stops = stopsOf(requestJson(req));
+    if (isStream(r)) return payloads ? withPayloads(r, (ps) => (payloads(ps, stops), ps)) : r;
+    return withJson(r, (b) => void json(b, stops));
+  };
+
+/** The index of the chunk that ends the choice. */
+const finishAt = (ps: any[]) => ps.findIndex((p) => p?.choices?.[0]?.finish_reason);
+const contentChunk = (like: Json, content: string) => ({ ...like, choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+
+const TEXT_REFUSAL = (): MockReply => ({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'too many stop sequences' });
+
+export const STOP_FAULTS: Fault[] = [
+  // --- accepted forms ---
+  {
+    name: 'stop-string-refused',
+    description: 'stop given as a string is refused (400): only arrays are accepted',
+    fails: ['stop.string'],
+    reply: (r, req) =>
+      isChat(req) && typeof requestJson(req)?.stop === 'string' ? errorReply(400, 'stop must be an array of strings', 'invalid_request_error', 'invalid_type', 'stop') : r,
+  },
+  {
+    name: 'stop-server-error',
+    description: 'Any request with stop sequences is answered with a 500',
+    fails: ['stop.string', 'stop.array', 'stop.five-4xx', 'parameters.in-range', 'parameters.out-of-range'],
+    reply: (r, req) => (stopped(req) ? errorReply(500, 'internal error', 'server_error') : r),
+  },
+
+  // --- at most 4 ---
+  {
+    name: 'stop-five-accepted',
+    description: 'Five stop sequences are accepted (the fifth is dropped) instead of refused',
+    fails: ['stop.five-refused', 'stop.five-4xx', 'parameters.out-of-range'],
+    request: (req) => (five(req) ? withRequestJson(req, (b) => void (b.stop = (b.stop as string[]).slice(0, 4))) : req),
+  },
+  {
+    name: 'stop-five-500',
+    description: 'Five stop sequences are refused with a 500 instead of a 4xx',
+    fails: ['stop.five-4xx', 'parameters.out-of-range'],
+    reply: (r, req) => (five(req) ? errorReply(500, 'too many stop sequences', 'server_error') : r),
+  },
+  {
+    name: 'stop-five-text-body',
+    description: 'Five stop sequences are refused with a 400 whose body is plain text, not a JSON error',
+    fails: ['stop.five-4xx'],
+    reply: (r, req) => (five(req) ? TEXT_REFUSAL() : r),
+  },
+
+  // --- the content they end ---
+  {
+    name: 'stop-left-in-content',
+    description: 'The stop sequence that ended the answer is left at the end of the content',
+    fails: ['stop.not-in-content', 'stop.exact-prefix', 'stop.stream-split'],
+    reply: onStopped(
+      (b, stops) => {
+        if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content += stops[0];
+      },
+      (ps, stops) => {
+        const at = finishAt(ps);
+        if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps.splice(at, 0, contentChunk(ps[at], stops[0]));
+      },
+    ),
+  },
+  {
+    name: 'stop-cut-early',
+    description: 'A stop sequence cuts the content a little before the place it occurs',
+    fails: ['stop.exact-prefix', 'stop.stream-split'],
+    reply: onStopped(
+      (b) => {
+        if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content = b.choices[0].message.content.slice(0, -2);
+      },
+      (ps) => {
+        // The last content chunk before the end is lost.
+        const at = finishAt(ps);
+        if (at > 0 && ps[at].choices[0].finish_reason === 'stop' && typeof ps[at - 1]?.choices?.[0]?.delta?.content === 'string') ps.splice(at - 1, 1);
+      },
+    ),
+  },
+  {
+    name: 'stop-finish-length',
+    description: 'An answer ended by a stop sequence has finish_reason "length" instead of "stop"',
+    fails: ['stop.exact-prefix'],
+    reply: onStopped((b) => {
+      if (b.choices[0]?.finish_reason === 'stop') b.choices[0].finish_reason = 'length';
+    }),
+  },
+  {
+    name: 'stop-ignored-when-streaming',
+    description: 'Stop sequences are ignored when the answer is streamed',
+    fails: ['stop.stream-split'],
+    request: (req) => (isChat(req) && requestJson(req)?.stream === true ? withRequestJson(req, (b) => void delete b.stop) : req),
+  },
+];

@@ -1,4 +1,134 @@
-// Faults proving the checks of the stream suite.
+// Faults proving the checks of the stream suite (4.1 rule 3, 6): the framing of server-sent events,
+// the chunks, the end of the stream.
+//
+// Faults that would leave no readable chunk, or no finish, bend only a plain stream: a streamed
+// completion without tools, stop, response_format or stream_options (the stream suite's request).
+// Applied to every stream they would also blind the checks of other suites that read a stream for
+// another rule (tools.stream, stop.stream-split, the usage suite). The others bend every stream.
+import { isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
+import { DONE, isChat, requestJson, withPayloads, withStreamText } from './rewrite.js';
 
-export const STREAM_FAULTS: Fault[] = [];
+/** A streamed chat completion with none of the fields that make it another suite's request. */
+const isPlainStream = (req: MockRequest) => {
+  const b = isChat(req) ? requestJson(req) : undefined;
+  return !!b && b.stream === true && ['tools', 'tool_choice', 'stop', 'response_format', 'stream_options'].every((k) => b[k] === undefined);
+};
+
+/** Bends the plain streamed completion only (see above); every other reply is left alone. */
+const onPlain = (edit: (r: MockReply) => MockReply): Fault['reply'] => (r, req) => (isStream(r) && isPlainStream(req) ? edit(r) : r);
+
+const isFinish = (p: any) => typeof p === 'object' && p?.choices?.[0]?.finish_reason;
+
+export const STREAM_FAULTS: Fault[] = [
+  {
+    name: 'stream-json-content-type',
+    description: 'Streams are served with Content-Type application/json instead of text/event-stream',
+    fails: ['stream.content-type'],
+    reply: (r) => (isStream(r) ? { ...r, headers: { ...r.headers, 'content-type': 'application/json' } } : r),
+  },
+  {
+    name: 'stream-no-blank-lines',
+    description: 'Events of a plain stream are not separated by a blank line, so the whole stream reads as one event of many data: lines',
+    fails: ['stream.chunk-json', 'stream.done-marker'],
+    reply: onPlain((r) => withStreamText(r, (t) => t.replace(/\n\n(?=data: )/g, '\n'))),
+  },
+  {
+    name: 'stream-unterminated-last-event',
+    description: 'The last event (data: [DONE]) is never ended by a blank line, so a client drops it',
+    fails: ['stream.events', 'stream.done-marker'],
+    reply: (r) => withStreamText(r, (t) => t.replace(/\n\n$/, '')),
+  },
+  {
+    name: 'stream-invalid-utf8',
+    description: 'A byte that is not UTF-8 inside the first content string of a plain stream',
+    fails: ['stream.events'],
+    reply: onPlain((r) =>
+      withStreamText(r, (t) => {
+        const at = t.indexOf('"content":"') + '"content":"'.length;
+        return [{ delayMs: 0, bytes: Buffer.concat([Buffer.from(t.slice(0, at)), Buffer.from([0xff]), Buffer.from(t.slice(at))]) }];
+      }),
+    ),
+  },
+  {
+    name: 'stream-reset',
+    description: 'A plain stream is cut by a connection reset after its first three events, with no finishing chunk and no [DONE]',
+    fails: ['stream.complete', 'stream.done-marker', 'stream.one-finish-reason'],
+    // The pause lets the client read what was sent before the reset discards its buffers.
+    reply: onPlain((r) => (isStream(r) ? { ...r, stream: [...[...r.stream].slice(0, 3), { delayMs: 30, reset: true } satisfies Frame] } : r)),
+  },
+  {
+    name: 'stream-json-split-over-events',
+    description: 'One JSON chunk of a plain stream is split over two events',
+    fails: ['stream.chunk-json'],
+    reply: onPlain((r) =>
+      withPayloads(r, (ps) => {
+        const text = JSON.stringify(ps[2]);
+        const cut = text.indexOf(',"') + 1;
+        return [...ps.slice(0, 2), text.slice(0, cut), text.slice(cut), ...ps.slice(3)];
+      }),
+    ),
+  },
+  {
+    name: 'stream-chunk-object-wrong',
+    description: 'Chunks say object: "chat.completion" instead of "chat.completion.chunk"',
+    fails: ['stream.chunk-schema'],
+    reply: (r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, object: 'chat.completion' } : p))),
+  },
+  {
+    name: 'stream-ids-differ',
+    description: 'Chunks after the second carry another id',
+    fails: ['stream.single-id'],
+    reply: (r) => withPayloads(r, (ps) => ps.map((p, i) => (i >= 2 && typeof p === 'object' ? { ...p, id: 'chatcmpl-other' } : p))),
+  },
+  {
+    name: 'stream-first-delta-without-role',
+    description: 'The first delta of a stream has no role',
+    fails: ['stream.first-delta-role'],
+    reply: (r) =>
+      withPayloads(r, (ps) => {
+        delete ps[0]?.choices?.[0]?.delta?.role;
+        return ps;
+      }),
+  },
+  {
+    name: 'stream-two-finish-reasons',
+    description: 'In a plain stream, a content chunk already says finish_reason "stop", before the finishing chunk',
+    fails: ['stream.one-finish-reason'],
+    reply: onPlain((r) =>
+      withPayloads(r, (ps) => {
+        ps[1].choices[0].finish_reason = 'stop';
+        return ps;
+      }),
+    ),
+  },
+  {
+    name: 'stream-finish-reason-outside-enum',
+    description: 'The finishing chunk of a plain stream says finish_reason "done"',
+    fails: ['stream.one-finish-reason', 'stream.chunk-schema'],
+    reply: onPlain((r) =>
+      withPayloads(r, (ps) => {
+        ps[ps.findIndex(isFinish)].choices[0].finish_reason = 'done';
+        return ps;
+      }),
+    ),
+  },
+  {
+    name: 'stream-no-done',
+    description: 'Streams end without data: [DONE]',
+    fails: ['stream.done-marker'],
+    reply: (r) => withPayloads(r, (ps) => ps.filter((p) => p !== DONE)),
+  },
+  {
+    name: 'stream-event-after-done',
+    description: 'A content chunk of a plain stream is sent again after data: [DONE]',
+    fails: ['stream.done-marker'],
+    reply: onPlain((r) => withPayloads(r, (ps) => [...ps, ps[1]])),
+  },
+  {
+    name: 'stream-bytes-after-done',
+    description: 'Stray text follows data: [DONE] (no data lost: it is no event)',
+    fails: ['stream.done-marker'],
+    reply: (r) => withStreamText(r, (t) => `${t}oops`),
+  },
+];

@@ -1,4 +1,158 @@
-// Faults proving the checks of the tools suite.
+// Faults proving the checks of the tools suite (2.1 tools and tool_choice, 2.2 the tool role, 4.1
+// rule 2): each bends the answers to one shape of tool request, as the request names it.
+import { errorReply } from '../errors.js';
+import { isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
+import { isChat, requestJson, withJson, withPayloads } from './rewrite.js';
 
-export const TOOLS_FAULTS: Fault[] = [];
+type Body = Record<string, any>;
+
+/** The chat request's JSON body, or undefined for any other request. */
+const chatBody = (req: MockRequest): Body | undefined => (isChat(req) ? requestJson(req) : undefined);
+
+const choiceIs = (value: unknown) => (b: Body) => JSON.stringify(b.tool_choice) === JSON.stringify(value);
+const namesFunction = (b: Body) => typeof b.tool_choice === 'object' && b.tool_choice !== null;
+const answersTool = (b: Body) => Array.isArray(b.messages) && b.messages.some((m: Body) => m?.role === 'tool');
+
+/** Rewrites the first choice of non-streamed, successful answers to requests `when` accepts. */
+const onMessage =
+  (when: (b: Body) => boolean, edit: (message: Body, choice: Body) => void): Fault['reply'] =>
+  (r: MockReply, req: MockRequest) => {
+    const b = chatBody(req);
+    if (!b || b.stream === true || !when(b) || isStream(r) || !('status' in r) || r.status !== 200) return r;
+    return withJson(r, (body) => {
+      const choice = body.choices?.[0];
+      if (choice?.message) edit(choice.message, choice);
+    });
+  };
+
+/** Rewrites the payloads of streamed answers that call a tool. */
+const onToolStream =
+  (edit: (payloads: any[]) => unknown[]): Fault['reply'] =>
+  (r: MockReply, req: MockRequest) => {
+    const b = chatBody(req);
+    return b?.stream === true && Array.isArray(b.tools) ? withPayloads(r, edit) : r;
+  };
+
+/** Edits the first tool-call delta of a stream. */
+const firstCallDelta = (edit: (delta: Body) => void) =>
+  onToolStream((ps) => {
+    const first = ps.find((p) => p?.choices?.[0]?.delta?.tool_calls);
+    if (first) edit(first.choices[0].delta.tool_calls[0]);
+    return ps;
+  });
+
+const A_CALL = { id: 'call_x', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } };
+
+export const TOOLS_FAULTS: Fault[] = [
+  {
+    name: 'tools-finish-stop',
+    description: 'Under tool_choice "required" the message calls a tool, yet finish_reason is "stop" instead of "tool_calls"',
+    fails: ['tools.required'],
+    reply: onMessage(choiceIs('required'), (m, c) => {
+      if (m.tool_calls) c.finish_reason = 'stop';
+    }),
+  },
+  {
+    name: 'tools-arguments-not-json',
+    description: 'Under tool_choice "required" the arguments of a tool call are not JSON (city=Paris)',
+    fails: ['tools.required'],
+    reply: onMessage(choiceIs('required'), (m) => {
+      if (m.tool_calls?.[0]) m.tool_calls[0].function.arguments = 'city=Paris';
+    }),
+  },
+  {
+    name: 'tools-undeclared-function',
+    description: 'Under tool_choice "required" the message calls get_stock, a function the request did not declare',
+    fails: ['tools.required'],
+    reply: onMessage(choiceIs('required'), (m) => {
+      if (m.tool_calls?.[0]) m.tool_calls[0].function.name = 'get_stock';
+    }),
+  },
+  {
+    name: 'tools-required-ignored',
+    description: 'tool_choice "required" is answered with text and no tool call',
+    fails: ['tools.required'],
+    reply: onMessage(choiceIs('required'), (m, c) => {
+      delete m.tool_calls;
+      m.content = 'It is sunny in Paris.';
+      c.finish_reason = 'stop';
+    }),
+  },
+  {
+    name: 'tools-strict-arguments-invalid',
+    description: 'With strict: true, the arguments of a tool call break the parameters schema ({"unit":"kelvin"})',
+    fails: ['tools.strict-arguments'],
+    reply: onMessage(choiceIs('required'), (m) => {
+      if (m.tool_calls?.[0]) m.tool_calls[0].function.arguments = '{"unit":"kelvin"}';
+    }),
+  },
+  {
+    name: 'tools-none-ignored',
+    description: 'tool_choice "none" is answered with a tool call',
+    fails: ['tools.none'],
+    reply: onMessage(choiceIs('none'), (m, c) => {
+      m.content = null;
+      m.tool_calls = [A_CALL];
+      c.finish_reason = 'tool_calls';
+    }),
+  },
+  {
+    name: 'tools-named-ignored',
+    description: 'tool_choice naming get_time is answered with a call of get_weather',
+    fails: ['tools.named'],
+    reply: onMessage(namesFunction, (m) => {
+      for (const call of m.tool_calls ?? []) call.function.name = 'get_weather';
+    }),
+  },
+  {
+    name: 'tools-named-finish-stop',
+    description: 'When tool_choice names a function, the call ends with finish_reason "stop" instead of "tool_calls"',
+    fails: ['tools.named.finish-reason'],
+    reply: onMessage(namesFunction, (m, c) => {
+      if (m.tool_calls) c.finish_reason = 'stop';
+    }),
+  },
+  {
+    name: 'tools-stream-delta-without-id',
+    description: 'Streamed, the first delta of a tool call has no id',
+    fails: ['tools.stream'],
+    reply: firstCallDelta((d) => void delete d.id),
+  },
+  {
+    name: 'tools-stream-delta-without-name',
+    description: 'Streamed, the first delta of a tool call has no function.name',
+    fails: ['tools.stream'],
+    reply: firstCallDelta((d) => void delete d.function?.name),
+  },
+  {
+    name: 'tools-stream-arguments-not-json',
+    description: 'Streamed, the argument fragments of a tool call do not join into JSON',
+    fails: ['tools.stream'],
+    reply: firstCallDelta((d) => void (d.function.arguments = '{{')),
+  },
+  {
+    name: 'tools-stream-finish-stop',
+    description: 'Streamed, a tool call ends with finish_reason "stop" instead of "tool_calls"',
+    fails: ['tools.stream'],
+    reply: onToolStream((ps) => ps.map((p) => (p?.choices?.[0]?.finish_reason ? { ...p, choices: [{ ...p.choices[0], finish_reason: 'stop' }] } : p))),
+  },
+  {
+    name: 'tools-result-refused',
+    description: 'A conversation ending in a tool message is refused (400, tool messages are not supported)',
+    fails: ['tools.result-answered', 'chat.role.tool'],
+    reply: (r, req) => {
+      const b = chatBody(req);
+      return b && answersTool(b) && 'status' in r && r.status === 200 ? errorReply(400, 'tool messages are not supported', 'invalid_request_error') : r;
+    },
+  },
+  {
+    name: 'tools-result-empty',
+    description: 'The answer to a tool result carries neither content nor tool_calls',
+    fails: ['tools.result-answered'],
+    reply: onMessage(answersTool, (m) => {
+      m.content = null;
+      delete m.tool_calls;
+    }),
+  },
+];

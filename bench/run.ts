@@ -1,0 +1,374 @@
+// npm run bench: the mock against a minimal node:http server (the ceiling), side by side.
+//   1. non-streaming requests per second       target: mock >= 60% of the ceiling
+//   2. complete streams per second (include_usage)  reported
+//   3. N (1,000) paced streams held open at once: errors and the server's peak RSS (target: none, < 300 MB)
+// Each server runs in its own process (bench/server.ts); the load generator (autocannon for 1 and 2,
+// an undici client for 3) runs here, and its own CPU use is reported so a saturated generator shows.
+// Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
+// Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
+// BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof).
+import autocannon from 'autocannon';
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { capture, CHAT_PATH, HEADERS, HELD_STREAM, mockConfig, SMALL, SMALL_STREAM } from './fixtures.js';
+import type { Mark } from './server.js';
+
+const SECONDS = num('BENCH_SECONDS', 5);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 32);
+const STREAMS = num('BENCH_STREAMS', 1000);
+const WARMUP_SECONDS = Math.min(1, SECONDS);
+const PROF_DIR = process.env.BENCH_PROF;
+const RSS_LIMIT = 300 * 1024 * 1024;
+const RATIO_TARGET = 0.6;
+
+type Kind = 'mock' | 'ceiling';
+
+function num(name: string, fallback: number): number {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+// ---------------------------------------------------------------- servers, each in its process
+
+interface Child {
+  kind: Kind;
+  url: string;
+  pid: number;
+  mark(): Promise<Mark>;
+  stop(): Promise<void>;
+}
+
+async function startServer(kind: Kind, paced = false): Promise<Child> {
+  const execArgv = PROF_DIR && kind === 'mock' ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [];
+  const child: ChildProcess = fork(fileURLToPath(new URL('./server.js', import.meta.url)), paced ? [kind, 'paced'] : [kind], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv,
+  });
+  const waiting: ((m: Mark) => void)[] = [];
+  const ready = new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${kind} server exited (${code}) before it was ready`)));
+    child.on('message', (m: { type: string; port?: number }) => {
+      if (m.type === 'ready') resolve(m.port!);
+      else if (m.type === 'mark') waiting.shift()?.(m as Mark);
+    });
+  });
+  const port = await ready;
+  child.removeAllListeners('exit');
+  return {
+    kind,
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    mark: () =>
+      new Promise<Mark>((resolve) => {
+        waiting.push(resolve);
+        child.send({ type: 'mark' });
+      }),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+// ---------------------------------------------------------------- one reply, checked
+
+interface Shape {
+  bytes: number;
+  events?: number;
+}
+
+async function check(server: Child, body: object): Promise<Shape> {
+  const res = await fetch(server.url + CHAT_PATH, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${server.kind}: status ${res.status}: ${text.slice(0, 300)}`);
+  if (!('stream' in body)) {
+    const json = JSON.parse(text) as { object?: string; choices?: { message?: { content?: unknown } }[] };
+    if (json.object !== 'chat.completion' || typeof json.choices?.[0]?.message?.content !== 'string')
+      throw new Error(`${server.kind}: not a chat.completion: ${text.slice(0, 300)}`);
+    return { bytes: Buffer.byteLength(text) };
+  }
+  const events = sseEvents(text);
+  if (events.at(-1) !== 'data: [DONE]') throw new Error(`${server.kind}: the stream does not end with [DONE]`);
+  const last = JSON.parse(events.at(-2)!.slice(6)) as { usage?: unknown };
+  if (!last.usage) throw new Error(`${server.kind}: the stream has no usage chunk`);
+  return { bytes: Buffer.byteLength(text), events: events.length };
+}
+
+function sseEvents(text: string): string[] {
+  return text.split('\n\n').filter((e) => e.length > 0);
+}
+
+// ---------------------------------------------------------------- throughput (autocannon)
+
+interface Segment {
+  completed: number;
+  bad: number;
+  seconds: number;
+  serverCpuMs: number;
+  serverWallMs: number;
+  genCpuMs: number;
+  genWallMs: number;
+  peakRss: number;
+}
+
+async function segment(server: Child, body: string, seconds: number): Promise<Segment> {
+  const s0 = await server.mark();
+  const g0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await autocannon({ url: server.url + CHAT_PATH, method: 'POST', headers: HEADERS, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 });
+  const genWallMs = performance.now() - t0;
+  const g = process.cpuUsage(g0);
+  const s1 = await server.mark();
+  return {
+    completed: r['2xx'],
+    bad: r.non2xx + r.errors + r.timeouts + r.resets,
+    seconds: r.duration,
+    serverCpuMs: (s1.cpuUs - s0.cpuUs) / 1000,
+    serverWallMs: s1.now - s0.now,
+    genCpuMs: (g.user + g.system) / 1000,
+    genWallMs,
+    peakRss: s1.peakRss,
+  };
+}
+
+interface Throughput {
+  perSecond: number;
+  bad: number;
+  serverCpu: number;
+  genCpu: number;
+  peakRss: number;
+  shape: Shape;
+}
+
+function sum(segs: Segment[]): Omit<Throughput, 'shape'> {
+  const t = (f: (s: Segment) => number) => segs.reduce((a, s) => a + f(s), 0);
+  return {
+    perSecond: t((s) => s.completed) / t((s) => s.seconds),
+    bad: t((s) => s.bad),
+    serverCpu: t((s) => s.serverCpuMs) / t((s) => s.serverWallMs),
+    genCpu: t((s) => s.genCpuMs) / t((s) => s.genWallMs),
+    peakRss: Math.max(...segs.map((s) => s.peakRss)),
+  };
+}
+
+/** Warm-up of each, then mock, ceiling, ceiling, mock: half of SECONDS each. */
+async function throughput(mock: Child, ceiling: Child, body: object): Promise<Record<Kind, Throughput>> {
+  const text = JSON.stringify(body);
+  const shapes = { mock: await check(mock, body), ceiling: await check(ceiling, body) };
+  await segment(mock, text, WARMUP_SECONDS);
+  await segment(ceiling, text, WARMUP_SECONDS);
+  const segs: Record<Kind, Segment[]> = { mock: [], ceiling: [] };
+  for (const server of [mock, ceiling, ceiling, mock]) segs[server.kind].push(await segment(server, text, SECONDS / 2));
+  return { mock: { ...sum(segs.mock), shape: shapes.mock }, ceiling: { ...sum(segs.ceiling), shape: shapes.ceiling } };
+}
+
+// ---------------------------------------------------------------- N streams held open together
+
+interface Held {
+  ok: number;
+  errors: number;
+  /** Error kinds and how often. */
+  why: Map<string, number>;
+  /** Most streams open (headers in, end not yet) at one time. */
+  peakOpen: number;
+  wallMs: number;
+  lastHeadersMs: number;
+  firstDoneMs: number;
+  peakRss: number;
+  idleRss: number;
+  serverCpu: number;
+  genCpu: number;
+}
+
+async function held(server: Child, n: number, events: number): Promise<Held> {
+  const agent = new Agent({ connections: n, pipelining: 1, connect: { timeout: 30_000 } });
+  const body = JSON.stringify(HELD_STREAM);
+  const why = new Map<string, number>();
+  const fail = (k: string) => why.set(k, (why.get(k) ?? 0) + 1);
+  let open = 0;
+  let peakOpen = 0;
+  let ok = 0;
+  let lastHeadersMs = 0;
+  let firstDoneMs = Infinity;
+  const s0 = await server.mark();
+  const g0 = process.cpuUsage();
+  const t0 = performance.now();
+  const one = async () => {
+    try {
+      const res = await request(server.url + CHAT_PATH, { method: 'POST', headers: HEADERS, body, dispatcher: agent, signal: AbortSignal.timeout(60_000) });
+      lastHeadersMs = Math.max(lastHeadersMs, performance.now() - t0);
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        return fail(`status ${res.statusCode}`);
+      }
+      peakOpen = Math.max(peakOpen, ++open);
+      res.body.setEncoding('utf8');
+      let text = '';
+      try {
+        for await (const c of res.body) text += c;
+      } finally {
+        open--;
+      }
+      firstDoneMs = Math.min(firstDoneMs, performance.now() - t0);
+      const got = sseEvents(text);
+      if (got.length !== events || got.at(-1) !== 'data: [DONE]') return fail(`${got.length} events, not ${events}`);
+      ok++;
+    } catch (e) {
+      const err = e as { code?: string; name?: string; message?: string };
+      fail(err.code ?? err.name ?? String(err.message));
+    }
+  };
+  await Promise.all(Array.from({ length: n }, one));
+  const wallMs = performance.now() - t0;
+  const g = process.cpuUsage(g0);
+  const s1 = await server.mark();
+  await agent.close();
+  return {
+    ok,
+    errors: n - ok,
+    why,
+    peakOpen,
+    wallMs,
+    lastHeadersMs,
+    firstDoneMs,
+    peakRss: Math.max(s1.peakRss, s1.maxRss),
+    idleRss: s0.rss,
+    serverCpu: (s1.cpuUs - s0.cpuUs) / 1000 / (s1.now - s0.now),
+    genCpu: (g.user + g.system) / 1000 / wallMs,
+  };
+}
+
+// ---------------------------------------------------------------- report
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+
+function table(head: string[], rows: string[][]): string {
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(width[i])).join(' | ')} |`;
+  return [line(head), `|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  console.log(
+    `bench: ${SECONDS} s per server and measure (alternating mock, ceiling, ceiling, mock; ${WARMUP_SECONDS} s warm-up each), ` +
+      `${CONNECTIONS} connections, ${STREAMS} held streams; Node ${process.version}\n`,
+  );
+
+  const mock = await startServer('mock');
+  const ceiling = await startServer('ceiling');
+  let plain: Record<Kind, Throughput>;
+  let streamed: Record<Kind, Throughput>;
+  try {
+    process.stdout.write('1/3 non-streaming requests per second...\n');
+    plain = await throughput(mock, ceiling, SMALL);
+    process.stdout.write('2/3 complete streams per second...\n');
+    streamed = await throughput(mock, ceiling, SMALL_STREAM);
+  } finally {
+    await mock.stop();
+    await ceiling.stop();
+  }
+
+  process.stdout.write(`3/3 ${STREAMS} paced streams held open at once...\n`);
+  const events = capture(mockConfig(true), HELD_STREAM).frames!.length;
+  const heldBy = {} as Record<Kind, Held>;
+  for (const kind of ['mock', 'ceiling'] as const) {
+    const server = await startServer(kind, true);
+    try {
+      await check(server, { ...HELD_STREAM, max_tokens: 1 });
+      heldBy[kind] = await held(server, STREAMS, events);
+    } finally {
+      await server.stop();
+    }
+  }
+
+  const missed: string[] = [];
+  const verdict = (ok: boolean, what: string) => {
+    if (!ok) missed.push(what);
+    return ok ? 'yes' : 'MISSED';
+  };
+  const ratio = (m: number, c: number) => pct(m / c);
+  const rows = [
+    [
+      'non-streaming req/s',
+      int(plain.mock.perSecond),
+      int(plain.ceiling.perSecond),
+      ratio(plain.mock.perSecond, plain.ceiling.perSecond),
+      '>= 60%',
+      verdict(plain.mock.perSecond >= RATIO_TARGET * plain.ceiling.perSecond && plain.mock.bad === 0, 'non-streaming req/s >= 60% of the ceiling, no error'),
+    ],
+    [
+      'complete streams/s',
+      int(streamed.mock.perSecond),
+      int(streamed.ceiling.perSecond),
+      ratio(streamed.mock.perSecond, streamed.ceiling.perSecond),
+      '(report)',
+      streamed.mock.bad === 0 ? '-' : verdict(false, 'streams without error'),
+    ],
+    [
+      `${int(STREAMS)} held streams: errors`,
+      int(heldBy.mock.errors),
+      int(heldBy.ceiling.errors),
+      '',
+      '0',
+      verdict(heldBy.mock.errors === 0, `${STREAMS} held streams without error`),
+    ],
+    [
+      `${int(STREAMS)} held streams: peak RSS`,
+      mb(heldBy.mock.peakRss),
+      mb(heldBy.ceiling.peakRss),
+      ratio(heldBy.mock.peakRss, heldBy.ceiling.peakRss),
+      '< 300 MB',
+      verdict(heldBy.mock.peakRss < RSS_LIMIT, 'peak RSS < 300 MB with the held streams'),
+    ],
+  ];
+  console.log(`\n${table(['measure', 'mock', 'ceiling', 'ratio', 'target', 'met'], rows)}\n`);
+
+  const detail: string[][] = [];
+  for (const [name, r] of [['non-streaming', plain], ['streams', streamed]] as const)
+    for (const kind of ['mock', 'ceiling'] as const)
+      detail.push([
+        name,
+        kind,
+        int(r[kind].perSecond),
+        `${int(r[kind].shape.bytes)} B${r[kind].shape.events ? ` / ${r[kind].shape.events} events` : ''}`,
+        int(r[kind].bad),
+        pct(r[kind].serverCpu),
+        pct(r[kind].genCpu),
+        mb(r[kind].peakRss),
+      ]);
+  for (const kind of ['mock', 'ceiling'] as const) {
+    const h = heldBy[kind];
+    detail.push([`${int(STREAMS)} held`, kind, `${int(h.ok)} ok`, `${events} events`, int(h.errors), pct(h.serverCpu), pct(h.genCpu), mb(h.peakRss)]);
+  }
+  console.log(table(['phase', 'server', 'per second', 'reply', 'errors', 'server CPU', 'generator CPU', 'server peak RSS'], detail));
+  console.log('(CPU as % of one core over the measured time; the generator is this process: autocannon, or undici for the held streams)\n');
+
+  for (const kind of ['mock', 'ceiling'] as const) {
+    const h = heldBy[kind];
+    const reasons = [...h.why].map(([k, v]) => `${k} x${v}`).join(', ');
+    console.log(
+      `held streams, ${kind}: ${h.ok}/${STREAMS} complete, at most ${int(h.peakOpen)} open at once; all headers in by ${int(h.lastHeadersMs)} ms, ` +
+        `first end at ${int(h.firstDoneMs)} ms, all done in ${int(h.wallMs)} ms; RSS idle ${mb(h.idleRss)}, peak ${mb(h.peakRss)}${reasons ? `; errors: ${reasons}` : ''}`,
+    );
+  }
+  const saturated = [plain, streamed].some((r) => r.mock.genCpu > 0.9 || r.ceiling.genCpu > 0.9);
+  if (saturated) console.log('NOTE: the load generator used over 90% of a core: the ceiling figures may be the generator\'s limit, not the server\'s.');
+  console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (missed.length) console.log(`\nMISSED: ${missed.join('; ')}`);
+  else console.log('\nall targets met');
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

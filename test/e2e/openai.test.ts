@@ -1,0 +1,176 @@
+// The official `openai` SDK against the mock, over loopback HTTP and in-process: what a frontend
+// or backend developer building on the SDK relies on.
+import OpenAI, { APIError } from 'openai';
+import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, watchNetwork, type Transport } from './support.js';
+
+const network = watchNetwork();
+afterAll(() => {
+  network.stop();
+  expect(network.hosts(), 'the HTTP runs reached the loopback server').toContain('127.0.0.1');
+  expect(network.outside(), 'hosts other than the mock').toEqual([]);
+});
+
+const Weather = z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']), days: z.number().int().min(1).max(7) });
+const Person = z.object({ name: z.string(), age: z.number().int().min(0).max(150), tags: z.array(z.string()), active: z.boolean() });
+
+const usageOk = (u: OpenAI.CompletionUsage | null | undefined) => {
+  expect(u).toBeTruthy();
+  expect(u!.prompt_tokens).toBeGreaterThan(0);
+  expect(u!.completion_tokens).toBeGreaterThan(0);
+  expect(u!.total_tokens).toBe(u!.prompt_tokens + u!.completion_tokens);
+};
+
+describe.each(TRANSPORTS)('openai SDK, $name', (transport) => {
+  let t: Transport;
+  let client: OpenAI;
+  const make = (apiKey: string, defaultHeaders?: Record<string, string>) =>
+    new OpenAI({ apiKey, baseURL: t.baseURL, maxRetries: MAX_RETRIES, timeout: TIMEOUT_MS, defaultHeaders });
+
+  let connectionsBefore = 0;
+  beforeAll(async () => {
+    connectionsBefore = network.connections();
+    t = await transport.start();
+    client = make(ALPHA.key);
+  });
+  afterAll(async () => {
+    await t?.close();
+    // In-process means no port: not one TCP connection was made.
+    if (transport.name === 'in-process') expect(network.connections() - connectionsBefore).toBe(0);
+    else expect(network.connections() - connectionsBefore).toBeGreaterThan(0);
+  });
+
+  it('plain reply: content, finish_reason stop, usage', async () => {
+    const r = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Say something.' }] });
+    expect(r.object).toBe('chat.completion');
+    expect(typeof r.choices[0].message.content).toBe('string');
+    expect(r.choices[0].message.content!.length).toBeGreaterThan(0);
+    expect(r.choices[0].finish_reason).toBe('stop');
+    usageOk(r.usage);
+  });
+
+  it('streaming with include_usage: text assembled, usage in the last chunk', async () => {
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Repeat exactly: one two three four' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let finish: string | null = null;
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    let chunks = 0;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta?.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(chunks).toBeGreaterThan(3);
+    expect(text).toBe('one two three four');
+    expect(finish).toBe('stop');
+    usageOk(usage);
+  });
+
+  it('tool call, non-streamed: parsed name and arguments', async () => {
+    const r = await client.chat.completions.parse({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+      tools: [zodFunction({ name: 'get_weather', parameters: Weather, description: 'Weather forecast' })],
+      tool_choice: 'required',
+    });
+    const choice = r.choices[0];
+    expect(choice.finish_reason).toBe('tool_calls');
+    const call = choice.message.tool_calls![0];
+    expect(call.type).toBe('function');
+    if (call.type !== 'function') return;
+    expect(call.function.name).toBe('get_weather');
+    expect(Weather.parse(call.function.parsed_arguments)).toEqual(call.function.parsed_arguments);
+    expect(JSON.parse(call.function.arguments)).toEqual(call.function.parsed_arguments);
+  });
+
+  it('tool call, streamed: the stream helper assembles and parses the call', async () => {
+    const stream = client.chat.completions.stream({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+      tools: [zodFunction({ name: 'get_weather', parameters: Weather })],
+      tool_choice: 'required',
+      stream_options: { include_usage: true },
+    });
+    const done: { name: string; parsed: unknown }[] = [];
+    stream.on('tool_calls.function.arguments.done', (e) => done.push({ name: e.name, parsed: e.parsed_arguments }));
+    const final = await stream.finalChatCompletion();
+    const call = final.choices[0].message.tool_calls![0];
+    expect(final.choices[0].finish_reason).toBe('tool_calls');
+    expect(call.type === 'function' && call.function.name).toBe('get_weather');
+    const parsed = call.type === 'function' ? call.function.parsed_arguments : undefined;
+    expect(Weather.parse(parsed)).toEqual(parsed);
+    expect(done).toEqual([{ name: 'get_weather', parsed }]);
+    usageOk(final.usage);
+  });
+
+  it('json_schema output parsed by chat.completions.parse', async () => {
+    const r = await client.chat.completions.parse({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Describe a person.' }],
+      response_format: zodResponseFormat(Person, 'person'),
+    });
+    const parsed = r.choices[0].message.parsed;
+    expect(parsed).not.toBeNull();
+    expect(Person.parse(parsed)).toEqual(parsed);
+    expect(r.choices[0].finish_reason).toBe('stop');
+  });
+
+  it('429 with retry-after-ms: the SDK retries and succeeds (journal: 429 then 200)', async () => {
+    const since = await t.mark();
+    const r = await client.chat.completions.create(
+      { model: MODEL, messages: [{ role: 'user', content: 'Hello after a rate limit.' }] },
+      { headers: { 'x-mock-fault': RATE_LIMITED } },
+    );
+    expect(r.choices[0].message.content).toBeTruthy();
+    const sent = await t.chatRequests(since);
+    expect(sent.map((e) => e.status)).toEqual([429, 200]);
+    expect(sent[0].faults).toEqual([RATE_LIMITED]);
+    expect(sent[1].faults).toEqual([]);
+  });
+
+  it('429 beyond maxRetries surfaces as RateLimitError', async () => {
+    const since = await t.mark();
+    const strict = make(ALPHA.key, { 'x-mock-fault': 'rate-limited; retry_after_ms=20' });
+    const e = await thrown(() => strict.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }));
+    expect(e).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((e as APIError).status).toBe(429);
+    expect((await t.chatRequests(since)).map((x) => x.status)).toEqual(Array(MAX_RETRIES + 1).fill(429));
+  });
+
+  it('in-stream error event: APIError thrown from the iteration, with the message', async () => {
+    const stream = await client.chat.completions.create(
+      { model: MODEL, messages: [{ role: 'user', content: 'Tell me a long story.' }], stream: true },
+      { headers: { 'x-mock-fault': STREAM_ERROR } },
+    );
+    const seen: string[] = [];
+    const e = await thrown(async () => {
+      for await (const chunk of stream) seen.push(chunk.choices[0]?.delta?.content ?? '');
+    });
+    expect(e).toBeInstanceOf(APIError);
+    const err = e as APIError;
+    expect(err.message).toBe(STREAM_ERROR_MESSAGE);
+    expect(err.status).toBeUndefined();
+    expect(err.code).toBe('internal_error');
+    expect(err.type).toBe('server_error');
+    // The two chunks before the error were delivered.
+    expect(seen).toHaveLength(2);
+  });
+
+  it('models.list() is scoped to the key', async () => {
+    const ids = async (key: string) => {
+      const out: string[] = [];
+      for await (const m of make(key).models.list()) out.push(m.id);
+      return out.sort();
+    };
+    expect(await ids(ALPHA.key)).toEqual([...ALPHA.models].sort());
+    expect(await ids(BETA.key)).toEqual([...BETA.models].sort());
+  });
+});

@@ -1,0 +1,161 @@
+// Configuration files: the full example loads, the built-in default serves with no file, and every
+// kind of mistake is a ConfigError naming the file, the line, the path and what was expected; the
+// CLI refuses to start on one (exit 2, that one message).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { ConfigError, loadConfigFile, parseConfig } from '../../mock/config/load.js';
+import { createMock } from '../../mock/core/handle.js';
+import { chat, json, statusOf, user } from './helpers.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../examples/full.yaml', import.meta.url));
+const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'mock-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Line numbers below are counted in this text (line 1 is `keys:`).
+const VALID = `keys:
+  - id: app
+    key: sk-test-app-0000000001
+    models: [m1, m2]
+models:
+  - id: m1
+    name: Model One
+    owned_by: tests
+    created: 1
+    context_length: 1000
+    max_output_tokens: 100
+    quantization: fp8
+    pricing: { prompt: "0.000001", completion: "0.000002" }
+    parameters: {}
+    compliance: { zdr: true, hipaa: false }
+  - id: m2
+    name: Model Two
+    owned_by: tests
+    created: 2
+    context_length: 1000
+    max_output_tokens: 100
+    quantization: null
+    pricing:
+      prompt: "0.000001"
+      completion: "0.000002"
+    parameters: {}
+    compliance: { zdr: false, hipaa: false }
+scenarios:
+  - name: hello
+    match: { last_user: hello }
+    reply: { text: Hi there. }
+faults:
+  always: []
+`;
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The ConfigError a file gives (it must throw one). */
+function mistake(name: string, text: string): string {
+  const file = write(name, text);
+  try {
+    loadConfigFile(file);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error(`${name} loaded without an error`);
+}
+
+const replace = (from: string, to: string) => {
+  expect(VALID).toContain(from);
+  return VALID.replace(from, to);
+};
+
+describe('configuration files', () => {
+  it('loads examples/full.yaml, and the mock serves its keys, models and scenarios', () => {
+    const config = loadConfigFile(EXAMPLE);
+    expect(config.keys.map((k) => k.id)).toEqual(['web-app', 'batch']);
+    expect(config.models.map((m) => m.id)).toEqual(['example-chat', 'example-chat-large', 'example-reasoner']);
+    expect(config.scenarios?.length).toBeGreaterThanOrEqual(8);
+    expect(config.journal_size).toBe(500);
+    const mock = createMock(config);
+    const key = config.keys[0].key;
+    const models = mock.handle({ method: 'GET', path: '/v1/models', headers: { authorization: `Bearer ${key}` } });
+    expect(json(models).data.map((m: { id: string }) => m.id)).toEqual(['example-chat', 'example-reasoner']);
+    const hi = chat(mock, { model: 'example-chat', ...user('hello there') }, {}, key);
+    expect(statusOf(hi)).toBe(200);
+    expect(json(hi).choices[0].message.content).toBe('Hello! How can I help?');
+    expect(mock.journal.list().at(-1)?.scenario).toBe('greeting');
+  });
+
+  it('a valid file loads as JSON as well as YAML', () => {
+    const yaml = parseConfig(VALID, 'valid.yaml');
+    const asJson = parseConfig(JSON.stringify(yaml, null, 2), 'valid.json');
+    expect(asJson).toEqual(yaml);
+    expect(yaml.models[1].quantization).toBeNull();
+  });
+
+  it('with no file the built-in default serves two keys and a reasoning model', () => {
+    const mock = createMock();
+    expect(mock.config).toBe(DEFAULT_CONFIG);
+    expect(DEFAULT_CONFIG.keys).toHaveLength(2);
+    expect(DEFAULT_CONFIG.models.some((m) => m.reasoning)).toBe(true);
+    const r = chat(mock, user('Say something.'));
+    expect(statusOf(r)).toBe(200);
+    expect(json(r).object).toBe('chat.completion');
+  });
+
+  const mistakes: [kind: string, name: string, text: () => string, line: number, path: string, expected: RegExp][] = [
+    ['a YAML syntax error', 'syntax.yaml', () => replace('    name: Model Two', '    name: Model: Two'), 17, '', /not valid YAML or JSON: .+/],
+    ['an unknown field', 'unknown.yaml', () => replace('    owned_by: tests\n    created: 2', '    owned_by: tests\n    colour: blue\n    created: 2'), 19, 'models[1].colour', /unknown field/],
+    ['a wrong type', 'type.yaml', () => replace('    context_length: 1000\n    max_output_tokens: 100\n    quantization: null', '    context_length: lots\n    max_output_tokens: 100\n    quantization: null'), 20, 'models[1].context_length', /expected integer, found "lots"/],
+    ['a missing required field', 'missing.yaml', () => replace('      prompt: "0.000001"\n      completion', '      completion'), 24, 'models[1].pricing.prompt', /expected this field; it is missing/],
+    ['a malformed price', 'price.yaml', () => replace('      prompt: "0.000001"\n      completion', '      prompt: "$1"\n      completion'), 24, 'models[1].pricing.prompt', /expected text matching/],
+    ['a key naming an undefined model', 'key-model.yaml', () => replace('models: [m1, m2]', 'models: [m1, m3]'), 4, 'keys[0].models[1]', /expected the id of a model defined under models; "m3"/],
+    ['an unknown fault name', 'fault.yaml', () => replace('  always: []', '  always:\n    - no-such-fault'), 34, 'faults.always[0]', /expected a fault of the catalogue; no fault named "no-such-fault"/],
+    ['a bad regex', 'regex.yaml', () => replace('match: { last_user: hello }', 'match: { last_user: "/(unclosed/" }'), 30, 'scenarios[0].match.last_user', /expected a valid regular expression/],
+    ['a duplicate model id', 'duplicate.yaml', () => replace('  - id: m2', '  - id: m1').replace('[m1, m2]', '[m1]'), 16, 'models[1].id', /expected each model id once; "m1" is defined twice/],
+    ['a scenario naming an undefined model', 'scenario-model.yaml', () => replace('match: { last_user: hello }', 'match: { model: m9 }'), 30, 'scenarios[0].match.model', /expected a model defined under models/],
+  ];
+
+  describe.each(mistakes)('%s', (_kind, name, text, line, path, expected) => {
+    it(`throws a ConfigError naming ${name}:${line}${path ? `, ${path}` : ''} and what was expected`, () => {
+      const message = mistake(name, text());
+      const file = join(dir, name);
+      expect(message.startsWith(`${file}:${line}:`), message).toBe(true);
+      if (path) expect(message).toContain(`:${line}: ${path}: `);
+      expect(message).toMatch(expected);
+      expect(message).not.toContain('\n');
+    });
+  });
+
+  it('names a file it cannot read', () => {
+    const missing = join(dir, 'nope.yaml');
+    expect(() => loadConfigFile(missing)).toThrow(ConfigError);
+    expect(() => loadConfigFile(missing)).toThrow(`${missing}: cannot read the configuration: ENOENT`);
+  });
+
+  it('the CLI exits 2 with that one message and does not start a server', async () => {
+    const file = write('cli-bad.yaml', replace('  - id: m2', '  - id: m1').replace('[m1, m2]', '[m1]'));
+    let expected = '';
+    try {
+      loadConfigFile(file);
+    } catch (e) {
+      expected = (e as Error).message;
+    }
+    expect(expected).not.toBe('');
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [BIN, 'mock', '--config', file, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) =>
+        resolve({ code: child.exitCode, stdout, stderr }),
+      );
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`conformance: ${expected}\n`);
+    expect(r.stdout).not.toMatch(/listening/);
+  });
+});

@@ -1,0 +1,132 @@
+// Pacing: a stream's frames carry the time to first token, then tokens / tokens_per_second; jitter
+// varies pauses within its fraction and is the same for the same request; keep-alive comments fill
+// a long wait; chunk_tokens groups tokens; a non-streamed reply waits as long as the whole stream.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Scenario, Timing } from '../../mock/config/types.js';
+import { createMock } from '../../mock/core/handle.js';
+import type { Frame } from '../../mock/core/types.js';
+import { countTokens } from '../../mock/core/tokens.js';
+import { startMockServer, type MockServer } from '../../mock/http.js';
+import { chat, chatRequest, contentDeltas, frames, json, scenarioMock, user, withConfig } from './helpers.js';
+
+const TEXT = 'one two three four five six seven'; // seven tokens
+const scripted = (timing?: Timing): Scenario[] => [{ name: 'text', match: {}, reply: { text: TEXT }, ...(timing ? { timing } : {}) }];
+const paced = (timing: Timing) => scenarioMock(scripted(), { timing });
+const streamed = (mock = paced({}), extra = {}) => frames(chat(mock, { ...user('go'), stream: true, ...extra }));
+
+const isData = (f: Frame) => 'bytes' in f && String(f.bytes).startsWith('data: ');
+const isKeepAlive = (f: Frame) => 'bytes' in f && String(f.bytes).startsWith(':');
+const total = (fs: Frame[]) => fs.reduce((n, f) => n + f.delayMs, 0);
+/** Pauses before each content delta. */
+const contentPauses = (fs: Frame[]) => fs.filter((f) => isData(f) && /"content":"[^"]/.test(String((f as { bytes: string }).bytes))).map((f) => f.delayMs);
+
+describe('pacing', () => {
+  it('with no timing, nothing waits', () => {
+    const fs = streamed();
+    expect(total(fs)).toBe(0);
+    expect(contentDeltas(fs).join('')).toBe(TEXT);
+  });
+
+  it('the first frame waits ttft; each token then 1/tokens_per_second', () => {
+    expect(countTokens(TEXT)).toBe(7);
+    const fs = streamed(paced({ ttft_ms: 300, tokens_per_second: 50 }));
+    expect(fs[0].delayMs).toBe(300);
+    expect(isData(fs[0])).toBe(true);
+    expect(contentPauses(fs)).toEqual(Array(7).fill(20));
+    expect(total(fs)).toBe(300 + 7 * 20);
+  });
+
+  it('jitter varies each pause within ±fraction, the same way for the same request', () => {
+    const timing = { ttft_ms: 200, tokens_per_second: 10, jitter: 0.5 };
+    const fs = streamed(paced(timing));
+    const pauses = contentPauses(fs);
+    expect(fs[0].delayMs).toBeGreaterThanOrEqual(100);
+    expect(fs[0].delayMs).toBeLessThanOrEqual(300);
+    for (const p of pauses) {
+      expect(p).toBeGreaterThanOrEqual(50);
+      expect(p).toBeLessThanOrEqual(150);
+    }
+    expect(new Set(pauses).size).toBeGreaterThan(1);
+    // The same request: the same pauses, on a fresh mock and on this one again.
+    const again = paced(timing);
+    expect(streamed(again).map((f) => f.delayMs)).toEqual(fs.map((f) => f.delayMs));
+    expect(streamed(again).map((f) => f.delayMs)).toEqual(fs.map((f) => f.delayMs));
+    // Another request: other pauses.
+    expect(frames(chat(again, { ...user('go on'), stream: true })).map((f) => f.delayMs)).not.toEqual(fs.map((f) => f.delayMs));
+  });
+
+  it('keep-alive comments fill a long wait for the first token', () => {
+    const fs = streamed(paced({ ttft_ms: 350, keepalive_ms: 100 }));
+    const first = fs.findIndex(isData);
+    expect(first).toBe(3);
+    expect(fs.slice(0, 3).every(isKeepAlive)).toBe(true);
+    expect(fs.slice(0, 3).map((f) => (f as { bytes: string }).bytes)).toEqual(Array(3).fill(': keep-alive\n\n'));
+    expect(total(fs.slice(0, first + 1))).toBe(350);
+    expect(fs.slice(first).some(isKeepAlive)).toBe(false);
+    // A short wait needs none.
+    expect(streamed(paced({ ttft_ms: 50, keepalive_ms: 100 })).some(isKeepAlive)).toBe(false);
+  });
+
+  it('chunk_tokens groups tokens per chunk, paced by the tokens they carry', () => {
+    const fs = streamed(paced({ tokens_per_second: 100, chunk_tokens: 3 }));
+    const deltas = contentDeltas(fs);
+    expect(deltas).toEqual(['one two three', ' four five six', ' seven']);
+    expect(contentPauses(fs)).toEqual([30, 30, 10]);
+  });
+
+  it('a model’s timing is over the configuration’s, a scenario’s over both', () => {
+    const models = withConfig({}).models.map((m) => (m.id === 'mock-chat-1' ? { ...m, timing: { ttft_ms: 70 } } : m));
+    const byModel = createMock(withConfig({ models, scenarios: scripted(), timing: { ttft_ms: 10, tokens_per_second: 100 } }));
+    const fs = streamed(byModel);
+    expect(fs[0].delayMs).toBe(70);
+    expect(contentPauses(fs)).toEqual(Array(7).fill(10));
+    expect(byModel.journal.list()[0].timing).toEqual({ ttft_ms: 70, tokens_per_second: 100 });
+    const byScenario = createMock(withConfig({ models, scenarios: scripted({ ttft_ms: 5 }), timing: { tokens_per_second: 100 } }));
+    expect(streamed(byScenario)[0].delayMs).toBe(5);
+  });
+
+  it('a non-streamed reply waits ttft plus its tokens at the pace', () => {
+    const r = chat(paced({ ttft_ms: 100, tokens_per_second: 70 }), user('go'));
+    expect('delayMs' in r && r.delayMs).toBe(100 + 100);
+    expect(json(r).choices[0].message.content).toBe(TEXT);
+    expect('delayMs' in chat(paced({}), user('go'))).toBe(false);
+  });
+});
+
+describe('pacing over HTTP', () => {
+  let server: MockServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('a paced stream really takes about that long, and a paced body too', async () => {
+    server = await startMockServer({ mock: paced({ ttft_ms: 150, tokens_per_second: 100 }) });
+    const req = chatRequest({ ...user('go'), stream: true });
+    const t0 = performance.now();
+    const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: req.headers as Record<string, string>, body: req.body as string });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let firstData: number | undefined;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (firstData === undefined && text.includes('data: ')) firstData = performance.now() - t0;
+    }
+    const elapsed = performance.now() - t0;
+    expect(firstData).toBeGreaterThanOrEqual(135);
+    expect(elapsed).toBeGreaterThanOrEqual(150 + 70 - 15);
+    expect(elapsed).toBeLessThan(1500);
+    expect(text).toContain('data: [DONE]');
+
+    const t1 = performance.now();
+    const body = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: req.headers as Record<string, string>, body: JSON.stringify({ ...JSON.parse(req.body as string), stream: false }) });
+    expect((await body.json()).choices[0].message.content).toBe(TEXT);
+    const waited = performance.now() - t1;
+    expect(waited).toBeGreaterThanOrEqual(220 - 15);
+    expect(waited).toBeLessThan(1500);
+  });
+});
