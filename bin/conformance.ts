@@ -158,7 +158,7 @@ await yargs(hideBin(process.argv))
     async (argv) => {
       if (argv['list-faults']) {
         const width = Math.max(...FAULTS.map((f) => f.name.length));
-        for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile)' : ' (legal: fails nothing)'}\n`);
+        for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`);
         return;
       }
       let mock;

@@ -5,9 +5,10 @@ import { BatchInterceptor } from '@mswjs/interceptors';
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
+import { errorReply } from './core/errors.js';
 import { createMock, type Mock } from './core/handle.js';
 import { isRaw, isStream, type BodyReply, type StreamReply } from './core/types.js';
-import { safeHandle } from './http.js';
+import { MAX_REQUEST_BYTES, safeHandle } from './http.js';
 
 export const DEFAULT_INTERCEPT_URL = 'http://mock.conformance.test';
 
@@ -35,7 +36,10 @@ export function interceptMock(opts: { baseUrl?: string; mock?: Mock } = {}): Int
     const headers: Record<string, string> = {};
     request.headers.forEach((v, k) => (headers[k] = v));
     const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
-    const reply = safeHandle(mock, { method: request.method, path: url.pathname.slice(prefix.length) + url.search, headers, body });
+    // The same cap as the HTTP server, so both transports refuse the same requests.
+    const reply = body && body.byteLength > MAX_REQUEST_BYTES
+      ? errorReply(413, `Request body larger than ${MAX_REQUEST_BYTES} bytes.`, 'invalid_request_error', 'body_too_large')
+      : safeHandle(mock, { method: request.method, path: url.pathname.slice(prefix.length) + url.search, headers, body });
     // Bytes outside HTTP cannot be answered in-process: the closest a fetch client sees is a network error.
     if (isRaw(reply)) return controller.errorWith(new TypeError('the mock answered with bytes that are not HTTP'));
     if (!isStream(reply) && reply.delayMs) await abortable(reply.delayMs, request.signal);
@@ -45,8 +49,11 @@ export function interceptMock(opts: { baseUrl?: string; mock?: Mock } = {}): Int
   return { baseUrl, mock, dispose: () => interceptor.dispose() };
 }
 
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
 function toResponse(reply: BodyReply | StreamReply): Response {
-  if (!isStream(reply)) return new Response(reply.body, { status: reply.status, headers: reply.headers });
+  // A 204 (a preflight) or 304 may not have a body at all, not even an empty one.
+  if (!isStream(reply)) return new Response(NULL_BODY.has(reply.status) ? null : reply.body, { status: reply.status, headers: reply.headers });
   const frames = reply.stream[Symbol.iterator]();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({

@@ -2,6 +2,8 @@
 // catalogue makes exactly the checks it declares fail (no more, no fewer); legal variations fail
 // nothing; and every check of the registry is failed by at least one fault. A new check without a
 // fault that kills it fails here.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createMock } from '../mock/core/handle.js';
 import { FAULTS } from '../mock/core/faults/index.js';
@@ -21,6 +23,13 @@ describe('the fault catalogue', () => {
     const killed = new Set(PROVING.flatMap((f) => f.fails));
     const unproven = CHECKS.map((c) => c.id).filter((id) => !killed.has(id));
     expect(unproven, 'checks without a fault that makes them fail').toEqual([]);
+  });
+
+  it('README.md states the proof figure as it is', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+    const proven = CHECKS.filter((c) => PROVING.some((f) => f.fails.includes(c.id))).length;
+    const figure = `**${CHECKS.length} checks, ${PROVING.filter((f) => f.fails.length).length} faults that prove them, ${proven} of ${CHECKS.length} checks proven to fail.**`;
+    expect(readme).toContain(figure);
   });
 
   it('the correct mock passes every check', async () => {

@@ -50,7 +50,8 @@ export async function runChecks(checks: readonly Check<CheckContext>[], opts: Ru
   for (const v of Object.values(opts.target.headers)) redactor.add(v);
   const memos = new Map<string, Promise<{ value: unknown; used: Exchange[] }>>();
 
-  const makeContext = (used: Exchange[]): CheckContext => {
+  /** `used`: the exchanges a check sent itself; `inherited`: those of the discoveries it awaited. */
+  const makeContext = (used: Exchange[], inherited: Exchange[] = used): CheckContext => {
     const ctx: CheckContext = {
       target: opts.target,
       limits: opts.limits,
@@ -67,7 +68,7 @@ export async function runChecks(checks: readonly Check<CheckContext>[], opts: Ru
           memos.set(key, p);
         }
         const { value, used: inner } = await p;
-        for (const ex of inner) if (!used.includes(ex)) used.push(ex);
+        for (const ex of inner) if (!inherited.includes(ex)) inherited.push(ex);
         return value as T;
       },
     };
@@ -80,12 +81,13 @@ export async function runChecks(checks: readonly Check<CheckContext>[], opts: Ru
 
   const runOne = async (check: Check<CheckContext>): Promise<CheckResult> => {
     const used: Exchange[] = [];
+    const inherited: Exchange[] = [];
     const started = performance.now();
     let verdict: Verdict;
     let timer: NodeJS.Timeout | undefined;
     try {
       verdict = await Promise.race([
-        check.run(makeContext(used)),
+        check.run(makeContext(used, inherited)),
         new Promise<Verdict>((resolve) => {
           timer = setTimeout(() => resolve(fail(`the check did not finish within ${checkDeadline} ms`)), checkDeadline);
         }),
@@ -96,7 +98,7 @@ export async function runChecks(checks: readonly Check<CheckContext>[], opts: Ru
     } finally {
       clearTimeout(timer);
     }
-    if (verdict.outcome === 'fail' && used.some((ex) => ex.rateLimited))
+    if (verdict.outcome === 'fail' && [...used, ...inherited].some((ex) => ex.rateLimited))
       verdict = { outcome: 'not-tested', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
     const showEvidence = verdict.outcome === 'fail' || verdict.outcome === 'not-tested';
     const { run: _run, ...meta } = check;
@@ -105,7 +107,9 @@ export async function runChecks(checks: readonly Check<CheckContext>[], opts: Ru
       outcome: verdict.outcome,
       message: verdict.message === undefined ? undefined : redactor.text(verdict.message),
       notes: verdict.notes?.map((n) => redactor.text(n)),
-      evidence: showEvidence ? used.map((ex) => evidenceOf(ex, redactor)) : [],
+      // A discovery's exchanges (the model list, the catalog) are evidence only when the check sent
+      // nothing of its own: otherwise they would bury the request that broke the rule.
+      evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor)) : [],
       durationMs: Math.round(performance.now() - started),
     };
     opts.onResult?.(result);

@@ -126,7 +126,7 @@ describe('the node:http adapter and interceptMock', () => {
     intercepted = interceptMock({ baseUrl: 'http://api.example.test/openai/' });
     const res = await fetch(`${intercepted.baseUrl}/v1/models`, { headers: auth });
     expect(res.status).toBe(200);
-    expect((await res.json()).data.map((m: { id: string }) => m.id)).toContain(MODEL);
+    expect((await (res.json() as Promise<any>)).data.map((m: { id: string }) => m.id)).toContain(MODEL);
     // Other URLs go to the network: here, the real server.
     const real = await fetch(`${server.url}/v1/models`, { headers: auth });
     expect(real.status).toBe(200);
@@ -180,11 +180,11 @@ describe('the node:http adapter and interceptMock', () => {
     const overHttp = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: big });
     expect(overHttp.status).toBe(413);
     expect(overHttp.headers.get('content-type')).toMatch(/application\/json/);
-    expect((await overHttp.json()).error.code).toBe('body_too_large');
+    expect((await (overHttp.json() as Promise<any>)).error.code).toBe('body_too_large');
     intercepted = interceptMock();
     const inProcess = await fetch(`${intercepted.baseUrl}/v1/chat/completions`, { method: 'POST', headers: auth, body: big });
     expect(inProcess.status).toBe(413);
-    expect((await inProcess.json()).error.code).toBe('body_too_large');
+    expect((await (inProcess.json() as Promise<any>)).error.code).toBe('body_too_large');
     // Just under the cap is read and judged.
     const fits = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: '{' + ' '.repeat(MAX_REQUEST_BYTES - 2) + '}' });
     expect(fits.status).toBe(400);
@@ -200,7 +200,7 @@ describe('the node:http adapter and interceptMock', () => {
         const res = await fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: auth, body });
         expect(res.status, `${base} ${String(body)}`).toBe(400);
         expect(res.headers.get('content-type')).toMatch(/application\/json/);
-        const { error } = await res.json();
+        const { error } = await (res.json() as Promise<any>);
         expect(error.type).toBe('invalid_request_error');
         expect(typeof error.message).toBe('string');
       }

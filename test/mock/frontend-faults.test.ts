@@ -160,7 +160,7 @@ describe('frontend faults over HTTP', () => {
     expect(performance.now() - t0).toBeLessThan(1000);
     const ok = await post('');
     expect(ok.status).toBe(200);
-    expect((await ok.json()).object).toBe('chat.completion');
+    expect((await (ok.json() as Promise<any>)).object).toBe('chat.completion');
   });
 
   it('slow: the answer arrives after the delay', async () => {
@@ -168,7 +168,7 @@ describe('frontend faults over HTTP', () => {
     const t0 = performance.now();
     const res = await post('slow; delay_ms=150');
     expect(res.status).toBe(200);
-    await res.json();
+    await (res.json() as Promise<any>);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
@@ -210,6 +210,6 @@ describe('frontend faults over HTTP', () => {
     await limited.text();
     const unknown = await post('bogus');
     expect(unknown.status).toBe(400);
-    expect((await unknown.json()).error.code).toBe('unknown_fault');
+    expect((await (unknown.json() as Promise<any>)).error.code).toBe('unknown_fault');
   });
 });

@@ -99,9 +99,9 @@ describe('the journal', () => {
       expect(JSON.parse(text).data).toHaveLength(3);
       expect(text).not.toContain(KEY);
       const del = await fetch(`${server.url}/__mock/requests`, { method: 'DELETE' });
-      expect(await del.json()).toEqual({ cleared: 3 });
+      expect(await (del.json() as Promise<any>)).toEqual({ cleared: 3 });
       expect(server.mock.journal.list()).toHaveLength(0);
-      expect((await (await fetch(`${server.url}/__mock/requests/`)).json()).data).toEqual([]);
+      expect((await ((await fetch(`${server.url}/__mock/requests/`)).json() as Promise<any>)).data).toEqual([]);
     });
   });
 });

@@ -124,7 +124,7 @@ describe('pacing over HTTP', () => {
 
     const t1 = performance.now();
     const body = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: req.headers as Record<string, string>, body: JSON.stringify({ ...JSON.parse(req.body as string), stream: false }) });
-    expect((await body.json()).choices[0].message.content).toBe(TEXT);
+    expect((await (body.json() as Promise<any>)).choices[0].message.content).toBe(TEXT);
     const waited = performance.now() - t1;
     expect(waited).toBeGreaterThanOrEqual(220 - 15);
     expect(waited).toBeLessThan(1500);
