@@ -10,6 +10,7 @@
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { capture, CHAT_PATH, HEADERS, HELD_STREAM, mockConfig, SMALL, SMALL_STREAM } from './fixtures.js';
@@ -28,6 +29,19 @@ type Kind = 'mock' | 'ceiling';
 function num(name: string, fallback: number): number {
   const v = Number(process.env[name]);
   return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+/** CPU time (ms) the whole machine spent busy so far, from /proc/stat; NaN where there is none.
+ * Busy minus server minus generator is what else ran meanwhile (other jobs on a shared box). */
+function machineBusyMs(): number {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: all but idle and iowait.
+    const busy = cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + (cpu[7] ?? 0);
+    return busy * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
 }
 
 // ---------------------------------------------------------------- servers, each in its process
@@ -112,16 +126,19 @@ interface Segment {
   serverWallMs: number;
   genCpuMs: number;
   genWallMs: number;
+  machineMs: number;
   peakRss: number;
 }
 
 async function segment(server: Child, body: string, seconds: number): Promise<Segment> {
   const s0 = await server.mark();
+  const m0 = machineBusyMs();
   const g0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await autocannon({ url: server.url + CHAT_PATH, method: 'POST', headers: HEADERS, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 });
   const genWallMs = performance.now() - t0;
   const g = process.cpuUsage(g0);
+  const machineMs = machineBusyMs() - m0;
   const s1 = await server.mark();
   return {
     completed: r['2xx'],
@@ -131,6 +148,7 @@ async function segment(server: Child, body: string, seconds: number): Promise<Se
     serverWallMs: s1.now - s0.now,
     genCpuMs: (g.user + g.system) / 1000,
     genWallMs,
+    machineMs,
     peakRss: s1.peakRss,
   };
 }
@@ -139,7 +157,11 @@ interface Throughput {
   perSecond: number;
   bad: number;
   serverCpu: number;
+  /** Server CPU time per completed request, microseconds: steadier than req/s on a busy machine. */
+  cpuUsPerReq: number;
   genCpu: number;
+  /** Everything else the machine ran meanwhile, % of one core. */
+  otherCpu: number;
   peakRss: number;
   shape: Shape;
 }
@@ -150,7 +172,9 @@ function sum(segs: Segment[]): Omit<Throughput, 'shape'> {
     perSecond: t((s) => s.completed) / t((s) => s.seconds),
     bad: t((s) => s.bad),
     serverCpu: t((s) => s.serverCpuMs) / t((s) => s.serverWallMs),
+    cpuUsPerReq: (t((s) => s.serverCpuMs) * 1000) / t((s) => s.completed),
     genCpu: t((s) => s.genCpuMs) / t((s) => s.genWallMs),
+    otherCpu: Math.max(0, t((s) => s.machineMs - s.serverCpuMs - s.genCpuMs) / t((s) => s.genWallMs)),
     peakRss: Math.max(...segs.map((s) => s.peakRss)),
   };
 }
@@ -181,6 +205,7 @@ interface Held {
   peakRss: number;
   idleRss: number;
   serverCpu: number;
+  serverCpuMs: number;
   genCpu: number;
 }
 
@@ -238,6 +263,7 @@ async function held(server: Child, n: number, events: number): Promise<Held> {
     peakRss: Math.max(s1.peakRss, s1.maxRss),
     idleRss: s0.rss,
     serverCpu: (s1.cpuUs - s0.cpuUs) / 1000 / (s1.now - s0.now),
+    serverCpuMs: (s1.cpuUs - s0.cpuUs) / 1000,
     genCpu: (g.user + g.system) / 1000 / wallMs,
   };
 }
@@ -245,7 +271,7 @@ async function held(server: Child, n: number, events: number): Promise<Held> {
 // ---------------------------------------------------------------- report
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : 'n/a');
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
 
 function table(head: string[], rows: string[][]): string {
@@ -312,6 +338,22 @@ async function main(): Promise<void> {
       streamed.mock.bad === 0 ? '-' : verdict(false, 'streams without error'),
     ],
     [
+      'non-streaming req per server CPU-s',
+      int(1e6 / plain.mock.cpuUsPerReq),
+      int(1e6 / plain.ceiling.cpuUsPerReq),
+      ratio(plain.ceiling.cpuUsPerReq, plain.mock.cpuUsPerReq),
+      '(report)',
+      '-',
+    ],
+    [
+      'streams per server CPU-s',
+      int(1e6 / streamed.mock.cpuUsPerReq),
+      int(1e6 / streamed.ceiling.cpuUsPerReq),
+      ratio(streamed.ceiling.cpuUsPerReq, streamed.mock.cpuUsPerReq),
+      '(report)',
+      '-',
+    ],
+    [
       `${int(STREAMS)} held streams: errors`,
       int(heldBy.mock.errors),
       int(heldBy.ceiling.errors),
@@ -340,15 +382,21 @@ async function main(): Promise<void> {
         `${int(r[kind].shape.bytes)} B${r[kind].shape.events ? ` / ${r[kind].shape.events} events` : ''}`,
         int(r[kind].bad),
         pct(r[kind].serverCpu),
+        `${int(r[kind].cpuUsPerReq)} µs`,
         pct(r[kind].genCpu),
+        pct(r[kind].otherCpu),
         mb(r[kind].peakRss),
       ]);
   for (const kind of ['mock', 'ceiling'] as const) {
     const h = heldBy[kind];
-    detail.push([`${int(STREAMS)} held`, kind, `${int(h.ok)} ok`, `${events} events`, int(h.errors), pct(h.serverCpu), pct(h.genCpu), mb(h.peakRss)]);
+    detail.push([`${int(STREAMS)} held`, kind, `${int(h.ok)} ok`, `${events} events`, int(h.errors), pct(h.serverCpu), `${int((h.serverCpuMs * 1000) / STREAMS)} µs`, pct(h.genCpu), '', mb(h.peakRss)]);
   }
-  console.log(table(['phase', 'server', 'per second', 'reply', 'errors', 'server CPU', 'generator CPU', 'server peak RSS'], detail));
-  console.log('(CPU as % of one core over the measured time; the generator is this process: autocannon, or undici for the held streams)\n');
+  console.log(table(['phase', 'server', 'per second', 'reply', 'errors', 'server CPU', 'CPU/req', 'generator CPU', 'other CPU', 'server peak RSS'], detail));
+  console.log(
+    '(CPU as % of one core over the measured time. The generator is this process: autocannon, or undici for the held streams.\n' +
+      ' "other CPU" is what the rest of the machine ran meanwhile, from /proc/stat; "per server CPU-s" rows divide by the server\'s own CPU time,\n' +
+      ' which holds steadier than req/s when other jobs share the cores.)\n',
+  );
 
   for (const kind of ['mock', 'ceiling'] as const) {
     const h = heldBy[kind];
@@ -359,6 +407,8 @@ async function main(): Promise<void> {
     );
   }
   const saturated = [plain, streamed].some((r) => r.mock.genCpu > 0.9 || r.ceiling.genCpu > 0.9);
+  const busy = [plain, streamed].some((r) => r.mock.otherCpu > 0.25 || r.ceiling.otherCpu > 0.25);
+  if (busy) console.log('NOTE: other jobs used over a quarter of a core during the measurements: req/s ratios are noisy; see the per-CPU-second rows.');
   if (saturated) console.log('NOTE: the load generator used over 90% of a core: the ceiling figures may be the generator\'s limit, not the server\'s.');
   console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (missed.length) console.log(`\nMISSED: ${missed.join('; ')}`);

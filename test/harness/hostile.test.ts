@@ -6,7 +6,7 @@ import { createMock } from '../../mock/core/handle.js';
 import { FAULTS } from '../../mock/core/faults/index.js';
 import { startMockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
-import { HttpClient } from '../../suites/harness/http.js';
+import { HttpClient, type RequestSpec } from '../../suites/harness/http.js';
 import { runChecks } from '../../suites/harness/runner.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
@@ -20,10 +20,11 @@ describe.each(HOSTILE)('against the fault $name', (fault) => {
     const server = await startMockServer({ mock: createMock(undefined, { faults: [fault] }) });
     const http = new HttpClient(LIMITS);
     try {
-      for (const spec of [
+      const specs: RequestSpec[] = [
         { method: 'GET' as const, url: `${server.url}/v1/models`, headers: { authorization: `Bearer ${KEY}` } },
         { method: 'POST' as const, url: `${server.url}/v1/chat/completions`, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }], stream: true }) },
-      ]) {
+      ];
+      for (const spec of specs) {
         const r = await http.send(spec);
         expect(r.body.length).toBeLessThanOrEqual(LIMITS.maxBodyBytes);
         expect(r.bytesRead).toBeLessThanOrEqual(LIMITS.maxBodyBytes + ONE_READ);

@@ -13,7 +13,7 @@ type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply): Mock => {
   const m = createMock();
-  return { config: m.config, handle: (req) => edit(req, m.handle(req)) };
+  return { config: m.config, journal: m.journal, handle: (req) => edit(req, m.handle(req)) };
 };
 const onCatalog = (edit: (doc: Json) => unknown) => broken((req, r) => (isCatalog(req) ? withJson(r, edit) : r));
 const eachEntry = (edit: (m: Json) => void) => onCatalog((d) => d.data.forEach(edit));

@@ -13,6 +13,7 @@ type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply, base: Mock = createMock()): Mock => ({
   config: base.config,
+  journal: base.journal,
   handle: (req) => edit(req, base.handle(req)),
 });
 const declared = (id: string, edit: (params: Json) => void) =>

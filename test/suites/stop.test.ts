@@ -14,6 +14,7 @@ const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply, editReq
   const m = createMock();
   return {
     config: m.config,
+    journal: m.journal,
     handle: (req) => {
       const r = editRequest(req);
       return edit(r, m.handle(r));
