@@ -3,6 +3,7 @@
 // info-level fails are notes in <system-out>; skip and not-tested are <skipped>.
 import type { CheckResult, Evidence } from '../check.js';
 import type { RunReport } from './report.js';
+import { cut, header } from './trim.js';
 
 /** Everything outside XML 1.0's Char production (controls but tab/LF/CR, lone surrogates,
  * U+FFFE/U+FFFF). With the `u` flag a lone surrogate is one code point, so it matches too. */
@@ -32,15 +33,6 @@ function seconds(ms: number): string {
 const REQUEST_BODY_MAX = 2000;
 const EXCERPT_MAX = 4000;
 
-function cut(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more chars)` : s;
-}
-
-function header(headers: Record<string, string> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
-  return undefined;
-}
 
 function evidenceText(e: Evidence, i: number): string {
   const lines = [`--- evidence ${i + 1}${e.label ? `: ${e.label}` : ''}`];

@@ -3,6 +3,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../check.js';
 import type { RunReport } from './report.js';
+import { cut, header } from './trim.js';
 
 const REQUEST_BODY_MAX = 300;
 const EXCERPT_MAX = 800;
@@ -17,15 +18,6 @@ function safe(s: string): string {
   });
 }
 
-function cut(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more chars)` : s;
-}
-
-function header(headers: Record<string, string> | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
-  return undefined;
-}
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
  * section; an empty section last of all. */
