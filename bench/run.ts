@@ -202,6 +202,8 @@ interface Held {
   wallMs: number;
   lastHeadersMs: number;
   firstDoneMs: number;
+  /** Headers to end of each complete stream, sorted (ms). */
+  durations: number[];
   peakRss: number;
   idleRss: number;
   serverCpu: number;
@@ -219,13 +221,15 @@ async function held(server: Child, n: number, events: number): Promise<Held> {
   let ok = 0;
   let lastHeadersMs = 0;
   let firstDoneMs = Infinity;
+  const durations: number[] = [];
   const s0 = await server.mark();
   const g0 = process.cpuUsage();
   const t0 = performance.now();
   const one = async () => {
     try {
       const res = await request(server.url + CHAT_PATH, { method: 'POST', headers: HEADERS, body, dispatcher: agent, signal: AbortSignal.timeout(60_000) });
-      lastHeadersMs = Math.max(lastHeadersMs, performance.now() - t0);
+      const headersAt = performance.now();
+      lastHeadersMs = Math.max(lastHeadersMs, headersAt - t0);
       if (res.statusCode !== 200) {
         await res.body.dump();
         return fail(`status ${res.statusCode}`);
@@ -241,6 +245,7 @@ async function held(server: Child, n: number, events: number): Promise<Held> {
       firstDoneMs = Math.min(firstDoneMs, performance.now() - t0);
       const got = sseEvents(text);
       if (got.length !== events || got.at(-1) !== 'data: [DONE]') return fail(`${got.length} events, not ${events}`);
+      durations.push(performance.now() - headersAt);
       ok++;
     } catch (e) {
       const err = e as { code?: string; name?: string; message?: string };
@@ -260,6 +265,7 @@ async function held(server: Child, n: number, events: number): Promise<Held> {
     wallMs,
     lastHeadersMs,
     firstDoneMs,
+    durations: durations.sort((a, b) => a - b),
     peakRss: Math.max(s1.peakRss, s1.maxRss),
     idleRss: s0.rss,
     serverCpu: (s1.cpuUs - s0.cpuUs) / 1000 / (s1.now - s0.now),
@@ -302,7 +308,9 @@ async function main(): Promise<void> {
   }
 
   process.stdout.write(`3/3 ${STREAMS} paced streams held open at once...\n`);
-  const events = capture(mockConfig(true), HELD_STREAM).frames!.length;
+  const heldFrames = capture(mockConfig(true), HELD_STREAM).frames!;
+  const events = heldFrames.length;
+  const nominalMs = heldFrames.reduce((a, f) => a + f.delayMs, 0);
   const heldBy = {} as Record<Kind, Held>;
   for (const kind of ['mock', 'ceiling'] as const) {
     const server = await startServer(kind, true);
@@ -401,9 +409,11 @@ async function main(): Promise<void> {
   for (const kind of ['mock', 'ceiling'] as const) {
     const h = heldBy[kind];
     const reasons = [...h.why].map(([k, v]) => `${k} x${v}`).join(', ');
+    const q = (f: number) => int(h.durations[Math.min(h.durations.length - 1, Math.floor(f * h.durations.length))] ?? NaN);
     console.log(
       `held streams, ${kind}: ${h.ok}/${STREAMS} complete, at most ${int(h.peakOpen)} open at once; all headers in by ${int(h.lastHeadersMs)} ms, ` +
-        `first end at ${int(h.firstDoneMs)} ms, all done in ${int(h.wallMs)} ms; RSS idle ${mb(h.idleRss)}, peak ${mb(h.peakRss)}${reasons ? `; errors: ${reasons}` : ''}`,
+        `first end at ${int(h.firstDoneMs)} ms, all done in ${int(h.wallMs)} ms; stream length (headers to end; ${int(nominalMs)} ms nominal) ` +
+        `min ${q(0)} / p50 ${q(0.5)} / max ${q(1)} ms; RSS idle ${mb(h.idleRss)}, peak ${mb(h.peakRss)}${reasons ? `; errors: ${reasons}` : ''}`,
     );
   }
   const saturated = [plain, streamed].some((r) => r.mock.genCpu > 0.9 || r.ceiling.genCpu > 0.9);

@@ -47,6 +47,7 @@ export const is4xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 4
 /** One line on what came back, for messages: `status 500`, `no answer (timeout: ...)`. */
 export function describe(ex: Exchange): string {
   if (ex.status === undefined) return `no answer (${ex.error?.kind}: ${ex.error?.message})`;
+  if (ex.rateLimited) return `status 429, still rate limited after ${ex.retries} retries`;
   return `status ${ex.status}${ex.error ? ` then ${ex.error.kind}: ${ex.error.message}` : ''}`;
 }
 

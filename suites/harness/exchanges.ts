@@ -125,8 +125,10 @@ export function excerpt(body: Buffer | string, max = EXCERPT_CHARS): string {
   // Four bytes per character at most: decoding more than that could not change the excerpt.
   const text = typeof body === 'string' ? body : body.subarray(0, max * 4).toString('utf8');
   // eslint-disable-next-line no-control-regex
-  const shown = text.slice(0, max).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  const cut = text.length > max || (typeof body !== 'string' && body.length > max * 4);
+  const escaped = text.slice(0, max).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  // Escapes lengthen the text: the excerpt is cut after them, so it stays readable in size.
+  const shown = escaped.slice(0, max);
+  const cut = shown.length < escaped.length || text.length > max || (typeof body !== 'string' && body.length > max * 4);
   return cut ? `${shown}… [${body.length} ${typeof body === 'string' ? 'characters' : 'bytes'} in all]` : shown;
 }
 

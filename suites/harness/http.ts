@@ -106,6 +106,13 @@ export class HttpClient {
       }
       return done(true);
     } catch (e) {
+      // A parser error carries the bytes it choked on: the evidence of what the server sent.
+      const seen = (e as { data?: unknown }).data;
+      if (typeof seen === 'string' && !kept) {
+        const piece = Buffer.from(seen.slice(0, this.limits.maxBodyBytes), 'latin1');
+        chunks.push(piece);
+        kept = piece.length;
+      }
       return done(false, classify(e, deadline.aborted, this.limits));
     }
   }

@@ -54,6 +54,9 @@ describe.each(HOSTILE)('against the fault $name', (fault) => {
       const failed = results.filter((r) => r.outcome === 'fail');
       expect(failed.length).toBeGreaterThan(0);
       expect(failed.some((r) => r.evidence.length > 0)).toBe(true);
+      // The bytes seen, when there were any, are shown (cut to a readable excerpt).
+      if (!['hostile-headers-then-nothing', 'hostile-empty-200'].includes(fault.name))
+        expect(failed.some((r) => r.evidence.some((e) => (e.excerpt ?? '').length > 0)), 'some failure shows the bytes seen').toBe(true);
       for (const r of results) {
         expect(r.message ?? '').not.toMatch(/internal error|\n\s+at /);
         for (const e of r.evidence) expect((e.excerpt ?? '').length).toBeLessThan(1400);

@@ -30,7 +30,7 @@ function* hundredMegabytes(): Generator<Frame> {
 }
 
 function* drip(bytes: Uint8Array): Generator<Frame> {
-  for (let i = 0; i < bytes.length; i++) yield { delayMs: 1000, bytes: bytes.subarray(i, i + 1) };
+  for (let i = 0; i < bytes.length; i++) yield { delayMs: i ? 1000 : 0, bytes: bytes.subarray(i, i + 1) };
 }
 
 const streamOf = (status: number, type: string, frames: Iterable<Frame>): MockReply => ({
