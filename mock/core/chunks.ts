@@ -1,18 +1,20 @@
 // A completion as the JSON bodies the client receives: one chat.completion, or the sequence of
-// chat.completion.chunk payloads of a stream.
+// chat.completion.chunk payloads of a stream. They are built without `id` and `created`, which
+// differ per request, so that a request's reply can be prepared once and stamped each time.
 import type { Completion } from './generate.js';
 
 export interface ReplyMeta {
-  id: string;
-  created: number;
   model: string;
+}
+
+/** A JSON object's text with `id` and `created` put first: the per-request part of a reply. */
+export function stamp(unstamped: string, id: string, created: number): string {
+  return `{"id":"${id}","created":${created},${unstamped.slice(1)}`;
 }
 
 export function completionBody(c: Completion, meta: ReplyMeta) {
   return {
-    id: meta.id,
     object: 'chat.completion',
-    created: meta.created,
     model: meta.model,
     choices: [
       {
@@ -35,13 +37,15 @@ export function completionBody(c: Completion, meta: ReplyMeta) {
 /** Argument fragments per streamed tool-call delta, as the official clients receive them. */
 const ARG_FRAGMENT = 16;
 
-/** One chunk payload and the tokens it carries (what pacing waits for). */
-export type StreamEvent = [payload: object, tokens: number];
+/** One chunk payload (as JSON text, without id and created) and the tokens it carries (what
+ * pacing waits for). */
+export type StreamEvent = [payload: string, tokens: number];
 
 export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: boolean, tokensPerChunk = 1): Generator<StreamEvent> {
-  const base = { id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model };
-  const usage = includeUsage ? { usage: null } : {};
-  const chunk = (delta: object, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...usage });
+  // Serialized once per stream: the parts every chunk shares.
+  const head = `{"object":"chat.completion.chunk","model":${JSON.stringify(meta.model)},"choices":[{"index":0,"delta":`;
+  const tail = includeUsage ? ',"usage":null}' : '}';
+  const chunk = (delta: object, finish: string | null = null) => `${head}${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finish)}}]${tail}`;
   yield [chunk({ role: 'assistant', content: c.tokens === null ? null : '' }), 0];
   if (c.tokens) {
     const per = Math.max(1, tokensPerChunk);
@@ -57,5 +61,5 @@ export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: bool
       yield [chunk({ tool_calls: [{ index, function: { arguments: t.arguments.slice(i, i + ARG_FRAGMENT) } }] }), 1];
   }
   yield [chunk({}, c.finishReason), 0];
-  if (includeUsage) yield [{ ...base, choices: [], usage: c.usage }, 0];
+  if (includeUsage) yield [JSON.stringify({ object: 'chat.completion.chunk', model: meta.model, choices: [], usage: c.usage }), 0];
 }

@@ -2,7 +2,7 @@
 // Routing, auth, scenarios, faults and the journal live here; the transports know nothing of them.
 import { DEFAULT_CONFIG } from '../config/default.js';
 import type { KeyDef, MockConfig, ModelDef, Timing } from '../config/types.js';
-import { completionBody, streamChunks } from './chunks.js';
+import { completionBody, stamp, streamChunks, type StreamEvent } from './chunks.js';
 import { preflight, withCors } from './cors.js';
 import { errorReply } from './errors.js';
 import { resolveFaults, type FaultRef, type SelectedFault } from './faults/select.js';
@@ -35,6 +35,26 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache
 const BEARER = /^Bearer +(\S+)\s*$/;
 export const FAULT_HEADER = 'x-mock-fault';
 export const JOURNAL_PATH = '/__mock/requests';
+
+/** A chat request worked out: a fixed reply (an error), or a completion's serialized parts. */
+interface Prepared {
+  reply?: MockReply;
+  json?: string;
+  events?: StreamEvent[];
+  delayMs?: number;
+  seed?: number;
+  idBase?: string;
+  body?: unknown;
+  scenario?: string;
+  faults: SelectedFault[];
+  stream: boolean;
+  timing?: Timing;
+}
+
+/** Requests larger than this are worked out each time rather than remembered. */
+const CACHED_BODY_MAX = 16 * 1024;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const PREPARED_MAX = 512;
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
 interface Trace {
@@ -72,57 +92,79 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return keys.get(m[1]) ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
   };
 
-  const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
+  /** Everything about a chat request that follows from its bytes and key alone: the mock is
+   * deterministic, so it is worked out once and only stamped (id, created) per request. */
+  const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef): Prepared => {
     let body: unknown;
     try {
-      const text = typeof req.body === 'string' ? req.body : new TextDecoder('utf-8', { fatal: true }).decode(req.body ?? new Uint8Array());
-      body = JSON.parse(text);
+      body = JSON.parse(text ?? UTF8.decode(typeof raw === 'string' ? undefined : raw));
     } catch (e) {
-      return errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json');
+      return { reply: errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json'), faults: [], stream: false };
     }
-    trace.body = body;
+    const fixed = (reply: MockReply, extra: Partial<Prepared> = {}): Prepared => ({ reply, body, faults: [], stream: false, ...extra });
     const problem = requestProblem(body);
-    if (problem) return errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null);
+    if (problem) return fixed(errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null));
     const request = body as ChatRequest & Record<string, unknown>;
-    trace.stream = request.stream === true;
+    const stream = request.stream === true;
     const model: ModelDef | undefined = key.models.includes(request.model) ? models.get(request.model) : undefined;
     if (!model)
-      return errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model');
+      return fixed(errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model'), { stream });
     const range = parameterProblem(request, model);
-    if (range) return errorReply(400, range.message, 'invalid_request_error', 'unsupported_value', range.param);
+    if (range) return fixed(errorReply(400, range.message, 'invalid_request_error', 'unsupported_value', range.param), { stream });
 
     let script: Script = {};
     let timing = model.timing || config.timing ? { ...config.timing, ...model.timing } : undefined;
+    let scenario: string | undefined;
+    let faults: SelectedFault[] = [];
     if (scenarios) {
       const found = scenarios.find(request, key.id);
       if (found.scenario) {
         const { reply } = found.scenario;
-        trace.scenario = found.scenario.name;
+        scenario = found.scenario.name;
         if (found.scenario.timing) timing = { ...timing, ...found.scenario.timing };
-        if (reply.fault) trace.faults.push(...resolveFaults([reply.fault]));
-        if (reply.error) return errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers);
+        if (reply.fault) faults = resolveFaults([reply.fault]);
+        if (reply.error)
+          return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
         script = reply;
       } else if (strictScenarios) {
         const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
-        return errorReply(400, `No scenario matches this request${hint}.`, 'invalid_request_error', 'no_scenario');
+        return fixed(errorReply(400, `No scenario matches this request${hint}.`, 'invalid_request_error', 'no_scenario'), { stream });
       }
     }
-    trace.timing = timing;
-
     const completion = generate(request, model, script);
-    const meta = {
-      id: `chatcmpl-${hash(JSON.stringify(request.messages)).toString(36)}${(++served).toString(36)}`,
-      created: Math.floor(Date.now() / 1000),
-      model: model.id,
-    };
-    if (trace.stream) {
-      const events = streamChunks(completion, meta, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1);
+    const seed = hash(text ?? JSON.stringify(request));
+    const common = { body, scenario, faults, stream, timing, idBase: `chatcmpl-${seed.toString(36)}` };
+    if (stream)
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
-      return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(events, timing, hash(JSON.stringify(request))) };
+      return { ...common, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1)], seed };
+    return { ...common, json: JSON.stringify(completionBody(completion, { model: model.id })), delayMs: bodyDelay(timing, completion.usage.completion_tokens) };
+  };
+
+  const prepared = new Map<string, Prepared>();
+  const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
+    const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength).toString('latin1') : undefined;
+    // Latin-1 keeps every byte, so the key is exact even for bytes that are not UTF-8.
+    const cacheKey = text !== undefined && text.length <= CACHED_BODY_MAX ? `${key.id}\n${text}` : undefined;
+    let p = cacheKey ? prepared.get(cacheKey) : undefined;
+    if (!p) {
+      const utf8 = typeof req.body === 'string' ? req.body : undefined;
+      p = prepare(utf8, req.body, key);
+      if (cacheKey) {
+        if (prepared.size >= PREPARED_MAX) prepared.delete(prepared.keys().next().value as string);
+        prepared.set(cacheKey, p);
+      }
     }
-    const delayMs = bodyDelay(timing, completion.usage.completion_tokens);
-    return { status: 200, headers: JSON_HEADERS, body: JSON.stringify(completionBody(completion, meta)), ...(delayMs ? { delayMs } : {}) };
+    trace.body = p.body;
+    trace.scenario = p.scenario;
+    trace.stream = p.stream;
+    trace.timing = p.timing;
+    trace.faults.push(...p.faults);
+    if (p.reply) return p.reply;
+    const id = `${p.idBase}${(++served).toString(36)}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (p.events) return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(p.events, p.timing, p.seed ?? 0, (payload) => stamp(payload, id, created)) };
+    return { status: 200, headers: JSON_HEADERS, body: stamp(p.json!, id, created), ...(p.delayMs ? { delayMs: p.delayMs } : {}) };
   };
 
   const route = (req: MockRequest, path: string, method: string, trace: Trace): MockReply => {

@@ -21,25 +21,44 @@ export interface JournalEntry {
 const BODY_TEXT_MAX = 4096;
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
+type Stored = Omit<JournalEntry, 'time'> & { at: number };
+
+/** A ring: adding is constant time however full it is, and the time is formatted only when read. */
 export class Journal {
-  private readonly entries: JournalEntry[] = [];
+  private readonly ring: (Stored | undefined)[];
+  private next = 0;
+  private count = 0;
   private seq = 0;
 
-  constructor(readonly size = DEFAULT_JOURNAL_SIZE) {}
+  constructor(readonly size = DEFAULT_JOURNAL_SIZE) {
+    this.ring = new Array(Math.max(0, size));
+  }
 
   add(entry: Omit<JournalEntry, 'seq' | 'time'>): void {
     if (this.size <= 0) return;
-    this.entries.push({ seq: ++this.seq, time: new Date().toISOString(), ...entry });
-    if (this.entries.length > this.size) this.entries.splice(0, this.entries.length - this.size);
+    const stored = entry as Stored;
+    stored.seq = ++this.seq;
+    stored.at = Date.now();
+    this.ring[this.next] = stored;
+    this.next = (this.next + 1) % this.size;
+    if (this.count < this.size) this.count++;
   }
 
-  list(): readonly JournalEntry[] {
-    return this.entries;
+  /** Oldest first. */
+  list(): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const { at, ...rest } = this.ring[(this.next - this.count + i + this.size) % this.size]!;
+      out.push({ ...rest, time: new Date(at).toISOString() });
+    }
+    return out;
   }
 
   clear(): number {
-    const n = this.entries.length;
-    this.entries.length = 0;
+    const n = this.count;
+    this.ring.fill(undefined);
+    this.count = 0;
+    this.next = 0;
     return n;
   }
 }

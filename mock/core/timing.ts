@@ -8,7 +8,8 @@ import type { Frame } from './types.js';
 
 const KEEPALIVE = ': keep-alive\n\n';
 
-export function* pacedFrames(events: Iterable<StreamEvent>, timing: Timing | undefined, seed: number): Generator<Frame> {
+/** `stamp` turns each prepared payload into the one this request sends (its id and created). */
+export function* pacedFrames(events: Iterable<StreamEvent>, timing: Timing | undefined, seed: number, stamp: (payload: string) => string = (p) => p): Generator<Frame> {
   const ttft = timing?.ttft_ms ?? 0;
   const tps = timing?.tokens_per_second ?? 0;
   const jitter = Math.min(1, Math.max(0, timing?.jitter ?? 0));
@@ -26,7 +27,7 @@ export function* pacedFrames(events: Iterable<StreamEvent>, timing: Timing | und
       }
       delayMs = wait;
     } else if (tps > 0 && tokens > 0) delayMs = vary((tokens / tps) * 1000);
-    yield { delayMs: Math.round(delayMs), bytes: eventBytes(JSON.stringify(payload)) };
+    yield { delayMs: Math.round(delayMs), bytes: eventBytes(stamp(payload)) };
   }
   yield { delayMs: 0, bytes: eventBytes(DONE) };
 }
