@@ -130,12 +130,26 @@ interface Segment {
   peakRss: number;
 }
 
-async function segment(server: Child, body: string, seconds: number): Promise<Segment> {
+/** Distinct bodies (a new seed each time) defeat any reuse of a prepared reply: generation every time. */
+let seedCounter = 0;
+const distinctRequests = (body: string) => [
+  {
+    method: 'POST' as const,
+    path: CHAT_PATH,
+    headers: HEADERS,
+    setupRequest: (req: Record<string, unknown>) => ({ ...req, body: `${body.slice(0, -1)},"seed":${++seedCounter}}` }),
+  },
+];
+
+async function segment(server: Child, body: string, seconds: number, distinct = false): Promise<Segment> {
   const s0 = await server.mark();
   const m0 = machineBusyMs();
   const g0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await autocannon({ url: server.url + CHAT_PATH, method: 'POST', headers: HEADERS, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 });
+  const r = await autocannon({
+    url: server.url + CHAT_PATH, method: 'POST', headers: HEADERS, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10,
+    ...(distinct ? { requests: distinctRequests(body) } : {}),
+  });
   const genWallMs = performance.now() - t0;
   const g = process.cpuUsage(g0);
   const machineMs = machineBusyMs() - m0;
@@ -180,13 +194,13 @@ function sum(segs: Segment[]): Omit<Throughput, 'shape'> {
 }
 
 /** Warm-up of each, then mock, ceiling, ceiling, mock: half of SECONDS each. */
-async function throughput(mock: Child, ceiling: Child, body: object): Promise<Record<Kind, Throughput>> {
+async function throughput(mock: Child, ceiling: Child, body: object, distinct = false): Promise<Record<Kind, Throughput>> {
   const text = JSON.stringify(body);
   const shapes = { mock: await check(mock, body), ceiling: await check(ceiling, body) };
-  await segment(mock, text, WARMUP_SECONDS);
-  await segment(ceiling, text, WARMUP_SECONDS);
+  await segment(mock, text, WARMUP_SECONDS, distinct);
+  await segment(ceiling, text, WARMUP_SECONDS, distinct);
   const segs: Record<Kind, Segment[]> = { mock: [], ceiling: [] };
-  for (const server of [mock, ceiling, ceiling, mock]) segs[server.kind].push(await segment(server, text, SECONDS / 2));
+  for (const server of [mock, ceiling, ceiling, mock]) segs[server.kind].push(await segment(server, text, SECONDS / 2, distinct));
   return { mock: { ...sum(segs.mock), shape: shapes.mock }, ceiling: { ...sum(segs.ceiling), shape: shapes.ceiling } };
 }
 
@@ -296,10 +310,12 @@ async function main(): Promise<void> {
   const mock = await startServer('mock');
   const ceiling = await startServer('ceiling');
   let plain: Record<Kind, Throughput>;
+  let fresh: Record<Kind, Throughput>;
   let streamed: Record<Kind, Throughput>;
   try {
-    process.stdout.write('1/3 non-streaming requests per second...\n');
+    process.stdout.write('1/3 non-streaming requests per second (one request repeated, then every request distinct)...\n');
     plain = await throughput(mock, ceiling, SMALL);
+    fresh = await throughput(mock, ceiling, SMALL, true);
     process.stdout.write('2/3 complete streams per second...\n');
     streamed = await throughput(mock, ceiling, SMALL_STREAM);
   } finally {
@@ -336,6 +352,14 @@ async function main(): Promise<void> {
       ratio(plain.mock.perSecond, plain.ceiling.perSecond),
       '>= 60%',
       verdict(plain.mock.perSecond >= RATIO_TARGET * plain.ceiling.perSecond && plain.mock.bad === 0, 'non-streaming req/s >= 60% of the ceiling, no error'),
+    ],
+    [
+      'non-streaming req/s, distinct requests',
+      int(fresh.mock.perSecond),
+      int(fresh.ceiling.perSecond),
+      ratio(fresh.mock.perSecond, fresh.ceiling.perSecond),
+      '(report)',
+      fresh.mock.bad === 0 ? '-' : verdict(false, 'distinct requests without error'),
     ],
     [
       'complete streams/s',
@@ -381,7 +405,7 @@ async function main(): Promise<void> {
   console.log(`\n${table(['measure', 'mock', 'ceiling', 'ratio', 'target', 'met'], rows)}\n`);
 
   const detail: string[][] = [];
-  for (const [name, r] of [['non-streaming', plain], ['streams', streamed]] as const)
+  for (const [name, r] of [['non-streaming', plain], ['non-streaming, distinct', fresh], ['streams', streamed]] as const)
     for (const kind of ['mock', 'ceiling'] as const)
       detail.push([
         name,

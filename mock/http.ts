@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { errorReply } from './core/errors.js';
 import { createMock, type Mock } from './core/handle.js';
-import { isRaw, isStream, type MockReply, type MockRequest } from './core/types.js';
+import { isRaw, isStream, type MockReply, type MockRequest, type StreamReply } from './core/types.js';
 
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
@@ -18,16 +18,16 @@ export interface MockServer {
 
 export async function startMockServer(opts: { port?: number; host?: string; mock?: Mock } = {}): Promise<MockServer> {
   const mock = opts.mock ?? createMock();
+  // Callbacks, not promises, on the way in: this path serves every request.
   const server = createServer((req, res) => {
-    readBody(req)
-      .then((body) => {
-        const reply = body === undefined
-          ? errorReply(413, `Request body larger than ${MAX_REQUEST_BYTES} bytes.`, 'invalid_request_error', 'body_too_large')
-          : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
-        return send(res, reply);
-      })
+    readBody(req, (body) => {
+      const reply = body === undefined
+        ? errorReply(413, `Request body larger than ${MAX_REQUEST_BYTES} bytes.`, 'invalid_request_error', 'body_too_large')
+        : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
       // The client went away mid-request, or a stream's generator failed: nothing left to answer.
-      .catch(() => res.destroy());
+      if (isStream(reply) || (!isRaw(reply) && reply.delayMs)) send(res, reply).catch(() => res.destroy());
+      else sendNow(res, reply);
+    }, () => res.destroy());
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -57,33 +57,35 @@ export function safeHandle(mock: Mock, req: MockRequest): MockReply {
   }
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_REQUEST_BYTES) over = true;
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
+function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void, failed: () => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  req.on('data', (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_REQUEST_BYTES) over = true;
+    else chunks.push(c);
   });
+  req.on('end', () => done(over ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+  req.on('error', failed);
 }
 
-async function send(res: ServerResponse, reply: MockReply): Promise<void> {
+/** A reply with no pause: written at once. */
+function sendNow(res: ServerResponse, reply: Exclude<MockReply, StreamReply>): void {
   if (isRaw(reply)) {
     res.socket?.end(reply.raw);
     return;
   }
+  // Encoded once: its length and its bytes come from the same buffer.
+  const bytes = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+  res.writeHead(reply.status, { ...reply.headers, 'content-length': bytes.length });
+  res.end(bytes);
+}
+
+async function send(res: ServerResponse, reply: MockReply): Promise<void> {
   if (!isStream(reply)) {
-    if (reply.delayMs) {
-      const left = await pause(res, reply.delayMs);
-      if (left) return;
-    }
-    res.writeHead(reply.status, { ...reply.headers, 'content-length': Buffer.byteLength(reply.body) });
-    res.end(reply.body);
+    if (!isRaw(reply) && reply.delayMs && (await pause(res, reply.delayMs))) return;
+    sendNow(res, reply);
     return;
   }
   res.writeHead(reply.status, reply.headers);

@@ -54,6 +54,8 @@ interface Prepared {
 /** Requests larger than this are worked out each time rather than remembered. */
 const CACHED_BODY_MAX = 16 * 1024;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
+const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
 const PREPARED_MAX = 512;
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
@@ -180,8 +182,10 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   };
 
   /** The faults of this request: always-on, named in its header, drawn at the configured rate. */
-  const selectFaults = (req: MockRequest, path: string): SelectedFault[] => {
+  const selectFaults = (req: MockRequest, path: string): readonly SelectedFault[] => {
     const header = req.headers[FAULT_HEADER];
+    // The common case, no fault at all, allocates nothing.
+    if (!header && !always.length && !random) return NO_FAULTS;
     const selected = [...always, ...(header ? resolveFaults(header.split(',')) : [])];
     if (random && path === '/v1/chat/completions' && pool.length && draw() < random.rate) selected.push(pool[Math.floor(draw() * pool.length)]);
     return selected;
@@ -199,24 +203,24 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const handle = (req: MockRequest): MockReply => {
     const method = req.method.toUpperCase();
     if (method === 'OPTIONS') return preflight(req);
-    const path = req.path.split('?')[0].replace(/\/+$/, '') || '/';
+    const path = ROUTES[req.path] ? req.path : req.path.split('?')[0].replace(/\/+$/, '') || '/';
     if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method));
 
-    let faults: SelectedFault[];
+    let faults: readonly SelectedFault[];
     try {
       faults = selectFaults(req, path);
     } catch (e) {
       return withCors(req, errorReply(400, `${FAULT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_fault'));
     }
-    const trace: Trace = { faults, stream: false };
+    const trace: Trace = { faults: [...faults], stream: false };
     let r = req;
     const ctx = (params: Record<string, string>) => ({ config, params });
-    const active = trace.faults.filter(due);
+    const active = faults.length ? faults.filter(due) : NO_FAULTS;
     for (const f of active) if (f.fault.request) r = f.fault.request(r, ctx(f.params));
     const before = trace.faults.length;
     let reply = route(r, path, method, trace);
     // A scenario may name faults of its own, found while routing.
-    const all = active.concat(trace.faults.slice(before).filter(due));
+    const all = trace.faults.length > before ? active.concat(trace.faults.slice(before).filter(due)) : active;
     for (const f of all) if (f.fault.reply) reply = f.fault.reply(reply, r, ctx(f.params));
 
     journal.add({
@@ -225,7 +229,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       key_id: trace.key?.id ?? null,
       body: journalBody(trace.body, path === '/v1/chat/completions' ? req.body : undefined),
       scenario: trace.scenario ?? null,
-      faults: all.map((f) => f.ref),
+      faults: all.length ? all.map((f) => f.ref) : NO_REFS,
       status: 'status' in reply ? reply.status : 0,
       stream: 'stream' in reply,
       timing: trace.timing ?? null,
