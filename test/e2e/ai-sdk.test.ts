@@ -4,19 +4,13 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText, jsonSchema, Output, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, watchNetwork, type Transport } from './support.js';
+import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
 
 // The SDK prints its warnings (an unsupported setting...) to the console unless told not to.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-const network = watchNetwork();
-afterAll(() => {
-  network.stop();
-  expect(network.hosts(), 'the HTTP runs reached the loopback server').toContain('127.0.0.1');
-  expect(network.outside(), 'hosts other than the mock').toEqual([]);
-});
+const network = guardNetwork();
 
-const Weather = z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']), days: z.number().int().min(1).max(7) });
 const WeatherJson = {
   type: 'object',
   properties: {
@@ -27,7 +21,6 @@ const WeatherJson = {
   required: ['city', 'unit', 'days'],
   additionalProperties: false,
 } as const;
-const Person = z.object({ name: z.string(), age: z.number().int().min(0).max(150), tags: z.array(z.string()), active: z.boolean() });
 
 interface Usage {
   inputTokens: number | undefined;

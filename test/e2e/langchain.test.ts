@@ -6,21 +6,14 @@ import { ChatOpenAI } from '@langchain/openai';
 import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, watchNetwork, type Transport } from './support.js';
+import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
 
 // No tracing to LangSmith, whatever the environment says.
 process.env.LANGSMITH_TRACING = 'false';
 process.env.LANGCHAIN_TRACING_V2 = 'false';
 
-const network = watchNetwork();
-afterAll(() => {
-  network.stop();
-  expect(network.hosts(), 'the HTTP runs reached the loopback server').toContain('127.0.0.1');
-  expect(network.outside(), 'hosts other than the mock').toEqual([]);
-});
+const network = guardNetwork();
 
-const Weather = z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']), days: z.number().int().min(1).max(7) });
-const Person = z.object({ name: z.string(), age: z.number().int().min(0).max(150), tags: z.array(z.string()), active: z.boolean() });
 const getWeather = tool(async (input) => JSON.stringify(input), { name: 'get_weather', description: 'Weather forecast', schema: Weather });
 
 const usageOk = (u: { input_tokens: number; output_tokens: number; total_tokens: number } | undefined) => {

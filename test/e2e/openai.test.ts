@@ -4,17 +4,10 @@ import OpenAI, { APIError } from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, watchNetwork, type Transport } from './support.js';
+import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
 
-const network = watchNetwork();
-afterAll(() => {
-  network.stop();
-  expect(network.hosts(), 'the HTTP runs reached the loopback server').toContain('127.0.0.1');
-  expect(network.outside(), 'hosts other than the mock').toEqual([]);
-});
+const network = guardNetwork();
 
-const Weather = z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']), days: z.number().int().min(1).max(7) });
-const Person = z.object({ name: z.string(), age: z.number().int().min(0).max(150), tags: z.array(z.string()), active: z.boolean() });
 
 const usageOk = (u: OpenAI.CompletionUsage | null | undefined) => {
   expect(u).toBeTruthy();

@@ -3,6 +3,8 @@
 // the mock's own route, and a watch on every host the test process tries to reach.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
+import { afterAll, expect } from 'vitest';
+import { z } from 'zod';
 import { createMock, DEFAULT_CONFIG, DEFAULT_INTERCEPT_URL, interceptMock, startMockServer, type Mock } from '../../mock/index.js';
 import type { JournalEntry } from '../../mock/core/journal.js';
 
@@ -116,3 +118,18 @@ export async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected an error, none was thrown');
 }
+
+/** Every e2e file: at its end, the HTTP runs reached the loopback server and nothing else was reached. */
+export function guardNetwork(): ReturnType<typeof watchNetwork> {
+  const network = watchNetwork();
+  afterAll(() => {
+    network.stop();
+    expect(network.hosts(), 'the HTTP runs reached the loopback server').toContain('127.0.0.1');
+    expect(network.outside(), 'hosts other than the mock').toEqual([]);
+  });
+  return network;
+}
+
+/** The shapes the SDKs are asked for: a tool's arguments and a structured output. */
+export const Weather = z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']), days: z.number().int().min(1).max(7) });
+export const Person = z.object({ name: z.string(), age: z.number().int().min(0).max(150), tags: z.array(z.string()), active: z.boolean() });
