@@ -74,8 +74,9 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   // Bodies that never change are serialized once, not per request.
   const lists = new Map(config.keys.map((k) => [k.id, JSON.stringify(modelList(config, k))]));
   const catalog = JSON.stringify(catalogDocument(config));
-  const scenarios = config.scenarios?.length ? compileScenarios(config.scenarios) : undefined;
   const strictScenarios = opts.strictScenarios ?? config.strict_scenarios ?? false;
+  // Strict with no scenario at all refuses every chat request: nothing was scripted for it.
+  const scenarios = config.scenarios?.length || strictScenarios ? compileScenarios(config.scenarios ?? []) : undefined;
   const journal = new Journal(config.journal_size);
   const always = resolveFaults([...(config.faults?.always ?? []), ...(opts.faults ?? [])]);
   const random = config.faults?.random;

@@ -3,6 +3,7 @@
 // strict_scenarios refuses them naming the closest rule.
 import { describe, expect, it } from 'vitest';
 import type { Scenario, ScenarioMatch } from '../../mock/config/types.js';
+import { createMock } from '../../mock/core/handle.js';
 import { countTokens } from '../../mock/core/tokens.js';
 import { validateWith } from '../../schemas/index.js';
 import {
@@ -16,6 +17,7 @@ import {
   MODEL,
   REASONER,
   scenarioMock,
+  KEY,
   SECOND_KEY,
   statusOf,
   usageOf,
@@ -309,4 +311,11 @@ describe('scripted replies', () => {
     expect(finishOf(chunkStop)).toBe('stop');
     expect(usageOf(chunkStop).completion_tokens).toBe(4);
   });
+});
+
+it('strict scenarios with no scenario configured refuse every chat request, naming none', () => {
+  const m = createMock(undefined, { strictScenarios: true });
+  const r = m.handle({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }] }) });
+  expect('status' in r && r.status).toBe(400);
+  expect('body' in r && String(r.body)).toMatch(/No scenario matches/);
 });
