@@ -1,6 +1,5 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
-import { validator } from '../schemas/index.js';
 import { bodyJson, bodySse, type Exchange } from './harness/exchanges.js';
 import type { SseParse } from './harness/sse.js';
 import { combine, notTested, type Verdict } from './harness/check.js';
@@ -164,8 +163,6 @@ export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?:
 
 // --- Response reading -------------------------------------------------------------------------
 
-const validResponse = validator('response');
-
 export interface ChatReply {
   body?: Record<string, unknown>;
   /** The first choice's message and finish_reason, read leniently. */
@@ -189,7 +186,6 @@ export function readReply(ex: Exchange): ChatReply {
   return { body: b, message, finishReason: choice?.finish_reason, usage, problem: choice ? undefined : 'no choices[0] in the body' };
 }
 
-export const responseShape = (ex: Exchange) => validResponse(bodyJson(ex).ok ? (bodyJson(ex) as { value: unknown }).value : undefined);
 
 // --- Stream reading ---------------------------------------------------------------------------
 

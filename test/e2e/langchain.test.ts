@@ -5,7 +5,6 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
 
 // No tracing to LangSmith, whatever the environment says.

@@ -3,7 +3,6 @@
 import OpenAI, { APIError } from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
 
 const network = guardNetwork();
