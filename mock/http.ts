@@ -94,8 +94,13 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
   let gone = false;
   const closed = new Promise<void>((r) => res.once('close', () => ((gone = true), r())));
   // A client that disconnects stops generation: the frame iterator is simply not advanced.
+  // Pauses are kept to a schedule from the stream's start, so time spent writing (or waiting for
+  // the event loop under load) does not add up over a long stream.
+  let due = performance.now();
   for (const frame of reply.stream) {
-    if (frame.delayMs > 0) await Promise.race([new Promise((r) => setTimeout(r, frame.delayMs).unref()), closed]);
+    due += frame.delayMs;
+    const wait = due - performance.now();
+    if (frame.delayMs > 0 && wait > 0) await Promise.race([new Promise((r) => setTimeout(r, wait).unref()), closed]);
     if (gone) return;
     if ('reset' in frame) {
       res.socket?.resetAndDestroy();

@@ -55,12 +55,16 @@ function toResponse(reply: BodyReply | StreamReply): Response {
   // A 204 (a preflight) or 304 may not have a body at all, not even an empty one.
   if (!isStream(reply)) return new Response(NULL_BODY.has(reply.status) ? null : reply.body, { status: reply.status, headers: reply.headers });
   const frames = reply.stream[Symbol.iterator]();
+  let due = performance.now();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = frames.next();
       if (next.done) return controller.close();
-      if (next.value.delayMs > 0) await new Promise((r) => setTimeout(r, next.value.delayMs));
+      // Kept to a schedule from the stream's start, as the HTTP adapter does.
+      due += next.value.delayMs;
+      const wait = due - performance.now();
+      if (next.value.delayMs > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
       if ('reset' in next.value) return controller.error(new TypeError('the mock reset the connection'));
       const bytes = next.value.bytes;
       controller.enqueue(typeof bytes === 'string' ? encoder.encode(bytes) : bytes);
