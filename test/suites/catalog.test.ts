@@ -7,14 +7,11 @@ import { errorReply } from '../../mock/core/errors.js';
 import { isCatalog, withJson } from '../../mock/core/faults/rewrite.js';
 import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { CATALOG } from '../../suites/catalog.js';
-import { notPassing, runAgainstMock } from '../support/run.js';
+import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply): Mock => {
-  const m = createMock();
-  return { config: m.config, journal: m.journal, handle: (req) => edit(req, m.handle(req)) };
-};
+const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply): Mock => rewrittenMock(edit);
 const onCatalog = (edit: (doc: Json) => unknown) => broken((req, r) => (isCatalog(req) ? withJson(r, edit) : r));
 const eachEntry = (edit: (m: Json) => void) => onCatalog((d) => d.data.forEach(edit));
 const textOut = (m: Json) => m.output_modalities.find((o: Json) => o.type === 'text');

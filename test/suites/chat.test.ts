@@ -4,22 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { isCatalog, isChat, isModels, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
-import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { CHAT } from '../../suites/chat.js';
-import { notPassing, runAgainstMock } from '../support/run.js';
+import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
-/** The correct mock with its requests and replies rewritten. */
-const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply, editRequest: (req: MockRequest) => MockRequest = (r) => r): Mock => {
-  const m = createMock();
-  return {
-    config: m.config,
-    journal: m.journal,
-    handle: (req) => {
-      const r = editRequest(req);
-      return edit(r, m.handle(r));
-    },
-  };
-};
 
 /** The mock serving one fault of the catalogue. */
 const faulty = (name: string) => createMock(undefined, { faults: [name] });
@@ -64,7 +51,7 @@ describe('chat suite', () => {
 
   it('uses the catalog minimum of max_tokens for the essay', async () => {
     const seen: number[] = [];
-    const mock = broken(
+    const mock = rewrittenMock(
       (req, reply) =>
         isCatalog(req)
           ? withJson(reply, (doc) => {
@@ -83,7 +70,7 @@ describe('chat suite', () => {
   });
 
   it('is not-tested throughout when the model list is empty and no model is named', async () => {
-    const mock = broken((req, reply) => (isModels(req) ? withJson(reply, (b) => void (b.data = [])) : reply));
+    const mock = rewrittenMock((req, reply) => (isModels(req) ? withJson(reply, (b) => void (b.data = [])) : reply));
     const results = await runAgainstMock(CHAT, { mock });
     for (const r of results.values()) {
       expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
@@ -92,7 +79,7 @@ describe('chat suite', () => {
   });
 
   it('chat.role.tool is not-tested when the catalog declares no tools for the model', async () => {
-    const mock = broken((req, reply) =>
+    const mock = rewrittenMock((req, reply) =>
       isCatalog(req)
         ? withJson(reply, (doc) => {
             for (const m of doc.data) delete m.output_modalities[0].supported_parameters.tools;

@@ -7,15 +7,11 @@ import { isCatalog, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { PARAMETERS } from '../../suites/parameters.js';
-import { notPassing, runAgainstMock } from '../support/run.js';
+import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply, base: Mock = createMock()): Mock => ({
-  config: base.config,
-  journal: base.journal,
-  handle: (req) => edit(req, base.handle(req)),
-});
+const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply, base: Mock = createMock()): Mock => rewrittenMock(edit, undefined, base);
 const declared = (id: string, edit: (params: Json) => void) =>
   broken((req, r) => (isCatalog(req) ? withJson(r, (d) => void edit(d.data.find((m: Json) => m.id === id).output_modalities[0].supported_parameters)) : r));
 

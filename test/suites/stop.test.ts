@@ -5,22 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../mock/core/errors.js';
 import { isCatalog, isChat, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
-import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { STOP } from '../../suites/stop.js';
-import { notPassing, runAgainstMock } from '../support/run.js';
+import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
-/** The correct mock with its requests and replies rewritten. */
-const broken = (edit: (req: MockRequest, reply: MockReply) => MockReply, editRequest: (req: MockRequest) => MockRequest = (r) => r): Mock => {
-  const m = createMock();
-  return {
-    config: m.config,
-    journal: m.journal,
-    handle: (req) => {
-      const r = editRequest(req);
-      return edit(r, m.handle(r));
-    },
-  };
-};
 
 const stopsOf = (request: Record<string, any> | undefined): string[] => (request?.stop == null ? [] : [request.stop].flat());
 
@@ -38,7 +25,7 @@ describe('stop suite', () => {
 
   it('passes on the reasoning model, which declares no temperature', async () => {
     const temperatures: unknown[] = [];
-    const mock = broken(
+    const mock = rewrittenMock(
       (_req, reply) => reply,
       (req) => {
         if (isChat(req)) temperatures.push(requestJson(req)?.temperature);
@@ -52,7 +39,7 @@ describe('stop suite', () => {
 
   it('stop.array sends arrays only up to the declared max_items', async () => {
     const sizes: number[] = [];
-    const mock = broken(
+    const mock = rewrittenMock(
       (req, reply) =>
         isCatalog(req)
           ? withJson(reply, (doc) => {
@@ -72,7 +59,7 @@ describe('stop suite', () => {
   });
 
   it('stop.exact-prefix and stop.stream-split are not-tested when the output does not reproduce', async () => {
-    const mock = broken((req, reply) => {
+    const mock = rewrittenMock((req, reply) => {
       const request = requestJson(req);
       if (!isChat(req) || stopsOf(request).length) return reply;
       return withJson(reply, (b) => void (b.choices[0].message.content += ` (seed ${request?.seed})`));
@@ -84,7 +71,7 @@ describe('stop suite', () => {
   });
 
   it('stop.not-in-content is not-tested when every stopped request is refused', async () => {
-    const mock = broken((req, reply) => (isChat(req) && stopsOf(requestJson(req)).length ? errorReply(400, 'stop is not supported', 'invalid_request_error') : reply));
+    const mock = rewrittenMock((req, reply) => (isChat(req) && stopsOf(requestJson(req)).length ? errorReply(400, 'stop is not supported', 'invalid_request_error') : reply));
     const [r] = await outcomes(['stop.not-in-content'], mock);
     expect(r.outcome, r.message).toBe('not-tested');
   });

@@ -8,9 +8,9 @@ import type { MockConfig } from '../../mock/config/types.js';
 import { errorReply } from '../../mock/core/errors.js';
 import type { Fault } from '../../mock/core/faults/fault.js';
 import { isChat, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
-import { createMock, type Mock } from '../../mock/core/handle.js';
+import { createMock } from '../../mock/core/handle.js';
 import { STRUCTURED } from '../../suites/structured.js';
-import { notPassing, runAgainstMock } from '../support/run.js';
+import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
 const withoutParameter = (name: string): MockConfig => ({
   ...DEFAULT_CONFIG,
@@ -52,7 +52,7 @@ describe('structured suite', () => {
 
   it('is not-tested when the catalog is missing', async () => {
     const m = createMock();
-    const mock: Mock = { config: m.config, journal: m.journal, handle: (req) => (req.path.startsWith('/models.json') ? errorReply(404, 'no catalog', 'not_found') : m.handle(req)) };
+    const mock = rewrittenMock((req, r) => (req.path.startsWith('/models.json') ? errorReply(404, 'no catalog', 'not_found') : r), undefined, m);
     const results = await runAgainstMock(STRUCTURED, { mock });
     for (const r of results.values()) expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
   });

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import type { MockConfig } from '../../mock/config/types.js';
 import { errorReply } from '../../mock/core/errors.js';
-import { createMock, type Mock } from '../../mock/core/handle.js';
+import { createMock } from '../../mock/core/handle.js';
 import { TOOLS } from '../../suites/tools.js';
-import { notPassing, runAgainstMock } from '../support/run.js';
+import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
 const withoutParameter = (name: string): MockConfig => ({
   ...DEFAULT_CONFIG,
@@ -31,7 +31,7 @@ describe('tools suite', () => {
 
   it('is not-tested when the catalog is missing', async () => {
     const m = createMock();
-    const mock: Mock = { config: m.config, journal: m.journal, handle: (req) => (req.path.startsWith('/models.json') ? errorReply(404, 'no catalog', 'not_found') : m.handle(req)) };
+    const mock = rewrittenMock((req, r) => (req.path.startsWith('/models.json') ? errorReply(404, 'no catalog', 'not_found') : r), undefined, m);
     const results = await runAgainstMock(TOOLS, { mock });
     for (const r of results.values()) expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
   });

@@ -1,6 +1,7 @@
 // Runs checks against a mock started on 127.0.0.1 for the test, and stops it afterwards.
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
+import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { startMockServer } from '../../mock/http.js';
 import type { ApiCheck } from '../../suites/api.js';
 import type { CheckResult } from '../../suites/harness/check.js';
@@ -47,3 +48,20 @@ export async function runAgainstMock(checks: ApiCheck[], opts: RunAgainstMock = 
 /** A readable line per result that is not a pass, for assertion messages. */
 export const notPassing = (results: Map<string, CheckResult>) =>
   [...results.values()].filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome}: ${r.message ?? ''}`);
+
+/** A mock (the correct one unless given) with its requests and replies rewritten: for setups the
+ * fault catalogue does not name. */
+export function rewrittenMock(
+  edit: (req: MockRequest, reply: MockReply) => MockReply,
+  editRequest: (req: MockRequest) => MockRequest = (r) => r,
+  base: Mock = createMock(),
+): Mock {
+  return {
+    config: base.config,
+    journal: base.journal,
+    handle: (req) => {
+      const r = editRequest(req);
+      return edit(r, base.handle(r));
+    },
+  };
+}
