@@ -2,9 +2,9 @@
 // and in-process.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText, jsonSchema, Output, streamText, tool } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
+import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
 
 // The SDK prints its warnings (an unsupported setting...) to the console unless told not to.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -39,17 +39,7 @@ describe.each(TRANSPORTS)('AI SDK, $name', (transport) => {
     createOpenAICompatible({ name: 'mock', baseURL: t.baseURL, apiKey, headers, includeUsage: true, supportsStructuredOutputs: true });
   const call = { maxRetries: MAX_RETRIES, timeout: TIMEOUT_MS };
 
-  let connectionsBefore = 0;
-  beforeAll(async () => {
-    connectionsBefore = network.connections();
-    t = await transport.start();
-  });
-  afterAll(async () => {
-    await t?.close();
-    // In-process means no port: not one TCP connection was made.
-    if (transport.name === 'in-process') expect(network.connections() - connectionsBefore).toBe(0);
-    else expect(network.connections() - connectionsBefore).toBeGreaterThan(0);
-  });
+  useTransport(transport, network, (started) => (t = started));
 
   it('plain reply: text, finishReason stop, usage', async () => {
     const r = await generateText({ model: provider(ALPHA.key)(MODEL), prompt: 'Say something.', ...call });

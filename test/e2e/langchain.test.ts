@@ -4,8 +4,8 @@ import type { AIMessageChunk } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
 
 // No tracing to LangSmith, whatever the environment says.
 process.env.LANGSMITH_TRACING = 'false';
@@ -47,17 +47,7 @@ describe.each(TRANSPORTS)('LangChain ChatOpenAI, $name', (transport) => {
       configuration: { baseURL: t.baseURL, defaultHeaders: opts.headers },
     });
 
-  let connectionsBefore = 0;
-  beforeAll(async () => {
-    connectionsBefore = network.connections();
-    t = await transport.start();
-  });
-  afterAll(async () => {
-    await t?.close();
-    // In-process means no port: not one TCP connection was made.
-    if (transport.name === 'in-process') expect(network.connections() - connectionsBefore).toBe(0);
-    else expect(network.connections() - connectionsBefore).toBeGreaterThan(0);
-  });
+  useTransport(transport, network, (started) => (t = started));
 
   it('plain reply: content, finish_reason stop, usage_metadata', async () => {
     const m = await chat(ALPHA.key).invoke('Say something.');

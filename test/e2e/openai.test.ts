@@ -2,8 +2,8 @@
 // or backend developer building on the SDK relies on.
 import OpenAI, { APIError } from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, Person, Weather, type Transport } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
 
 const network = guardNetwork();
 
@@ -21,17 +21,9 @@ describe.each(TRANSPORTS)('openai SDK, $name', (transport) => {
   const make = (apiKey: string, defaultHeaders?: Record<string, string>) =>
     new OpenAI({ apiKey, baseURL: t.baseURL, maxRetries: MAX_RETRIES, timeout: TIMEOUT_MS, defaultHeaders });
 
-  let connectionsBefore = 0;
-  beforeAll(async () => {
-    connectionsBefore = network.connections();
-    t = await transport.start();
+  useTransport(transport, network, (started) => {
+    t = started;
     client = make(ALPHA.key);
-  });
-  afterAll(async () => {
-    await t?.close();
-    // In-process means no port: not one TCP connection was made.
-    if (transport.name === 'in-process') expect(network.connections() - connectionsBefore).toBe(0);
-    else expect(network.connections() - connectionsBefore).toBeGreaterThan(0);
   });
 
   it('plain reply: content, finish_reason stop, usage', async () => {

@@ -3,7 +3,7 @@
 // the mock's own route, and a watch on every host the test process tries to reach.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
-import { afterAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { z } from 'zod';
 import { createMock, DEFAULT_CONFIG, DEFAULT_INTERCEPT_URL, interceptMock, startMockServer, type Mock } from '../../mock/index.js';
 import type { JournalEntry } from '../../mock/core/journal.js';
@@ -133,3 +133,20 @@ export function guardNetwork(): ReturnType<typeof watchNetwork> {
 /** The shapes the SDKs are asked for: a tool's arguments and a structured output. */
 export const Weather = z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']), days: z.number().int().min(1).max(7) });
 export const Person = z.object({ name: z.string(), age: z.number().int().min(0).max(150), tags: z.array(z.string()), active: z.boolean() });
+
+/** Starts a transport for a describe block and stops it after, checking that in-process means no
+ * port (not one TCP connection) and HTTP means a real one. */
+export function useTransport(transport: (typeof TRANSPORTS)[number], network: ReturnType<typeof watchNetwork>, onStart: (t: Transport) => void): void {
+  let t: Transport | undefined;
+  let connectionsBefore = 0;
+  beforeAll(async () => {
+    connectionsBefore = network.connections();
+    t = await transport.start();
+    onStart(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (transport.name === 'in-process') expect(network.connections() - connectionsBefore).toBe(0);
+    else expect(network.connections() - connectionsBefore).toBeGreaterThan(0);
+  });
+}
