@@ -42,16 +42,61 @@ export interface CheckMeta {
   convention?: string;
 }
 
-export interface Check<Ctx = unknown> extends CheckMeta {
-  run(ctx: Ctx): Promise<Verdict>;
+/** One value of one path axis: `{ value: true, label: 'stream' }`, `{ value: 'm1', label: 'm1' }`. */
+export interface AxisPoint {
+  value: PathValue;
+  label: string;
 }
 
-export interface CheckResult extends CheckMeta {
+export type PathValue = string | number | boolean;
+
+/** A point of a check's paths: one value per axis, by axis name. */
+export type Path = Readonly<Record<string, PathValue>>;
+
+/** The values an axis takes in this run, or why it takes none (the check is then not-tested). */
+export interface AxisValues {
+  points: AxisPoint[];
+  problem?: string;
+  /** Said once per check, whatever its paths ("tried 3 of 40 listed models"). */
+  note?: string;
+}
+
+/** Fixed values, or values found in the run (the models a key lists); a later axis may depend on
+ * the values of the axes declared before it (the parameters a model declares). */
+export type Axis<Ctx> = readonly AxisPoint[] | ((ctx: Ctx, path: Path) => Promise<AxisValues>);
+
+export interface Check<Ctx = unknown, P = Path> extends CheckMeta {
+  /** The paths the rule applies to, axis by axis; the runner expands their product and runs the
+   * rule once per path. Absent: one path, the empty one. */
+  paths?: Readonly<Record<string, Axis<Ctx>>>;
+  run(ctx: Ctx, path: P): Promise<Verdict>;
+}
+
+/** The verdict of one check on one path. */
+export interface PathResult {
+  path: Path;
+  /** `stream, mock-reason-1`: the points' labels, in the order the axes are declared. */
+  label: string;
   outcome: Outcome;
   message?: string;
   notes?: string[];
   evidence: Evidence[];
   durationMs: number;
+}
+
+export interface CheckResult extends CheckMeta {
+  /** The worst of the paths' outcomes (fail, then not-tested, then pass, then skip). */
+  outcome: Outcome;
+  /** The messages of the paths that gave the outcome, each after its path's label. */
+  message?: string;
+  notes?: string[];
+  /** The evidence of the paths that gave the outcome. */
+  evidence: Evidence[];
+  durationMs: number;
+  /** The axes the check declares, by name. */
+  axes?: string[];
+  /** One verdict per path, for a check that declares paths. */
+  paths?: PathResult[];
 }
 
 export const pass = (notes?: string[]): Verdict => ({ outcome: 'pass', notes: notes?.length ? notes : undefined });
@@ -71,3 +116,8 @@ export function combine(verdicts: Verdict[]): Verdict {
   if (!verdicts.length) return notTested('nothing to test');
   return pass(notes);
 }
+
+const SEVERITY: Record<Outcome, number> = { fail: 3, 'not-tested': 2, pass: 1, skip: 0 };
+
+/** The outcome that decides a check of several paths: any fail fails it, then any not-tested. */
+export const worst = (outcomes: Outcome[]): Outcome => outcomes.reduce<Outcome>((w, o) => (SEVERITY[o] > SEVERITY[w] ? o : w), 'skip');

@@ -35,7 +35,7 @@ export class Exchanges {
 
   /** The same method, URL, headers and body give the same exchange. */
   send(spec: RequestSpec, label = `${spec.method} ${new URL(spec.url).pathname}`): Promise<Exchange> {
-    const key = JSON.stringify([spec.method, spec.url, Object.entries(spec.headers).sort(), spec.body ?? null]);
+    const key = JSON.stringify([spec.method, spec.url, Object.entries(spec.headers).sort(), spec.body ?? null, spec.repeat ?? 0]);
     let p = this.memo.get(key);
     if (!p) {
       p = this.sendWithRetry(spec, label);
@@ -45,8 +45,9 @@ export class Exchanges {
   }
 
   private async sendWithRetry(spec: RequestSpec, label: string): Promise<Exchange> {
+    const { repeat: _repeat, ...wire } = spec;
     for (let attempt = 0; ; attempt++) {
-      const result = await this.limited(() => this.http.send(spec, this.signal));
+      const result = await this.limited(() => this.http.send(wire, this.signal));
       this.sent++;
       if (result.status !== 429) return { ...result, label, request: spec, rateLimited: false, retries: attempt };
       const wait = retryAfterMs(result.headers);
@@ -132,7 +133,7 @@ export function excerpt(body: Buffer | string, max = EXCERPT_CHARS): string {
   return cut ? `${shown}… [${body.length} ${typeof body === 'string' ? 'characters' : 'bytes'} in all]` : shown;
 }
 
-const SHOWN_HEADERS = ['content-type', 'content-length', 'transfer-encoding', 'retry-after', 'retry-after-ms', 'www-authenticate', 'x-request-id'];
+const SHOWN_HEADERS = ['content-type', 'content-encoding', 'content-length', 'transfer-encoding', 'retry-after', 'retry-after-ms', 'www-authenticate', 'x-request-id'];
 
 export function evidenceOf(ex: Exchange, redactor: Redactor): Evidence {
   const headers: Record<string, string> = {};

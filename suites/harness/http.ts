@@ -1,5 +1,7 @@
 // Every byte the kit sends or receives goes through here: undici, a connect timeout, an idle
 // timeout, an overall deadline and a body cap, so a broken server ends in evidence, never a hang.
+import type { Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 
 export interface Limits {
@@ -31,9 +33,12 @@ export function limitsFor(timeoutMs: number, maxBodyBytes = DEFAULT_LIMITS.maxBo
 export interface RequestSpec {
   method: 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
   url: string;
-  headers: Record<string, string>;
+  /** An array sends the field once per value (a header sent twice). */
+  headers: Record<string, string | string[]>;
   /** Sent as is: a check that needs a broken body builds it itself. */
   body?: string;
+  /** Tells apart two sendings of the same request (to see whether answers reproduce); not sent. */
+  repeat?: number;
 }
 
 export type TransportErrorKind = 'connect' | 'timeout' | 'deadline' | 'reset' | 'protocol' | 'cap' | 'other';
@@ -41,9 +46,12 @@ export type TransportErrorKind = 'connect' | 'timeout' | 'deadline' | 'reset' | 
 export interface HttpResult {
   status?: number;
   headers: Record<string, string>;
+  /** Decoded from its content coding, when it had one. */
   body: Buffer;
-  /** Bytes read from the socket's body, which may exceed body.length by less than one read. */
+  /** Body bytes read (decoded), which may exceed body.length by less than one read. */
   bytesRead: number;
+  /** The Content-Encoding the body was decoded from (gzip, deflate, br, zstd). */
+  encoding?: string;
   /** The body ended normally (not cut by a cap, a timeout or a reset). */
   complete: boolean;
   error?: { kind: TransportErrorKind; message: string };
@@ -73,8 +81,9 @@ export class HttpClient {
     let bytesRead = 0;
     let status: number | undefined;
     let headers: Record<string, string> = {};
+    let encoding: string | undefined;
     const done = (complete: boolean, error?: HttpResult['error']): HttpResult => ({
-      status, headers, body: Buffer.concat(chunks, kept), bytesRead, complete, error,
+      status, headers, body: Buffer.concat(chunks, kept), bytesRead, complete, error, ...(encoding ? { encoding } : {}),
       durationMs: Math.round(performance.now() - started),
     });
     try {
@@ -87,8 +96,20 @@ export class HttpClient {
       });
       status = res.statusCode;
       headers = flattenHeaders(res.headers);
+      const coding = contentCoding(headers['content-encoding']);
+      let source: AsyncIterable<Buffer> = res.body as AsyncIterable<Buffer>;
+      if (coding) {
+        const decoder = decoderFor(coding);
+        if (!decoder) {
+          res.body.destroy();
+          return done(false, { kind: 'protocol', message: `the body is in content coding "${coding}", which this Node.js cannot decode` });
+        }
+        encoding = coding;
+        (res.body as Readable).on('error', (e) => decoder.destroy(e));
+        source = (res.body as Readable).pipe(decoder);
+      }
       try {
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
           bytesRead += chunk.length;
           const room = this.limits.maxBodyBytes - kept;
           if (room > 0) {
@@ -98,11 +119,12 @@ export class HttpClient {
           }
           if (bytesRead > this.limits.maxBodyBytes) {
             res.body.destroy();
-            return done(false, { kind: 'cap', message: `body larger than the cap of ${this.limits.maxBodyBytes} bytes; reading stopped` });
+            (source as Readable).destroy?.();
+            return done(false, { kind: 'cap', message: `body cut at ${size(this.limits.maxBodyBytes)} (--max-body${encoding ? `, counted after ${encoding} decoding` : ''}); reading stopped` });
           }
         }
       } catch (e) {
-        return done(false, classify(e, deadline.aborted, this.limits));
+        return done(false, classify(e, deadline.aborted, this.limits, encoding));
       }
       return done(true);
     } catch (e) {
@@ -128,9 +150,38 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-function classify(e: unknown, deadlineHit: boolean, limits: Limits): { kind: TransportErrorKind; message: string } {
+/** The one content coding to undo, lower case; identity and none give undefined. */
+function contentCoding(header: string | undefined): string | undefined {
+  const coding = header?.trim().toLowerCase();
+  return coding && coding !== 'identity' ? (coding === 'x-gzip' ? 'gzip' : coding) : undefined;
+}
+
+/** A streaming decoder for a coding, as every HTTP client has; undefined for one it cannot undo. */
+function decoderFor(coding: string): zlib.Gunzip | zlib.Unzip | zlib.BrotliDecompress | undefined {
+  // Unzip reads both gzip and zlib-wrapped deflate, whatever the header says of the two.
+  if (coding === 'gzip' || coding === 'deflate') return zlib.createUnzip();
+  if (coding === 'br') return zlib.createBrotliDecompress();
+  const zstd = (zlib as unknown as { createZstdDecompress?: () => zlib.Unzip }).createZstdDecompress;
+  if (coding === 'zstd' && zstd) return zstd();
+  return undefined;
+}
+
+/** `8 MiB`, `1.5 KiB`, `300 bytes`: sizes as a reader says them. */
+export function size(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB'];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${bytes} bytes` : `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[u]}`;
+}
+
+function classify(e: unknown, deadlineHit: boolean, limits: Limits, encoding?: string): { kind: TransportErrorKind; message: string } {
   const err = e as { code?: string; message?: string; name?: string };
   const code = err?.code ?? '';
+  if (encoding && code.startsWith('Z_')) return { kind: 'protocol', message: `the body is not valid ${encoding} (${err.message ?? code})` };
   if (deadlineHit) return { kind: 'deadline', message: `no complete answer within the deadline of ${limits.deadlineMs} ms` };
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'connect', message: `connect timed out after ${limits.connectTimeoutMs} ms` };
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH')

@@ -27,15 +27,21 @@ export class Redactor {
     return out;
   }
 
-  headers(h: Record<string, string>): Record<string, string> {
+  /** A field sent more than once shows its values joined by a line break. */
+  headers(h: Record<string, string | string[]>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(h)) {
       const lower = k.toLowerCase();
+      const values = [v].flat();
       if (lower === 'authorization' || lower === 'proxy-authorization' || lower === 'x-api-key' || lower === 'api-key') {
         // Keep the scheme: whether `Bearer` or `Basic` was sent is itself evidence.
-        const m = /^(\S+)(\s+)(.*)$/.exec(v);
-        out[k] = m ? `${m[1]}${m[2]}${m[3] ? REDACTED : ''}` : v ? REDACTED : v;
-      } else out[k] = this.text(v);
+        out[k] = values
+          .map((one) => {
+            const m = /^(\S+)(\s+)(.*)$/.exec(one);
+            return m ? `${m[1]}${m[2]}${m[3] ? REDACTED : ''}` : one ? REDACTED : one;
+          })
+          .join('\n');
+      } else out[k] = values.map((one) => this.text(one)).join('\n');
     }
     return out;
   }

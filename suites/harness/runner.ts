@@ -1,6 +1,7 @@
-// Select checks by filters, run them with bounded concurrency, collect results with evidence.
+// Select checks by filters, expand each over its paths, run the paths with bounded concurrency,
+// and collect one result per check (the worst of its paths) with evidence.
 import picomatch from 'picomatch';
-import { fail, type Check, type CheckResult, type Verdict } from './check.js';
+import { fail, notTested, worst, type AxisPoint, type AxisValues, type Check, type CheckResult, type Evidence, type Path, type PathResult, type Verdict } from './check.js';
 import { evidenceOf, Exchanges, type Exchange, type RetryPolicy } from './exchanges.js';
 import { HttpClient, type Limits, type RequestSpec } from './http.js';
 import { Redactor } from './redact.js';
@@ -14,6 +15,8 @@ export interface CheckContext {
   /** Run-wide memo for derived facts (the model list, the catalog): computed once, on demand.
    * The exchanges it made become evidence of every check that awaits it. */
   memo<T>(key: string, fn: (ctx: CheckContext) => Promise<T>): Promise<T>;
+  /** A value made from a secret (a key with one character changed): redacted wherever it shows. */
+  secret(value: string): void;
 }
 
 export interface Filters {
@@ -22,7 +25,7 @@ export interface Filters {
   checks?: string[];
 }
 
-export function selectChecks<C extends Check<CheckContext>>(all: readonly C[], filters: Filters): C[] {
+export function selectChecks<C extends Check<CheckContext, any>>(all: readonly C[], filters: Filters): C[] {
   const suiteSet = filters.suites?.length ? new Set(filters.suites) : undefined;
   const matchers = filters.checks?.length ? filters.checks.map((g) => picomatch(g)) : undefined;
   return all.filter((c) => (!suiteSet || suiteSet.has(c.suite)) && (!matchers || matchers.some((m) => m(c.id))));
@@ -34,7 +37,7 @@ export interface RunOptions {
   concurrency: number;
   retry: RetryPolicy;
   signal?: AbortSignal;
-  /** Called as each check ends, for progress output. */
+  /** Called as each check ends (all its paths), for progress output. */
   onResult?: (r: CheckResult) => void;
 }
 
@@ -43,7 +46,20 @@ export interface RunOutcome {
   requestsSent: number;
 }
 
-export async function runChecks(checks: readonly Check<CheckContext>[], opts: RunOptions): Promise<RunOutcome> {
+type AnyCheck = Check<CheckContext, any>;
+
+/** One check on one path: the unit the workers take. */
+interface Unit {
+  check: number;
+  path: Path;
+  label: string;
+  /** Its place among the check's paths, in the order of expansion. */
+  slot: number;
+  /** The exchanges of the discoveries that gave the path (the model list), shared by the check's units. */
+  inherited: Exchange[];
+}
+
+export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): Promise<RunOutcome> {
   const http = new HttpClient(opts.limits);
   const exchanges = new Exchanges(http, opts.concurrency, opts.retry, opts.signal);
   const redactor = new Redactor().add(opts.target.apiKey).add(opts.target.secondApiKey);
@@ -71,6 +87,9 @@ export async function runChecks(checks: readonly Check<CheckContext>[], opts: Ru
         for (const ex of inner) if (!inherited.includes(ex)) inherited.push(ex);
         return value as T;
       },
+      secret(value) {
+        redactor.add(value);
+      },
     };
     return ctx;
   };
@@ -79,55 +98,131 @@ export async function runChecks(checks: readonly Check<CheckContext>[], opts: Ru
   // something else, so a run always ends.
   const checkDeadline = Math.max(opts.limits.deadlineMs * 8, 2_000);
 
-  const runOne = async (check: Check<CheckContext>): Promise<CheckResult> => {
-    const used: Exchange[] = [];
-    const inherited: Exchange[] = [];
-    const started = performance.now();
-    let verdict: Verdict;
+  /** Runs `fn` as a check would: bounded in time, a throw reported as the kit's own defect. */
+  const guarded = async (fn: () => Promise<Verdict>): Promise<Verdict> => {
     let timer: NodeJS.Timeout | undefined;
     try {
-      verdict = await Promise.race([
-        check.run(makeContext(used, inherited)),
+      return await Promise.race([
+        fn(),
         new Promise<Verdict>((resolve) => {
           timer = setTimeout(() => resolve(fail(`the check did not finish within ${checkDeadline} ms`)), checkDeadline);
         }),
       ]);
     } catch (e) {
-      // A check that throws is a defect of the kit, reported as such instead of crashing the run.
-      verdict = fail(`internal error in the check: ${(e as Error)?.stack ?? String(e)}`);
+      return fail(`internal error in the check: ${(e as Error)?.stack ?? String(e)}`);
     } finally {
       clearTimeout(timer);
     }
+  };
+
+  const pathResult = (verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult => {
     if (verdict.outcome === 'fail' && [...used, ...inherited].some((ex) => ex.rateLimited))
       verdict = { outcome: 'not-tested', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
     const showEvidence = verdict.outcome === 'fail' || verdict.outcome === 'not-tested';
-    const { run: _run, ...meta } = check;
-    const result: CheckResult = {
-      ...meta,
+    return {
+      path,
+      label,
       outcome: verdict.outcome,
       message: verdict.message === undefined ? undefined : redactor.text(verdict.message),
       notes: verdict.notes?.map((n) => redactor.text(n)),
-      // A discovery's exchanges (the model list, the catalog) are evidence only when the check sent
+      // A discovery's exchanges (the model list, the catalog) are evidence only when the path sent
       // nothing of its own: otherwise they would bury the request that broke the rule.
       evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor)) : [],
       durationMs: Math.round(performance.now() - started),
     };
+  };
+
+  // Phase 1: each check's paths. Axes that depend on discoveries (the models a key lists) share them
+  // through the memo, so expanding every check costs the discoveries once.
+  const paths: PathResult[][] = checks.map(() => []);
+  const notes: (string | undefined)[][] = checks.map(() => []);
+  const units: Unit[] = [];
+  await Promise.all(
+    checks.map(async (check, i) => {
+      const inherited: Exchange[] = [];
+      const ctx = makeContext(inherited);
+      const started = performance.now();
+      const expanded = await guarded(async () => {
+        let partial: { path: Path; labels: string[] }[] = [{ path: {}, labels: [] }];
+        for (const [axis, source] of Object.entries(check.paths ?? {})) {
+          const next: typeof partial = [];
+          for (const p of partial) {
+            const values: AxisValues = typeof source === 'function' ? await source(ctx, p.path) : { points: [...(source as readonly AxisPoint[])] };
+            if (values.note) notes[i].push(values.note);
+            if (!values.points.length) return notTested(values.problem ?? `no ${axis} to test`);
+            for (const point of values.points) next.push({ path: { ...p.path, [axis]: point.value }, labels: [...p.labels, point.label] });
+          }
+          partial = next;
+        }
+        partial.forEach((p, slot) => units.push({ check: i, path: p.path, label: p.labels.join(', '), slot, inherited: [...inherited] }));
+        return { outcome: 'pass' };
+      });
+      if (expanded.outcome !== 'pass') paths[i].push(pathResult(expanded, {}, '', [], inherited, started));
+    }),
+  );
+  // Units in the order of the checks, so a check's paths run together and its result comes early.
+  units.sort((a, b) => a.check - b.check);
+  const remaining = checks.map(() => 0);
+  for (const u of units) remaining[u.check]++;
+
+  const finish = (i: number): CheckResult => {
+    const result = combinePaths(checks[i], paths[i], notes[i].filter((n): n is string => !!n).map((n) => redactor.text(n)));
     opts.onResult?.(result);
     return result;
   };
-
   const results: CheckResult[] = new Array(checks.length);
+  checks.forEach((_, i) => {
+    if (!remaining[i]) results[i] = finish(i);
+  });
+
   let next = 0;
   const worker = async () => {
-    while (next < checks.length) {
-      const i = next++;
-      results[i] = await runOne(checks[i]);
+    while (next < units.length) {
+      const unit = units[next++];
+      const used: Exchange[] = [];
+      const inherited = [...unit.inherited];
+      const started = performance.now();
+      const verdict = await guarded(() => checks[unit.check].run(makeContext(used, inherited), unit.path));
+      paths[unit.check][unit.slot] = pathResult(verdict, unit.path, unit.label, used, inherited, started);
+      if (--remaining[unit.check] === 0) results[unit.check] = finish(unit.check);
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, checks.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker));
   } finally {
     await http.close();
   }
   return { results, requestsSent: exchanges.sent };
+}
+
+/** One result per check: its paths in the order they were expanded, its outcome the worst of them,
+ * and the messages and evidence of the paths that gave that outcome. */
+function combinePaths(check: AnyCheck, paths: PathResult[], notes: string[]): CheckResult {
+  const { run: _run, paths: axes, ...meta } = check;
+  const outcome = worst(paths.map((p) => p.outcome));
+  const deciding = paths.filter((p) => p.outcome === outcome);
+  const named = axes !== undefined;
+  const labelled = (p: PathResult, text: string) => (named && p.label ? `[${p.label}] ${text}` : text);
+  const messages = deciding.filter((p) => p.message !== undefined).map((p) => labelled(p, p.message!));
+  const pathNotes = paths.flatMap((p) => (p.notes ?? []).map((n) => labelled(p, n)));
+  const evidence: Evidence[] = [];
+  const seen = new Set<string>();
+  for (const p of deciding)
+    for (const e of p.evidence) {
+      const key = JSON.stringify([e.label, e.request.url, e.request.body, e.request.headers]);
+      if (!seen.has(key)) {
+        seen.add(key);
+        evidence.push(e);
+      }
+    }
+  const allNotes = [...new Set([...notes, ...pathNotes])];
+  return {
+    ...meta,
+    outcome,
+    message: messages.length ? messages.join('; ') : undefined,
+    notes: allNotes.length ? allNotes : undefined,
+    evidence,
+    durationMs: paths.reduce((n, p) => Math.max(n, p.durationMs), 0),
+    ...(named ? { axes: Object.keys(axes), paths } : {}),
+  };
 }
