@@ -79,7 +79,8 @@ await yargs(hideBin(process.argv))
         .option('api-key', { type: 'string', describe: 'API key (or CONFORMANCE_API_KEY)' })
         .option('second-api-key', { type: 'string', describe: 'A second key with another model list (or CONFORMANCE_SECOND_API_KEY)' })
         .option('site-url', { type: 'string', describe: 'Where /models.json lives (default: the base URL\'s origin)' })
-        .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: the first one listed)' })
+        .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: one of each kind the key lists)' })
+        .option('all-models', { type: 'boolean', default: false, describe: 'Test every listed model (more requests), not one of each kind' })
         .option('suite', { type: 'string', array: true, describe: 'Only these suites' })
         .option('check', { type: 'string', array: true, describe: 'Only checks whose id matches one of these globs' })
         .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
@@ -101,6 +102,7 @@ await yargs(hideBin(process.argv))
           secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY,
           siteUrl: argv['site-url'],
           models: argv.model,
+          allModels: argv['all-models'],
           suites: argv.suite,
           checks: argv.check,
           strict: argv.strict,

@@ -1,13 +1,15 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
 import { bodyJson, bodySse, type Exchange } from './harness/exchanges.js';
+import { size } from './harness/http.js';
 import type { SseParse } from './harness/sse.js';
-import { combine, notTested, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
+import { modelsUnderTest, type ApiPath } from './paths.js';
 
-export type Auth = 'primary' | 'second' | 'none' | { header: string };
+/** Whose credentials a request carries; a header given as an array is sent once per value. */
+export type Auth = 'primary' | 'second' | 'none' | { header: string | string[] };
 
-function authHeaders(ctx: CheckContext, auth: Auth): Record<string, string> {
+function authHeaders(ctx: CheckContext, auth: Auth): Record<string, string | string[]> {
   if (auth === 'none') return {};
   if (auth === 'primary') return { authorization: `Bearer ${ctx.target.apiKey}` };
   if (auth === 'second') return { authorization: `Bearer ${ctx.target.secondApiKey ?? ''}` };
@@ -43,6 +45,13 @@ export function getCatalog(ctx: CheckContext): Promise<Exchange> {
 export const is2xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 200 && ex.status < 300;
 export const is4xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 400 && ex.status < 500;
 
+/** The error message a refusal carries, as ` (message)`, or nothing. */
+export function errorText(ex: Exchange): string {
+  const json = bodyJson(ex);
+  const message = json.ok ? (json.value as { error?: { message?: unknown } })?.error?.message : undefined;
+  return typeof message === 'string' ? ` (${message.length > 200 ? `${message.slice(0, 200)}…` : message})` : '';
+}
+
 /** One line on what came back, for messages: `status 500`, `no answer (timeout: ...)`. */
 export function describe(ex: Exchange): string {
   if (ex.status === undefined) return `no answer (${ex.error?.kind}: ${ex.error?.message})`;
@@ -70,27 +79,6 @@ export function modelIds(ctx: CheckContext, auth: 'primary' | 'second'): Promise
     const ids = data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string' && id.length > 0);
     return { ids: [...new Set(ids)] };
   });
-}
-
-/** The models the chat checks run on: --model if given, else the first listed for the primary key. */
-export async function modelsUnderTest(ctx: CheckContext): Promise<{ models: string[]; problem?: string }> {
-  if (ctx.target.models.length) return { models: ctx.target.models };
-  const { ids, problem } = await modelIds(ctx, 'primary');
-  if (!ids.length) return { models: [], problem: `${problem ?? 'the model list is empty'}; name a model with --model` };
-  return { models: [ids[0]] };
-}
-
-/** One rule applied to each model of a list, the verdicts combined; every message names its model,
- * so a failure on one of several models says which. An empty list is not-tested, with its reason. */
-export async function onEachModel(list: { models: string[]; problem?: string }, rule: (model: string) => Promise<Verdict>): Promise<Verdict> {
-  if (!list.models.length) return notTested(list.problem ?? 'no model to test');
-  const verdicts = await Promise.all(
-    list.models.map(async (model) => {
-      const v = await rule(model);
-      return { ...v, message: v.message === undefined ? undefined : `${model}: ${v.message}`, notes: v.notes?.map((n) => `${model}: ${n}`) };
-    }),
-  );
-  return combine(verdicts);
 }
 
 export interface CatalogInfo {
@@ -144,6 +132,67 @@ export async function undeclared(ctx: CheckContext, model: string, parameter: st
   return params && parameter in params ? undefined : `its catalog entry does not declare ${parameter} among supported_parameters`;
 }
 
+const bounded = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+
+/** The declared range of a numeric parameter, integers kept integral. */
+export function declaredRange(d: ParameterDescriptor | undefined): { min?: number; max?: number } {
+  if (!d || (d.type !== 'range' && d.type !== 'integer')) return {};
+  const int = d.type === 'integer';
+  return {
+    min: bounded(d.min) ? (int ? Math.ceil(d.min) : d.min) : undefined,
+    max: bounded(d.max) ? (int ? Math.floor(d.max) : d.max) : undefined,
+  };
+}
+
+/** Sampling fields the kit adds for its own ends (a reproducible answer), never the subject of a rule. */
+const OPTIONAL_FIELDS = ['temperature', 'top_p', 'seed'];
+
+/** The body kept within what the catalog declares for its model: max_tokens and the sampling
+ * fields moved inside their declared ranges (max_tokens also within the declared output length),
+ * and sampling fields the entry does not declare left out. A model the catalog does not describe
+ * gets the body as it is. */
+export async function fit(ctx: CheckContext, body: ChatBody): Promise<ChatBody> {
+  const entry = typeof body.model === 'string' ? (await catalog(ctx)).entries.get(body.model) : undefined;
+  const params = declaredParameters(entry);
+  if (!params) return body;
+  const out: ChatBody = { ...body };
+  for (const name of ['max_tokens', ...OPTIONAL_FIELDS]) {
+    if (!(name in out) || typeof out[name] !== 'number') continue;
+    if (!(name in params)) {
+      if (name !== 'max_tokens') delete out[name];
+      continue;
+    }
+    const { min, max } = declaredRange(params[name]);
+    out[name] = Math.min(Math.max(out[name] as number, min ?? -Infinity), max ?? Infinity);
+  }
+  const longest = outputLength(entry);
+  if (typeof out.max_tokens === 'number' && longest !== undefined && out.max_tokens > longest) out.max_tokens = longest;
+  return out;
+}
+
+/** The most output tokens the catalog entry declares for text (max_length), if any. */
+export function outputLength(entry: Record<string, unknown> | undefined): number | undefined {
+  const outputs = entry?.output_modalities;
+  const text = Array.isArray(outputs) ? (outputs.find((o) => (o as { type?: unknown })?.type === 'text') as { max_length?: { value?: unknown } } | undefined) : undefined;
+  const v = text?.max_length?.value;
+  return bounded(v) && v >= 1 ? Math.floor(v) : undefined;
+}
+
+/** The context length the catalog entry declares (text input's max_context_length), if any. */
+export function contextLength(entry: Record<string, unknown> | undefined): number | undefined {
+  const inputs = entry?.input_modalities;
+  const text = Array.isArray(inputs) ? (inputs.find((o) => (o as { type?: unknown })?.type === 'text') as { supported_inputs?: { max_context_length?: { value?: unknown } } } | undefined) : undefined;
+  const v = text?.supported_inputs?.max_context_length?.value;
+  return bounded(v) && v >= 1 ? Math.floor(v) : undefined;
+}
+
+/** A chat request on a path: the body as it is, or streamed with its usage asked for (so the
+ * stream can be held to the same counts); fitted to the catalog either way. */
+export async function ask(ctx: CheckContext, path: ApiPath, body: ChatBody, label: string, auth?: Auth): Promise<Exchange> {
+  const sent = path.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body;
+  return chat(ctx, await fit(ctx, sent), { label: path.stream ? `${label}, streamed` : label, auth });
+}
+
 /** The smallest chat request a model serves; one body, so that every suite shares its answer. */
 export const sayOk = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 });
 
@@ -156,8 +205,9 @@ export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?:
       const ex = await listModels(c);
       return is2xx(ex) ? {} : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}` };
     }
-    const ex = await chat(c, sayOk(models[0]), { label: 'plain chat with the primary key' });
-    return is2xx(ex) ? { model: models[0] } : { model: models[0], problem: `with the primary key, a plain chat request to ${models[0]} answered ${describe(ex)}` };
+    const model = models[0].id;
+    const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');
+    return is2xx(ex) ? { model } : { model, problem: `with the primary key, a plain chat request to ${model} answered ${describe(ex)}` };
   });
 }
 
@@ -172,9 +222,18 @@ export interface ChatReply {
   problem?: string;
 }
 
+/** Why a body is not whole: cut at the cap, cut by a timeout or a reset; undefined when it is whole. */
+export function cutShort(ex: Exchange): string | undefined {
+  if (ex.complete && !ex.error) return undefined;
+  if (ex.error?.kind === 'cap') return `the answer was cut at ${size(ex.body.length)} (--max-body)${ex.encoding ? `, counted after ${ex.encoding} decoding` : ''}`;
+  return `the answer did not arrive whole (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes`;
+}
+
 /** A non-streamed reply read leniently, for checks about one field; `problem` says why not. */
 export function readReply(ex: Exchange): ChatReply {
   if (!is2xx(ex)) return { problem: `the request was refused: ${describe(ex)}` };
+  const cut = cutShort(ex);
+  if (cut) return { problem: cut };
   const json = bodyJson(ex);
   if (!json.ok) return { problem: json.error };
   const body = json.value;
@@ -237,4 +296,4 @@ export function readStream(ex: Exchange): StreamRead {
 export const choicesOf = (chunk: Record<string, unknown>): Record<string, unknown>[] =>
   Array.isArray(chunk.choices) ? chunk.choices.filter((c): c is Record<string, unknown> => !!c && typeof c === 'object' && !Array.isArray(c)) : [];
 
-export type ApiCheck = import('./harness/check.js').Check<CheckContext>;
+export type ApiCheck = import('./harness/check.js').Check<CheckContext, ApiPath>;

@@ -1,79 +1,123 @@
-// Section 5: who may call. Requests without a valid Bearer key are refused, the model list is per
-// key, and the catalog is public.
+// Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
+// not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
+// counts only where the same request with the right key was served.
 import { validator } from '../schemas/index.js';
-import { baseline, catalog, catalogUrl, chat, describe, getCatalog, is2xx, listModels, modelIds, sayOk, type ApiCheck, type Auth } from './api.js';
-import { combine, fail, notTested, pass, type Verdict } from './harness/check.js';
+import { ask, baseline, catalog, catalogUrl, describe, getCatalog, is2xx, listModels, modelIds, sayOk, type ApiCheck, type Auth } from './api.js';
+import { readAnswer, refusalOf, validAnswer } from './answer.js';
+import { combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import { basicCredential, containsKey } from './harness/redact.js';
 import type { CheckContext } from './harness/runner.js';
+import { STREAM, type ApiPath } from './paths.js';
 
-/** Shaped like a real key, and no real key: a server that accepts it accepts any. */
-const WRONG_KEY = 'sk-conformance-wrong-key-0000000000';
 /** Auth comes before the model is looked at, so a refusal needs no real model. */
 const PLACEHOLDER_MODEL = 'any-model';
 /** Shorter keys turn up in any text by chance; looking for them would only give false alarms. */
 const MIN_ECHO_KEY = 8;
 
 type Operation = 'chat' | 'models';
-const PATHS: Record<Operation, string> = { chat: 'POST /v1/chat/completions', models: 'GET /v1/models' };
+const ROUTES: Record<Operation, string> = { chat: 'POST /v1/chat/completions', models: 'GET /v1/models' };
 
-/** One way of presenting (or not) credentials, and the secrets it carries that must not come back. */
-interface Credential {
-  label: string;
-  auth(ctx: CheckContext): Auth;
-  secrets(ctx: CheckContext): string[];
+/** The same character class, another character: a near miss a lax comparison might let through. */
+function other(c: string): string {
+  if (/[0-8]/.test(c)) return String(Number(c) + 1);
+  if (c === '9') return '0';
+  if (/[a-y]/i.test(c)) return String.fromCharCode(c.charCodeAt(0) + 1);
+  if (/z/i.test(c)) return c === 'z' ? 'a' : 'A';
+  return c === 'x' ? 'y' : 'x';
 }
 
-const MISSING: Credential[] = [{ label: 'no Authorization header', auth: () => 'none', secrets: () => [] }];
-const MALFORMED: Credential[] = [
-  {
-    label: 'Basic credentials carrying the key',
-    auth: (ctx) => ({ header: `Basic ${basicCredential(ctx.target.apiKey)}` }),
-    secrets: (ctx) => [ctx.target.apiKey, basicCredential(ctx.target.apiKey)],
-  },
-  { label: '"Bearer" with no key', auth: () => ({ header: 'Bearer' }), secrets: () => [] },
-];
-const WRONG: Credential[] = [{ label: 'a wrong key', auth: () => ({ header: `Bearer ${WRONG_KEY}` }), secrets: () => [WRONG_KEY] }];
-const ALL: Credential[] = [...MISSING, ...MALFORMED, ...WRONG];
+/** Keys that differ from the real one in one way each; undefined where the key has no such form. */
+const NEAR_MISSES: Record<string, { label: string; make(key: string): string | undefined }> = {
+  case: { label: 'the key in other letter case', make: (k) => (/[a-z]/i.test(k) ? [...k].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('') : undefined) },
+  'last-char': { label: 'the key with its last character changed', make: (k) => k.slice(0, -1) + other(k.at(-1)!) },
+  'extra-char': { label: 'the key with one character added', make: (k) => `${k}${other(k.at(-1)!)}` },
+  'missing-char': { label: 'the key without its last character', make: (k) => (k.length > 1 ? k.slice(0, -1) : undefined) },
+  'shared-prefix': { label: "the key's first half followed by other characters", make: (k) => (k.length > 3 ? k.slice(0, Math.ceil(k.length / 2)) + [...k.slice(Math.ceil(k.length / 2))].map(other).join('') : undefined) },
+};
 
-/** The operation with the primary key, which must be served for a refusal to mean anything. */
-async function control(ctx: CheckContext, op: Operation): Promise<{ body?: ReturnType<typeof sayOk>; problem?: string; notes: string[] }> {
+/** Credentials that are not `Bearer <API_KEY>`, each carrying the key in some other way. */
+const MALFORMED: Record<string, { label: string; header(key: string): string | string[] }> = {
+  'no-scheme': { label: 'the key without the Bearer scheme', header: (k) => k },
+  basic: { label: 'Basic credentials carrying the key', header: (k) => `Basic ${basicCredential(k)}` },
+  token: { label: 'the key under the Token scheme', header: (k) => `Token ${k}` },
+  bare: { label: '"Bearer" with no key', header: () => 'Bearer' },
+  // A wrong key first: whichever one a server reads, a request that carries a wrong key is no
+  // request with "the" key (RFC 9110, 5.3: Authorization is not a list).
+  twice: { label: 'Authorization sent twice, a wrong key first', header: (k) => [`Bearer ${NEAR_MISSES['last-char'].make(k)}`, `Bearer ${k}`] },
+};
+
+const axis = (forms: Record<string, { label: string }>): AxisPoint[] => Object.keys(forms).map((value) => ({ value, label: value }));
+
+/** One way of presenting (or not) credentials: the header, and the secrets it carries that must not come back. */
+interface Credential {
+  label: string;
+  auth: Auth;
+  secrets: string[];
+}
+
+function credential(ctx: CheckContext, kind: 'missing' | 'malformed' | 'wrong-key', form?: string): Credential | undefined {
+  const key = ctx.target.apiKey;
+  if (kind === 'missing') return { label: 'no Authorization header', auth: 'none', secrets: [] };
+  if (kind === 'malformed') {
+    const m = MALFORMED[form!];
+    const header = m.header(key);
+    const wrong = NEAR_MISSES['last-char'].make(key)!;
+    if (form === 'twice') ctx.secret(wrong);
+    return { label: m.label, auth: { header }, secrets: form === 'bare' ? [] : [key, basicCredential(key), wrong] };
+  }
+  const made = NEAR_MISSES[form!].make(key);
+  if (made === undefined || made === key) return undefined;
+  // A near miss is most of the key: it is redacted like the key.
+  ctx.secret(made);
+  return { label: NEAR_MISSES[form!].label, auth: { header: `Bearer ${made}` }, secrets: [made] };
+}
+
+/** The request with the primary key on the same route and path, which must be served for a refusal to
+ * mean anything; with it, the body the refused requests repeat. */
+async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise<{ body?: ReturnType<typeof sayOk>; problem?: string; notes: string[] }> {
   if (op === 'models') {
     const ex = await listModels(ctx);
-    return is2xx(ex) ? { notes: [] } : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}: a refusal without it proves nothing`, notes: [] };
+    return is2xx(ex) && bodyJson(ex).ok ? { notes: [] } : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}: a refusal without it proves nothing`, notes: [] };
   }
   const { model, problem } = await baseline(ctx);
   if (problem) return { problem: `${problem}: a refusal without it proves nothing`, notes: [] };
-  return model ? { body: sayOk(model), notes: [] } : { body: sayOk(PLACEHOLDER_MODEL), notes: [`no model is listed; the chat requests named "${PLACEHOLDER_MODEL}"`] };
+  if (!model) return { body: sayOk(PLACEHOLDER_MODEL), notes: [`no model is listed; the chat requests named "${PLACEHOLDER_MODEL}"`] };
+  const served = readAnswer(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
+  return served.answer ? { body: sayOk(model), notes: [] } : { problem: `with the primary key, the same request was not served (${served.problem}): a refusal without it proves nothing`, notes: [] };
 }
 
-function send(ctx: CheckContext, op: Operation, cred: Credential, body: ReturnType<typeof sayOk> | undefined): Promise<Exchange> {
-  return op === 'models' ? listModels(ctx, cred.auth(ctx), `model list with ${cred.label}`) : chat(ctx, body!, { auth: cred.auth(ctx), label: `chat with ${cred.label}` });
+function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential, body: ReturnType<typeof sayOk> | undefined): Promise<Exchange> {
+  return op === 'models' ? listModels(ctx, cred.auth, `model list with ${cred.label}`) : ask(ctx, path, body!, `chat with ${cred.label}`, cred.auth);
 }
 
-function refusedCheck(op: Operation, kind: string, creds: Credential[], title: string): ApiCheck {
+function refusedCheck(op: Operation, kind: 'missing' | 'malformed' | 'wrong-key', title: string): ApiCheck {
+  const forms = kind === 'malformed' ? axis(MALFORMED) : kind === 'wrong-key' ? axis(NEAR_MISSES) : undefined;
   return {
     id: `auth.${op}.${kind}`,
     suite: 'auth',
     title,
     section: '5.1',
     level: 'must',
-    async run(ctx) {
-      const { body, problem, notes } = await control(ctx, op);
+    paths: { ...(op === 'chat' ? { stream: STREAM } : {}), ...(forms ? { form: forms } : {}) },
+    async run(ctx, path) {
+      const cred = credential(ctx, kind, path.form as string | undefined);
+      if (!cred) return notTested(`the key has no such form (${String(path.form)})`);
+      const { body, problem, notes } = await control(ctx, op, path);
       if (problem) return notTested(problem);
-      const verdicts = await Promise.all(
-        creds.map(async (cred): Promise<Verdict> => {
-          const ex = await send(ctx, op, cred, body);
-          if (ex.status === undefined) return fail(`${PATHS[op]} with ${cred.label}: expected a refusal, got ${describe(ex)}`);
-          if (is2xx(ex)) return fail(`${PATHS[op]} with ${cred.label} was served (${describe(ex)}); it requires Authorization: Bearer <API_KEY>`);
-          return pass();
-        }),
-      );
-      const v = combine(verdicts);
-      return v.outcome === 'pass' ? pass(notes) : v;
+      const r = refusalOf(await send(ctx, op, path, cred, body));
+      if (r.kind === 'refused') return pass(notes);
+      return fail(`${ROUTES[op]} with ${cred.label} was not refused: ${r.why}; it requires Authorization: Bearer <API_KEY>`);
     },
   };
 }
+
+export const chatMissing = refusedCheck('chat', 'missing', 'A chat completion without an Authorization header is refused');
+export const modelsMissing = refusedCheck('models', 'missing', 'The model list without an Authorization header is refused');
+export const chatMalformed = refusedCheck('chat', 'malformed', 'A chat completion whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, a bare "Bearer", the header twice) is refused');
+export const modelsMalformed = refusedCheck('models', 'malformed', 'The model list whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, a bare "Bearer", the header twice) is refused');
+export const chatWrongKey = refusedCheck('chat', 'wrong-key', 'A chat completion with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');
+export const modelsWrongKey = refusedCheck('models', 'wrong-key', 'The model list with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');
 
 interface Refusal {
   what: string;
@@ -85,17 +129,22 @@ interface Refusal {
 async function refusals(ctx: CheckContext): Promise<{ refusals: Refusal[]; problems: string[] }> {
   const out: Refusal[] = [];
   const problems: string[] = [];
-  for (const op of ['chat', 'models'] as const) {
-    const { body, problem } = await control(ctx, op);
-    if (problem) {
-      problems.push(problem);
-      continue;
+  const tried: { op: Operation; path: ApiPath; cred?: Credential }[] = [];
+  for (const [kind, forms] of [['missing', ['']], ['malformed', Object.keys(MALFORMED)], ['wrong-key', Object.keys(NEAR_MISSES)]] as const)
+    for (const form of forms) {
+      const cred = credential(ctx, kind, form || undefined);
+      for (const stream of [false, true]) tried.push({ op: 'chat', path: { stream }, cred });
+      tried.push({ op: 'models', path: {}, cred });
     }
-    const exs = await Promise.all(ALL.map((cred) => send(ctx, op, cred, body)));
-    ALL.forEach((cred, i) => {
-      if (exs[i].status !== undefined && !is2xx(exs[i])) out.push({ what: `${PATHS[op]} with ${cred.label}`, cred, ex: exs[i] });
-    });
-  }
+  await Promise.all(
+    tried.map(async ({ op, path, cred }) => {
+      if (!cred) return;
+      const { body, problem } = await control(ctx, op, path);
+      if (problem) return void problems.push(problem);
+      const ex = await send(ctx, op, path, cred, body);
+      if (refusalOf(ex).kind === 'refused') out.push({ what: `${ROUTES[op]}${path.stream ? ' (streamed)' : ''} with ${cred.label}`, cred, ex });
+    }),
+  );
   return { refusals: out, problems };
 }
 
@@ -107,20 +156,13 @@ async function onEachRefusal(ctx: CheckContext, rule: (r: Refusal) => string | u
   return wrong.length ? fail(wrong.join('; ')) : pass();
 }
 
-export const chatMissing = refusedCheck('chat', 'missing', MISSING, 'A chat completion without an Authorization header is refused');
-export const modelsMissing = refusedCheck('models', 'missing', MISSING, 'The model list without an Authorization header is refused');
-export const chatMalformed = refusedCheck('chat', 'malformed', MALFORMED, 'A chat completion whose Authorization is not Bearer <API_KEY> (Basic credentials, a bare "Bearer") is refused');
-export const modelsMalformed = refusedCheck('models', 'malformed', MALFORMED, 'The model list whose Authorization is not Bearer <API_KEY> (Basic credentials, a bare "Bearer") is refused');
-export const chatWrongKey = refusedCheck('chat', 'wrong-key', WRONG, 'A chat completion with a key that was never issued is refused');
-export const modelsWrongKey = refusedCheck('models', 'wrong-key', WRONG, 'The model list with a key that was never issued is refused');
-
 export const status401: ApiCheck = {
   id: 'auth.status-401',
   suite: 'auth',
   title: 'A refusal for missing, malformed or wrong credentials is 401 Unauthorized',
   section: '5',
   level: 'should',
-  convention: 'The document does not show the refusal\'s status; the convention is 401 Unauthorized.',
+  convention: "The document does not show the refusal's status; the convention is 401 Unauthorized.",
   run: (ctx) => onEachRefusal(ctx, (r) => (r.ex.status === 401 ? undefined : `${r.what} answered ${r.ex.status}, not 401`)),
 };
 
@@ -152,7 +194,7 @@ export const noEcho: ApiCheck = {
   run: (ctx) =>
     onEachRefusal(ctx, (r) => {
       // The raw bytes, before any redaction: evidence is redacted, the server's answer is not.
-      const secrets = r.cred.secrets(ctx).filter((s) => s.length >= MIN_ECHO_KEY);
+      const secrets = r.cred.secrets.filter((s) => s.length >= MIN_ECHO_KEY);
       const where = [
         ...(secrets.some((s) => containsKey(r.ex.body, s)) ? ['its body'] : []),
         ...Object.entries(r.ex.headers).filter(([, v]) => secrets.some((s) => containsKey(v, s))).map(([h]) => `header ${h}`),
@@ -164,10 +206,11 @@ export const noEcho: ApiCheck = {
 export const keyScope: ApiCheck = {
   id: 'auth.key-scope',
   suite: 'auth',
-  title: 'A key is refused a model that only another key\'s list holds',
+  title: "A key is refused a model that only another key's list holds",
   section: '5.2',
   level: 'must',
-  async run(ctx) {
+  paths: { stream: STREAM },
+  async run(ctx, path) {
     if (!ctx.target.secondApiKey) return notTested('needs --second-api-key');
     const [primary, second] = await Promise.all([modelIds(ctx, 'primary'), modelIds(ctx, 'second')]);
     if (primary.problem) return notTested(`primary key: ${primary.problem}`);
@@ -179,13 +222,13 @@ export const keyScope: ApiCheck = {
     const tried = directions.filter((d) => d.model !== undefined);
     if (!tried.length) return notTested('both keys list the same models: no model to ask for with the key that lacks it');
     const verdicts = await Promise.all(
-      tried.map(async ({ model, owner, other }): Promise<Verdict> => {
+      tried.map(async ({ model, owner, other: lacking }): Promise<Verdict> => {
         // A model its own key cannot use either would be refused for another reason.
-        const own = await chat(ctx, sayOk(model!), { auth: owner, label: `chat with ${model} and the ${owner} key, which lists it` });
-        if (!is2xx(own)) return notTested(`${model} is refused even with the ${owner} key, which lists it: ${describe(own)}`);
-        const ex = await chat(ctx, sayOk(model!), { auth: other, label: `chat with ${model} and the ${other} key, which does not list it` });
-        if (ex.status === undefined) return fail(`${model} with the ${other} key: expected a refusal, got ${describe(ex)}`);
-        return is2xx(ex) ? fail(`the ${other} key was served ${model}, which only the ${owner} key's list holds (${describe(ex)}); the list holds the models a key can use`) : pass();
+        const own = await validAnswer(ctx, await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, owner), path, `${model} with the ${owner} key`);
+        if (own.verdict) return notTested(`the control failed: ${own.verdict.message}`);
+        const r = refusalOf(await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${lacking} key, which does not list it`, lacking), { notFoundRefuses: true });
+        if (r.kind === 'refused') return pass();
+        return fail(`the ${lacking} key asking for ${model}, which only the ${owner} key's list holds, was not refused: ${r.why}; the list holds the models a key can use`);
       }),
     );
     return combine(verdicts);
@@ -201,8 +244,7 @@ export const catalogPublic: ApiCheck = {
   section: '5.3',
   level: 'must',
   async run(ctx) {
-    if (Object.keys(ctx.target.headers).some((h) => CREDENTIAL_HEADER.test(h)))
-      return notTested('--header sends credentials with every request, the catalog\'s too');
+    if (Object.keys(ctx.target.headers).some((h) => CREDENTIAL_HEADER.test(h))) return notTested("--header sends credentials with every request, the catalog's too");
     const info = await catalog(ctx);
     if (info.absentAtDefault) return notTested(info.problem!);
     const ex = await getCatalog(ctx);
@@ -210,16 +252,4 @@ export const catalogPublic: ApiCheck = {
   },
 };
 
-export const AUTH: ApiCheck[] = [
-  chatMissing,
-  modelsMissing,
-  chatMalformed,
-  modelsMalformed,
-  chatWrongKey,
-  modelsWrongKey,
-  status401,
-  errorBody,
-  noEcho,
-  keyScope,
-  catalogPublic,
-];
+export const AUTH: ApiCheck[] = [chatMissing, modelsMissing, chatMalformed, modelsMalformed, chatWrongKey, modelsWrongKey, status401, errorBody, noEcho, keyScope, catalogPublic];

@@ -1,45 +1,43 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
-// and the token limit.
+// and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import {
-  catalog,
-  chat,
-  declaredParameters,
-  describe,
-  is2xx,
-  modelIds,
-  modelsUnderTest,
-  onEachModel,
-  readReply,
-  type ApiCheck,
-  type ChatBody,
-} from './api.js';
+import { ask, catalog, contextLength, errorText, is2xx, outputLength, readReply, readStream, type ApiCheck, type ChatBody } from './api.js';
+import { validAnswer, type Answer } from './answer.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
+import { MODELS, modelsTaking, STREAM, type ApiPath } from './paths.js';
 
 const validResponse = validator('response');
 const validUsage = validator('response#/$defs/usage');
+const validPromptDetails = validator('response#/$defs/usage/properties/prompt_tokens_details');
+const validCompletionDetails = validator('response#/$defs/usage/properties/completion_tokens_details');
 const OBJECT = schemaAt('response#/properties/object').const;
 const ASSISTANT = schemaAt('response#/$defs/assistantMessage/properties/role').const;
 const FINISH_REASONS = enumAt('response#/$defs/finishReason');
 
-const GREETING = 'Say hello in one short sentence.';
+const COUNT_PROMPT = 'Count from one to ten in words.';
 const BASIC_CAP = 64;
 
-/** The one ordinary request: every check about an ordinary answer reads the same reply. */
-const basicBody = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: GREETING }], max_tokens: BASIC_CAP });
-const basic = (ctx: CheckContext, model: string) => chat(ctx, basicBody(model), { label: 'basic chat completion' });
-const streamFalse = (ctx: CheckContext, model: string) => chat(ctx, { ...basicBody(model), stream: false }, { label: 'chat completion with stream: false' });
+/** The one ordinary request, shared by every suite that needs an ordinary answer: short, and sure to
+ * end on its own well within its cap. */
+export const basicBody = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
+export const basic = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, basicBody(path.model!), 'basic chat completion');
 
-const underTest = async (ctx: CheckContext, rule: (model: string) => Promise<Verdict>) => onEachModel(await modelsUnderTest(ctx), rule);
+const EACH = { stream: STREAM, model: MODELS };
+const JSON_EACH = { model: MODELS };
 
-/** A rule about the basic reply's body, which must be there to be judged. */
-const onBasicBody = (ctx: CheckContext, rule: (body: Record<string, unknown>) => Verdict) =>
-  underTest(ctx, async (model) => {
-    const reply = readReply(await basic(ctx, model));
-    return reply.body ? rule(reply.body) : fail(`the basic request gave no readable response: ${reply.problem}`);
-  });
+/** A rule about the basic JSON reply's body, read leniently: the rule judges its own field. */
+const onBasicBody = (rule: (body: Record<string, unknown>) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
+  const reply = readReply(await basic(ctx, path));
+  return reply.body ? rule(reply.body) : fail(`the basic request gave no readable response: ${reply.problem}`);
+};
+
+/** A rule about a valid answer to the basic request, on its path. */
+const onBasicAnswer = (rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>) => async (ctx: CheckContext, path: ApiPath) => {
+  const got = await validAnswer(ctx, await basic(ctx, path), path, 'the basic request');
+  return got.verdict ?? rule(got.answer, ctx, path);
+};
 
 const choicesOf = (body: Record<string, unknown>) => (Array.isArray(body.choices) ? (body.choices as Record<string, unknown>[]) : []);
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
@@ -52,14 +50,15 @@ const TIME_TOOL = {
 };
 const TIME_CALL = { id: 'call_get_time_1', type: 'function', function: { name: 'get_time', arguments: '{}' } };
 
-/** Each role in the smallest conversation where it is valid. */
+/** Each role in the smallest conversation where it is valid. Every content is a string (2.2), the
+ * assistant turn that carries tool_calls too. */
 const CONVERSATIONS: Record<string, (model: string) => ChatBody> = {
-  system: (model) => ({ model, messages: [{ role: 'system', content: 'You are a concise assistant.' }, { role: 'user', content: GREETING }], max_tokens: BASIC_CAP }),
-  developer: (model) => ({ model, messages: [{ role: 'developer', content: 'Answer concisely.' }, { role: 'user', content: GREETING }], max_tokens: BASIC_CAP }),
+  system: (model) => ({ model, messages: [{ role: 'system', content: 'You are a concise assistant.' }, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP }),
+  developer: (model) => ({ model, messages: [{ role: 'developer', content: 'Answer concisely.' }, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP }),
   user: basicBody,
   assistant: (model) => ({
     model,
-    messages: [{ role: 'user', content: GREETING }, { role: 'assistant', content: 'Hello there!' }, { role: 'user', content: 'Now say goodbye in one short sentence.' }],
+    messages: [{ role: 'user', content: 'Say hello in one short sentence.' }, { role: 'assistant', content: 'Hello there!' }, { role: 'user', content: COUNT_PROMPT }],
     max_tokens: BASIC_CAP,
   }),
   // A tool message only answers an assistant's call, whose function the request offers.
@@ -67,7 +66,7 @@ const CONVERSATIONS: Record<string, (model: string) => ChatBody> = {
     model,
     messages: [
       { role: 'user', content: 'What time is it? Use get_time.' },
-      { role: 'assistant', content: null, tool_calls: [TIME_CALL] },
+      { role: 'assistant', content: '', tool_calls: [TIME_CALL] },
       { role: 'tool', tool_call_id: TIME_CALL.id, content: '{"time":"12:00"}' },
     ],
     tools: [TIME_TOOL],
@@ -76,11 +75,11 @@ const CONVERSATIONS: Record<string, (model: string) => ChatBody> = {
 };
 
 const ROLE_TITLES: Record<string, string> = {
-  system: 'A conversation that opens with a system message is accepted',
-  developer: 'A conversation that opens with a developer message is accepted',
-  user: 'A conversation of one user message is accepted',
-  assistant: 'A conversation with an assistant message between two user messages is accepted',
-  tool: "A tool message answering the assistant's tool call (tool_call_id matching) is accepted",
+  system: 'A conversation that opens with a system message is answered',
+  developer: 'A conversation that opens with a developer message is answered',
+  user: 'A conversation of one user message is answered',
+  assistant: 'A conversation with an assistant message between two user messages is answered',
+  tool: "A tool message answering the assistant's tool call (tool_call_id matching) is answered",
 };
 
 const roleCheck = (role: string): ApiCheck => ({
@@ -89,73 +88,14 @@ const roleCheck = (role: string): ApiCheck => ({
   title: ROLE_TITLES[role],
   section: '2.1, 2.2',
   level: 'must',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      if (role === 'tool') {
-        const params = declaredParameters((await catalog(ctx)).entries.get(model));
-        if (params && !('tools' in params)) return notTested('the catalog does not declare tools for this model, and a tool message needs a tool call');
-      }
-      const ex = await chat(ctx, CONVERSATIONS[role](model), { label: `conversation with a ${role} message` });
-      return is2xx(ex) ? pass() : fail(`a valid conversation with a ${role} message was refused: ${describe(ex)}${errorText(ex)}`);
-    }),
+  // A tool message needs a tool call, so only models that may take tools.
+  paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
+  async run(ctx, path) {
+    const ex = await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
+    const got = await validAnswer(ctx, ex, path, `a valid conversation with a ${role} message`, role === 'tool' ? 'tools' : undefined);
+    return got.verdict ?? pass();
+  },
 });
-
-function errorText(ex: Exchange): string {
-  const json = bodyJson(ex);
-  const message = json.ok ? (json.value as { error?: { message?: unknown } })?.error?.message : undefined;
-  return typeof message === 'string' ? ` (${message})` : '';
-}
-
-// --- 2.1, 8: max_tokens caps the generated tokens, reasoning included ----------------------------
-
-const LONG_PROMPT = 'Write a long, detailed essay about the history of computing.';
-
-/** The models under test, and every reasoning model of the primary key (one that declares
- * reasoning_effort), so the reasoning budget is held to the cap too. */
-async function cappedModels(ctx: CheckContext): Promise<{ models: string[]; problem?: string }> {
-  const [under, listed, cat] = await Promise.all([modelsUnderTest(ctx), modelIds(ctx, 'primary'), catalog(ctx)]);
-  const reasoning = listed.ids.filter((id) => declaredParameters(cat.entries.get(id))?.reasoning_effort !== undefined);
-  return { models: [...new Set([...under.models, ...reasoning])], problem: under.problem };
-}
-
-/** The smallest cap the model allows: an essay is sure to reach it. */
-async function smallestCap(ctx: CheckContext, model: string): Promise<number> {
-  const min = declaredParameters((await catalog(ctx)).entries.get(model))?.max_tokens?.min;
-  return Math.max(1, typeof min === 'number' && Number.isFinite(min) ? Math.ceil(min) : 1);
-}
-
-async function capped(ctx: CheckContext, model: string): Promise<{ ex: Exchange; cap: number }> {
-  const cap = await smallestCap(ctx, model);
-  const ex = await chat(ctx, { model, messages: [{ role: 'user', content: LONG_PROMPT }], max_tokens: cap }, { label: `long essay with max_tokens ${cap}` });
-  return { ex, cap };
-}
-
-export const maxTokens: ApiCheck = {
-  id: 'chat.max-tokens',
-  suite: 'chat',
-  title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
-  section: '2.1, 8',
-  level: 'must',
-  run: async (ctx) =>
-    onEachModel(await cappedModels(ctx), async (model) => {
-      const { ex, cap } = await capped(ctx, model);
-      const reply = readReply(ex);
-      if (!reply.body) return fail(`a long essay with max_tokens ${cap} gave no readable response: ${reply.problem}`);
-      const wrong: string[] = [];
-      if (reply.finishReason !== 'length') wrong.push(`finish_reason is ${show(reply.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
-      const spent = reply.usage?.completion_tokens;
-      if (typeof spent !== 'number') {
-        // Usage is chat.usage's to fail; without it only finish_reason can be judged here.
-        const unverified = `usage.completion_tokens is ${show(spent)}, so the cap cannot be verified (see chat.usage)`;
-        return wrong.length ? fail(`${wrong.join('; ')}; ${unverified}`) : notTested(unverified);
-      }
-      if (spent > cap) {
-        const reasoning = (reply.usage?.completion_tokens_details as { reasoning_tokens?: unknown } | undefined)?.reasoning_tokens;
-        wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
-      }
-      return wrong.length ? fail(wrong.join('; ')) : pass();
-    }),
-};
 
 // --- 2.3: the response -----------------------------------------------------------------------------
 
@@ -165,15 +105,14 @@ export const responseShape: ApiCheck = {
   title: 'A chat completion answers a JSON response with id, object, created, model, choices and usage',
   section: '2.3',
   level: 'must',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const ex = await basic(ctx, model);
-      if (!is2xx(ex)) return fail(`the basic request was refused: ${describe(ex)}${errorText(ex)}`);
-      const json = bodyJson(ex);
-      if (!json.ok) return fail(json.error);
-      const v = validResponse(json.value);
-      return v.ok ? pass() : fail(`the response does not match 2.3: ${v.errors.join('; ')}`);
-    }),
+  paths: JSON_EACH,
+  async run(ctx, path) {
+    const ex = await basic(ctx, path);
+    const reply = readReply(ex);
+    if (!reply.body) return fail(`the basic request gave no readable response: ${reply.problem}${errorText(ex)}`);
+    const v = validResponse(reply.body);
+    return v.ok ? pass() : fail(`the response does not match 2.3: ${v.errors.join('; ')}`);
+  },
 };
 
 export const objectConstant: ApiCheck = {
@@ -182,7 +121,8 @@ export const objectConstant: ApiCheck = {
   title: `The response's object is the constant "${OBJECT}"`,
   section: '2.3',
   level: 'must',
-  run: (ctx) => onBasicBody(ctx, (body) => (body.object === OBJECT ? pass() : fail(`object is ${show(body.object)}, not "${OBJECT}"`))),
+  paths: JSON_EACH,
+  run: onBasicBody((body) => (body.object === OBJECT ? pass() : fail(`object is ${show(body.object)}, not "${OBJECT}"`))),
 };
 
 export const choiceIndex: ApiCheck = {
@@ -191,13 +131,13 @@ export const choiceIndex: ApiCheck = {
   title: "Each choice's index is its position in choices",
   section: '2.3',
   level: 'must',
-  run: (ctx) =>
-    onBasicBody(ctx, (body) => {
-      const choices = choicesOf(body);
-      if (!choices.length) return fail('the response has no choices');
-      const wrong = choices.flatMap((c, i) => (c?.index === i ? [] : [`choices[${i}].index is ${show(c?.index)}`]));
-      return wrong.length ? fail(wrong.join('; ')) : pass();
-    }),
+  paths: JSON_EACH,
+  run: onBasicBody((body) => {
+    const choices = choicesOf(body);
+    if (!choices.length) return fail('the response has no choices');
+    const wrong = choices.flatMap((c, i) => (c?.index === i ? [] : [`choices[${i}].index is ${show(c?.index)}`]));
+    return wrong.length ? fail(wrong.join('; ')) : pass();
+  }),
 };
 
 export const finishReason: ApiCheck = {
@@ -206,13 +146,25 @@ export const finishReason: ApiCheck = {
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   section: '2.3',
   level: 'must',
-  run: (ctx) =>
-    onBasicBody(ctx, (body) => {
-      const choices = choicesOf(body);
+  paths: EACH,
+  async run(ctx, path) {
+    const ex = await basic(ctx, path);
+    if (!path.stream) {
+      const reply = readReply(ex);
+      if (!reply.body) return fail(`the basic request gave no readable response: ${reply.problem}`);
+      const choices = choicesOf(reply.body);
       if (!choices.length) return fail('the response has no choices');
       const wrong = choices.flatMap((c, i) => (FINISH_REASONS.includes(c?.finish_reason) ? [] : [`choices[${i}].finish_reason is ${show(c?.finish_reason)}`]));
       return wrong.length ? fail(`${wrong.join('; ')}; 2.3 allows ${FINISH_REASONS.join(', ')}`) : pass();
-    }),
+    }
+    const s = readStream(ex);
+    if (s.problem) return fail(s.problem);
+    const reasons = s.chunks.flatMap(({ at, chunk }) => (Array.isArray(chunk.choices) ? chunk.choices : []).map((c) => ({ at, reason: (c as { finish_reason?: unknown })?.finish_reason })));
+    const given = reasons.filter((r) => r.reason !== null && r.reason !== undefined);
+    if (!given.length) return fail(`no chunk of the stream gives a finish_reason (${s.chunks.length} chunks)`);
+    const wrong = given.filter((r) => !FINISH_REASONS.includes(r.reason)).map((r) => `event ${r.at}: finish_reason ${show(r.reason)}`);
+    return wrong.length ? fail(`${wrong.join('; ')}; 2.3 allows ${FINISH_REASONS.join(', ')}`) : pass();
+  },
 };
 
 export const assistantRole: ApiCheck = {
@@ -221,16 +173,16 @@ export const assistantRole: ApiCheck = {
   title: `Each choice's message has the role "${ASSISTANT}"`,
   section: '2.3',
   level: 'must',
-  run: (ctx) =>
-    onBasicBody(ctx, (body) => {
-      const choices = choicesOf(body);
-      if (!choices.length) return fail('the response has no choices');
-      const wrong = choices.flatMap((c, i) => {
-        const role = (c?.message as { role?: unknown } | undefined)?.role;
-        return role === ASSISTANT ? [] : [`choices[${i}].message.role is ${show(role)}`];
-      });
-      return wrong.length ? fail(wrong.join('; ')) : pass();
-    }),
+  paths: JSON_EACH,
+  run: onBasicBody((body) => {
+    const choices = choicesOf(body);
+    if (!choices.length) return fail('the response has no choices');
+    const wrong = choices.flatMap((c, i) => {
+      const role = (c?.message as { role?: unknown } | undefined)?.role;
+      return role === ASSISTANT ? [] : [`choices[${i}].message.role is ${show(role)}`];
+    });
+    return wrong.length ? fail(wrong.join('; ')) : pass();
+  }),
 };
 
 export const usagePresent: ApiCheck = {
@@ -239,12 +191,12 @@ export const usagePresent: ApiCheck = {
   title: 'The response carries usage with integer prompt_tokens, completion_tokens and total_tokens',
   section: '2.3',
   level: 'must',
-  run: (ctx) =>
-    onBasicBody(ctx, (body) => {
-      if (body.usage === undefined || body.usage === null) return fail('the response has no usage');
-      const v = validUsage(body.usage);
-      return v.ok ? pass() : fail(`usage does not match 2.3: ${v.errors.join('; ')}`);
-    }),
+  paths: JSON_EACH,
+  run: onBasicBody((body) => {
+    if (body.usage === undefined || body.usage === null) return fail('the response has no usage');
+    const v = validUsage(body.usage);
+    return v.ok ? pass() : fail(`usage does not match 2.3: ${v.errors.join('; ')}`);
+  }),
 };
 
 /** The three counts as numbers, or why the sum cannot be judged. */
@@ -261,12 +213,12 @@ export const usageTotal: ApiCheck = {
   section: '2.3',
   level: 'should',
   convention: 'The document lists total_tokens without defining it; the convention is the sum of prompt and completion tokens.',
-  run: (ctx) =>
-    onBasicBody(ctx, (body) => {
-      const n = counts(body);
-      if (!n) return notTested('usage has no numeric prompt_tokens, completion_tokens and total_tokens (see chat.usage)');
-      return n.t === n.p + n.c ? pass() : fail(`total_tokens ${n.t} is not prompt_tokens ${n.p} + completion_tokens ${n.c} = ${n.p + n.c}`);
-    }),
+  paths: JSON_EACH,
+  run: onBasicBody((body) => {
+    const n = counts(body);
+    if (!n) return notTested('usage has no numeric prompt_tokens, completion_tokens and total_tokens (see chat.usage)');
+    return n.t === n.p + n.c ? pass() : fail(`total_tokens ${n.t} is not prompt_tokens ${n.p} + completion_tokens ${n.c} = ${n.p + n.c}`);
+  }),
 };
 
 export const usageDetails: ApiCheck = {
@@ -274,19 +226,56 @@ export const usageDetails: ApiCheck = {
   suite: 'chat',
   title: 'usage carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens',
   section: '2.3',
+  level: 'must',
+  paths: JSON_EACH,
+  run: onBasicBody((body) => {
+    const u = body.usage as Record<string, unknown> | undefined;
+    if (!u || typeof u !== 'object') return notTested('the response has no usage (see chat.usage)');
+    const wrong = [
+      ...(validPromptDetails(u.prompt_tokens_details).ok ? [] : [`prompt_tokens_details is ${show(u.prompt_tokens_details)}, not an object with an integer cached_tokens`]),
+      ...(validCompletionDetails(u.completion_tokens_details).ok ? [] : [`completion_tokens_details is ${show(u.completion_tokens_details)}, not an object with an integer reasoning_tokens`]),
+    ];
+    return wrong.length ? fail(`usage lacks the details of 2.3: ${wrong.join('; ')}`) : pass();
+  }),
+};
+
+/** Unix seconds stay below this until the year 5138; milliseconds passed it in 1973. */
+const SECONDS_CEILING = 1e11;
+/** 2000-01-01: a completion created earlier is a clock or a unit gone wrong. */
+const SECONDS_FLOOR = 946_684_800;
+
+export const createdSeconds: ApiCheck = {
+  id: 'chat.created-seconds',
+  suite: 'chat',
+  title: 'created is a Unix time in seconds, on the response and on every chunk of a stream',
+  section: '2.3',
   level: 'should',
-  convention: 'The document lists the two details objects without saying whether they may be left out; OpenAI-compatible services always send them.',
-  run: (ctx) =>
-    onBasicBody(ctx, (body) => {
-      const u = body.usage as Record<string, Record<string, unknown> | null | undefined> | undefined;
-      if (!u || typeof u !== 'object') return notTested('the response has no usage (see chat.usage)');
-      const wrong: string[] = [];
-      const cached = u.prompt_tokens_details?.cached_tokens;
-      const reasoning = u.completion_tokens_details?.reasoning_tokens;
-      if (!Number.isInteger(cached)) wrong.push(`prompt_tokens_details.cached_tokens is ${show(cached)}, not an integer`);
-      if (!Number.isInteger(reasoning)) wrong.push(`completion_tokens_details.reasoning_tokens is ${show(reasoning)}, not an integer`);
-      return wrong.length ? fail(wrong.join('; ')) : pass();
-    }),
+  convention: 'The document says "creation time" without a unit; the convention is Unix seconds, as for models.',
+  paths: EACH,
+  run: onBasicAnswer((a) => {
+    const wrong = a.created.map((c, i) => ({ c, i })).filter(({ c }) => !Number.isInteger(c) || (c as number) < SECONDS_FLOOR || (c as number) >= SECONDS_CEILING);
+    if (!wrong.length) return pass();
+    const where = a.stream ? `${wrong.length} of ${a.created.length} chunks, the first (chunk ${wrong[0].i})` : 'the response';
+    return fail(`${where} gives created ${show(wrong[0].c)}, not a Unix time in seconds`);
+  }),
+};
+
+/** `x-2026-01-01`, `x-20260101`, `x@2026-01-01`: a dated id of the model that was asked for. */
+const DATED = /^[-@:/.]?v?\d{4}-?\d{2}(-?\d{2})?$/;
+
+export const modelEcho: ApiCheck = {
+  id: 'chat.model-echo',
+  suite: 'chat',
+  title: 'The response names the model that was asked for (or a dated id of it), on the response and on every chunk',
+  section: '2.3',
+  level: 'should',
+  convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
+  paths: EACH,
+  run: onBasicAnswer((a, _ctx, path) => {
+    const asked = path.model!;
+    const other = a.models.find((m) => m !== asked && !(typeof m === 'string' && m.startsWith(asked) && DATED.test(m.slice(asked.length))));
+    return other === undefined ? pass() : fail(`the ${a.stream ? 'stream' : 'response'} names model ${show(other)}, not ${JSON.stringify(asked)} or a dated id of it`);
+  }),
 };
 
 // --- 4.1: the operation ----------------------------------------------------------------------------
@@ -297,59 +286,133 @@ export const streamFalseJson: ApiCheck = {
   title: `With stream: false the answer is one JSON ${OBJECT} body, not a stream`,
   section: '4.1',
   level: 'must',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const ex = await streamFalse(ctx, model);
-      if (!is2xx(ex)) return fail(`the request with stream: false was refused: ${describe(ex)}${errorText(ex)}`);
-      const wrong: string[] = [];
-      const type = ex.headers['content-type'] ?? '';
-      if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) wrong.push(`content-type is ${show(type || undefined)}, not JSON`);
-      const json = bodyJson(ex);
-      if (!json.ok) wrong.push(json.error);
-      else if ((json.value as { object?: unknown })?.object !== OBJECT) wrong.push(`object is ${show((json.value as { object?: unknown })?.object)}, not "${OBJECT}"`);
-      return wrong.length ? fail(wrong.join('; ')) : pass();
-    }),
+  paths: JSON_EACH,
+  async run(ctx, path) {
+    const ex = await ask(ctx, path, { ...basicBody(path.model!), stream: false }, 'chat completion with stream: false');
+    if (!is2xx(ex)) return fail(`the request with stream: false was refused: ${readReply(ex).problem}${errorText(ex)}`);
+    const wrong: string[] = [];
+    const type = ex.headers['content-type'] ?? '';
+    if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) wrong.push(`content-type is ${show(type || undefined)}, not JSON`);
+    const json = bodyJson(ex);
+    if (!json.ok) wrong.push(json.error);
+    else if ((json.value as { object?: unknown })?.object !== OBJECT) wrong.push(`object is ${show((json.value as { object?: unknown })?.object)}, not "${OBJECT}"`);
+    return wrong.length ? fail(wrong.join('; ')) : pass();
+  },
 };
 
-export const lengthOnlyAtCap: ApiCheck = {
+// --- 2.1, 4.1, 8: the token limit and the finish ---------------------------------------------------
+
+const LONG_PROMPT = 'Write a long, detailed essay about the history of computing.';
+/** The cap of the essay; the catalog's declared minimum raises it (fit). */
+const ESSAY_CAP = 1;
+
+const essay = (ctx: CheckContext, path: ApiPath) =>
+  ask(ctx, path, { model: path.model!, messages: [{ role: 'user', content: LONG_PROMPT }], max_tokens: ESSAY_CAP }, 'long essay with the smallest max_tokens');
+
+/** The max_tokens a request carried, as sent (after fitting to the catalog). */
+function sentCap(ex: Exchange): number | undefined {
+  try {
+    const v = (JSON.parse(ex.request.body ?? '') as { max_tokens?: unknown }).max_tokens;
+    return typeof v === 'number' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The smallest token limit the kit knows for an answer: the max_tokens it sent, the output length
+ * the catalog declares, and what the context leaves after the prompt. */
+async function knownLimit(ctx: CheckContext, model: string, a: Answer): Promise<{ limit?: number; what: string }> {
+  const entry = (await catalog(ctx)).entries.get(model);
+  const limits: [number | undefined, string][] = [
+    [sentCap(a.ex), 'max_tokens'],
+    [outputLength(entry), "the catalog's output max_length"],
+  ];
+  const context = contextLength(entry);
+  const prompt = a.usage?.prompt_tokens;
+  if (context !== undefined && typeof prompt === 'number') limits.push([context - prompt, "the context left after the prompt"]);
+  const known = limits.filter((l): l is [number, string] => l[0] !== undefined).sort((x, y) => x[0] - y[0]);
+  return known.length ? { limit: known[0][0], what: `${known[0][1]} ${known[0][0]}` } : { what: 'no limit' };
+}
+
+const completionTokens = (a: Answer) => (typeof a.usage?.completion_tokens === 'number' ? (a.usage.completion_tokens as number) : undefined);
+const reasoningTokens = (a: Answer) => (a.usage?.completion_tokens_details as { reasoning_tokens?: unknown } | undefined)?.reasoning_tokens;
+
+export const maxTokens: ApiCheck = {
+  id: 'chat.max-tokens',
+  suite: 'chat',
+  title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
+  section: '2.1, 4.1, 8',
+  level: 'must',
+  paths: EACH,
+  async run(ctx, path) {
+    const ex = await essay(ctx, path);
+    const cap = sentCap(ex);
+    const got = await validAnswer(ctx, ex, path, `a long essay with max_tokens ${cap}`);
+    if (got.verdict) return got.verdict;
+    const a = got.answer;
+    const wrong: string[] = [];
+    if (a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
+    const spent = completionTokens(a);
+    if (spent === undefined) {
+      // Usage is chat.usage's and usage.stream-present's to fail; without it only the finish can be judged.
+      const unverified = `the ${a.stream ? 'stream carries no usage' : 'response has no usage.completion_tokens'}, so the cap cannot be verified`;
+      return wrong.length ? fail(`${wrong.join('; ')}; ${unverified}`) : notTested(unverified);
+    }
+    if (cap !== undefined && spent > cap) {
+      const reasoning = reasoningTokens(a);
+      wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
+    }
+    return wrong.length ? fail(wrong.join('; ')) : pass();
+  },
+};
+
+export const lengthOnlyAtLimit: ApiCheck = {
   id: 'chat.length-only-at-cap',
   suite: 'chat',
-  title: 'finish_reason is "length" only when the token limit was reached',
+  title: 'finish_reason is "length" only when a token limit ended the generation',
   section: '4.1',
-  level: 'should',
-  convention: 'Rule 2 ties "length" to the token limit; a context window can also end generation, which a short prompt never reaches.',
-  run: async (ctx) => {
-    const under = new Set((await modelsUnderTest(ctx)).models);
-    return onEachModel(await cappedModels(ctx), async (model) => {
-      const answers: { what: string; ex: Exchange; cap: number; short?: boolean }[] = [];
-      const essay = await capped(ctx, model);
-      answers.push({ what: `the essay with max_tokens ${essay.cap}`, ex: essay.ex, cap: essay.cap });
-      if (under.has(model)) {
-        answers.push({ what: `the short answer with max_tokens ${BASIC_CAP}`, ex: await basic(ctx, model), cap: BASIC_CAP, short: true });
-        answers.push({ what: `the short answer with stream: false`, ex: await streamFalse(ctx, model), cap: BASIC_CAP, short: true });
-      }
-      const wrong: string[] = [];
-      const notes: string[] = [];
-      for (const { what, ex, cap, short } of answers) {
-        const reply = readReply(ex);
-        if (reply.finishReason !== 'length') continue;
-        const spent = reply.usage?.completion_tokens;
-        if (typeof spent === 'number' && spent < cap) wrong.push(`${what} ended with "length" after ${spent} completion tokens`);
-        else if (short) {
-          // A reasoning model may think its whole budget away before a one-line answer.
-          const reasoning = (reply.usage?.completion_tokens_details as { reasoning_tokens?: unknown } | undefined)?.reasoning_tokens;
-          if (typeof reasoning === 'number' && reasoning > 0) notes.push(`${what} used its budget, ${reasoning} tokens of it reasoning`);
-          else wrong.push(`${what} (one sentence asked) ended with "length"`);
-        }
-      }
-      return wrong.length ? fail(wrong.join('; ')) : pass(notes);
-    });
+  level: 'must',
+  paths: EACH,
+  async run(ctx, path) {
+    const wrong: string[] = [];
+    let judged = 0;
+    for (const [what, ex] of [['the essay', await essay(ctx, path)], ['the basic answer', await basic(ctx, path)]] as const) {
+      const got = await validAnswer(ctx, ex, path, what);
+      if (got.verdict) return got.verdict;
+      const a = got.answer;
+      if (a.finishReason !== 'length') continue;
+      const spent = completionTokens(a);
+      if (spent === undefined) continue;
+      judged++;
+      const { limit, what: which } = await knownLimit(ctx, path.model!, a);
+      // Only an answer short of every limit the kit knows is flagged: a server-side cap it does not
+      // know of may have ended it otherwise.
+      if (limit !== undefined && spent < limit) wrong.push(`${what} ended with "length" after ${spent} completion tokens, short of ${which}`);
+    }
+    if (wrong.length) return fail(wrong.join('; '));
+    return judged ? pass() : pass(['no answer ended with "length" and a token count to judge']);
   },
+};
+
+export const naturalStop: ApiCheck = {
+  id: 'chat.natural-stop',
+  suite: 'chat',
+  title: 'An answer that ends by itself, short of every token limit, has finish_reason "stop"',
+  section: '4.1',
+  level: 'must',
+  paths: EACH,
+  run: onBasicAnswer(async (a, ctx, path) => {
+    const spent = completionTokens(a);
+    if (a.toolCalls.length) return notTested('the basic answer called a tool');
+    if (spent === undefined) return notTested('the answer carries no completion_tokens to tell whether a limit ended it');
+    const { limit, what } = await knownLimit(ctx, path.model!, a);
+    if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
+    return a.finishReason === 'stop' ? pass() : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
+  }),
 };
 
 export const CHAT: ApiCheck[] = [
   ...['system', 'developer', 'user', 'assistant', 'tool'].map(roleCheck),
-  maxTokens,
   responseShape,
   objectConstant,
   choiceIndex,
@@ -358,6 +421,10 @@ export const CHAT: ApiCheck[] = [
   usagePresent,
   usageTotal,
   usageDetails,
+  createdSeconds,
+  modelEcho,
   streamFalseJson,
-  lengthOnlyAtCap,
+  maxTokens,
+  lengthOnlyAtLimit,
+  naturalStop,
 ];

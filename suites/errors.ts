@@ -1,10 +1,14 @@
 // Section 4.1 rule 1 and section 7: requests the service cannot serve, with a valid key, and the
-// answers they get.
+// answers they get, streamed and not: a streamed request with bad input is refused like any other,
+// not answered with a stream that carries an error. An error counts only where a valid request on
+// the same route and path was served.
 import { enumAt, validator } from '../schemas/index.js';
-import { baseline, chat, describe, is2xx, is4xx, type ApiCheck, type ChatBody } from './api.js';
-import { combine, fail, notTested, pass, type Verdict } from './harness/check.js';
-import { bodyJson, type Exchange } from './harness/exchanges.js';
+import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, type ApiCheck, type ChatBody } from './api.js';
+import { readAnswer, refusalOf, type Refusal } from './answer.js';
+import { combine, fail, notTested, pass, skip, type Verdict } from './harness/check.js';
+import { bodyJson, bodyText, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
+import { STREAM, type ApiPath } from './paths.js';
 
 const SAY_OK = [{ role: 'user', content: 'Say OK.' }];
 const NO_SUCH_MODEL = 'conformance-no-such-model';
@@ -12,33 +16,53 @@ const ROLES = enumAt('request#/$defs/message/properties/role');
 const UNKNOWN_ROLE = 'wizard';
 /** JSON cut short: the server cannot know the model or the messages, only that the body is broken. */
 const NOT_JSON = '{"model": "x", "messages": [';
+/** The same, after a stream field: a server that reads the prefix must still not open a stream. */
+const NOT_JSON_STREAMED = '{"stream": true, "model": "x", "messages": [';
 
 /** One faulty request. Those that need a real model use one, so that the model is not the fault. */
 interface Case {
   what: string;
-  body(model: string): ChatBody | string;
+  body(model: string, stream: boolean): ChatBody | string;
   needsModel?: boolean;
+  /** A 404 is a fitting refusal: the model is what is missing or unknown. */
+  aboutModel?: boolean;
 }
 
 const CASES = {
-  missingModel: { what: 'a request without model', body: () => ({ messages: SAY_OK, max_tokens: 16 }) },
+  missingModel: { what: 'a request without model', body: () => ({ messages: SAY_OK, max_tokens: 16 }), aboutModel: true },
   missingMessages: { what: 'a request without messages', body: (model) => ({ model, max_tokens: 16 }), needsModel: true },
-  invalidJson: { what: 'a body that is not JSON', body: () => NOT_JSON },
+  invalidJson: { what: 'a body that is not JSON', body: (_model, stream) => (stream ? NOT_JSON_STREAMED : NOT_JSON) },
   messagesNotArray: { what: 'messages as a string', body: (model) => ({ model, messages: 'hello', max_tokens: 16 }), needsModel: true },
   unknownRole: { what: `a message with role "${UNKNOWN_ROLE}"`, body: (model) => ({ model, messages: [{ role: UNKNOWN_ROLE, content: 'Say OK.' }], max_tokens: 16 }), needsModel: true },
-  unknownModel: { what: `model "${NO_SUCH_MODEL}"`, body: () => ({ model: NO_SUCH_MODEL, messages: SAY_OK, max_tokens: 16 }) },
+  unknownModel: { what: `model "${NO_SUCH_MODEL}"`, body: () => ({ model: NO_SUCH_MODEL, messages: SAY_OK, max_tokens: 16 }), aboutModel: true },
 } satisfies Record<string, Case>;
 
-/** The answer to a faulty request, or why it proves nothing here. */
-async function answer(ctx: CheckContext, c: Case): Promise<{ ex?: Exchange; problem?: string }> {
-  // A valid request must be served first: a key or URL that is refused everywhere answers 4xx to anything.
+/** The answer to a faulty request on a path, or why it proves nothing here: a valid request to the
+ * same route, on the same path, must be served first (a key or URL refused everywhere answers 4xx
+ * to anything). */
+async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?: Exchange; problem?: string }> {
   const { model, problem } = await baseline(ctx);
   if (problem) return { problem: `${problem}: an error answer proves nothing without a served request` };
   if (c.needsModel && !model) return { problem: `${c.what} needs a model the key can use; name one with --model` };
-  return { ex: await chat(ctx, c.body(model ?? NO_SUCH_MODEL), { label: c.what }) };
+  if (model) {
+    const control = readAnswer(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
+    if (!control.answer) return { problem: `the valid request on the same path was not served (${control.problem}): an error answer proves nothing without it` };
+  }
+  const body = c.body(model ?? NO_SUCH_MODEL, !!path.stream);
+  // Only the fault differs from a valid request: the rest stays within what the catalog declares.
+  const sent = typeof body === 'string' ? body : await fit(ctx, path.stream ? { ...body, stream: true } : body);
+  return { ex: await chat(ctx, sent, { label: path.stream ? `${c.what}, streamed` : c.what }) };
 }
 
-/** The request is not served: any answer but 2xx. */
+const refusal = (c: Case, ex: Exchange): Refusal => refusalOf(ex, { notFoundRefuses: c.aboutModel });
+
+/** Why a served answer is a fault: a stream opened to carry an error is still a request served. */
+function served(ex: Exchange): string {
+  const errorEvent = readStream(ex).chunks.some(({ chunk }) => 'error' in chunk && !choicesOf(chunk).length);
+  return errorEvent ? `it was answered ${describe(ex)} with a stream that carries an error event, instead of an HTTP error` : `it was served (${describe(ex)})`;
+}
+
+/** The request is not served: it gets an error answer (a refusal, not a server error or a cut). */
 function refusedCheck(id: string, c: Case, title: string): ApiCheck {
   return {
     id,
@@ -46,17 +70,21 @@ function refusedCheck(id: string, c: Case, title: string): ApiCheck {
     title,
     section: '4.1',
     level: 'must',
-    async run(ctx) {
-      const { ex, problem } = await answer(ctx, c);
+    paths: { stream: STREAM },
+    async run(ctx, path) {
+      const { ex, problem } = await answer(ctx, c, path);
       if (!ex) return notTested(problem!);
-      if (ex.status === undefined) return fail(`${c.what}: expected an error answer, got ${describe(ex)}`);
-      return is2xx(ex) ? fail(`${c.what} was served (${describe(ex)}); the request is incomplete without it`) : pass();
+      const r = refusal(c, ex);
+      if (r.kind === 'refused') return pass();
+      return fail(`${c.what} got no error answer: ${r.kind === 'served' ? served(ex) : r.why}; the request is incomplete without it`);
     },
   };
 }
 
-const client4xx = (c: Case, ex: Exchange): Verdict =>
-  is4xx(ex) ? pass() : fail(`${c.what} answered ${describe(ex)}, not a 4xx: the fault is the client's`);
+const client4xx = (c: Case, ex: Exchange): Verdict => {
+  const r = refusal(c, ex);
+  return r.kind === 'refused' ? pass() : fail(`${c.what} was not refused with a 4xx: ${r.kind === 'served' ? served(ex) : r.why}; the fault is the client's`);
+};
 
 /** The request gets a 4xx: the client's fault, told as such. */
 function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title' | 'section' | 'convention'>): ApiCheck {
@@ -65,10 +93,11 @@ function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title
     suite: 'errors',
     level: 'should',
     ...meta,
-    async run(ctx) {
+    paths: { stream: STREAM },
+    async run(ctx, path) {
       const verdicts = await Promise.all(
         cases.map(async (c) => {
-          const { ex, problem } = await answer(ctx, c);
+          const { ex, problem } = await answer(ctx, c, path);
           return ex ? client4xx(c, ex) : notTested(problem!);
         }),
       );
@@ -119,8 +148,9 @@ export const errorBody: ApiCheck = {
   section: '7',
   level: 'should',
   convention: 'Section 7 does not show the error body; the convention is the OpenAI-compatible {"error": {"message", "type", "param", "code"}}.',
-  async run(ctx) {
-    const answers = await Promise.all(Object.values(CASES).map(async (c: Case) => ({ c, ...(await answer(ctx, c)) })));
+  paths: { stream: STREAM },
+  async run(ctx, path) {
+    const answers = await Promise.all(Object.values(CASES).map(async (c: Case) => ({ c, ...(await answer(ctx, c, path)) })));
     const errors = answers.filter((a): a is typeof a & { ex: Exchange } => a.ex !== undefined && a.ex.status !== undefined && !is2xx(a.ex));
     if (!errors.length) {
       const problems = answers.map((a) => a.problem).filter((p) => p !== undefined);
@@ -136,4 +166,42 @@ export const errorBody: ApiCheck = {
   },
 };
 
-export const ERRORS: ApiCheck[] = [missingModel, missingMessages, missingField4xx, invalidJson, messagesNotArray, unknownRole, unknownModel, errorBody];
+/** Whether an error answer calls itself a content filter. */
+const filterError = (ex: Exchange) => {
+  const json = bodyJson(ex);
+  const error = json.ok ? (json.value as { error?: { code?: unknown; type?: unknown } })?.error : undefined;
+  return [error?.code, error?.type].some((v) => typeof v === 'string' && /content[_ ]?filter/i.test(v));
+};
+
+/** Whether a served chat answer says content_filter, on either path; read from the raw text, so
+ * that an answer cut short still shows it. */
+const filtered = (ex: Exchange) => /"finish_reason"\s*:\s*"content_filter"/.test(bodyText(ex));
+
+export const contentFilter: ApiCheck = {
+  id: 'errors.content-filter',
+  suite: 'errors',
+  title: 'Wherever content is filtered, the answer is a complete 2xx response with finish_reason "content_filter", never an error',
+  section: '7, 2.3',
+  level: 'must',
+  last: true,
+  async run(ctx) {
+    const chats = (await ctx.received()).filter((ex) => ex.request.method === 'POST' && ex.request.url.endsWith('/v1/chat/completions'));
+    const wrong: string[] = [];
+    let seen = 0;
+    for (const ex of chats) {
+      if (!is2xx(ex) && filterError(ex)) {
+        seen++;
+        wrong.push(`${ex.label} was answered ${describe(ex)}${errorText(ex)}: a content filter is a completed response (7), not an error`);
+      } else if (is2xx(ex) && filtered(ex)) {
+        seen++;
+        const stream = /^text\/event-stream/i.test(ex.headers['content-type'] ?? '') || !bodyJson(ex).ok;
+        const read = readAnswer(ex, stream);
+        if (!read.answer) wrong.push(`${ex.label} ended with content_filter but is no complete response: ${read.problem}`);
+      }
+    }
+    if (wrong.length) return fail(wrong.join('; '));
+    return seen ? pass([`${seen} filtered answer(s) seen`]) : skip(`none of the ${chats.length} chat answers of this run was filtered`);
+  },
+};
+
+export const ERRORS: ApiCheck[] = [missingModel, missingMessages, missingField4xx, invalidJson, messagesNotArray, unknownRole, unknownModel, errorBody, contentFilter];

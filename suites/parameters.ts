@@ -1,150 +1,174 @@
-// Sections 2.1 and 8: "Per-model parameter support and ranges: declared in the public catalog".
-// The values tried come from each model's catalog entry, never from this file.
-import { catalog, chat, declaredParameters, describe, is2xx, is4xx, modelsUnderTest, type ApiCheck, type ParameterDescriptor } from './api.js';
-import { combine, fail, notTested, pass, type Verdict } from './harness/check.js';
+// Sections 2.1 and 8: "Per-model parameter support and ranges: declared in the public catalog". Each
+// parameter a model under test declares is a path; the values tried come from its descriptor, never
+// from this file: both ends and a value inside are accepted, just beyond each end refused.
+import { catalog, chat, declaredParameters, declaredRange, fit, type ApiCheck, type ParameterDescriptor } from './api.js';
+import { readAnswer, refusalOf } from './answer.js';
+import { combine, fail, notTested, pass, type Axis, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
+import { MODELS, type ApiPath } from './paths.js';
 
 /** Fields that change what the response is (a stream, several choices, tool calls, structured
  * output) or are refused without a companion field: they have suites of their own. */
 const NOT_ALONE = new Set(['tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'stream', 'stream_options', 'n', 'top_logprobs', 'model', 'messages']);
 
 const MESSAGES = [{ role: 'user', content: 'Say OK.' }];
-/** Enough for a short answer, little enough to cost nothing. */
+/** Enough for a short answer, little enough to cost nothing (fit moves it into the declared range). */
 const SMALL_MAX_TOKENS = 16;
 const STOP_ITEM = '###';
 const NOT_A_VALUE = 'conformance-invalid';
+const SEED = 7;
 
-const clamp = (v: number, d: ParameterDescriptor) => Math.min(Math.max(v, d.min ?? -Infinity), d.max ?? Infinity);
 const bounded = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
 
-/** The smallest declared max_tokens of at least 16, so that every request stays short. */
-const maxTokensFor = (params: Record<string, ParameterDescriptor>) =>
-  params.max_tokens?.type === 'integer' ? clamp(SMALL_MAX_TOKENS, params.max_tokens) : SMALL_MAX_TOKENS;
-
-/** The same body for the same value, so that checks (and models.ids-usable) share answers. */
-const bodyWith = (model: string, params: Record<string, ParameterDescriptor>, name: string, value: unknown) => ({
-  model,
-  messages: MESSAGES,
-  max_tokens: maxTokensFor(params),
-  [name]: value,
-});
-
 interface Trial {
-  name: string;
   value: unknown;
   /** Why the value is in or out of the declared range, for messages. */
   why: string;
 }
 
+/** A value a little beyond an end: one for an integer, a hundredth of the range for a real number. */
+function step(d: ParameterDescriptor, min?: number, max?: number): number {
+  if (d.type === 'integer') return 1;
+  return min !== undefined && max !== undefined && max > min ? (max - min) / 100 : 1;
+}
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** Values the descriptor allows: both ends and one inside; every enum value; arrays at 1 and at most items. */
 function inRange(name: string, d: ParameterDescriptor): Trial[] {
+  const { min, max } = declaredRange(d);
   switch (d.type) {
-    case 'range': {
-      const value = bounded(d.min) && bounded(d.max) ? (d.min + d.max) / 2 : bounded(d.min) ? d.min : bounded(d.max) ? d.max : bounded(d.default) ? d.default : undefined;
-      return value === undefined ? [] : [{ name, value, why: `within [${d.min ?? ''}, ${d.max ?? ''}]` }];
-    }
+    case 'range':
     case 'integer': {
-      if ((bounded(d.min) && !Number.isInteger(d.min)) || (bounded(d.max) && !Number.isInteger(d.max))) return [];
-      return [{ name, value: clamp(SMALL_MAX_TOKENS, d), why: `within [${d.min ?? ''}, ${d.max ?? ''}]` }];
+      const inside =
+        min !== undefined && max !== undefined ? (d.type === 'integer' ? Math.floor((min + max) / 2) : round((min + max) / 2))
+        : min !== undefined ? min + step(d, min, max)
+        : max !== undefined ? max - step(d, min, max)
+        : bounded(d.default) ? d.default
+        : d.type === 'integer' ? SEED : undefined;
+      const trials: Trial[] = [];
+      if (min !== undefined) trials.push({ value: min, why: `the declared min ${min}` });
+      if (inside !== undefined && inside !== min && inside !== max) trials.push({ value: inside, why: `inside [${min ?? ''}, ${max ?? ''}]` });
+      if (max !== undefined) trials.push({ value: max, why: `the declared max ${max}` });
+      return trials;
     }
     case 'enum':
-      return Array.isArray(d.values) ? d.values.filter((v) => v !== null).map((value) => ({ name, value, why: 'a declared value' })) : [];
-    case 'array':
+      return Array.isArray(d.values) ? d.values.filter((v) => v !== null).map((value) => ({ value, why: 'a declared value' })) : [];
+    case 'array': {
       // Only stop's items are known; other arrays have no item the kit could make up.
-      return name === 'stop' && (d.max_items === undefined || d.max_items >= 1) ? [{ name, value: [STOP_ITEM], why: 'one item' }] : [];
+      if (name !== 'stop' || (bounded(d.max_items) && d.max_items < 1)) return [];
+      const most = bounded(d.max_items) ? Math.floor(d.max_items) : 1;
+      return [...new Set([1, most])].map((n) => ({ value: Array.from({ length: n }, (_, i) => `${STOP_ITEM}${i + 1}`), why: `${n} item${n > 1 ? 's' : ''}` }));
+    }
     case 'boolean':
-      return [{ name, value: true, why: 'a boolean' }];
+      return [true, false].map((value) => ({ value, why: 'a boolean' }));
     default:
       return [];
   }
 }
 
+/** Values the descriptor excludes: just beyond each end, a fraction for an integer, an undeclared
+ * enum value, one item more than allowed. */
 function outOfRange(name: string, d: ParameterDescriptor): Trial[] {
+  const { min, max } = declaredRange(d);
   switch (d.type) {
     case 'range':
-    case 'integer':
-      return [
-        ...(bounded(d.max) ? [{ name, value: d.max + 1, why: `above the declared max ${d.max}` }] : []),
-        ...(bounded(d.min) ? [{ name, value: d.min - 1, why: `below the declared min ${d.min}` }] : []),
-      ];
+    case 'integer': {
+      const s = step(d, min, max);
+      const trials: Trial[] = [];
+      if (min !== undefined) trials.push({ value: round(min - s), why: `just below the declared min ${min}` });
+      if (max !== undefined) trials.push({ value: round(max + s), why: `just above the declared max ${max}` });
+      if (d.type === 'integer') {
+        const inside = inRange(name, d).map((t) => t.value as number);
+        const base = inside.find((v) => v !== max) ?? inside[0] ?? SEED;
+        trials.push({ value: base + 0.5, why: 'a fraction, for an integer parameter' });
+      }
+      return trials;
+    }
     case 'enum':
-      return Array.isArray(d.values) && !d.values.includes(NOT_A_VALUE) ? [{ name, value: NOT_A_VALUE, why: `not among ${d.values.map((v) => JSON.stringify(v)).join(', ')}` }] : [];
+      return Array.isArray(d.values) && !d.values.includes(NOT_A_VALUE) ? [{ value: NOT_A_VALUE, why: `not among ${d.values.map((v) => JSON.stringify(v)).join(', ')}` }] : [];
     case 'array':
       return name === 'stop' && bounded(d.max_items)
-        ? [{ name, value: Array.from({ length: d.max_items + 1 }, (_, i) => `${STOP_ITEM}${i + 1}`), why: `more than the declared max_items ${d.max_items}` }]
+        ? [{ value: Array.from({ length: Math.floor(d.max_items) + 1 }, (_, i) => `${STOP_ITEM}${i + 1}`), why: `more than the declared max_items ${d.max_items}` }]
         : [];
     default:
       return [];
   }
 }
 
-const show = (t: Trial) => `${t.name}=${JSON.stringify(t.value)}`;
-
-/** Each model under test with its declared parameters, or why it cannot be tried. */
-async function subjects(ctx: CheckContext): Promise<{ model: string; params?: Record<string, ParameterDescriptor>; problem?: string }[] | string> {
+/** The parameters a model under test declares that can be tried on their own. */
+const DECLARED: Axis<CheckContext> = async (ctx, path) => {
   const info = await catalog(ctx);
-  if (info.problem) return info.problem;
-  const { models, problem } = await modelsUnderTest(ctx);
-  if (!models.length) return problem ?? 'no model to test';
-  return models.map((model) => {
-    const entry = info.entries.get(model);
-    if (!entry) return { model, problem: `${model} has no catalog entry` };
-    const params = declaredParameters(entry);
-    return params ? { model, params } : { model, problem: `${model}'s catalog entry declares no supported_parameters` };
-  });
+  if (info.problem) return { points: [], problem: info.problem };
+  const entry = info.entries.get(String(path.model));
+  if (!entry) return { points: [], problem: `${String(path.model)} has no catalog entry` };
+  const params = declaredParameters(entry);
+  if (!params) return { points: [], problem: `${String(path.model)}'s catalog entry declares no supported_parameters` };
+  const names = Object.entries(params)
+    .filter(([name, d]) => !NOT_ALONE.has(name) && d && typeof d === 'object' && inRange(name, d).length)
+    .map(([name]) => name);
+  return names.length ? { points: names.map((n) => ({ value: n, label: n })) } : { points: [], problem: `${String(path.model)} declares no parameter that can be tried on its own` };
+};
+
+const PATHS = { model: MODELS, parameter: DECLARED };
+
+async function descriptor(ctx: CheckContext, path: ApiPath): Promise<ParameterDescriptor> {
+  return declaredParameters((await catalog(ctx)).entries.get(path.model!))![String(path.parameter)];
 }
 
-/** Sends each trial of each model under test and judges the answer. */
-async function tryEach(
-  ctx: CheckContext,
-  trialsOf: (name: string, d: ParameterDescriptor) => Trial[],
-  judge: (model: string, t: Trial, ex: Awaited<ReturnType<typeof chat>>) => Verdict,
-  noTrial: string,
-): Promise<Verdict> {
-  const all = await subjects(ctx);
-  if (typeof all === 'string') return notTested(all);
-  const verdicts = await Promise.all(
-    all.map(async ({ model, params, problem }) => {
-      if (!params) return notTested(problem!);
-      const trials = Object.entries(params)
-        .filter(([name, d]) => !NOT_ALONE.has(name) && d && typeof d === 'object')
-        .flatMap(([name, d]) => trialsOf(name, d));
-      if (!trials.length) return notTested(`${model}: ${noTrial}`);
-      const answers = await Promise.all(trials.map((t) => chat(ctx, bodyWith(model, params, t.name, t.value), { label: `${show(t)} (${t.why}) on ${model}` })));
-      return combine(trials.map((t, i) => judge(model, t, answers[i])));
-    }),
-  );
-  return combine(verdicts);
+/** The same body for the same value, so that checks (and models.ids-usable) share answers. */
+async function tryValue(ctx: CheckContext, path: ApiPath, t: Trial) {
+  const name = String(path.parameter);
+  const body = { ...(await fit(ctx, { model: path.model!, messages: MESSAGES, max_tokens: SMALL_MAX_TOKENS })), [name]: t.value };
+  return chat(ctx, body, { label: `${name}=${JSON.stringify(t.value)} (${t.why}) on ${path.model}` });
 }
+
+const shown = (path: ApiPath, t: Trial) => `${String(path.parameter)}=${JSON.stringify(t.value)} (${t.why})`;
 
 export const inRangeAccepted: ApiCheck = {
   id: 'parameters.in-range',
   suite: 'parameters',
-  title: 'A parameter the catalog declares for a model is accepted at a value inside its declared range',
+  title: 'A parameter the catalog declares for a model is accepted at both ends of its declared range and inside it, and at each declared value',
   section: '8',
   level: 'must',
-  run: (ctx) =>
-    tryEach(
-      ctx,
-      inRange,
-      (model, t, ex) => (is2xx(ex) ? pass() : fail(`${model}: ${show(t)} (${t.why}) was refused: ${describe(ex)}`)),
-      'declares no parameter that can be tried on its own',
-    ),
+  paths: PATHS,
+  async run(ctx, path) {
+    const trials = inRange(String(path.parameter), await descriptor(ctx, path));
+    const verdicts = await Promise.all(
+      trials.map(async (t): Promise<Verdict> => {
+        const read = readAnswer(await tryValue(ctx, path, t), false);
+        return read.answer ? pass() : fail(`${shown(path, t)} got no valid answer: ${read.problem}`);
+      }),
+    );
+    return combine(verdicts);
+  },
 };
 
 export const outOfRangeRefused: ApiCheck = {
   id: 'parameters.out-of-range',
   suite: 'parameters',
-  title: 'A value outside the range the catalog declares for a model is refused with a 4xx',
+  title: 'A value outside what the catalog declares for a model (beyond an end, a fraction for an integer, an undeclared value) is refused',
   section: '8, 7',
   level: 'should',
   convention: 'What the service does with a value outside a declared range is not shown; the convention is a 4xx refusal.',
-  run: (ctx) =>
-    tryEach(
-      ctx,
-      outOfRange,
-      (model, t, ex) => (is4xx(ex) ? pass() : fail(`${model}: ${show(t)} (${t.why}) answered ${describe(ex)}, not a 4xx refusal`)),
-      'declares no bounded parameter (a min, max, max_items or enum) that can be tried on its own',
-    ),
+  paths: PATHS,
+  async run(ctx, path) {
+    const d = await descriptor(ctx, path);
+    const trials = outOfRange(String(path.parameter), d);
+    if (!trials.length) return notTested(`${String(path.parameter)} declares no bound (a min, max, max_items or enum) to go beyond`);
+    // The control: the values the descriptor allows are served, or a refusal proves nothing.
+    for (const t of inRange(String(path.parameter), d)) {
+      const read = readAnswer(await tryValue(ctx, path, t), false);
+      if (!read.answer) return notTested(`the control ${shown(path, t)} was not served (${read.problem}): a refusal proves nothing`);
+    }
+    const verdicts = await Promise.all(
+      trials.map(async (t): Promise<Verdict> => {
+        const r = refusalOf(await tryValue(ctx, path, t));
+        return r.kind === 'refused' ? pass() : fail(`${shown(path, t)} was not refused: ${r.why}`);
+      }),
+    );
+    return combine(verdicts);
+  },
 };
 
 export const PARAMETERS: ApiCheck[] = [inRangeAccepted, outOfRangeRefused];

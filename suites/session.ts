@@ -17,6 +17,8 @@ export interface SessionOptions extends Filters {
   secondApiKey?: string;
   siteUrl?: string;
   models?: string[];
+  /** Every listed model under test, not one of each kind. */
+  allModels?: boolean;
   headers?: Record<string, string>;
   strict?: boolean;
   requireComplete?: boolean;
@@ -75,6 +77,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       apiKey,
       secondApiKey: secondApiKey || undefined,
       models: opts.models ?? [],
+      allModels: !!opts.allModels,
       headers: opts.headers ?? {},
       embeddedMock: !!mock,
     };
@@ -83,7 +86,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
 
     const started = new Date();
     const t0 = performance.now();
-    const { results } = await runChecks(selected, {
+    const { results, notes, requestsSent } = await runChecks(selected, {
       target,
       limits,
       concurrency: opts.concurrency ?? 4,
@@ -102,6 +105,8 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       summary: summarize(results),
       exitCode: exitCodeFor(results, options),
       warnings,
+      notes,
+      requestsSent,
     };
   } finally {
     await mock?.close();

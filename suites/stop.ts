@@ -1,51 +1,106 @@
-// Sections 2.1 and 8: stop sequences, a string or an array of at most 4.
+// Sections 2.1 and 8: stop sequences, a string or an array of at most 4, on both paths and each
+// model under test. The sequences are picked from the server's own reproducible answer, so the
+// rules are judged where the answer is known, not where an obedient model is assumed.
 import { validator } from '../schemas/index.js';
-import { catalog, chat, declaredParameters, describe, is2xx, is4xx, modelsUnderTest, onEachModel, readReply, type ApiCheck, type ChatBody } from './api.js';
-import { combine, fail, notTested, pass, type Verdict } from './harness/check.js';
-import { bodyJson, bodySse, type Exchange } from './harness/exchanges.js';
+import { ask, catalog, declaredParameters, errorText, is4xx, type ApiCheck, type ChatBody } from './api.js';
+import { readAnswer, refusalOf, validAnswer, type Answer } from './answer.js';
+import { fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
+import { bodyJson } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
+import { MODELS, STREAM, type ApiPath } from './paths.js';
 
 const validError = validator('error');
 
-/** A prompt whose answer is known in advance, so where a stop sequence cuts it is known too. */
-const REPEAT_PROMPT = 'Repeat exactly: alpha bravo charlie delta echo foxtrot';
-/** Words of the repeated text, sent as stop sequences; the first of them cuts the answer. */
-const STOP_WORDS = ['charlie', 'delta', 'echo', 'foxtrot'];
-const FIFTH = 'golf';
-/** Straddles two words of the text, so no single token of it holds the whole sequence. */
-const SPLIT_STOP = 'vo char';
+/** A prompt whose answer an obedient model knows in advance; any other answer works too, as long as
+ * it reproduces. */
+const REPEAT_PROMPT = 'Repeat exactly: alpha bravo charlie delta echo foxtrot golf hotel';
 const DOCUMENT_LIMIT = 4;
+/** Array items that no answer contains: they fill an array without cutting anything. */
+const FILLERS = ['~~~1', '~~~2', '~~~3', '~~~4'];
 
-/** The reproducible request; temperature 0 is left out only where the catalog declares the model's
- * parameters without it. */
-async function repeatBody(ctx: CheckContext, model: string, extra: ChatBody = {}): Promise<ChatBody> {
-  const params = declaredParameters((await catalog(ctx)).entries.get(model));
-  const temperature = !params || 'temperature' in params ? { temperature: 0 } : {};
-  return { model, messages: [{ role: 'user', content: REPEAT_PROMPT }], seed: 7, ...temperature, max_tokens: 128, ...extra };
-}
-
-const repeat = async (ctx: CheckContext, model: string, extra: ChatBody, label: string) => chat(ctx, await repeatBody(ctx, model, extra), { label });
+/** Reproducible where the catalog allows: seed and temperature 0 (fit drops what it does not declare). */
+const repeatBody = (model: string, extra: ChatBody = {}): ChatBody => ({ model, messages: [{ role: 'user', content: REPEAT_PROMPT }], seed: 7, temperature: 0, max_tokens: 128, ...extra });
 
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
 
-const underTest = async (ctx: CheckContext, rule: (model: string) => Promise<Verdict>) => onEachModel(await modelsUnderTest(ctx), rule);
-
-/** Array sizes to send: 1 up to the document's 4, or fewer where the catalog declares fewer. */
-async function arraySizes(ctx: CheckContext, model: string): Promise<{ sizes: number[]; declared?: number }> {
-  const declared = declaredParameters((await catalog(ctx)).entries.get(model))?.stop?.max_items;
-  const n = typeof declared === 'number' && declared >= 1 ? Math.min(DOCUMENT_LIMIT, Math.floor(declared)) : DOCUMENT_LIMIT;
-  return { sizes: Array.from({ length: n }, (_, i) => i + 1), declared: typeof declared === 'number' ? declared : undefined };
+/** The unstopped answer on a path, and the stop sequences picked from it. */
+interface Reference {
+  text: string;
+  /** A word from the middle of the answer (not at its start), sent as a string and in an array. */
+  word: string;
+  /** Two words' edges around a space ("vo ch"): no single token holds the whole sequence. */
+  span: string;
 }
 
-const withString = (ctx: CheckContext, model: string) => repeat(ctx, model, { stop: STOP_WORDS[0] }, 'stop as a string');
-const withArray = (ctx: CheckContext, model: string, size: number) => repeat(ctx, model, { stop: STOP_WORDS.slice(0, size) }, `stop as an array of ${size}`);
-const withFive = (ctx: CheckContext, model: string) => repeat(ctx, model, { stop: [...STOP_WORDS, FIFTH] }, 'stop as an array of 5');
-
-function errorText(ex: Exchange): string {
-  const json = bodyJson(ex);
-  const message = json.ok ? (json.value as { error?: { message?: unknown } })?.error?.message : undefined;
-  return typeof message === 'string' ? ` (${message})` : '';
+/** Words of the answer that can cut it: after its start, so that something comes before them. */
+function pick(text: string): Omit<Reference, 'text'> | undefined {
+  const words = [...text.matchAll(/[\p{L}\p{N}]{3,}/gu)].map((m) => ({ w: m[0], at: m.index! }));
+  const usable = words.filter(({ w, at }) => at > 0 && text.indexOf(w) === at);
+  if (usable.length < 2) return undefined;
+  const i = Math.floor(usable.length / 2);
+  const word = usable[i].w;
+  // The span crosses the gap between two neighbouring words, from the end of one to the start of the next.
+  const a = words.findIndex((x) => x.at === usable[i - 1].at);
+  const [left, right] = [words[a], words[a + 1]];
+  const span = text.slice(left.at + left.w.length - 2, right.at + 2);
+  return /\s/.test(span) && text.indexOf(span) > 0 ? { word, span } : undefined;
 }
+
+/** The JSON answer sent twice: sequences are picked only from an answer that reproduces. A stream
+ * path also needs its own unstopped answer to match, or a cut in it could not be judged. */
+function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { problem: string }> {
+  return ctx.memo(`stop-reference:${path.model}:${path.stream ? 'stream' : 'json'}`, async (c) => {
+    const once = await ask(c, { model: path.model }, repeatBody(path.model!), 'reproducible answer without stop');
+    const again = await c.send({ ...once.request, repeat: 1 }, `${once.label}, sent again`);
+    const reads = [once, again].map((ex) => readAnswer(ex, false));
+    const bad = reads.find((r) => !r.answer);
+    if (bad) return { problem: `the reproducible request without stop got no valid answer: ${bad.problem}` };
+    const [first, second] = reads.map((r) => r.answer!.content);
+    if (first !== second) return { problem: `the answer does not reproduce (seed 7, temperature 0 where declared): ${show(first)}, then ${show(second)}; the cut of a stop sequence cannot be known` };
+    const picked = pick(first);
+    if (!picked) return { problem: `the answer is too short to pick stop sequences from: ${show(first)}` };
+    if (path.stream) {
+      const streamed = readAnswer(await ask(c, path, repeatBody(path.model!), 'reproducible answer without stop'), true);
+      if (!streamed.answer) return { problem: `the reproducible request without stop, streamed, got no valid answer: ${streamed.problem}` };
+      if (streamed.answer.content !== first) return { problem: `streamed, the same request answers ${show(streamed.answer.content)}, not ${show(first)}` };
+    }
+    return { text: first, ...picked };
+  });
+}
+
+/** The forms a stop sequence is sent in. */
+const FORMS: readonly AxisPoint[] = [
+  { value: 'string', label: 'stop string' },
+  { value: 'array', label: 'stop array' },
+  { value: 'span', label: 'stop across tokens' },
+];
+
+const sequenceOf = (ref: Reference, form: string) => (form === 'span' ? ref.span : ref.word);
+const stopField = (ref: Reference, form: string): string | string[] => (form === 'string' ? ref.word : form === 'span' ? [ref.span] : arrayOf(ref, 2));
+
+/** An array of `size` sequences, the first of them the word the answer holds, the others fillers it
+ * never holds (size 2 is the array form of the rules below, so it is shared). */
+const arrayOf = (ref: Reference, size: number) => [ref.word, ...FILLERS].slice(0, size);
+
+/** The stopped answer on a path and form, with what it is judged against. */
+async function stopped(ctx: CheckContext, path: ApiPath): Promise<{ verdict: Verdict } | { ref: Reference; seq: string; a: Answer; verdict?: undefined }> {
+  const ref = await reference(ctx, path);
+  if ('problem' in ref) return { verdict: notTested(ref.problem) };
+  const stop = stopField(ref, String(path.form));
+  const got = await validAnswer(ctx, await ask(ctx, path, repeatBody(path.model!, { stop }), `stop ${JSON.stringify(stop)}`), path, `stop ${JSON.stringify(stop)}`);
+  return got.verdict ? got : { ref, seq: sequenceOf(ref, String(path.form)), a: got.answer };
+}
+
+const ON_FORMS = { stream: STREAM, model: MODELS, form: FORMS };
+
+/** A rule about a stopped answer, where the sequence's place in the unstopped one is known. */
+const onStopped = (rule: (a: Answer, seq: string, ref: Reference) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
+  const got = await stopped(ctx, path);
+  return got.verdict ?? rule(got.a, got.seq, got.ref);
+};
+
+/** Where the unstopped answer ends if the sequence stops it: just after its first occurrence. */
+const cutEnd = (ref: Reference, seq: string) => ref.text.indexOf(seq) + seq.length;
 
 export const stopString: ApiCheck = {
   id: 'stop.string',
@@ -53,12 +108,16 @@ export const stopString: ApiCheck = {
   title: 'stop is accepted as a string',
   section: '2.1',
   level: 'must',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const ex = await withString(ctx, model);
-      return is2xx(ex) ? pass() : fail(`stop: "${STOP_WORDS[0]}" was refused: ${describe(ex)}${errorText(ex)}`);
-    }),
+  paths: { stream: STREAM, model: MODELS },
+  run: (ctx, path) => onStopped(() => pass())(ctx, { ...path, form: 'string' }),
 };
+
+/** Array sizes to send: 1, 2 and 4 (both ends and one inside), or up to what the catalog declares. */
+async function arraySizes(ctx: CheckContext, model: string): Promise<{ sizes: number[]; declared?: number }> {
+  const declared = declaredParameters((await catalog(ctx)).entries.get(model))?.stop?.max_items;
+  const n = typeof declared === 'number' && declared >= 1 ? Math.min(DOCUMENT_LIMIT, Math.floor(declared)) : DOCUMENT_LIMIT;
+  return { sizes: [...new Set([1, Math.min(2, n), n])], declared: typeof declared === 'number' ? declared : undefined };
+}
 
 export const stopArray: ApiCheck = {
   id: 'stop.array',
@@ -66,117 +125,89 @@ export const stopArray: ApiCheck = {
   title: 'stop is accepted as an array of 1 to 4 strings',
   section: '2.1, 8',
   level: 'must',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const { sizes, declared } = await arraySizes(ctx, model);
-      const refused: string[] = [];
-      for (const size of sizes) {
-        const ex = await withArray(ctx, model, size);
-        if (!is2xx(ex)) refused.push(`an array of ${size} was refused: ${describe(ex)}${errorText(ex)}`);
-      }
-      if (refused.length) return fail(refused.join('; '));
-      return pass(declared !== undefined && declared < DOCUMENT_LIMIT ? [`the catalog declares stop.max_items ${declared}, so arrays of up to ${sizes.length} were sent`] : undefined);
-    }),
+  paths: { stream: STREAM, model: MODELS },
+  async run(ctx, path) {
+    const ref = await reference(ctx, path);
+    if ('problem' in ref) return notTested(ref.problem);
+    const { sizes, declared } = await arraySizes(ctx, path.model!);
+    const wrong: string[] = [];
+    const got = await Promise.all(
+      sizes.map(async (size) => validAnswer(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, size) }), `stop ${JSON.stringify(arrayOf(ref, size))}`), path, `stop as an array of ${size}`)),
+    );
+    for (const g of got) if (g.verdict) wrong.push(g.verdict.message ?? g.verdict.outcome);
+    if (wrong.length) return fail(wrong.join('; '));
+    return pass(declared !== undefined && declared < DOCUMENT_LIMIT ? [`the catalog declares stop.max_items ${declared}, so arrays of up to ${sizes.at(-1)} were sent`] : undefined);
+  },
+};
+
+export const endsGeneration: ApiCheck = {
+  id: 'stop.ends-generation',
+  suite: 'stop',
+  title: 'Generation stops at a stop sequence: nothing follows its first occurrence',
+  section: '2.1',
+  level: 'must',
+  paths: ON_FORMS,
+  run: onStopped((a, seq, ref) => {
+    const end = cutEnd(ref, seq);
+    const at = a.content.indexOf(seq);
+    if (at >= 0 && at + seq.length < a.content.length) return fail(`the content goes on after the stop sequence ${show(seq)}: ${show(a.content)}`);
+    if (a.content.length > end) return fail(`the content runs past where the stop sequence ${show(seq)} occurs in the unstopped answer ${show(ref.text)}: ${show(a.content)}`);
+    return pass();
+  }),
+};
+
+export const stopFinishReason: ApiCheck = {
+  id: 'stop.finish-reason',
+  suite: 'stop',
+  title: 'An answer ended by a stop sequence has finish_reason "stop"',
+  section: '4.1',
+  level: 'must',
+  paths: ON_FORMS,
+  run: onStopped((a, seq, ref) => {
+    // Ended by the sequence: the answer stopped at or before it, where the unstopped one went on.
+    if (a.content.length > cutEnd(ref, seq) || cutEnd(ref, seq) >= ref.text.length) return notTested(`the stop sequence ${show(seq)} did not end the answer (stop.ends-generation judges that)`);
+    return a.finishReason === 'stop' ? pass() : fail(`the answer stopped at ${show(seq)} with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2)`);
+  }),
 };
 
 export const notInContent: ApiCheck = {
   id: 'stop.not-in-content',
   suite: 'stop',
-  title: 'The content never contains a stop sequence that was sent',
+  title: 'The content does not contain the stop sequence that ended it',
   section: '2.1',
-  level: 'must',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const { sizes } = await arraySizes(ctx, model);
-      const subjects: { sent: string | string[]; ex: Promise<Exchange> }[] = [
-        { sent: STOP_WORDS[0], ex: withString(ctx, model) },
-        ...sizes.map((size) => ({ sent: STOP_WORDS.slice(0, size), ex: withArray(ctx, model, size) })),
-      ];
-      const verdicts: Verdict[] = [];
-      for (const { sent, ex } of subjects) {
-        const reply = readReply(await ex);
-        const stops = [sent].flat();
-        const what = `with stop ${JSON.stringify(sent)}`;
-        if (!reply.body) verdicts.push(notTested(`the request ${what} gave no readable response: ${reply.problem}`));
-        else if (typeof reply.message?.content !== 'string') verdicts.push(notTested(`the answer ${what} has no text content`));
-        else {
-          const content = reply.message.content;
-          const found = stops.filter((s) => content.includes(s));
-          verdicts.push(found.length ? fail(`the answer ${what} contains ${found.map((s) => `"${s}"`).join(', ')}: ${JSON.stringify(content)}`) : pass());
-        }
-      }
-      return combine(verdicts);
-    }),
+  level: 'should',
+  convention: 'The document says generation stops at a stop sequence; that the sequence itself is left out of the content is the convention.',
+  paths: ON_FORMS,
+  run: onStopped((a, seq) => (a.content.includes(seq) ? fail(`the content contains the stop sequence ${show(seq)}: ${show(a.content)}`) : pass())),
 };
-
-/** The answer without a stop sequence, when it reproduces: the same under two seeds, so a stopped
- * answer can be compared with it. */
-async function reproducible(ctx: CheckContext, model: string, stop: string): Promise<{ content: string } | { verdict: Verdict }> {
-  const [a, b] = await Promise.all([repeat(ctx, model, {}, 'reproducible answer (seed 7)'), repeat(ctx, model, { seed: 8 }, 'reproducible answer (seed 8)')]);
-  const contents = [readReply(a), readReply(b)].map((r) => r.message?.content);
-  if (typeof contents[0] !== 'string' || typeof contents[1] !== 'string') return { verdict: notTested(`the request without stop gave no text content: ${readReply(a).problem ?? readReply(b).problem ?? 'content is not a string'}`) };
-  if (contents[0] !== contents[1]) return { verdict: notTested(`output does not reproduce: seed 7 and seed 8 at temperature 0 gave ${JSON.stringify(contents[0])} and ${JSON.stringify(contents[1])}`) };
-  if (!contents[0].includes(stop)) return { verdict: notTested(`the answer without stop does not contain "${stop}": ${JSON.stringify(contents[0])}`) };
-  return { content: contents[0] };
-}
 
 export const exactPrefix: ApiCheck = {
   id: 'stop.exact-prefix',
   suite: 'stop',
-  title: 'A stop sequence ends the content exactly before its first occurrence, with finish_reason "stop"',
-  section: '2.1, 4.1',
+  title: 'A stop sequence ends the content exactly before its first occurrence',
+  section: '2.1',
   level: 'should',
   convention: 'The document says generation stops at a stop sequence; that the content is exactly the text before it is the convention.',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const stop = STOP_WORDS[0];
-      const base = await reproducible(ctx, model, stop);
-      if ('verdict' in base) return base.verdict;
-      const expected = base.content.slice(0, base.content.indexOf(stop));
-      const reply = readReply(await withArray(ctx, model, 1));
-      if (!reply.body) return notTested(`the request with stop ["${stop}"] gave no readable response: ${reply.problem} (see stop.array)`);
-      const wrong: string[] = [];
-      if (reply.message?.content !== expected) wrong.push(`content is ${show(reply.message?.content)}, not ${JSON.stringify(expected)} (the unstopped answer up to "${stop}")`);
-      if (reply.finishReason !== 'stop') wrong.push(`finish_reason is ${show(reply.finishReason)}, not "stop"`);
-      return wrong.length ? fail(wrong.join('; ')) : pass();
-    }),
+  paths: ON_FORMS,
+  run: onStopped((a, seq, ref) => {
+    const expected = ref.text.slice(0, ref.text.indexOf(seq));
+    return a.content === expected ? pass() : fail(`content is ${show(a.content)}, not ${show(expected)} (the unstopped answer up to ${show(seq)})`);
+  }),
 };
 
-export const streamSplit: ApiCheck = {
-  id: 'stop.stream-split',
-  suite: 'stop',
-  title: 'Streamed, a stop sequence spanning two tokens still ends the content before it',
-  section: '2.1, 6',
-  level: 'should',
-  convention: 'Stop sequences match the generated text, not single tokens, in a stream as in one response.',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const base = await reproducible(ctx, model, SPLIT_STOP);
-      if ('verdict' in base) return base.verdict;
-      const expected = base.content.slice(0, base.content.indexOf(SPLIT_STOP));
-      const ex = await repeat(ctx, model, { stop: [SPLIT_STOP], stream: true }, 'streamed, with a stop sequence across two tokens');
-      if (!is2xx(ex)) return notTested(`the streamed request with stop ["${SPLIT_STOP}"] was refused: ${describe(ex)}${errorText(ex)}`);
-      const content = streamedContent(ex);
-      if (content === undefined) return fail('the stream holds no JSON chunk');
-      if (content.includes(SPLIT_STOP)) return fail(`the streamed content contains the stop sequence "${SPLIT_STOP}": ${JSON.stringify(content)}`);
-      return content === expected ? pass() : fail(`the streamed content is ${JSON.stringify(content)}, not ${JSON.stringify(expected)} (the unstopped answer up to "${SPLIT_STOP}")`);
-    }),
-};
+/** Five sequences: one more than section 8 allows. */
+const fiveBody = (ref: Reference, model: string) => repeatBody(model, { stop: arrayOf(ref, DOCUMENT_LIMIT).concat('~~~5') });
 
-/** choices[0].delta.content of every JSON chunk, joined; undefined when no chunk is JSON. */
-function streamedContent(ex: Exchange): string | undefined {
-  let content: string | undefined;
-  for (const event of bodySse(ex).events) {
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(event.data);
-    } catch {
-      continue; // [DONE], or a framing fault the stream suite reports
-    }
-    const piece = (chunk as { choices?: { delta?: { content?: unknown } }[] })?.choices?.[0]?.delta?.content;
-    content = (content ?? '') + (typeof piece === 'string' ? piece : '');
-  }
-  return content;
+/** The answer to five sequences, once four were accepted on the same path: without that control a
+ * refusal proves nothing. */
+async function five(ctx: CheckContext, path: ApiPath) {
+  const ref = await reference(ctx, path);
+  if ('problem' in ref) return { verdict: notTested(ref.problem) };
+  const { declared } = await arraySizes(ctx, path.model!);
+  if (declared !== undefined && declared < DOCUMENT_LIMIT) return { verdict: notTested(`the catalog declares stop.max_items ${declared}: four are not accepted either`) };
+  const four = await validAnswer(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`), path, 'stop as an array of 4');
+  if (four.verdict) return { verdict: notTested(`the control failed: ${four.verdict.message}`) };
+  return { ex: await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5'), verdict: undefined };
 }
 
 export const fiveRefused: ApiCheck = {
@@ -185,12 +216,14 @@ export const fiveRefused: ApiCheck = {
   title: 'Five stop sequences are refused (at most 4)',
   section: '8',
   level: 'must',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const ex = await withFive(ctx, model);
-      if (ex.status === undefined) return fail(`five stop sequences got no answer: ${describe(ex)}`);
-      return is2xx(ex) ? fail(`five stop sequences were accepted (${describe(ex)}); section 8 allows at most ${DOCUMENT_LIMIT}`) : pass();
-    }),
+  paths: { stream: STREAM, model: MODELS },
+  async run(ctx, path) {
+    const got = await five(ctx, path);
+    if (!got.ex) return got.verdict;
+    const r = refusalOf(got.ex);
+    if (r.kind === 'refused') return pass();
+    return fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
+  },
 };
 
 export const five4xx: ApiCheck = {
@@ -200,15 +233,16 @@ export const five4xx: ApiCheck = {
   section: '8, 7',
   level: 'should',
   convention: 'The document leaves error statuses and bodies unshown (7); the convention is a 4xx with {"error": {"message": ...}}.',
-  run: (ctx) =>
-    underTest(ctx, async (model) => {
-      const ex = await withFive(ctx, model);
-      if (!is4xx(ex)) return fail(`five stop sequences got ${describe(ex)}, not a 4xx`);
-      const json = bodyJson(ex);
-      if (!json.ok) return fail(`the error body: ${json.error}`);
-      const v = validError(json.value);
-      return v.ok ? pass() : fail(`the error body does not match the convention: ${v.errors.join('; ')}`);
-    }),
+  paths: { stream: STREAM, model: MODELS },
+  async run(ctx, path) {
+    const got = await five(ctx, path);
+    if (!got.ex) return got.verdict;
+    if (!is4xx(got.ex)) return fail(`five stop sequences got status ${got.ex.status ?? 'none'}, not a 4xx${errorText(got.ex)}`);
+    const json = bodyJson(got.ex);
+    if (!json.ok) return fail(`the error body: ${json.error}`);
+    const v = validError(json.value);
+    return v.ok ? pass() : fail(`the error body does not match the convention: ${v.errors.join('; ')}`);
+  },
 };
 
-export const STOP: ApiCheck[] = [stopString, stopArray, notInContent, exactPrefix, streamSplit, fiveRefused, five4xx];
+export const STOP: ApiCheck[] = [stopString, stopArray, endsGeneration, stopFinishReason, notInContent, exactPrefix, fiveRefused, five4xx];

@@ -2,32 +2,33 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { enumAt, validator } from '../schemas/index.js';
-import { chat, choicesOf, DONE_MARKER, modelsUnderTest, onEachModel, readStream, type ApiCheck, type ChatBody, type StreamRead } from './api.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, readStream, type ApiCheck, type StreamRead } from './api.js';
+import { basicBody } from './chat.js';
+import { MODELS, type ApiPath } from './paths.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import { excerpt, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
 import { parseSse, type SseFinding, type SseFindingKind } from './harness/sse.js';
 
-/** The streamed request of this suite, shared with usage.stream-absent: short, and sure to end on
- * its own well within the token cap. */
-export const streamBody = (model: string): ChatBody => ({
-  model,
-  messages: [{ role: 'user', content: 'Count from one to ten in words.' }],
-  stream: true,
-  max_tokens: 64,
-});
+/** The basic request streamed, as every streamed path of the kit asks it (with include_usage): the
+ * chat suite's stream paths read the same answer. */
+export const streamed = (ctx: CheckContext, model: string) => ask(ctx, { stream: true, model }, basicBody(model), 'basic chat completion');
 
-/** Sends `body(model)` for each model under test and applies `rule` to what streamed back; a
- * refused request fails every rule, since with stream true the answer must be a stream. */
-export function onEachStream(ctx: CheckContext, body: (model: string) => ChatBody, rule: (s: StreamRead, ex: Exchange) => Verdict): Promise<Verdict> {
-  return modelsUnderTest(ctx).then((list) =>
-    onEachModel(list, async (model) => {
-      const ex = await chat(ctx, body(model), { label: 'streamed chat completion' });
-      const s = readStream(ex);
-      return s.problem ? fail(s.problem) : rule(s, ex);
-    }),
-  );
-}
+/** The basic request streamed without include_usage: the one stream where usage must not come. */
+export const plainStream = async (ctx: CheckContext, model: string) => chat(ctx, await fit(ctx, { ...basicBody(model), stream: true }), { label: 'basic chat completion, streamed without include_usage' });
+
+/** Each model under test: the framing rules hold for every model's stream. */
+export const STREAM_PATHS = { model: MODELS };
+
+/** A rule applied to what streamed back; a refused request fails it, since with stream true the
+ * answer must be a stream. */
+export const onStream =
+  (send: (ctx: CheckContext, model: string) => Promise<Exchange>, rule: (s: StreamRead, ex: Exchange) => Verdict) =>
+  async (ctx: CheckContext, path: ApiPath): Promise<Verdict> => {
+    const ex = await send(ctx, path.model!);
+    const s = readStream(ex);
+    return s.problem ? fail(s.problem) : rule(s, ex);
+  };
 
 /** A chunk rule needs chunks: without any, chunk-json or events already says why. */
 export const withChunks = (rule: (s: StreamRead, ex: Exchange) => Verdict) => (s: StreamRead, ex: Exchange): Verdict =>
@@ -44,8 +45,8 @@ export const contentType: ApiCheck = {
   title: `When stream is true, the response's Content-Type is ${SSE_TYPE}`,
   section: '4.1, 6.1',
   level: 'must',
-  run: (ctx) =>
-    onEachStream(ctx, streamBody, (_s, ex) => {
+  paths: STREAM_PATHS,
+  run: onStream(streamed, (_s, ex) => {
       const header = ex.headers['content-type'];
       if (header === undefined) return fail(`the streamed response has no Content-Type; a server-sent event stream is ${SSE_TYPE}`);
       // Media types compare case-insensitively; parameters (charset) do not change the type.
@@ -92,8 +93,8 @@ export const events: ApiCheck = {
   title: 'The streamed response is a server-sent event stream that a client reads without losing data',
   section: '6.1',
   level: 'must',
-  run: (ctx) =>
-    onEachStream(ctx, streamBody, ({ sse }) => {
+  paths: STREAM_PATHS,
+  run: onStream(streamed, ({ sse }) => {
       const wrong: string[] = [];
       if (!sse.events.length) wrong.push('no server-sent event was dispatched (an event is data: lines ended by a blank line)');
       if (tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
@@ -110,8 +111,8 @@ export const complete: ApiCheck = {
   title: 'The stream reaches its end: the server does not cut the connection mid-stream',
   section: '6.1',
   level: 'must',
-  run: (ctx) =>
-    onEachStream(ctx, streamBody, ({ sse }, ex) => {
+  paths: STREAM_PATHS,
+  run: onStream(streamed, ({ sse }, ex) => {
       if (ex.complete && !ex.error) return pass();
       const seen = ex.body.length ? `; the last bytes seen: ${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
       return fail(`the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`);
@@ -125,8 +126,8 @@ export const chunkJson: ApiCheck = {
   section: '6',
   level: 'should',
   convention: 'The document does not show the chunks (4.1, 6); the convention is one JSON chunk per event.',
-  run: (ctx) =>
-    onEachStream(ctx, streamBody, ({ payloads }) => {
+  paths: STREAM_PATHS,
+  run: onStream(streamed, ({ payloads }) => {
       if (!payloads.length) return notTested('the stream carried no events (see stream.events)');
       const wrong = payloads.filter((p) => p.error !== undefined).map((p) => `event ${p.at} is not JSON (${p.error}): ${excerpt(p.data, 120)}`);
       return wrong.length ? fail(`${wrong.length} of ${payloads.length} events: ${upTo(wrong, 3)}`) : pass();
@@ -142,10 +143,9 @@ export const chunkSchema: ApiCheck = {
   section: '6',
   level: 'should',
   convention: 'The document does not show the chunks (4.1, 6); the convention is the OpenAI chat.completion.chunk.',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      streamBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withChunks(({ payloads }) => {
         const wrong = payloads
           .filter((p) => p.json !== undefined)
@@ -165,10 +165,9 @@ export const singleId: ApiCheck = {
   section: '6',
   level: 'should',
   convention: 'Each chunk repeats the id of the completion it belongs to.',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      streamBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withChunks(({ chunks }) => {
         const ids = new Map<unknown, number>();
         for (const { at, chunk } of chunks) if (chunk.id !== undefined && !ids.has(chunk.id)) ids.set(chunk.id, at);
@@ -186,10 +185,9 @@ export const firstDeltaRole: ApiCheck = {
   section: '6',
   level: 'should',
   convention: 'The first chunk of a choice names its role, as the message of 2.2 does; later deltas omit it.',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      streamBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withChunks(({ chunks }) => {
         const first = new Map<unknown, { at: number; delta: unknown }>();
         for (const { at, chunk } of chunks) for (const c of choicesOf(chunk)) if (!first.has(c.index)) first.set(c.index, { at, delta: c.delta });
@@ -211,10 +209,9 @@ export const oneFinishReason: ApiCheck = {
   section: '2.3, 6',
   level: 'should',
   convention: 'Every chunk of a choice has finish_reason null but the one that ends it (2.3 gives the values).',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      streamBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withChunks(({ chunks }) => {
         // Choice 0 always exists: a stream whose choices never appear never finishes either.
         const reasons = new Map<unknown, { at: number; reason: unknown }[]>([[0, []]]);
@@ -242,8 +239,8 @@ export const doneMarker: ApiCheck = {
   section: '6',
   level: 'should',
   convention: `The document does not show the end-of-stream marker (6); the convention is a last event data: ${DONE_MARKER}.`,
-  run: (ctx) =>
-    onEachStream(ctx, streamBody, ({ sse, doneAt }, ex) => {
+  paths: STREAM_PATHS,
+  run: onStream(streamed, ({ sse, doneAt }, ex) => {
       const last = sse.events.at(-1);
       if (doneAt === undefined) return fail(`the stream ends without data: ${DONE_MARKER}; its last event${last ? `: ${excerpt(last.data, 120)}` : ' is missing'}`);
       const wrong: string[] = [];

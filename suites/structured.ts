@@ -1,9 +1,12 @@
-// Section 2.1 (response_format): structured output, on the models whose catalog entry declares
-// response_format.
+// Section 2.1 (response_format): structured output, streamed and not, on the models under test
+// that may take response_format (declared in the catalog, or not described there: a refusal then
+// leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { chat, modelsUnderTest, onEachModel, readReply, undeclared, type ApiCheck, type ChatBody, type ChatReply } from './api.js';
+import { ask, type ApiCheck, type ChatBody } from './api.js';
+import { validAnswer, type Answer } from './answer.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
+import { modelsTaking, STREAM, type ApiPath } from './paths.js';
 
 /** Room for a reasoning model to think before it answers; the JSON itself is short. */
 const MAX_TOKENS = 1024;
@@ -39,29 +42,21 @@ const shown = (v: unknown) => {
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
 };
 
-/** The rule applied to each model under test whose catalog entry declares response_format. */
-function onStructuredModels(ctx: CheckContext, rule: (model: string) => Promise<Verdict>): Promise<Verdict> {
-  return modelsUnderTest(ctx).then((list) =>
-    onEachModel(list, async (model) => {
-      const why = await undeclared(ctx, model, 'response_format');
-      return why ? notTested(why) : rule(model);
-    }),
-  );
-}
-
-/** The content as JSON, or the verdict that ends the check: a completion that did not end
- * naturally (length, content_filter) may be cut mid-JSON, which proves nothing. */
-function contentJson(r: ChatReply, kind: string): { value: unknown } | { verdict: Verdict } {
-  if (r.problem) return { verdict: fail(`response_format ${kind} was not answered with a completion: ${r.problem}`) };
-  if (r.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(r.finishReason)}, not "stop", so the content may be incomplete`) };
-  const content = r.message?.content;
-  if (typeof content !== 'string') return { verdict: fail(`with response_format ${kind}, the content is ${shown(content)}, not a string of JSON`) };
+/** The content of the answer as JSON, or the verdict that ends the check: an answer that did not
+ * end naturally (length, content_filter) may be cut mid-JSON, which proves nothing. */
+async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body: ChatBody): Promise<{ value: unknown; verdict?: undefined } | { verdict: Verdict }> {
+  const got = await validAnswer(ctx, await ask(ctx, path, body, `response_format ${kind}`), path, `response_format ${kind}`, 'response_format');
+  if (got.verdict) return got;
+  const a: Answer = got.answer;
+  if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
   try {
-    return { value: JSON.parse(content) };
+    return { value: JSON.parse(a.content) };
   } catch (e) {
-    return { verdict: fail(`with response_format ${kind}, the content is not JSON (${(e as Error).message}): ${shown(content)}`) };
+    return { verdict: fail(`with response_format ${kind}, the content is not JSON (${(e as Error).message}): ${shown(a.content)}`) };
   }
 }
+
+const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };
 
 export const jsonObject: ApiCheck = {
   id: 'structured.json-object',
@@ -70,13 +65,13 @@ export const jsonObject: ApiCheck = {
   section: '2.1',
   level: 'should',
   convention: 'The contents of response_format are not shown; by convention {type: "json_object"} makes the content one JSON object.',
-  run: (ctx) =>
-    onStructuredModels(ctx, async (model) => {
-      const read = contentJson(readReply(await chat(ctx, jsonObjectBody(model), { label: 'response_format json_object' })), 'json_object');
-      if ('verdict' in read) return read.verdict;
-      const v = read.value;
-      return v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`);
-    }),
+  paths: ON_STRUCTURED,
+  async run(ctx, path) {
+    const read = await contentJson(ctx, path, 'json_object', jsonObjectBody(path.model!));
+    if (read.verdict) return read.verdict;
+    const v = read.value;
+    return v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`);
+  },
 };
 
 export const jsonSchema: ApiCheck = {
@@ -86,13 +81,13 @@ export const jsonSchema: ApiCheck = {
   section: '2.1',
   level: 'should',
   convention: 'The contents of response_format are not shown; by convention {type: "json_schema", json_schema: {name, strict: true, schema}} makes the content conform to the schema.',
-  run: (ctx) =>
-    onStructuredModels(ctx, async (model) => {
-      const read = contentJson(readReply(await chat(ctx, jsonSchemaBody(model), { label: 'response_format json_schema' })), 'json_schema');
-      if ('verdict' in read) return read.verdict;
-      const v = validateWith(PERSON, read.value);
-      return v.ok ? pass() : fail(`with response_format json_schema, the content does not match the schema: ${v.schemaError ?? v.errors.join('; ')} (content ${shown(read.value)})`);
-    }),
+  paths: ON_STRUCTURED,
+  async run(ctx, path) {
+    const read = await contentJson(ctx, path, 'json_schema', jsonSchemaBody(path.model!));
+    if (read.verdict) return read.verdict;
+    const v = validateWith(PERSON, read.value);
+    return v.ok ? pass() : fail(`with response_format json_schema, the content does not match the schema: ${v.schemaError ?? v.errors.join('; ')} (content ${shown(read.value)})`);
+  },
 };
 
 export const STRUCTURED: ApiCheck[] = [jsonObject, jsonSchema];

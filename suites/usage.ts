@@ -1,13 +1,12 @@
 // Section 6.2: stream_options.include_usage is the documented way to get usage in a stream. Where
 // the usage arrives and what it holds follow the OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { choicesOf, type ApiCheck, type ChatBody, type StreamRead } from './api.js';
+import { choicesOf, type ApiCheck, type StreamRead } from './api.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import { excerpt } from './harness/exchanges.js';
-import { onEachStream, streamBody, withChunks } from './stream.js';
-
-/** The stream suite's request, asking for usage: the two differ in nothing else. */
-const usageBody = (model: string): ChatBody => ({ ...streamBody(model), stream_options: { include_usage: true } });
+import { readAnswer } from './answer.js';
+import { basic } from './chat.js';
+import { onStream, plainStream, STREAM_PATHS, streamed, withChunks } from './stream.js';
 
 type UsageChunk = { at: number; chunk: Record<string, unknown>; usage: unknown };
 
@@ -29,10 +28,9 @@ export const streamPresent: ApiCheck = {
   title: 'With stream_options.include_usage true, the stream carries the usage',
   section: '6.2',
   level: 'must',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      usageBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withChunks((s) => (usageChunks(s).length ? pass() : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`))),
     ),
 };
@@ -44,10 +42,9 @@ export const streamSingle: ApiCheck = {
   section: '6.2',
   level: 'should',
   convention: 'The usage of the whole completion is sent once; every other chunk has usage null or none.',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      usageBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withUsage((found) => (found.length === 1 ? pass() : fail(`${found.length} chunks carry a usage (events ${found.map((f) => f.at).join(', ')}); one is expected`))),
     ),
 };
@@ -59,10 +56,9 @@ export const streamPosition: ApiCheck = {
   section: '6.2',
   level: 'should',
   convention: 'The usage arrives in a chunk of its own, once generation has finished, with an empty choices array.',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      usageBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withUsage((found, s) => {
         // With several, the last is the one a client keeps (usage.stream-single judges the rest).
         const { at, chunk } = found[found.length - 1];
@@ -86,10 +82,9 @@ export const streamShape: ApiCheck = {
   section: '6.2',
   level: 'should',
   convention: 'The streamed usage is the usage object of the non-streamed response (2.3).',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      usageBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withUsage((found) => {
         const wrong = found.flatMap(({ at, usage }) => {
           const v = validUsage(usage);
@@ -107,10 +102,9 @@ export const streamTotal: ApiCheck = {
   section: '6.2, 2.3',
   level: 'should',
   convention: 'The total counts the prompt and the completion, nothing else.',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      usageBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      streamed,
       withUsage((found) => {
         const counts = found.map(({ at, usage }) => ({ at, u: usage as { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown } }));
         const summable = counts.filter(({ u }) => [u.prompt_tokens, u.completion_tokens, u.total_tokens].every(Number.isInteger));
@@ -130,10 +124,9 @@ export const streamAbsent: ApiCheck = {
   section: '6.2',
   level: 'should',
   convention: 'include_usage is how a client asks for usage in a stream (6.2); without it, chunks carry none (or null).',
-  run: (ctx) =>
-    onEachStream(
-      ctx,
-      streamBody,
+  paths: STREAM_PATHS,
+  run: onStream(
+      plainStream,
       withChunks((s) => {
         const found = usageChunks(s);
         return found.length ? fail(`include_usage was not set, yet ${found.length} chunk(s) carry a usage; the first, event ${found[0].at}: ${show(found[0].usage)}`) : pass();
@@ -141,4 +134,27 @@ export const streamAbsent: ApiCheck = {
     ),
 };
 
-export const USAGE: ApiCheck[] = [streamPresent, streamSingle, streamPosition, streamShape, streamTotal, streamAbsent];
+export const streamCounts: ApiCheck = {
+  id: 'usage.stream-counts',
+  suite: 'usage',
+  title: 'The streamed usage counts tokens as the non-streamed answer to the same request does',
+  section: '6.2, 2.3',
+  level: 'should',
+  convention: 'Usage counts tokens, not chunks: the same request has the same prompt_tokens streamed or not, and the same completion_tokens when it gets the same text.',
+  paths: STREAM_PATHS,
+  async run(ctx, path) {
+    const json = readAnswer(await basic(ctx, { model: path.model }), false);
+    if (!json.answer) return notTested(`the basic request got no valid answer (${json.problem}), so there is nothing to compare with`);
+    const stream = readAnswer(await streamed(ctx, path.model!), true);
+    if (!stream.answer) return notTested(`the streamed request got no valid answer (${stream.problem}; see the stream suite)`);
+    const [j, s] = [json.answer.usage!, stream.answer.usage];
+    if (!s) return notTested('no chunk carries usage (see usage.stream-present)');
+    const wrong: string[] = [];
+    if (s.prompt_tokens !== j.prompt_tokens) wrong.push(`prompt_tokens is ${show(s.prompt_tokens)} streamed and ${show(j.prompt_tokens)} not, for the same prompt`);
+    if (stream.answer.content === json.answer.content && s.completion_tokens !== j.completion_tokens)
+      wrong.push(`completion_tokens is ${show(s.completion_tokens)} streamed and ${show(j.completion_tokens)} not, for the same text (${stream.answer.read!.chunks.length} chunks)`);
+    return wrong.length ? fail(wrong.join('; ')) : pass();
+  },
+};
+
+export const USAGE: ApiCheck[] = [streamPresent, streamSingle, streamPosition, streamShape, streamTotal, streamAbsent, streamCounts];

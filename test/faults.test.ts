@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createMock } from '../mock/core/handle.js';
 import { FAULTS } from '../mock/core/faults/index.js';
 import { CHECKS } from '../suites/index.js';
-import { runAgainstMock } from './support/run.js';
+import { passing, runAgainstMock } from './support/run.js';
 
 const PROVING = FAULTS.filter((f) => !f.hostile && !f.frontend);
 const ids = new Set(CHECKS.map((c) => c.id));
@@ -34,7 +34,7 @@ describe('the fault catalogue', () => {
 
   it('the correct mock passes every check', async () => {
     const results = await runAgainstMock(CHECKS);
-    const off = [...results.values()].filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
+    const off = [...results.values()].filter((r) => !passing(r)).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
     expect(off).toEqual([]);
   });
 
@@ -44,8 +44,13 @@ describe('the fault catalogue', () => {
       const failed = [...results.values()].filter((r) => r.outcome === 'fail').map((r) => r.id).sort();
       const detail = [...results.values()].filter((r) => r.outcome === 'fail' || fault.fails.includes(r.id)).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
       expect(failed, detail.join('\n')).toEqual([...fault.fails].sort());
+      if (fault.on) {
+        // A fault on one path fails its checks on that path only, and the report names the path.
+        const elsewhere = [...results.values()].flatMap((r) => (r.outcome === 'fail' ? (r.paths ?? []).filter((p) => p.outcome === 'fail' && !p.label.split(', ').includes(fault.on!)).map((p) => `${r.id} [${p.label}]`) : []));
+        expect(elsewhere, `failing paths that do not name ${fault.on}`).toEqual([]);
+      }
       if (!fault.fails.length) {
-        const notPassing = [...results.values()].filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome}`);
+        const notPassing = [...results.values()].filter((r) => !passing(r)).map((r) => `${r.id}: ${r.outcome}`);
         expect(notPassing).toEqual([]);
       }
     });

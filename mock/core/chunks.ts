@@ -21,7 +21,7 @@ export function completionBody(c: Completion, meta: ReplyMeta) {
         index: 0,
         message: {
           role: 'assistant',
-          content: c.tokens === null ? null : c.tokens.join(''),
+          content: c.tokens === null ? '' : c.tokens.join(''),
           ...(c.toolCalls.length
             ? { tool_calls: c.toolCalls.map((t) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: t.arguments } })) }
             : {}),
@@ -46,7 +46,7 @@ export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: bool
   const head = `{"object":"chat.completion.chunk","model":${JSON.stringify(meta.model)},"choices":[{"index":0,"delta":`;
   const tail = includeUsage ? ',"usage":null}' : '}';
   const chunk = (delta: object, finish: string | null = null) => `${head}${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finish)}}]${tail}`;
-  yield [chunk({ role: 'assistant', content: c.tokens === null ? null : '' }), 0];
+  yield [chunk({ role: 'assistant', content: '' }), 0];
   if (c.tokens) {
     const per = Math.max(1, tokensPerChunk);
     for (let i = 0; i < c.tokens.length; i += per) {

@@ -76,7 +76,8 @@ export interface Script {
 
 export function generate(req: ChatRequest, model: ModelDef, script: Script = {}): Completion {
   const rand = prng(hash(JSON.stringify([req.model, req.messages, req.seed ?? null, req.tools ?? null, req.response_format ?? null])));
-  const cap = req.max_completion_tokens ?? req.max_tokens ?? model.max_output_tokens;
+  // The model's own output limit holds whatever the request asks: a server-side cap, as real models have.
+  const cap = Math.min(req.max_completion_tokens ?? req.max_tokens ?? Infinity, model.max_output_tokens);
   const wanted = script.reasoning_tokens ?? (model.reasoning ? REASONING_BUDGET[req.reasoning_effort ?? 'medium'] + between(rand, 0, 7) : 0);
   const reasoning = Math.min(cap, wanted);
   const budget = cap - reasoning;

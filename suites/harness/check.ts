@@ -69,6 +69,8 @@ export interface Check<Ctx = unknown, P = Path> extends CheckMeta {
   /** The paths the rule applies to, axis by axis; the runner expands their product and runs the
    * rule once per path. Absent: one path, the empty one. */
   paths?: Readonly<Record<string, Axis<Ctx>>>;
+  /** Runs once every other check has finished, to judge what the whole run received. */
+  last?: boolean;
   run(ctx: Ctx, path: P): Promise<Verdict>;
 }
 

@@ -33,6 +33,11 @@ export class Exchanges {
     private readonly signal?: AbortSignal,
   ) {}
 
+  /** Every exchange of the run so far, answered or not. */
+  async all(): Promise<Exchange[]> {
+    return Promise.all(this.memo.values());
+  }
+
   /** The same method, URL, headers and body give the same exchange. */
   send(spec: RequestSpec, label = `${spec.method} ${new URL(spec.url).pathname}`): Promise<Exchange> {
     const key = JSON.stringify([spec.method, spec.url, Object.entries(spec.headers).sort(), spec.body ?? null, spec.repeat ?? 0]);

@@ -17,6 +17,8 @@ export interface CheckContext {
   memo<T>(key: string, fn: (ctx: CheckContext) => Promise<T>): Promise<T>;
   /** A value made from a secret (a key with one character changed): redacted wherever it shows. */
   secret(value: string): void;
+  /** Every exchange of the run so far: for a check that runs last and judges them all. */
+  received(): Promise<Exchange[]>;
 }
 
 export interface Filters {
@@ -44,6 +46,8 @@ export interface RunOptions {
 export interface RunOutcome {
   results: CheckResult[];
   requestsSent: number;
+  /** What the run found once for all checks (how the models under test were chosen). */
+  notes: string[];
 }
 
 type AnyCheck = Check<CheckContext, any>;
@@ -90,6 +94,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       secret(value) {
         redactor.add(value);
       },
+      received: () => exchanges.all(),
     };
     return ctx;
   };
@@ -135,7 +140,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   // Phase 1: each check's paths. Axes that depend on discoveries (the models a key lists) share them
   // through the memo, so expanding every check costs the discoveries once.
   const paths: PathResult[][] = checks.map(() => []);
-  const notes: (string | undefined)[][] = checks.map(() => []);
+  const runNotes = new Set<string>();
   const units: Unit[] = [];
   await Promise.all(
     checks.map(async (check, i) => {
@@ -148,7 +153,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
           const next: typeof partial = [];
           for (const p of partial) {
             const values: AxisValues = typeof source === 'function' ? await source(ctx, p.path) : { points: [...(source as readonly AxisPoint[])] };
-            if (values.note) notes[i].push(values.note);
+            if (values.note) runNotes.add(redactor.text(values.note));
             if (!values.points.length) return notTested(values.problem ?? `no ${axis} to test`);
             for (const point of values.points) next.push({ path: { ...p.path, [axis]: point.value }, labels: [...p.labels, point.label] });
           }
@@ -160,13 +165,16 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       if (expanded.outcome !== 'pass') paths[i].push(pathResult(expanded, {}, '', [], inherited, started));
     }),
   );
-  // Units in the order of the checks, so a check's paths run together and its result comes early.
-  units.sort((a, b) => a.check - b.check);
+  // Units in the order of the checks, so a check's paths run together and its result comes early;
+  // the checks that judge the whole run come after every other.
+  const isLast = (u: Unit) => !!checks[u.check].last;
+  units.sort((a, b) => Number(isLast(a)) - Number(isLast(b)) || a.check - b.check);
+  const firstLast = units.findIndex(isLast);
   const remaining = checks.map(() => 0);
   for (const u of units) remaining[u.check]++;
 
   const finish = (i: number): CheckResult => {
-    const result = combinePaths(checks[i], paths[i], notes[i].filter((n): n is string => !!n).map((n) => redactor.text(n)));
+    const result = combinePaths(checks[i], paths[i]);
     opts.onResult?.(result);
     return result;
   };
@@ -176,15 +184,26 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   });
 
   let next = 0;
+  let lastPhase: Promise<void> | undefined;
+  let inFlight = 0;
+  let drained: () => void = () => {};
   const worker = async () => {
     while (next < units.length) {
+      if (next === firstLast) {
+        // The checks that run last wait until every other unit is done.
+        lastPhase ??= inFlight ? new Promise<void>((r) => (drained = r)) : Promise.resolve();
+        await lastPhase;
+        if (next >= units.length) break;
+      }
       const unit = units[next++];
+      inFlight++;
       const used: Exchange[] = [];
       const inherited = [...unit.inherited];
       const started = performance.now();
       const verdict = await guarded(() => checks[unit.check].run(makeContext(used, inherited), unit.path));
       paths[unit.check][unit.slot] = pathResult(verdict, unit.path, unit.label, used, inherited, started);
       if (--remaining[unit.check] === 0) results[unit.check] = finish(unit.check);
+      if (--inFlight === 0 && next === firstLast) drained();
     }
   };
   try {
@@ -192,12 +211,12 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   } finally {
     await http.close();
   }
-  return { results, requestsSent: exchanges.sent };
+  return { results, requestsSent: exchanges.sent, notes: [...runNotes] };
 }
 
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
  * and the messages and evidence of the paths that gave that outcome. */
-function combinePaths(check: AnyCheck, paths: PathResult[], notes: string[]): CheckResult {
+function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
   const { run: _run, paths: axes, ...meta } = check;
   const outcome = worst(paths.map((p) => p.outcome));
   const deciding = paths.filter((p) => p.outcome === outcome);
@@ -215,7 +234,7 @@ function combinePaths(check: AnyCheck, paths: PathResult[], notes: string[]): Ch
         evidence.push(e);
       }
     }
-  const allNotes = [...new Set([...notes, ...pathNotes])];
+  const allNotes = [...new Set(pathNotes)];
   return {
     ...meta,
     outcome,

@@ -11,6 +11,8 @@ export interface Target {
   secondApiKey?: string;
   /** Models named with --model; empty means "discover from the model list". */
   models: string[];
+  /** --all-models: every listed model is under test, not one of each kind. */
+  allModels?: boolean;
   /** Extra headers sent with every request (--header). */
   headers: Record<string, string>;
   /** The run targets the bundled mock started in-process. */

@@ -154,7 +154,8 @@ describe('scripted replies', () => {
     const body = json(chat(mock, { ...user('weather in Paris?'), tools: [WEATHER_TOOL] }));
     const choice = body.choices[0];
     expect(choice.finish_reason).toBe('tool_calls');
-    expect(choice.message.content).toBeNull();
+    // Content is a string (2.2), also beside tool_calls.
+    expect(choice.message.content).toBe('');
     expect(choice.message.tool_calls).toHaveLength(1);
     expect(choice.message.tool_calls[0]).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
     expect(choice.message.tool_calls[0].id).toMatch(/^call_/);
@@ -202,11 +203,11 @@ describe('scripted replies', () => {
     expect(mock.journal.list().map((e) => e.scenario)).toEqual(['call', 'answer']);
   });
 
-  it('refusal: finish_reason content_filter, the text as the refusal, no content', () => {
+  it('refusal: finish_reason content_filter, the text as the refusal, empty content (a string, 2.2)', () => {
     const mock = scenarioMock([{ name: 's', match: {}, reply: { refusal: "I can't help with that." } }]);
     const body = json(chat(mock, user('how do I pick a lock')));
     expect(body.choices[0].finish_reason).toBe('content_filter');
-    expect(body.choices[0].message).toMatchObject({ content: null, refusal: "I can't help with that." });
+    expect(body.choices[0].message).toMatchObject({ content: '', refusal: "I can't help with that." });
     expect(body.usage.completion_tokens).toBe(countTokens("I can't help with that."));
     const fs = frames(chat(mock, { ...user('how do I pick a lock'), stream: true }));
     expect(finishOf(fs)).toBe('content_filter');

@@ -29,9 +29,32 @@ describe('auth suite', () => {
     expect(shown).not.toContain(Buffer.from(`conformance:${KEY}`).toString('base64'));
   });
 
+  it('never shows a near miss of the key either: each is most of the key', async () => {
+    // The refusal repeats every Bearer key it was sent, near misses included.
+    const results = await runAgainstMock(AUTH, { mock: createMock(undefined, { faults: ['auth-key-echoed'] }) });
+    expect(results.get('auth.no-echo')?.outcome).toBe('fail');
+    const shown = JSON.stringify([...results.values()]);
+    for (const near of [KEY.slice(0, -1), KEY.slice(0, Math.ceil(KEY.length / 2) + 4), KEY.toUpperCase()]) expect(shown).not.toContain(near);
+  });
+
+  it('a key compared without regard to case fails the wrong-key checks on the case path only', async () => {
+    const results = await runAgainstMock(AUTH, { mock: createMock(undefined, { faults: ['auth-key-case-insensitive'] }) });
+    const r = results.get('auth.chat.wrong-key')!;
+    expect(r.outcome).toBe('fail');
+    expect(r.paths!.filter((p) => p.outcome === 'fail').map((p) => p.label)).toEqual(['json, case', 'stream, case']);
+    expect(r.message).toContain('with the key in other letter case was not refused: it was served (status 200)');
+  });
+
+  it('a 404 or a 500 for a wrong key is no refusal', async () => {
+    const results = await runAgainstMock(AUTH, { mock: createMock(undefined, { faults: ['auth-wrong-key-404'] }) });
+    expect(results.get('auth.models.wrong-key')?.outcome).toBe('fail');
+    expect(results.get('auth.models.wrong-key')?.message).toContain('status 404 says the route or model is missing, not that the request was refused');
+  });
+
   it('key-scope is not-tested without a second key', async () => {
     const results = await runAgainstMock(AUTH, { target: { secondApiKey: undefined } });
-    expect(results.get('auth.key-scope')).toMatchObject({ outcome: 'not-tested', message: 'needs --second-api-key' });
+    expect(results.get('auth.key-scope')?.outcome).toBe('not-tested');
+    expect(results.get('auth.key-scope')?.message).toBe('[json] needs --second-api-key; [stream] needs --second-api-key');
   });
 
   it('key-scope is not-tested when both keys list the same models', async () => {

@@ -1,12 +1,15 @@
-// The chat suite passes against the correct mock; its failures name what they found, and its rules
-// are not-tested where they cannot be judged. That each check fails against a mock broken in the one
-// way it is about is proven by the fault catalogue (test/faults.test.ts).
+// The chat suite passes against the correct mock on every path; its failures name the path and what
+// they found, and its rules are not-tested where they cannot be judged. That each check fails
+// against a mock broken in the one way it is about is proven by the fault catalogue
+// (test/faults.test.ts).
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { errorReply } from '../../mock/core/errors.js';
 import { isCatalog, isChat, isModels, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import { CHAT } from '../../suites/chat.js';
+import { CHECKS } from '../../suites/index.js';
 import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
-
 
 /** The mock serving one fault of the catalogue. */
 const faulty = (name: string) => createMock(undefined, { faults: [name] });
@@ -18,16 +21,25 @@ async function outcomeOf(id: string, mock: Mock) {
   return results.get(id)!;
 }
 
+const failing = (r: { paths?: { outcome: string; label: string }[] }) => (r.paths ?? []).filter((p) => p.outcome === 'fail').map((p) => p.label);
+
+/** The catalog as the mock serves it, each entry's text output edited. */
+const catalogEdit = (edit: (text: Record<string, any>) => void) =>
+  rewrittenMock((req, reply) =>
+    isCatalog(req)
+      ? withJson(reply, (doc) => {
+          for (const m of doc.data) edit(m.output_modalities.find((o: { type: string }) => o.type === 'text'));
+        })
+      : reply,
+  );
+
 describe('chat suite', () => {
-  it('passes against the correct mock', async () => {
+  it('passes against the correct mock, on both paths and both kinds of model', async () => {
     const results = await runAgainstMock(CHAT);
     expect(notPassing(results), notPassing(results).join('\n')).toEqual([]);
     expect(results.size).toBe(CHAT.length);
-  });
-
-  it('passes with two models under test, the reasoning one included', async () => {
-    const results = await runAgainstMock(CHAT, { target: { models: ['mock-chat-1', 'mock-reason-1'] } });
-    expect(notPassing(results), notPassing(results).join('\n')).toEqual([]);
+    expect(results.get('chat.role.system')!.paths!.map((p) => p.label)).toEqual(['json, mock-chat-1', 'json, mock-reason-1', 'stream, mock-chat-1', 'stream, mock-reason-1']);
+    expect(results.get('chat.response-shape')!.paths!.map((p) => p.label)).toEqual(['mock-chat-1', 'mock-reason-1']);
   });
 
   it.concurrent.each(['system', 'developer', 'user', 'assistant', 'tool'])('chat.role.%s names the refusal the mock gave', async (role) => {
@@ -36,20 +48,28 @@ describe('chat suite', () => {
     expect(r.message).toContain(`role ${role} is not supported`);
   });
 
-  it('chat.max-tokens holds the reasoning model of the key to the cap, reasoning tokens included', async () => {
+  it('a role refused only when streamed fails on the stream paths only, and says so', async () => {
+    const r = await outcomeOf('chat.role.developer', faulty('chat-role-developer-refused-streamed'));
+    expect(r.outcome).toBe('fail');
+    expect(failing(r)).toEqual(['stream, mock-chat-1', 'stream, mock-reason-1']);
+    expect(r.message).toMatch(/^\[stream, mock-chat-1\] a valid conversation with a developer message got no valid answer: the request was not served: status 400/);
+  });
+
+  it('chat.max-tokens holds the reasoning model to the cap, reasoning tokens included', async () => {
     // The visible answer gets the whole cap and reasoning comes on top of it.
     const r = await outcomeOf('chat.max-tokens', faulty('chat-reasoning-beyond-cap'));
     expect(r.outcome, r.message).toBe('fail');
-    expect(r.message).toMatch(/^mock-reason-1: usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
+    expect(failing(r)).toEqual(['json, mock-reason-1']);
+    expect(r.message).toMatch(/^\[json, mock-reason-1\] usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
   });
 
-  it('chat.length-only-at-cap fails on "length" below the cap of the essay', async () => {
+  it('chat.length-only-at-cap fails on "length" short of every known limit', async () => {
     const r = await outcomeOf('chat.length-only-at-cap', faulty('chat-length-before-cap'));
     expect(r.outcome, r.message).toBe('fail');
-    expect(r.message).toContain('the essay with max_tokens 1 ended with "length" after 0 completion tokens');
+    expect(r.message).toContain('the essay ended with "length" after 0 completion tokens, short of max_tokens 1');
   });
 
-  it('uses the catalog minimum of max_tokens for the essay', async () => {
+  it('sends the essay with the catalog minimum of max_tokens, on every path', async () => {
     const seen: number[] = [];
     const mock = rewrittenMock(
       (req, reply) =>
@@ -66,7 +86,7 @@ describe('chat suite', () => {
     );
     const r = await outcomeOf('chat.max-tokens', mock);
     expect(r.outcome, r.message).toBe('pass');
-    expect(seen).toEqual([5, 5]);
+    expect(seen).toEqual([5, 5, 5, 5]);
   });
 
   it('is not-tested throughout when the model list is empty and no model is named', async () => {
@@ -78,24 +98,53 @@ describe('chat suite', () => {
     }
   });
 
-  it('chat.role.tool is not-tested when the catalog declares no tools for the model', async () => {
-    const mock = rewrittenMock((req, reply) =>
-      isCatalog(req)
-        ? withJson(reply, (doc) => {
-            for (const m of doc.data) delete m.output_modalities[0].supported_parameters.tools;
-          })
-        : reply,
-    );
-    const r = await outcomeOf('chat.role.tool', mock);
+  it('chat.role.tool has no path where the catalog declares no tools for any model under test', async () => {
+    const r = await outcomeOf('chat.role.tool', catalogEdit((text) => delete text.supported_parameters.tools));
     expect(r.outcome, r.message).toBe('not-tested');
-    expect(r.message).toContain('does not declare tools');
+    expect(r.message).toContain('no model under test declares tools');
   });
 
-  it('the usage rules, and the cap, are not-tested, not failed, when usage is missing', async () => {
+  it('without a catalog, a model that refuses tools with a JSON error leaves chat.role.tool not-tested; with tools declared, the refusal fails it', async () => {
+    const refuseTools = (catalogToo: boolean) =>
+      rewrittenMock((req, reply) => {
+        if (isCatalog(req) && !catalogToo) return errorReply(404, 'no catalog', 'not_found');
+        return isChat(req) && requestJson(req)?.tools ? errorReply(400, 'tools are not supported by this model', 'invalid_request_error', 'unsupported_parameter', 'tools') : reply;
+      });
+    const undeclared = await outcomeOf('chat.role.tool', refuseTools(false));
+    expect(undeclared.outcome, undeclared.message).toBe('not-tested');
+    expect(undeclared.message).toContain('the model refuses tools (tools are not supported by this model)');
+    const declared = await outcomeOf('chat.role.tool', refuseTools(true));
+    expect(declared.outcome, declared.message).toBe('fail');
+  });
+
+  it('the usage rules are not-tested, not failed, when usage is missing', async () => {
     const mock = faulty('chat-usage-missing');
-    for (const id of ['chat.usage-total', 'chat.usage-details', 'chat.max-tokens']) {
+    for (const id of ['chat.usage-total', 'chat.usage-details']) {
       const r = await outcomeOf(id, mock);
       expect(r.outcome, `${id}: ${r.message}`).toBe('not-tested');
     }
+  });
+
+  it('chat.model-echo takes a dated id of the requested model and names any other', async () => {
+    const renamed = (name: (asked: string) => string) =>
+      rewrittenMock((req, reply) => (isChat(req) && !requestJson(req)?.stream ? withJson(reply, (b) => void (b.model = name(b.model))) : reply));
+    expect((await outcomeOf('chat.model-echo', renamed((m) => `${m}-2026-01-01`))).outcome).toBe('pass');
+    const other = await outcomeOf('chat.model-echo', renamed(() => 'gpt-4o'));
+    expect(other.outcome).toBe('fail');
+    expect(other.message).toContain('[json, mock-chat-1] the response names model "gpt-4o", not "mock-chat-1"');
+  });
+
+  it('chat.natural-stop names the finish of an answer that ended by itself', async () => {
+    const r = await outcomeOf('chat.natural-stop', faulty('chat-natural-end-content-filter'));
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(/ended with finish_reason "content_filter", not "stop"/);
+  });
+
+  it('a server that ends answers at the output length its catalog declares, with "length", fails no check', async () => {
+    // A server-side cap: every model stops at 12 tokens whatever max_tokens asks, and says so.
+    const config = { ...DEFAULT_CONFIG, models: DEFAULT_CONFIG.models.map((m) => ({ ...m, max_output_tokens: 12 })) };
+    const results = await runAgainstMock(CHECKS, { mock: createMock(config) });
+    const failed = [...results.values()].filter((r) => r.outcome === 'fail').map((r) => `${r.id}: ${r.message}`);
+    expect(failed).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // by the fault catalogue, test/faults.test.ts); without a catalog entry nothing is tested.
 import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../mock/core/errors.js';
-import { isCatalog, withJson } from '../../mock/core/faults/rewrite.js';
+import { isCatalog, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { PARAMETERS } from '../../suites/parameters.js';
@@ -28,7 +28,10 @@ describe('parameters suite', () => {
 
   it('out-of-range: a value the server takes though outside the declared range is named', async () => {
     const results = await run(faulty('parameters-ranges-ignored'));
-    expect(results.get('parameters.out-of-range')?.message).toContain('temperature=3 (above the declared max 2)');
+    const r = results.get('parameters.out-of-range')!;
+    expect(r.message).toContain('[mock-chat-1, temperature] temperature=-0.02 (just below the declared min 0) was not refused: it was served (status 200)');
+    expect(r.message).toContain('temperature=2.02 (just above the declared max 2)');
+    expect(r.paths!.filter((p) => p.outcome === 'fail').map((p) => p.label)).toEqual(['mock-chat-1, temperature', 'mock-chat-1, top_p', 'mock-chat-1, max_tokens', 'mock-reason-1, max_tokens']);
   });
 
   it('in-range: a declared value the server refuses is named', async () => {
@@ -43,11 +46,33 @@ describe('parameters suite', () => {
     expect(results.get('parameters.in-range')?.message).toContain('service_tier="flex"');
   });
 
+  it('in-range: both ends and a value inside are sent for a range, each declared value for an enum', async () => {
+    const sent: string[] = [];
+    const mock = rewrittenMock(
+      (_req, reply) => reply,
+      (req) => {
+        const b: Json = requestJson(req) ?? {};
+        if (b.model === 'mock-reason-1' && b.messages?.[0]?.content === 'Say OK.' && b.reasoning_effort) sent.push(b.reasoning_effort);
+        if (b.model === 'mock-chat-1' && b.messages?.[0]?.content === 'Say OK.' && b.temperature !== undefined) sent.push(`t=${b.temperature}`);
+        return req;
+      },
+    );
+    await run(mock);
+    expect(sent.sort()).toEqual(['conformance-invalid', 'high', 'low', 'medium', 't=-0.02', 't=0', 't=1', 't=2', 't=2.02'].sort());
+  });
+
+  it('out-of-range: a fraction for an integer parameter is refused, or named', async () => {
+    const results = await run(faulty('parameters-fraction-truncated'));
+    expect(results.get('parameters.out-of-range')?.message).toContain('[mock-chat-1, max_tokens] max_tokens=1.5 (a fraction, for an integer parameter) was not refused');
+  });
+
   it('out-of-range: not-tested when the model declares nothing bounded', async () => {
     const results = await run(
       declared('mock-chat-1', (p) => {
-        for (const name of Object.keys(p)) if (name !== 'seed' && name !== 'tools') delete p[name];
+        for (const name of Object.keys(p)) if (name !== 'tools') delete p[name];
+        p.temperature = { type: 'range', default: 1 };
       }),
+      { models: ['mock-chat-1'] },
     );
     expect(outcome(results, 'parameters.out-of-range')).toBe('not-tested');
     expect(outcome(results, 'parameters.in-range')).toBe('pass');
@@ -59,7 +84,7 @@ describe('parameters suite', () => {
       const results = await run(noCatalog, { siteUrlExplicit });
       for (const r of results.values()) expect(r.outcome, `${r.id} (site URL given: ${siteUrlExplicit})`).toBe('not-tested');
     }
-    const results = await run(broken((req, r) => (isCatalog(req) ? withJson(r, (d) => void (d.data = d.data.filter((m: Json) => m.id !== 'mock-chat-1'))) : r)));
+    const results = await run(broken((req, r) => (isCatalog(req) ? withJson(r, (d) => void (d.data = d.data.filter((m: Json) => m.id !== 'mock-chat-1'))) : r)), { models: ['mock-chat-1'] });
     for (const r of results.values()) {
       expect(r.outcome, r.id).toBe('not-tested');
       expect(r.message).toContain('mock-chat-1 has no catalog entry');

@@ -54,30 +54,66 @@ describe('stop suite', () => {
     );
     const [r] = await outcomes(['stop.array'], mock);
     expect(r.outcome, r.message).toBe('pass');
-    expect(sizes.sort()).toEqual([1, 2]);
+    expect(new Set(sizes)).toEqual(new Set([1, 2]));
     expect(r.notes?.[0]).toContain('stop.max_items 2');
   });
 
-  it('stop.exact-prefix and stop.stream-split are not-tested when the output does not reproduce', async () => {
+  it('picks the stop sequences from the answer itself: a word in its middle, and a span across two words', async () => {
+    const stops = new Set<string>();
+    // A server that ignores the prompt and always says the same thing of its own.
+    const mock = rewrittenMock(
+      (req, reply) => {
+        const request: Record<string, any> | undefined = requestJson(req);
+        if (!isChat(req) || !String(request?.messages?.[0]?.content).startsWith('Repeat exactly') || request?.stream) return reply;
+        const own = 'The quick brown fox jumps over the lazy dog';
+        const cut = stopsOf(request).map((s) => own.indexOf(s)).filter((i) => i >= 0);
+        return withJson(reply, (b) => {
+          b.choices[0].message.content = cut.length ? own.slice(0, Math.min(...cut)) : own;
+          b.choices[0].finish_reason = 'stop';
+        });
+      },
+      (req) => {
+        for (const s of stopsOf(requestJson(req))) stops.add(s);
+        return req;
+      },
+    );
+    const results = await runAgainstMock(STOP.filter((c) => c.paths?.form), { mock, target: { models: ['mock-chat-1'] } });
+    expect([...stops].filter((s) => !s.startsWith('~~~')).sort()).toEqual(['over', 'ps ov']);
+    for (const r of results.values()) expect(r.paths!.filter((p) => p.label.startsWith('json')).map((p) => p.outcome), r.id).toEqual(['pass', 'pass', 'pass']);
+  });
+
+  it('the rules that need a known cut are not-tested when the output does not reproduce', async () => {
+    let n = 0;
     const mock = rewrittenMock((req, reply) => {
       const request = requestJson(req);
-      if (!isChat(req) || stopsOf(request).length) return reply;
-      return withJson(reply, (b) => void (b.choices[0].message.content += ` (seed ${request?.seed})`));
+      if (!isChat(req) || stopsOf(request).length || request?.stream) return reply;
+      return withJson(reply, (b) => void (b.choices[0].message.content += ` (answer ${++n})`));
     });
-    for (const r of await outcomes(['stop.exact-prefix', 'stop.stream-split'], mock)) {
+    for (const r of await outcomes(['stop.exact-prefix', 'stop.ends-generation'], mock)) {
       expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
-      expect(r.message).toContain('output does not reproduce');
+      expect(r.message).toContain('the answer does not reproduce');
     }
   });
 
-  it('stop.not-in-content is not-tested when every stopped request is refused', async () => {
+  it('a server that refuses every stop sequence fails stop.string and leaves the rules that need a cut unjudged', async () => {
     const mock = rewrittenMock((req, reply) => (isChat(req) && stopsOf(requestJson(req)).length ? errorReply(400, 'stop is not supported', 'invalid_request_error') : reply));
-    const [r] = await outcomes(['stop.not-in-content'], mock);
-    expect(r.outcome, r.message).toBe('not-tested');
+    const [string, notIn] = await outcomes(['stop.string', 'stop.not-in-content'], mock);
+    expect(string.outcome).toBe('fail');
+    expect(notIn.outcome, notIn.message).toBe('fail');
+    expect(notIn.message).toContain('got no valid answer: the request was not served: status 400 (stop is not supported)');
   });
 
-  it('each check names its model', async () => {
-    const [r] = await outcomes(['stop.not-in-content'], createMock(undefined, { faults: ['stop-left-in-content'] }));
-    expect(r.message).toMatch(/^mock-chat-1: the answer with stop "charlie" contains "charlie": .*; the answer with stop \["charlie"\] contains/);
+  it('each failure names its path: stream or not, model, form', async () => {
+    const [r] = await outcomes(['stop.not-in-content'], createMock(undefined, { faults: ['stop-left-in-content-mock-reason-1'] }));
+    expect(r.message).toMatch(/^\[json, mock-reason-1, stop string\] the content contains the stop sequence "echo": "alpha bravo charlie delta echo"/);
+    expect(r.paths!.filter((p) => p.outcome === 'fail').length).toBe(6);
+  });
+
+  it('five sequences answered 404 or 500 are no refusal', async () => {
+    for (const fault of ['stop-five-404', 'stop-five-500']) {
+      const [r] = await outcomes(['stop.five-refused'], createMock(undefined, { faults: [fault] }));
+      expect(r.outcome, fault).toBe('fail');
+      expect(r.message).toMatch(/is (a server error|missing), not|says the route/);
+    }
   });
 });

@@ -21,19 +21,38 @@ describe('tools suite', () => {
     expect(notPassing(results)).toEqual([]);
   });
 
-  it('is not-tested when the catalog entry does not declare tools', async () => {
+  it('runs every rule on both paths, each model that may take tools, and tool_choice auto, required, none and named', async () => {
+    const results = await runAgainstMock(TOOLS);
+    expect(results.get('tools.finish-reason')!.paths!.map((p) => p.label)).toEqual(
+      ['json', 'stream'].flatMap((s) => ['mock-chat-1', 'mock-reason-1'].flatMap((m) => ['auto', 'required', 'none', 'naming get_time'].map((c) => `${s}, ${m}, tool_choice ${c}`))),
+    );
+  });
+
+  it('has no path where the catalog declares no tools for any model under test', async () => {
     const results = await runAgainstMock(TOOLS, { mock: createMock(withoutParameter('tools')) });
     for (const r of results.values()) {
       expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
-      expect(r.message).toMatch(/does not declare tools/);
+      expect(r.message).toMatch(/no model under test declares tools/);
     }
   });
 
-  it('is not-tested when the catalog is missing', async () => {
-    const m = createMock();
-    const mock = rewrittenMock((req, r) => (req.path.startsWith('/models.json') ? errorReply(404, 'no catalog', 'not_found') : r), undefined, m);
+  it('without a catalog, runs on the first and last listed models, and passes a server that serves tools', async () => {
+    const mock = rewrittenMock((req, r) => (req.path.startsWith('/models.json') ? errorReply(404, 'no catalog', 'not_found') : r));
     const results = await runAgainstMock(TOOLS, { mock });
-    for (const r of results.values()) expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
+    expect(notPassing(results)).toEqual([]);
+    expect(results.get('tools.none')!.paths!.map((p) => p.label)).toEqual(['json, mock-chat-1', 'json, mock-reason-1', 'stream, mock-chat-1', 'stream, mock-reason-1']);
+  });
+
+  it('without a catalog, a model that refuses tools with a JSON error is not-tested, never failed', async () => {
+    const mock = rewrittenMock((req, r) => {
+      if (req.path.startsWith('/models.json')) return errorReply(404, 'no catalog', 'not_found');
+      return req.path.startsWith('/v1/chat') && String(Buffer.from(req.body ?? '')).includes('"tools"') ? errorReply(400, 'tools are not supported', 'invalid_request_error') : r;
+    });
+    const results = await runAgainstMock(TOOLS, { mock });
+    for (const r of results.values()) {
+      expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
+      expect(r.message).toContain('the model refuses tools (tools are not supported)');
+    }
   });
 
   it('still sends a tool result, with a fixed call, when the required answer was unusable', async () => {
@@ -43,9 +62,11 @@ describe('tools suite', () => {
     expect(r.notes?.join()).toMatch(/fixed get_weather call/);
   });
 
-  it('holds the named finish_reason apart from the named call', async () => {
+  it('holds the finish_reason apart from the named call, on the path where it breaks', async () => {
     const results = await runAgainstMock(TOOLS, { mock: createMock(undefined, { faults: ['tools-named-finish-stop'] }) });
     expect(results.get('tools.named')!.outcome).toBe('pass');
-    expect(results.get('tools.named.finish-reason')!.outcome).toBe('fail');
+    const r = results.get('tools.finish-reason')!;
+    expect(r.outcome).toBe('fail');
+    expect(r.paths!.filter((p) => p.outcome === 'fail').map((p) => p.label)).toEqual(['json, mock-chat-1, tool_choice naming get_time', 'json, mock-reason-1, tool_choice naming get_time']);
   });
 });

@@ -5,6 +5,7 @@ import { errorReply } from '../errors.js';
 import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault, FaultContext } from './fault.js';
 import { bearerKey, isCatalog, isChat, isModels, keyOf, requestJson, withHeader, withJson } from './rewrite.js';
+import { only } from './scope.js';
 
 /** The request as if it carried the primary key. */
 const asPrimary = (req: MockRequest, ctx: FaultContext) => withHeader(req, 'authorization', `Bearer ${ctx.config.keys[0].key}`);
@@ -18,7 +19,7 @@ const isBasic = (req: MockRequest) => /^Basic\b/.test(req.headers.authorization 
 const refused = (r: MockReply): r is Extract<MockReply, { body: unknown }> => !isRaw(r) && !isStream(r) && r.status === 401;
 const withBodyText = (r: MockReply, text: string): MockReply => (refused(r) ? { ...r, body: text } : r);
 
-export const AUTH_FAULTS: Fault[] = [
+const BASE: Fault[] = [
   {
     name: 'auth-chat-no-auth',
     description: 'A chat completion (4.1) without an Authorization header is served as if it carried the primary key',
@@ -49,7 +50,7 @@ export const AUTH_FAULTS: Fault[] = [
   {
     name: 'auth-any-key-accepted',
     description: 'Any Bearer key, even one never issued, is accepted as the primary key',
-    fails: ['auth.chat.wrong-key', 'auth.models.wrong-key'],
+    fails: ['auth.chat.malformed', 'auth.models.malformed', 'auth.chat.wrong-key', 'auth.models.wrong-key'],
     request: (req, ctx) => (bearerKey(req) !== undefined && !keyOf(req, ctx.config) ? asPrimary(req, ctx) : req),
   },
   {
@@ -97,14 +98,14 @@ export const AUTH_FAULTS: Fault[] = [
   {
     name: 'auth-basic-echoed-plain-text',
     description: 'A refusal of Basic credentials is a plain-text body repeating the Authorization header',
-    fails: ['auth.no-echo', 'auth.error-body'],
+    fails: ['auth.error-body', 'auth.no-echo'],
     reply: (r, req) => (isBasic(req) ? withBodyText(r, `Unauthorized: ${req.headers.authorization}`) : r),
   },
   {
     name: 'auth-catalog-behind-auth',
     description: 'The public catalog (4.3) refuses requests without an Authorization header with 401',
     // The catalog suite reads the catalog without credentials, as 4.3 allows: it finds it refused.
-    fails: ['auth.catalog-public', 'catalog.available', 'catalog.status-200', 'catalog.schema'],
+    fails: ['catalog.available', 'catalog.status-200', 'catalog.schema', 'auth.catalog-public'],
     reply: (r, req) => (isCatalog(req) && !req.headers.authorization ? errorReply(401, 'Missing Authorization header.', 'invalid_request_error', 'missing_api_key') : r),
   },
   {
@@ -121,3 +122,59 @@ export const AUTH_FAULTS: Fault[] = [
     },
   },
 ];
+
+const named = (name: string) => BASE.find((f) => f.name === name)!;
+
+/** The configured key a Bearer credential names under a lax comparison, if any. */
+const laxKey = (req: MockRequest, ctx: FaultContext, same: (given: string, key: string) => boolean) => {
+  const given = bearerKey(req);
+  return given === undefined || keyOf(req, ctx.config) ? undefined : ctx.config.keys.find((k) => same(given, k.key));
+};
+const asKey = (req: MockRequest, key: string) => withHeader(req, 'authorization', `Bearer ${key}`);
+
+const NEW: Fault[] = [
+  {
+    name: 'auth-key-case-insensitive',
+    description: 'Keys are compared without regard to letter case',
+    fails: ['auth.chat.wrong-key', 'auth.models.wrong-key'],
+    on: 'case',
+    request: (req, ctx) => {
+      const key = laxKey(req, ctx, (given, k) => given.toLowerCase() === k.toLowerCase());
+      return key ? asKey(req, key.key) : req;
+    },
+  },
+  {
+    name: 'auth-key-prefix-compare',
+    description: 'Only the first 16 characters of a key are compared',
+    fails: ['auth.chat.malformed', 'auth.models.malformed', 'auth.chat.wrong-key', 'auth.models.wrong-key'],
+    request: (req, ctx) => {
+      const key = laxKey(req, ctx, (given, k) => given.slice(0, 16) === k.slice(0, 16));
+      return key ? asKey(req, key.key) : req;
+    },
+  },
+  {
+    name: 'auth-any-key-when-streamed',
+    description: 'A streamed chat completion accepts any Bearer key',
+    fails: ['auth.chat.malformed', 'auth.chat.wrong-key'],
+    on: 'stream',
+    request: (req, ctx) => (isChat(req) && requestJson(req)?.stream === true && bearerKey(req) !== undefined && !keyOf(req, ctx.config) ? asPrimary(req, ctx) : req),
+  },
+  {
+    name: 'auth-scheme-ignored',
+    description: 'The key is accepted under any scheme or none (Authorization: KEY, Token KEY)',
+    fails: ['auth.chat.malformed', 'auth.models.malformed'],
+    request: (req, ctx) => {
+      const m = /^(?:(\S+)\s+)?(\S+)\s*$/.exec(req.headers.authorization ?? '');
+      const key = m && ctx.config.keys.find((k) => k.key === m[2]);
+      return key && !/^bearer$/i.test(m?.[1] ?? '') ? asKey(req, key.key) : req;
+    },
+  },
+  {
+    name: 'auth-wrong-key-404',
+    description: 'A key that was never issued is answered 404 instead of a refusal',
+    fails: ['auth.chat.malformed', 'auth.models.malformed', 'auth.chat.wrong-key', 'auth.models.wrong-key'],
+    reply: (r, req, ctx) => (bearerKey(req) !== undefined && !keyOf(req, ctx.config) && refused(r) ? errorReply(404, 'Not found', 'invalid_request_error') : r),
+  },
+];
+
+export const AUTH_FAULTS: Fault[] = [...BASE, ...NEW, only(named('auth-key-scope-ignored'), { stream: true }, ['auth.key-scope'])];

@@ -67,13 +67,13 @@ export const CATALOG_FAULTS: Fault[] = [
   {
     name: 'catalog-quantization-unknown',
     description: 'Entries say quantization: "fp7", a precision schema 2.4 does not know',
-    fails: ['catalog.precision', 'catalog.schema'],
+    fails: ['catalog.schema', 'catalog.precision'],
     reply: eachEntry((m) => (m.quantization = 'fp7')),
   },
   {
     name: 'catalog-no-supported-parameters',
     description: 'The text output modality carries no supported_parameters',
-    fails: ['catalog.supported-parameters', 'catalog.schema'],
+    fails: ['catalog.schema', 'catalog.supported-parameters'],
     reply: eachEntry((m) => void delete textOutput(m).supported_parameters),
   },
   {
@@ -91,7 +91,7 @@ export const CATALOG_FAULTS: Fault[] = [
   {
     name: 'catalog-stop-max-items-8',
     description: 'Models declare stop.max_items 8, beyond the 4 stop sequences the document allows',
-    fails: ['catalog.stop-limit'],
+    fails: ['parameters.in-range', 'catalog.stop-limit'],
     reply: eachEntry((m) => {
       const stop = textOutput(m).supported_parameters?.stop;
       if (stop) stop.max_items = 8;
@@ -100,7 +100,7 @@ export const CATALOG_FAULTS: Fault[] = [
   {
     name: 'catalog-reasoning-effort-extreme',
     description: 'Reasoning models declare reasoning_effort "extreme", a value the request does not know',
-    fails: ['catalog.enum-values'],
+    fails: ['parameters.in-range', 'catalog.enum-values'],
     reply: eachEntry((m) => {
       const effort = textOutput(m).supported_parameters?.reasoning_effort;
       if (Array.isArray(effort?.values)) effort.values.push('extreme');

@@ -4,15 +4,33 @@ import { errorReply } from '../errors.js';
 import { isStream, type MockRequest } from '../types.js';
 import { parameterProblem } from '../validate.js';
 import type { Fault, FaultContext } from './fault.js';
-import { isChat, requestJson, withJson, withRequestJson } from './rewrite.js';
+import { isChat, requestJson, withJson, withPayloads, withRequestJson } from './rewrite.js';
+import { only } from './scope.js';
 
 type Json = Record<string, any>;
+type Reply = NonNullable<Fault['reply']>;
 
 /** Only a chat completion answered as one JSON body (200) is bent: refusals and streams stay. */
 const onCompletion =
-  (edit: (body: Json, request: Json, ctx: FaultContext) => unknown): Fault['reply'] =>
+  (edit: (body: Json, request: Json, ctx: FaultContext) => unknown): Reply =>
   (r, req, ctx) =>
     isChat(req) && !isStream(r) && 'status' in r && r.status === 200 ? withJson(r, (b) => edit(b, requestJson(req) ?? {}, ctx)) : r;
+
+/** The chunks of a streamed chat completion (200) are bent, each as JSON; the terminator stays. */
+const onChunks =
+  (edit: (chunk: Json, request: Json, ctx: FaultContext) => void): Reply =>
+  (r, req, ctx) =>
+    isChat(req) && isStream(r) && r.status === 200 ? withPayloads(r, (ps) => (ps.forEach((p) => p && typeof p === 'object' && edit(p, requestJson(req) ?? {}, ctx)), ps)) : r;
+
+/** The kit's ordinary request ("Count from one to ten in words.", alone, with no field that makes it
+ * another suite's request). Faults of the response's shape bend only its answer: bent everywhere,
+ * they would fail every check that needs a valid answer. */
+export const isBasic = (req: MockRequest) => {
+  const b = isChat(req) ? requestJson(req) : undefined;
+  const [only, ...more] = messagesOf(req);
+  return !!b && !more.length && only?.role === 'user' && /^count from one to ten/i.test(String(only.content)) && Object.keys(b).every((k) => ['model', 'messages', 'max_tokens', 'stream', 'stream_options'].includes(k));
+};
+const onBasic = (reply: Reply): Reply => (r, req, ctx) => (isBasic(req) ? reply(r, req, ctx) : r);
 
 const messagesOf = (req: MockRequest): Json[] => {
   const messages = requestJson(req)?.messages;
@@ -32,7 +50,7 @@ const withRole = (role: string) => (messages: Json[]) => messages.some((m) => m.
 const stopsOf = (request: Json): string[] => (request.stop == null ? [] : [request.stop].flat());
 const isReasoning = (ctx: FaultContext, model: unknown) => ctx.config.models.some((m) => m.id === model && m.reasoning);
 
-export const CHAT_FAULTS: Fault[] = [
+const BASE: Fault[] = [
   // --- 2.1, 2.2: the roles ---
   {
     name: 'chat-role-system-refused',
@@ -49,7 +67,7 @@ export const CHAT_FAULTS: Fault[] = [
   {
     name: 'chat-role-user-refused',
     description:
-      'A plain conversation of one user message (no other parameter than a max_tokens above 16) is refused (400): the mock insists on a system message first',
+      'The basic conversation of one user message, not streamed, is refused (400): the mock insists on a system message first',
     fails: [
       'chat.role.user',
       'chat.response-shape',
@@ -60,22 +78,21 @@ export const CHAT_FAULTS: Fault[] = [
       'chat.usage',
       'chat.usage-total',
       'chat.usage-details',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.stream-false',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
     ],
-    // Narrowed to the plain request, so that the other suites' one-message requests (which carry
-    // stop, tools, stream, a small max_tokens...) are still answered; the chat suite's basic request
-    // is this very conversation, so the checks reading its answer fail with it.
-    reply: (r, req) => {
-      const body = requestJson(req) ?? {};
-      const plain = Object.keys(body).every((k) => ['model', 'messages', 'max_tokens'].includes(k)) && typeof body.max_tokens === 'number' && body.max_tokens > 16;
-      const lone = messagesOf(req).length === 1 && messagesOf(req)[0].role === 'user';
-      return isChat(req) && plain && lone ? refusal('role user is not supported without a system message') : r;
-    },
+    // Narrowed to the basic request, so that the other suites' one-message requests are still
+    // answered; the chat suite's checks read this very conversation, so they fail with it.
+    reply: (r, req) => (isBasic(req) && requestJson(req)?.stream !== true ? refusal('role user is not supported without a system message') : r),
   },
   {
     name: 'chat-role-assistant-refused',
-    description: 'A conversation with an assistant message of text (a previous answer) is refused (400)',
+    description: 'A conversation with an assistant message of text (a previous answer, no tool call) is refused (400)',
     fails: ['chat.role.assistant'],
-    reply: refuse((ms) => ms.some((m) => m.role === 'assistant' && typeof m.content === 'string'), 'role assistant is not supported'),
+    reply: refuse((ms) => ms.some((m) => m.role === 'assistant' && !m.tool_calls), 'role assistant is not supported'),
   },
   {
     name: 'chat-role-tool-refused',
@@ -88,71 +105,146 @@ export const CHAT_FAULTS: Fault[] = [
   {
     name: 'chat-created-string',
     description: 'The response gives created as a string, not an integer',
-    fails: ['chat.response-shape'],
-    reply: onCompletion((b) => void (b.created = String(b.created))),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void (b.created = String(b.created)))),
   },
   {
     name: 'chat-object-chat-completions',
     description: 'The response says object: "chat.completions" instead of "chat.completion"',
-    fails: ['chat.response-shape', 'chat.object', 'chat.stream-false'],
-    reply: onCompletion((b) => void (b.object = 'chat.completions')),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.object',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.stream-false',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void (b.object = 'chat.completions'))),
   },
   {
     name: 'chat-choice-index-out-of-order',
     description: 'The response holds two choices indexed 1 then 0',
     fails: ['chat.choice-index'],
-    reply: onCompletion((b) => void (b.choices = [{ ...b.choices[0], index: 1 }, { ...b.choices[0], index: 0 }])),
+    reply: onBasic(onCompletion((b) => void (b.choices = [{ ...b.choices[0], index: 1 }, { ...b.choices[0], index: 0 }]))),
   },
   {
     name: 'chat-finish-reason-eos',
     description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "eos" instead of "stop"',
-    fails: ['chat.response-shape', 'chat.finish-reason'],
-    reply: onCompletion((b, request) => {
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.finish-reason',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b, request) => {
       if (stopsOf(request).length) return;
       for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'eos';
-    }),
+    })),
   },
   {
     name: 'chat-role-bot',
     description: 'The answer\'s message has role "bot" instead of "assistant"',
-    fails: ['chat.response-shape', 'chat.assistant-role'],
-    reply: onCompletion((b) => void (b.choices[0].message.role = 'bot')),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.assistant-role',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void (b.choices[0].message.role = 'bot'))),
   },
   {
     name: 'chat-usage-missing',
     description: 'The response carries no usage',
-    fails: ['chat.response-shape', 'chat.usage'],
-    reply: onCompletion((b) => void delete b.usage),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.usage',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void delete b.usage)),
   },
   {
     name: 'chat-usage-counts-strings',
     description: 'usage.prompt_tokens is a string, not an integer',
-    fails: ['chat.response-shape', 'chat.usage'],
-    reply: onCompletion((b) => void (b.usage.prompt_tokens = String(b.usage.prompt_tokens))),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.usage',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void (b.usage.prompt_tokens = String(b.usage.prompt_tokens)))),
   },
   {
     name: 'chat-usage-total-off',
     description: 'usage.total_tokens is one more than prompt_tokens + completion_tokens',
     fails: ['chat.usage-total'],
-    reply: onCompletion((b) => void (b.usage.total_tokens += 1)),
+    reply: onBasic(onCompletion((b) => void (b.usage.total_tokens += 1))),
   },
   {
     name: 'chat-usage-details-missing',
     description: 'usage lacks prompt_tokens_details and completion_tokens_details',
-    fails: ['chat.usage-details'],
-    reply: onCompletion((b) => void (delete b.usage.prompt_tokens_details, delete b.usage.completion_tokens_details)),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.usage',
+      'chat.usage-details',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void (delete b.usage.prompt_tokens_details, delete b.usage.completion_tokens_details))),
   },
   {
     name: 'chat-usage-cached-tokens-string',
     description: 'usage.prompt_tokens_details.cached_tokens is a string, not an integer',
-    fails: ['chat.response-shape', 'chat.usage', 'chat.usage-details'],
-    reply: onCompletion((b) => void (b.usage.prompt_tokens_details.cached_tokens = String(b.usage.prompt_tokens_details.cached_tokens))),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.usage',
+      'chat.usage-details',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void (b.usage.prompt_tokens_details.cached_tokens = String(b.usage.prompt_tokens_details.cached_tokens)))),
   },
   {
     name: 'chat-usage-reasoning-tokens-string',
     description: 'usage.completion_tokens_details.reasoning_tokens is a string, not an integer',
-    fails: ['chat.response-shape', 'chat.usage', 'chat.usage-details'],
-    reply: onCompletion((b) => void (b.usage.completion_tokens_details.reasoning_tokens = String(b.usage.completion_tokens_details.reasoning_tokens))),
+    fails: [
+      'chat.role.user',
+      'chat.response-shape',
+      'chat.usage',
+      'chat.usage-details',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+    ],
+    reply: onBasic(onCompletion((b) => void (b.usage.completion_tokens_details.reasoning_tokens = String(b.usage.completion_tokens_details.reasoning_tokens)))),
   },
 
   // --- 4.1: stream: false ---
@@ -187,6 +279,7 @@ export const CHAT_FAULTS: Fault[] = [
   },
   {
     name: 'chat-reasoning-beyond-cap',
+    on: 'mock-reason-1',
     description: 'A reasoning model spends its reasoning tokens beyond max_tokens: only the visible answer is held to the cap',
     fails: ['chat.max-tokens'],
     reply: onCompletion((b, request, ctx) => {
@@ -204,7 +297,7 @@ export const CHAT_FAULTS: Fault[] = [
   {
     name: 'chat-length-when-not-cut',
     description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "length"',
-    fails: ['chat.length-only-at-cap'],
+    fails: ['chat.length-only-at-cap', 'chat.natural-stop'],
     reply: onCompletion((b, request) => {
       if (stopsOf(request).length) return;
       for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'length';
@@ -222,3 +315,61 @@ export const CHAT_FAULTS: Fault[] = [
     }),
   },
 ];
+
+const named = (name: string) => BASE.find((f) => f.name === name)!;
+
+/** A natural end: finish_reason "stop" where no stop sequence was sent and no tool was called. */
+const natural = (request: Json, choice: Json) => !stopsOf(request).length && choice?.finish_reason === 'stop';
+
+const NEW: Fault[] = [
+  {
+    name: 'chat-created-milliseconds',
+    description: 'created is given in milliseconds, on responses and on every chunk',
+    fails: ['chat.created-seconds'],
+    reply: (r, req, ctx) => {
+      const ms = (x: Json) => void (typeof x.created === 'number' && (x.created *= 1000));
+      return isStream(r) ? onChunks(ms)(r, req, ctx) : onCompletion(ms)(r, req, ctx);
+    },
+  },
+  {
+    name: 'chat-model-other',
+    description: 'The response names another model than the one asked for (gpt-4o-mini)',
+    fails: ['chat.model-echo'],
+    reply: (r, req, ctx) => {
+      const other = (x: Json) => void (x.model = 'gpt-4o-mini');
+      return isStream(r) ? onChunks(other)(r, req, ctx) : onCompletion(other)(r, req, ctx);
+    },
+  },
+  {
+    name: 'chat-natural-end-content-filter',
+    description: 'An answer that ended by itself (no stop sequence, no tool call) has finish_reason "content_filter" instead of "stop"',
+    fails: ['chat.natural-stop'],
+    reply: (r, req, ctx) => {
+      const filter = (x: Json, request: Json) => {
+        for (const c of x.choices ?? []) if (natural(request, c)) c.finish_reason = 'content_filter';
+      };
+      return isStream(r) ? onChunks(filter)(r, req, ctx) : onCompletion(filter)(r, req, ctx);
+    },
+  },
+  {
+    name: 'chat-natural-end-length-streamed',
+    description: 'Streamed, an answer that ended by itself (no stop sequence sent) has finish_reason "length"',
+    fails: ['chat.length-only-at-cap', 'chat.natural-stop'],
+    on: 'stream',
+    reply: onChunks((x, request) => {
+      for (const c of x.choices ?? []) if (natural(request, c)) c.finish_reason = 'length';
+    }),
+  },
+];
+
+/** The same deviations on one path only: streamed, or for the reasoning model. */
+const SCOPED: Fault[] = [
+  only(named('chat-role-developer-refused'), { stream: true }, ['chat.role.developer']),
+  only(named('chat-role-system-refused'), { model: 'mock-reason-1' }, ['chat.role.system']),
+  only(named('chat-usage-missing'), { model: 'mock-reason-1' }, ['chat.role.user', 'chat.response-shape', 'chat.usage', 'chat.created-seconds', 'chat.model-echo', 'chat.length-only-at-cap', 'chat.natural-stop']),
+  only(named('chat-max-tokens-ignored'), { stream: true }, ['chat.max-tokens']),
+  only(NEW[0], { stream: true }, ['chat.created-seconds']),
+  only(NEW[1], { model: 'mock-reason-1' }, ['chat.model-echo']),
+];
+
+export const CHAT_FAULTS: Fault[] = [...BASE, ...NEW, ...SCOPED];

@@ -5,6 +5,7 @@
 import { enumAt } from '../../../schemas/index.js';
 import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault, FaultContext } from './fault.js';
+import { errorReply } from '../errors.js';
 import { isChat, keyOf, requestJson, withJson, withRequestJson } from './rewrite.js';
 
 const ROLES: unknown[] = enumAt('request#/$defs/message/properties/role');
@@ -22,7 +23,7 @@ const chatError = (r: MockReply, req: MockRequest, ctx: FaultContext): r is Extr
   keyed(req, ctx) && !isRaw(r) && !isStream(r) && r.status >= 400;
 const withStatus = (r: MockReply, status: number): MockReply => (isRaw(r) ? r : { ...r, status });
 
-export const ERRORS_FAULTS: Fault[] = [
+const BASE: Fault[] = [
   {
     name: 'errors-missing-model-200',
     description: 'A request without model answers 200, with the error body inside',
@@ -38,7 +39,7 @@ export const ERRORS_FAULTS: Fault[] = [
   {
     name: 'errors-missing-field-500',
     description: 'A request without model answers 500 instead of a 4xx',
-    fails: ['errors.missing-field-4xx'],
+    fails: ['errors.missing-model', 'errors.missing-field-4xx'],
     reply: (r, req, ctx) => (lacks(req, ctx, 'model') && chatError(r, req, ctx) ? withStatus(r, 500) : r),
   },
   {
@@ -87,19 +88,60 @@ export const ERRORS_FAULTS: Fault[] = [
   {
     name: 'errors-plain-text-body',
     description: 'Error answers to chat requests carry a plain-text body, "Bad Request", instead of a JSON error',
-    fails: ['errors.error-body', 'stop.five-4xx'],
+    fails: ['stop.five-4xx', 'errors.error-body'],
     reply: (r, req, ctx) => (chatError(r, req, ctx) ? { status: r.status, headers: { 'content-type': 'text/plain' }, body: 'Bad Request' } : r),
   },
   {
     name: 'errors-no-message',
     description: 'Error answers to chat requests carry a JSON error without error.message',
-    fails: ['errors.error-body', 'stop.five-4xx'],
+    fails: ['stop.five-4xx', 'errors.error-body'],
     reply: (r, req, ctx) => (chatError(r, req, ctx) ? withJson(r, (b) => void delete b.error.message) : r),
   },
   {
     name: 'errors-empty-message',
     description: 'Error answers to chat requests carry an empty error.message',
-    fails: ['errors.error-body', 'stop.five-4xx'],
+    fails: ['stop.five-4xx', 'errors.error-body'],
     reply: (r, req, ctx) => (chatError(r, req, ctx) ? withJson(r, (b) => void (b.error.message = '')) : r),
   },
 ];
+
+/** The developer conversation of the chat suite (a developer message first). */
+const opensWith = (req: MockRequest, role: string) => (requestJson(req)?.messages as { role?: unknown }[] | undefined)?.[0]?.role === role;
+
+const NEW: Fault[] = [
+  {
+    name: 'errors-streamed-error-event',
+    description: 'A streamed request without model is answered 200 with a stream that carries an error event, instead of an HTTP error',
+    fails: ['errors.missing-model', 'errors.missing-field-4xx'],
+    on: 'stream',
+    reply: (r, req, ctx) =>
+      lacks(req, ctx, 'model') && requestJson(req)?.stream === true && chatError(r, req, ctx)
+        ? { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: [{ delayMs: 0, bytes: `data: ${JSON.stringify({ error: { message: 'model is required', type: 'invalid_request_error' } })}\n\ndata: [DONE]\n\n` }] }
+        : r,
+  },
+  {
+    name: 'errors-missing-messages-404',
+    description: 'A request without messages is answered 404, as if the route were missing, instead of a refusal',
+    fails: ['errors.missing-messages', 'errors.missing-field-4xx'],
+    reply: (r, req, ctx) => (lacks(req, ctx, 'messages') && chatError(r, req, ctx) ? withStatus(r, 404) : r),
+  },
+  {
+    name: 'errors-content-filter-as-error',
+    description: 'A filtered answer (to the developer conversation) comes as a 400 error with code content_filter, instead of a completed response',
+    fails: ['chat.role.developer', 'errors.content-filter'],
+    reply: (r, req, ctx) =>
+      keyed(req, ctx) && opensWith(req, 'developer') ? errorReply(400, 'The response was filtered by the content policy.', 'invalid_request_error', 'content_filter') : r,
+  },
+  {
+    name: 'errors-content-filter-cut',
+    description: 'A filtered answer (to the system conversation) ends with content_filter but its body is cut short',
+    fails: ['chat.role.system', 'errors.content-filter'],
+    reply: (r, req, ctx) => {
+      if (!keyed(req, ctx) || !opensWith(req, 'system') || isRaw(r) || isStream(r) || r.status !== 200) return r;
+      const text = withJson(r, (b) => void (b.choices[0].finish_reason = 'content_filter'));
+      return isRaw(text) || isStream(text) ? text : { ...text, body: String(text.body).slice(0, -20) };
+    },
+  },
+];
+
+export const ERRORS_FAULTS: Fault[] = [...BASE, ...NEW];

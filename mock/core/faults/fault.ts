@@ -16,6 +16,9 @@ export interface Fault {
   /** The check ids this fault makes fail, exactly. Empty for a legal variation, which every check
    * must pass. */
   fails: readonly string[];
+  /** The path the deviation is on (`stream`, `mock-reason-1`, `case`): every failing path of every
+   * check it fails names it, so a check is shown to catch a fault that hides on one path. */
+  on?: string;
   /** Breaks HTTP itself (random bytes, resets, endless bodies): proves the runner's robustness,
    * and no check by its failing. */
   hostile?: boolean;

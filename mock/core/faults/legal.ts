@@ -28,7 +28,14 @@ export const LEGAL: Fault[] = [
     name: 'legal-multi-line-data',
     description: 'SSE: each JSON payload spread over several data: lines (joined with LF by the client)',
     fails: [],
-    reply: (r) => withStreamText(r, (t) => t.replace(/^data: (\{.*)$/gm, (_, json: string) => `data: ${json.replace(/,"/g, ',\ndata: "')}`)),
+    // Split between top-level fields only: a line break inside a string value would change it.
+    reply: (r) =>
+      withStreamText(r, (t) =>
+        t.replace(/^data: (\{.*)$/gm, (_, json: string) => {
+          const fields = Object.entries(JSON.parse(json) as Record<string, unknown>).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+          return `data: {${fields.join(',\ndata: ')}}`;
+        }),
+      ),
   },
   {
     name: 'legal-comments',

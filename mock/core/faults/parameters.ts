@@ -1,9 +1,11 @@
 // Faults of the per-model parameter ranges (2.1, 8): the server and its catalog disagree.
+import type { MockConfig } from '../../config/types.js';
+import type { MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { errorReply } from '../errors.js';
 import { isCatalog, isChat, requestJson, withJson, withRequestJson } from './rewrite.js';
 
-export const PARAMETERS_FAULTS: Fault[] = [
+const BASE: Fault[] = [
   {
     name: 'parameters-ranges-ignored',
     description: 'The server accepts numbers outside the declared ranges, clamping them silently, instead of refusing them',
@@ -44,3 +46,62 @@ export const PARAMETERS_FAULTS: Fault[] = [
     },
   },
 ];
+
+/** A request that carries `name` at the end of its declared range `end` (min or max). */
+const atEnd = (req: MockRequest, config: MockConfig, end: 'min' | 'max') => {
+  const body = requestJson(req);
+  const model = config.models.find((m) => m.id === body?.model);
+  return Object.entries(model?.parameters ?? {}).find(([name, d]) => (d.type === 'range' || d.type === 'integer') && d[end] !== undefined && body?.[name] === d[end])?.[0];
+};
+
+const NEW: Fault[] = [
+  {
+    name: 'parameters-max-refused',
+    description: 'A value at the very maximum of its declared range is refused (the server reads the range as exclusive)',
+    fails: ['parameters.in-range'],
+    reply: (r, req, { config }) => {
+      const name = isChat(req) && 'status' in r && r.status === 200 ? atEnd(req, config, 'max') : undefined;
+      return name ? errorReply(400, `${name} must be below its maximum.`, 'invalid_request_error', 'unsupported_value', name) : r;
+    },
+  },
+  {
+    name: 'parameters-fraction-truncated',
+    description: 'An integer parameter given a fraction is truncated and served instead of refused',
+    fails: ['parameters.out-of-range'],
+    request: (req, { config }) =>
+      !isChat(req)
+        ? req
+        : withRequestJson(req, (body) => {
+            const model = config.models.find((m) => m.id === body.model);
+            for (const [name, d] of Object.entries(model?.parameters ?? {})) if (d.type === 'integer' && typeof body[name] === 'number') body[name] = Math.trunc(body[name]);
+          }),
+  },
+  {
+    name: 'parameters-enum-value-refused',
+    description: 'reasoning_effort "high" is refused though the catalog declares it',
+    fails: ['parameters.in-range'],
+    on: 'mock-reason-1',
+    reply: (r, req) =>
+      isChat(req) && requestJson(req)?.reasoning_effort === 'high' ? errorReply(400, 'reasoning_effort high is not available.', 'invalid_request_error', 'unsupported_value', 'reasoning_effort') : r,
+  },
+  {
+    name: 'parameters-undeclared-value-accepted',
+    description: 'An enum value the catalog does not declare is accepted (read as the default)',
+    fails: ['parameters.out-of-range'],
+    request: (req, { config }) =>
+      !isChat(req)
+        ? req
+        : withRequestJson(req, (body) => {
+            const model = config.models.find((m) => m.id === body.model);
+            for (const [name, d] of Object.entries(model?.parameters ?? {})) if (d.type === 'enum' && typeof body[name] === 'string' && !d.values.includes(body[name])) delete body[name];
+          }),
+  },
+  {
+    name: 'parameters-accepted-empty',
+    description: 'A request carrying top_p is answered 200 with an empty body',
+    fails: ['parameters.in-range'],
+    reply: (r, req) => (isChat(req) && requestJson(req)?.top_p !== undefined && 'status' in r && r.status === 200 ? { status: 200, headers: { 'content-type': 'application/json' }, body: '' } : r),
+  },
+];
+
+export const PARAMETERS_FAULTS: Fault[] = [...BASE, ...NEW];

@@ -4,6 +4,7 @@ import { errorReply } from '../errors.js';
 import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { isChat, requestJson, withJson, withPayloads, withRequestJson } from './rewrite.js';
+import { only } from './scope.js';
 
 type Json = Record<string, any>;
 
@@ -28,19 +29,33 @@ const contentChunk = (like: Json, content: string) => ({ ...like, choices: [{ in
 
 const TEXT_REFUSAL = (): MockReply => ({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'too many stop sequences' });
 
-export const STOP_FAULTS: Fault[] = [
+const BASE: Fault[] = [
   // --- accepted forms ---
   {
     name: 'stop-string-refused',
     description: 'stop given as a string is refused (400): only arrays are accepted',
-    fails: ['stop.string'],
+    fails: [
+      'stop.string',
+      'stop.ends-generation',
+      'stop.finish-reason',
+      'stop.not-in-content',
+      'stop.exact-prefix',
+    ],
     reply: (r, req) =>
       isChat(req) && typeof requestJson(req)?.stop === 'string' ? errorReply(400, 'stop must be an array of strings', 'invalid_request_error', 'invalid_type', 'stop') : r,
   },
   {
     name: 'stop-server-error',
     description: 'Any request with stop sequences is answered with a 500',
-    fails: ['stop.string', 'stop.array', 'stop.five-4xx', 'parameters.in-range', 'parameters.out-of-range'],
+    fails: [
+      'stop.string',
+      'stop.array',
+      'stop.ends-generation',
+      'stop.finish-reason',
+      'stop.not-in-content',
+      'stop.exact-prefix',
+      'parameters.in-range',
+    ],
     reply: (r, req) => (stopped(req) ? errorReply(500, 'internal error', 'server_error') : r),
   },
 
@@ -54,7 +69,7 @@ export const STOP_FAULTS: Fault[] = [
   {
     name: 'stop-five-500',
     description: 'Five stop sequences are refused with a 500 instead of a 4xx',
-    fails: ['stop.five-4xx', 'parameters.out-of-range'],
+    fails: ['stop.five-refused', 'stop.five-4xx', 'parameters.out-of-range'],
     reply: (r, req) => (five(req) ? errorReply(500, 'too many stop sequences', 'server_error') : r),
   },
   {
@@ -68,7 +83,7 @@ export const STOP_FAULTS: Fault[] = [
   {
     name: 'stop-left-in-content',
     description: 'The stop sequence that ended the answer is left at the end of the content',
-    fails: ['stop.not-in-content', 'stop.exact-prefix', 'stop.stream-split'],
+    fails: ['stop.not-in-content', 'stop.exact-prefix'],
     reply: onStopped(
       (b, stops) => {
         if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content += stops[0];
@@ -82,7 +97,7 @@ export const STOP_FAULTS: Fault[] = [
   {
     name: 'stop-cut-early',
     description: 'A stop sequence cuts the content a little before the place it occurs',
-    fails: ['stop.exact-prefix', 'stop.stream-split'],
+    fails: ['stop.exact-prefix'],
     reply: onStopped(
       (b) => {
         if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content = b.choices[0].message.content.slice(0, -2);
@@ -97,7 +112,7 @@ export const STOP_FAULTS: Fault[] = [
   {
     name: 'stop-finish-length',
     description: 'An answer ended by a stop sequence has finish_reason "length" instead of "stop"',
-    fails: ['stop.exact-prefix'],
+    fails: ['stop.finish-reason'],
     reply: onStopped((b) => {
       if (b.choices[0]?.finish_reason === 'stop') b.choices[0].finish_reason = 'length';
     }),
@@ -105,7 +120,71 @@ export const STOP_FAULTS: Fault[] = [
   {
     name: 'stop-ignored-when-streaming',
     description: 'Stop sequences are ignored when the answer is streamed',
-    fails: ['stop.stream-split'],
+    on: 'stream',
+    fails: [
+      'stop.ends-generation',
+      'stop.not-in-content',
+      'stop.exact-prefix',
+      'stop.five-refused',
+      'stop.five-4xx',
+    ],
     request: (req) => (isChat(req) && requestJson(req)?.stream === true ? withRequestJson(req, (b) => void delete b.stop) : req),
   },
 ];
+
+const named = (name: string) => BASE.find((f) => f.name === name)!;
+
+/** A 200 with nothing in it: a status that alone proves nothing. */
+const EMPTY_200 = (): MockReply => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '' });
+
+const NEW: Fault[] = [
+  {
+    name: 'stop-continues-after',
+    description: 'The content goes on for a few characters after the stop sequence that ended it',
+    fails: ['stop.ends-generation', 'stop.not-in-content', 'stop.exact-prefix'],
+    reply: onStopped(
+      (b, stops) => {
+        if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content += `${stops[0]} and more`;
+      },
+      (ps, stops) => {
+        const at = finishAt(ps);
+        if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps.splice(at, 0, contentChunk(ps[at], `${stops[0]} and more`));
+      },
+    ),
+  },
+  {
+    name: 'stop-span-ignored',
+    description: 'A stop sequence that holds a space (spans two tokens) is ignored',
+    fails: ['stop.ends-generation', 'stop.not-in-content', 'stop.exact-prefix'],
+    on: 'stop across tokens',
+    request: (req) =>
+      isChat(req)
+        ? withRequestJson(req, (b) => {
+            if (Array.isArray(b.stop)) b.stop = (b.stop as string[]).filter((s) => !/\s/.test(s));
+            if (Array.isArray(b.stop) && !b.stop.length) delete b.stop;
+          })
+        : req,
+  },
+  {
+    name: 'stop-five-404',
+    description: 'Five stop sequences are answered 404 (as if the route were missing) instead of a refusal',
+    fails: ['stop.five-refused', 'parameters.out-of-range'],
+    reply: (r, req) => (five(req) ? errorReply(404, 'Not found', 'invalid_request_error') : r),
+  },
+  {
+    name: 'stop-empty-200',
+    description: 'A request with one or two stop sequences is answered 200 with an empty body',
+    fails: [
+      'stop.string',
+      'stop.array',
+      'stop.ends-generation',
+      'stop.finish-reason',
+      'stop.not-in-content',
+      'stop.exact-prefix',
+      'parameters.in-range',
+    ],
+    reply: (r, req) => (stopped(req) && stopsOf(requestJson(req)).length <= 2 ? EMPTY_200() : r),
+  },
+];
+
+export const STOP_FAULTS: Fault[] = [...BASE, ...NEW, only(named('stop-left-in-content'), { model: 'mock-reason-1' }, ['stop.not-in-content', 'stop.exact-prefix'])];

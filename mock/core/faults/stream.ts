@@ -1,19 +1,17 @@
 // Faults proving the checks of the stream suite (4.1 rule 3, 6): the framing of server-sent events,
 // the chunks, the end of the stream.
 //
-// Faults that would leave no readable chunk, or no finish, bend only a plain stream: a streamed
-// completion without tools, stop, response_format or stream_options (the stream suite's request).
-// Applied to every stream they would also blind the checks of other suites that read a stream for
-// another rule (tools.stream, stop.stream-split, the usage suite). The others bend every stream.
+// Faults that would leave no readable chunk, or no finish, bend only the basic stream: a streamed
+// completion of one user message without tools, stop or response_format (the stream suite's
+// request). Applied to every stream they would also blind the checks of other suites that read a
+// stream for another rule (tools, stop). The others bend every stream.
 import { isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
-import { DONE, isChat, requestJson, withPayloads, withStreamText } from './rewrite.js';
+import { isBasic } from './chat.js';
+import { DONE, requestJson, withPayloads, withStreamText } from './rewrite.js';
 
-/** A streamed chat completion with none of the fields that make it another suite's request. */
-const isPlainStream = (req: MockRequest) => {
-  const b = isChat(req) ? requestJson(req) : undefined;
-  return !!b && b.stream === true && ['tools', 'tool_choice', 'stop', 'response_format', 'stream_options'].every((k) => b[k] === undefined);
-};
+/** The kit's ordinary request, streamed. */
+const isPlainStream = (req: MockRequest) => isBasic(req) && requestJson(req)?.stream === true;
 
 /** Bends the plain streamed completion only (see above); every other reply is left alone. */
 const onPlain = (edit: (r: MockReply) => MockReply): Fault['reply'] => (r, req) => (isStream(r) && isPlainStream(req) ? edit(r) : r);
@@ -30,7 +28,16 @@ export const STREAM_FAULTS: Fault[] = [
   {
     name: 'stream-no-blank-lines',
     description: 'Events of a plain stream are not separated by a blank line, so the whole stream reads as one event of many data: lines',
-    fails: ['stream.chunk-json', 'stream.done-marker'],
+    fails: [
+      'chat.role.user',
+      'chat.finish-reason',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+      'stream.chunk-json',
+      'stream.done-marker',
+    ],
     reply: onPlain((r) => withStreamText(r, (t) => t.replace(/\n\n(?=data: )/g, '\n'))),
   },
   {
@@ -53,14 +60,32 @@ export const STREAM_FAULTS: Fault[] = [
   {
     name: 'stream-reset',
     description: 'A plain stream is cut by a connection reset after its first three events, with no finishing chunk and no [DONE]',
-    fails: ['stream.complete', 'stream.done-marker', 'stream.one-finish-reason'],
+    fails: [
+      'chat.role.user',
+      'chat.finish-reason',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+      'stream.complete',
+      'stream.one-finish-reason',
+      'stream.done-marker',
+      'usage.stream-present',
+    ],
     // The pause lets the client read what was sent before the reset discards its buffers.
     reply: onPlain((r) => (isStream(r) ? { ...r, stream: [...[...r.stream].slice(0, 3), { delayMs: 30, reset: true } satisfies Frame] } : r)),
   },
   {
     name: 'stream-json-split-over-events',
     description: 'One JSON chunk of a plain stream is split over two events',
-    fails: ['stream.chunk-json'],
+    fails: [
+      'chat.role.user',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+      'stream.chunk-json',
+    ],
     reply: onPlain((r) =>
       withPayloads(r, (ps) => {
         const text = JSON.stringify(ps[2]);
@@ -71,9 +96,16 @@ export const STREAM_FAULTS: Fault[] = [
   },
   {
     name: 'stream-chunk-object-wrong',
-    description: 'Chunks say object: "chat.completion" instead of "chat.completion.chunk"',
-    fails: ['stream.chunk-schema'],
-    reply: (r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, object: 'chat.completion' } : p))),
+    description: 'Chunks of the basic stream say object: "chat.completion" instead of "chat.completion.chunk"',
+    fails: [
+      'chat.role.user',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+      'stream.chunk-schema',
+    ],
+    reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, object: 'chat.completion' } : p)))),
   },
   {
     name: 'stream-ids-differ',
@@ -105,7 +137,16 @@ export const STREAM_FAULTS: Fault[] = [
   {
     name: 'stream-finish-reason-outside-enum',
     description: 'The finishing chunk of a plain stream says finish_reason "done"',
-    fails: ['stream.one-finish-reason', 'stream.chunk-schema'],
+    fails: [
+      'chat.role.user',
+      'chat.finish-reason',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+      'stream.chunk-schema',
+      'stream.one-finish-reason',
+    ],
     reply: onPlain((r) =>
       withPayloads(r, (ps) => {
         ps[ps.findIndex(isFinish)].choices[0].finish_reason = 'done';

@@ -4,6 +4,7 @@ import { errorReply } from '../errors.js';
 import { isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { isChat, requestJson, withJson, withPayloads } from './rewrite.js';
+import { only } from './scope.js';
 
 type Body = Record<string, any>;
 
@@ -44,11 +45,11 @@ const firstCallDelta = (edit: (delta: Body) => void) =>
 
 const A_CALL = { id: 'call_x', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } };
 
-export const TOOLS_FAULTS: Fault[] = [
+const BASE: Fault[] = [
   {
     name: 'tools-finish-stop',
     description: 'Under tool_choice "required" the message calls a tool, yet finish_reason is "stop" instead of "tool_calls"',
-    fails: ['tools.required'],
+    fails: ['tools.finish-reason'],
     reply: onMessage(choiceIs('required'), (m, c) => {
       if (m.tool_calls) c.finish_reason = 'stop';
     }),
@@ -56,7 +57,7 @@ export const TOOLS_FAULTS: Fault[] = [
   {
     name: 'tools-arguments-not-json',
     description: 'Under tool_choice "required" the arguments of a tool call are not JSON (city=Paris)',
-    fails: ['tools.required'],
+    fails: ['tools.call-valid'],
     reply: onMessage(choiceIs('required'), (m) => {
       if (m.tool_calls?.[0]) m.tool_calls[0].function.arguments = 'city=Paris';
     }),
@@ -64,7 +65,7 @@ export const TOOLS_FAULTS: Fault[] = [
   {
     name: 'tools-undeclared-function',
     description: 'Under tool_choice "required" the message calls get_stock, a function the request did not declare',
-    fails: ['tools.required'],
+    fails: ['tools.call-valid'],
     reply: onMessage(choiceIs('required'), (m) => {
       if (m.tool_calls?.[0]) m.tool_calls[0].function.name = 'get_stock';
     }),
@@ -92,7 +93,7 @@ export const TOOLS_FAULTS: Fault[] = [
     description: 'tool_choice "none" is answered with a tool call',
     fails: ['tools.none'],
     reply: onMessage(choiceIs('none'), (m, c) => {
-      m.content = null;
+      m.content = '';
       m.tool_calls = [A_CALL];
       c.finish_reason = 'tool_calls';
     }),
@@ -108,7 +109,7 @@ export const TOOLS_FAULTS: Fault[] = [
   {
     name: 'tools-named-finish-stop',
     description: 'When tool_choice names a function, the call ends with finish_reason "stop" instead of "tool_calls"',
-    fails: ['tools.named.finish-reason'],
+    fails: ['tools.finish-reason'],
     reply: onMessage(namesFunction, (m, c) => {
       if (m.tool_calls) c.finish_reason = 'stop';
     }),
@@ -122,25 +123,25 @@ export const TOOLS_FAULTS: Fault[] = [
   {
     name: 'tools-stream-delta-without-name',
     description: 'Streamed, the first delta of a tool call has no function.name',
-    fails: ['tools.stream'],
+    fails: ['tools.call-valid', 'tools.named', 'tools.stream'],
     reply: firstCallDelta((d) => void delete d.function?.name),
   },
   {
     name: 'tools-stream-arguments-not-json',
     description: 'Streamed, the argument fragments of a tool call do not join into JSON',
-    fails: ['tools.stream'],
+    fails: ['tools.call-valid'],
     reply: firstCallDelta((d) => void (d.function.arguments = '{{')),
   },
   {
     name: 'tools-stream-finish-stop',
     description: 'Streamed, a tool call ends with finish_reason "stop" instead of "tool_calls"',
-    fails: ['tools.stream'],
+    fails: ['tools.finish-reason'],
     reply: onToolStream((ps) => ps.map((p) => (p?.choices?.[0]?.finish_reason ? { ...p, choices: [{ ...p.choices[0], finish_reason: 'stop' }] } : p))),
   },
   {
     name: 'tools-result-refused',
     description: 'A conversation ending in a tool message is refused (400, tool messages are not supported)',
-    fails: ['tools.result-answered', 'chat.role.tool'],
+    fails: ['chat.role.tool', 'tools.result-answered'],
     reply: (r, req) => {
       const b = chatBody(req);
       return b && answersTool(b) && 'status' in r && r.status === 200 ? errorReply(400, 'tool messages are not supported', 'invalid_request_error') : r;
@@ -149,10 +150,33 @@ export const TOOLS_FAULTS: Fault[] = [
   {
     name: 'tools-result-empty',
     description: 'The answer to a tool result carries neither content nor tool_calls',
-    fails: ['tools.result-answered'],
+    fails: ['chat.role.tool', 'tools.result-answered'],
     reply: onMessage(answersTool, (m) => {
       m.content = null;
       delete m.tool_calls;
     }),
   },
 ];
+
+const named = (name: string) => BASE.find((f) => f.name === name)!;
+
+const NEW: Fault[] = [
+  {
+    name: 'tools-auto-finish-stop',
+    description: 'Under tool_choice "auto" the message calls a tool, yet finish_reason is "stop" instead of "tool_calls"',
+    fails: ['tools.finish-reason'],
+    reply: onMessage(choiceIs('auto'), (m, c) => {
+      if (m.tool_calls) c.finish_reason = 'stop';
+    }),
+  },
+  {
+    name: 'tools-finish-tool-calls-without-call',
+    description: 'Under tool_choice "none" the message calls no tool, yet finish_reason is "tool_calls"',
+    fails: ['tools.finish-reason'],
+    reply: onMessage(choiceIs('none'), (m, c) => {
+      if (!m.tool_calls) c.finish_reason = 'tool_calls';
+    }),
+  },
+];
+
+export const TOOLS_FAULTS: Fault[] = [...BASE, ...NEW, only(named('tools-finish-stop'), { model: 'mock-reason-1' }, ['tools.finish-reason'])];

@@ -1,6 +1,7 @@
 // Faults proving the checks of the usage suite (6.2): the usage a stream carries, with and without
 // stream_options.include_usage.
 import type { MockReply, MockRequest } from '../types.js';
+import { isBasic } from './chat.js';
 import type { Fault } from './fault.js';
 import { requestJson, withPayloads } from './rewrite.js';
 
@@ -10,7 +11,7 @@ const isFinishChunk = (p: any) => typeof p === 'object' && !!p?.choices?.[0]?.fi
 
 /** Edits the payloads of streams that asked for usage; other replies (a refusal) pass unchanged. */
 const onUsageStream =
-  (edit: (payloads: any[]) => unknown[]): Fault['reply'] =>
+  (edit: (payloads: any[]) => unknown[]): NonNullable<Fault['reply']> =>
   (r: MockReply, req: MockRequest) =>
     askedUsage(req) ? withPayloads(r, edit) : r;
 
@@ -49,9 +50,17 @@ export const USAGE_FAULTS: Fault[] = [
   },
   {
     name: 'usage-stream-shape',
-    description: 'The streamed usage has prompt_tokens as a string',
-    fails: ['usage.stream-shape'],
-    reply: onUsageStream((ps) => ps.map((p) => (isUsageChunk(p) ? { ...p, usage: { ...p.usage, prompt_tokens: String(p.usage.prompt_tokens) } } : p))),
+    description: 'The streamed usage of the basic stream has prompt_tokens as a string',
+    fails: [
+      'chat.role.user',
+      'chat.created-seconds',
+      'chat.model-echo',
+      'chat.length-only-at-cap',
+      'chat.natural-stop',
+      'stream.chunk-schema',
+      'usage.stream-shape',
+    ],
+    reply: (r, req, ctx) => (isBasic(req) ? onUsageStream((ps) => ps.map((p) => (isUsageChunk(p) ? { ...p, usage: { ...p.usage, prompt_tokens: String(p.usage.prompt_tokens) } } : p)))(r, req, ctx) : r),
   },
   {
     name: 'usage-stream-total-off',
@@ -71,5 +80,20 @@ export const USAGE_FAULTS: Fault[] = [
             const usage = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
             return [...ps.slice(0, -1), { ...last, choices: [], usage }, ps.at(-1)];
           }),
+  },
+  {
+    name: 'usage-stream-counts-chunks',
+    description: 'The streamed usage counts the chunks of the stream as completion tokens',
+    fails: ['chat.max-tokens', 'usage.stream-counts'],
+    reply: onUsageStream((ps) => {
+      const chunks = ps.filter((p) => typeof p === 'object' && !isUsageChunk(p)).length;
+      const usage = ps.find(isUsageChunk)?.usage;
+      if (usage) {
+        usage.completion_tokens = chunks;
+        usage.total_tokens = usage.prompt_tokens + chunks;
+        usage.completion_tokens_details.reasoning_tokens = Math.min(usage.completion_tokens_details.reasoning_tokens, chunks);
+      }
+      return ps;
+    }),
   },
 ];

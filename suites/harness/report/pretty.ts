@@ -93,13 +93,30 @@ function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string)
   return lines;
 }
 
+/** How many of a check's paths gave each outcome: `12 paths: 10 passed, 2 failed`. */
+function pathCounts(r: CheckResult): string {
+  const paths = r.paths ?? [];
+  const by = (o: Outcome) => paths.filter((p) => p.outcome === o).length;
+  const parts = [['passed', by('pass')], ['failed', by('fail')], ['not tested', by('not-tested')], ['skipped', by('skip')]].filter(([, n]) => n).map(([w, n]) => `${n} ${w}`);
+  return paths.length > 1 ? `${paths.length} paths${parts.length > 1 ? `: ${parts.join(', ')}` : ''}` : '';
+}
+
 function resultLines(r: CheckResult, c: ChalkInstance): string[] {
   const also = r.section.includes(',') ? c.gray(` (§${safe(r.section)})`) : '';
-  const title = `${mark(r, c)} ${tag(r.level, c)} ${c.bold(safe(r.id))}: ${safe(r.title)}${also}`;
+  const counts = pathCounts(r);
+  const title = `${mark(r, c)} ${tag(r.level, c)} ${c.bold(safe(r.id))}: ${safe(r.title)}${also}${counts ? c.gray(` [${counts}]`) : ''}`;
   const lines = [`  ${title}`];
   const ind = '      ';
   const msg = r.message ? safe(r.message) : undefined;
-  if (r.outcome === 'fail' && r.level !== 'info') {
+  const deciding = (r.paths ?? []).filter((p) => p.outcome === r.outcome && p.label);
+  if (r.outcome === 'fail' && r.level !== 'info' && deciding.length) {
+    // Each failing path on its own: its name, what broke, and the exchanges that show it.
+    if (r.convention) lines.push(`${ind}${c.gray(`convention: ${safe(r.convention)}`)}`);
+    for (const p of deciding) {
+      lines.push(`${ind}${c.red(`[${safe(p.label)}]`)} ${c.red(p.message ? safe(p.message) : 'failed')}`);
+      p.evidence.forEach((e, i) => lines.push(...evidenceLines(e, i, c, `${ind}  `)));
+    }
+  } else if (r.outcome === 'fail' && r.level !== 'info') {
     lines.push(`${ind}${c.red(msg ?? 'failed')}`);
     if (r.convention) lines.push(`${ind}${c.gray(`convention: ${safe(r.convention)}`)}`);
     r.evidence.forEach((e, i) => lines.push(...evidenceLines(e, i, c, ind)));
@@ -158,6 +175,12 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     const counts = report.summary[level];
     // No check is info-level today; its line appears once one exists.
     if (level !== 'info' || Object.values(counts).some((n) => n > 0)) out.push(`  ${countLine(level, counts, c)}`);
+  }
+
+  if (report.notes?.length) {
+    out.push('', c.bold('Paths'));
+    for (const n of report.notes) out.push(`  ${safe(n)}`);
+    if (report.requestsSent !== undefined) out.push(`  ${report.requestsSent} requests sent`);
   }
 
   if (report.warnings.length) {

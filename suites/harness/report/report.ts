@@ -15,6 +15,10 @@ export interface RunReport {
   summary: Summary;
   exitCode: number;
   warnings: string[];
+  /** Said once for the run: how the models under test were chosen, how many listed ids were tried. */
+  notes?: string[];
+  /** Requests the run sent, retries of a 429 included. */
+  requestsSent?: number;
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;

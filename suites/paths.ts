@@ -1,0 +1,113 @@
+// The paths a rule of the API runs on: streamed and not, and the models under test, chosen one
+// per kind from what the key lists and the catalog says (every listed model with --all-models).
+import { catalog, declaredParameters, modelIds } from './api.js';
+import type { Axis, AxisPoint, AxisValues, PathValue } from './harness/check.js';
+import type { CheckContext } from './harness/runner.js';
+
+/** The point of a check's path, as the checks of the API read it. */
+export interface ApiPath {
+  /** Asked with stream: true. */
+  stream?: boolean;
+  /** The model the request names. */
+  model?: string;
+  [axis: string]: PathValue | undefined;
+}
+
+/** Streamed and not: a rule that holds for one answer holds for the stream of it. */
+export const STREAM: readonly AxisPoint[] = [
+  { value: false, label: 'json' },
+  { value: true, label: 'stream' },
+];
+export const STREAM_ONLY: readonly AxisPoint[] = [{ value: true, label: 'stream' }];
+
+/** The kinds a model can be of, as the catalog tells them: a reasoning model declares
+ * reasoning_effort; tools and structured output are declared by their request fields. */
+export type Kind = 'chat' | 'reasoning' | 'tools' | 'structured';
+const KIND_ORDER: Kind[] = ['chat', 'reasoning', 'tools', 'structured'];
+
+export interface ModelUnderTest {
+  id: string;
+  kinds: Kind[];
+}
+
+export interface ModelsUnderTest {
+  models: ModelUnderTest[];
+  problem?: string;
+  /** How they were chosen, said once in the report. */
+  note?: string;
+}
+
+function kindsOf(params: Record<string, unknown> | undefined): Kind[] {
+  if (!params) return [];
+  return [params.reasoning_effort !== undefined ? 'reasoning' : 'chat', ...(params.tools !== undefined ? ['tools' as const] : []), ...(params.response_format !== undefined ? ['structured' as const] : [])];
+}
+
+/** The models the chat checks run on: --model if given; every listed model with --all-models;
+ * else the first listed model of each kind the catalog declares, or, with no catalog entry for
+ * any listed model, the first and the last listed. */
+export function modelsUnderTest(ctx: CheckContext): Promise<ModelsUnderTest> {
+  return ctx.memo('models-under-test', async (c) => {
+    const cat = await catalog(c);
+    const withKinds = (id: string): ModelUnderTest => ({ id, kinds: kindsOf(declaredParameters(cat.entries.get(id))) });
+    if (c.target.models.length) return { models: c.target.models.map(withKinds) };
+    const { ids, problem } = await modelIds(c, 'primary');
+    if (!ids.length) return { models: [], problem: `${problem ?? 'the model list is empty'}; name a model with --model` };
+    if (c.target.allModels) return { models: ids.map(withKinds), note: `models under test: all ${ids.length} listed (--all-models)` };
+    const described = ids.map(withKinds).filter((m) => cat.entries.has(m.id));
+    if (!described.length) {
+      const ends = [...new Set([ids[0], ids[ids.length - 1]])];
+      return {
+        models: ends.map(withKinds),
+        note: `models under test: ${ends.join(' and ')}, the first and the last listed, since the catalog describes none of the listed models (${cat.problem ?? 'no entry'}); --all-models tests all ${ids.length}`,
+      };
+    }
+    const chosen: ModelUnderTest[] = [];
+    for (const kind of KIND_ORDER) {
+      const first = described.find((m) => m.kinds.includes(kind));
+      if (first && !chosen.includes(first)) chosen.push(first);
+    }
+    chosen.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+    return {
+      models: chosen,
+      note: `models under test: ${chosen.map((m) => `${m.id} (${m.kinds.join(', ')})`).join(', ')}, one of each kind of the ${ids.length} listed; --all-models tests all of them`,
+    };
+  });
+}
+
+const points = (list: ModelsUnderTest, keep: (m: ModelUnderTest) => boolean = () => true, why?: string): AxisValues => {
+  const kept = list.models.filter(keep);
+  return {
+    points: kept.map((m) => ({ value: m.id, label: m.id })),
+    problem: list.problem ?? (list.models.length && !kept.length ? why : undefined),
+    note: list.note,
+  };
+};
+
+/** Each model under test. */
+export const MODELS: Axis<CheckContext> = async (ctx) => points(await modelsUnderTest(ctx));
+
+/** The models under test that may take a request field: those whose catalog entry declares it, and
+ * those the catalog does not describe (their answer tells: a refusal leaves the path not-tested). */
+export const modelsTaking = (field: 'tools' | 'response_format'): Axis<CheckContext> => async (ctx) => {
+  const [list, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
+  return points(
+    list,
+    (m) => {
+      const params = declaredParameters(cat.entries.get(m.id));
+      return !params || field in params;
+    },
+    `no model under test declares ${field} in the catalog`,
+  );
+};
+
+/** The listed models a check tries by name: the first, the last and the models under test (every
+ * listed one with --all-models), with a note of how many of how many. */
+export const LISTED: Axis<CheckContext> = async (ctx) => {
+  const [{ ids, problem }, under] = await Promise.all([modelIds(ctx, 'primary'), modelsUnderTest(ctx)]);
+  if (!ids.length) return { points: [], problem: problem ?? 'the model list is empty' };
+  const tried = ctx.target.allModels ? ids : ids.filter((id, i) => i === 0 || i === ids.length - 1 || under.models.some((m) => m.id === id));
+  return {
+    points: tried.map((id) => ({ value: id, label: id })),
+    note: `tried ${tried.length} of the ${ids.length} listed models${tried.length < ids.length ? ' (the first, the last and one of each kind; --all-models tries every one)' : ''}`,
+  };
+};
