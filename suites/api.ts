@@ -297,3 +297,14 @@ export const choicesOf = (chunk: Record<string, unknown>): Record<string, unknow
   Array.isArray(chunk.choices) ? chunk.choices.filter((c): c is Record<string, unknown> => !!c && typeof c === 'object' && !Array.isArray(c)) : [];
 
 export type ApiCheck = import('./harness/check.js').Check<CheckContext, ApiPath>;
+
+/** A check as a suite file writes it: its suite is the first part of its id, filled in by inSuite. */
+export type CheckDef = Omit<ApiCheck, 'suite'> & { suite?: string };
+
+/** A suite's checks, each with its suite: the part of its id before the first dot, which must name it. */
+export function inSuite(suite: string, checks: CheckDef[]): ApiCheck[] {
+  return checks.map((c) => {
+    if (!c.id.startsWith(`${suite}.`)) throw new Error(`check ${c.id} is listed in the ${suite} suite`);
+    return { ...c, suite };
+  });
+}

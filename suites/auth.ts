@@ -2,9 +2,9 @@
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
 import { validator } from '../schemas/index.js';
-import { ask, baseline, catalog, catalogUrl, describe, getCatalog, is2xx, listModels, modelIds, sayOk, type ApiCheck, type Auth } from './api.js';
+import { ask, baseline, catalog, catalogUrl, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, type ApiCheck, type CheckDef, type Auth } from './api.js';
 import { readAnswer, refusalOf, validAnswer } from './answer.js';
-import { combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
+import { failIfAny, combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import { basicCredential, containsKey } from './harness/redact.js';
 import type { CheckContext } from './harness/runner.js';
@@ -91,11 +91,10 @@ function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential,
   return op === 'models' ? listModels(ctx, cred.auth, `model list with ${cred.label}`) : ask(ctx, path, body!, `chat with ${cred.label}`, cred.auth);
 }
 
-function refusedCheck(op: Operation, kind: 'missing' | 'malformed' | 'wrong-key', title: string): ApiCheck {
+function refusedCheck(op: Operation, kind: 'missing' | 'malformed' | 'wrong-key', title: string): CheckDef {
   const forms = kind === 'malformed' ? axis(MALFORMED) : kind === 'wrong-key' ? axis(NEAR_MISSES) : undefined;
   return {
     id: `auth.${op}.${kind}`,
-    suite: 'auth',
     title,
     section: '5.1',
     level: 'must',
@@ -153,12 +152,11 @@ async function onEachRefusal(ctx: CheckContext, rule: (r: Refusal) => string | u
   const { refusals: all, problems } = await refusals(ctx);
   if (!all.length) return notTested(problems.length ? [...new Set(problems)].join('; ') : 'no request was refused');
   const wrong = all.map(rule).filter((m): m is string => m !== undefined);
-  return wrong.length ? fail(wrong.join('; ')) : pass();
+  return failIfAny(wrong);
 }
 
-export const status401: ApiCheck = {
+export const status401: CheckDef = {
   id: 'auth.status-401',
-  suite: 'auth',
   title: 'A refusal for missing, malformed or wrong credentials is 401 Unauthorized',
   section: '5',
   level: 'should',
@@ -168,9 +166,8 @@ export const status401: ApiCheck = {
 
 const validError = validator('error');
 
-export const errorBody: ApiCheck = {
+export const errorBody: CheckDef = {
   id: 'auth.error-body',
-  suite: 'auth',
   title: 'A refusal carries a JSON error body: {"error": {"message": ...}}',
   section: '5, 7',
   level: 'should',
@@ -184,9 +181,8 @@ export const errorBody: ApiCheck = {
     }),
 };
 
-export const noEcho: ApiCheck = {
+export const noEcho: CheckDef = {
   id: 'auth.no-echo',
-  suite: 'auth',
   title: 'A refusal does not repeat the key that was sent, in its body or its headers',
   section: '5',
   level: 'should',
@@ -203,9 +199,8 @@ export const noEcho: ApiCheck = {
     }),
 };
 
-export const keyScope: ApiCheck = {
+export const keyScope: CheckDef = {
   id: 'auth.key-scope',
-  suite: 'auth',
   title: "A key is refused a model that only another key's list holds",
   section: '5.2',
   level: 'must',
@@ -237,9 +232,8 @@ export const keyScope: ApiCheck = {
 
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key)$/i;
 
-export const catalogPublic: ApiCheck = {
+export const catalogPublic: CheckDef = {
   id: 'auth.catalog-public',
-  suite: 'auth',
   title: 'GET {site_url}/models.json answers without any credentials',
   section: '5.3',
   level: 'must',
@@ -252,4 +246,4 @@ export const catalogPublic: ApiCheck = {
   },
 };
 
-export const AUTH: ApiCheck[] = [chatMissing, modelsMissing, chatMalformed, modelsMalformed, chatWrongKey, modelsWrongKey, status401, errorBody, noEcho, keyScope, catalogPublic];
+export const AUTH: ApiCheck[] = inSuite('auth', [chatMissing, modelsMissing, chatMalformed, modelsMalformed, chatWrongKey, modelsWrongKey, status401, errorBody, noEcho, keyScope, catalogPublic]);

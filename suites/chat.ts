@@ -1,9 +1,9 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, catalog, contextLength, errorText, is2xx, outputLength, readReply, readStream, type ApiCheck, type ChatBody } from './api.js';
+import { ask, catalog, contextLength, errorText, is2xx, outputLength, readReply, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { validAnswer, type Answer } from './answer.js';
-import { fail, notTested, pass, type Verdict } from './harness/check.js';
+import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
 import { MODELS, modelsTaking, STREAM, type ApiPath } from './paths.js';
@@ -82,9 +82,8 @@ const ROLE_TITLES: Record<string, string> = {
   tool: "A tool message answering the assistant's tool call (tool_call_id matching) is answered",
 };
 
-const roleCheck = (role: string): ApiCheck => ({
+const roleCheck = (role: string): CheckDef => ({
   id: `chat.role.${role}`,
-  suite: 'chat',
   title: ROLE_TITLES[role],
   section: '2.1, 2.2',
   level: 'must',
@@ -99,9 +98,8 @@ const roleCheck = (role: string): ApiCheck => ({
 
 // --- 2.3: the response -----------------------------------------------------------------------------
 
-export const responseShape: ApiCheck = {
+export const responseShape: CheckDef = {
   id: 'chat.response-shape',
-  suite: 'chat',
   title: 'A chat completion answers a JSON response with id, object, created, model, choices and usage',
   section: '2.3',
   level: 'must',
@@ -115,9 +113,8 @@ export const responseShape: ApiCheck = {
   },
 };
 
-export const objectConstant: ApiCheck = {
+export const objectConstant: CheckDef = {
   id: 'chat.object',
-  suite: 'chat',
   title: `The response's object is the constant "${OBJECT}"`,
   section: '2.3',
   level: 'must',
@@ -125,9 +122,8 @@ export const objectConstant: ApiCheck = {
   run: onBasicBody((body) => (body.object === OBJECT ? pass() : fail(`object is ${show(body.object)}, not "${OBJECT}"`))),
 };
 
-export const choiceIndex: ApiCheck = {
+export const choiceIndex: CheckDef = {
   id: 'chat.choice-index',
-  suite: 'chat',
   title: "Each choice's index is its position in choices",
   section: '2.3',
   level: 'must',
@@ -136,13 +132,12 @@ export const choiceIndex: ApiCheck = {
     const choices = choicesOf(body);
     if (!choices.length) return fail('the response has no choices');
     const wrong = choices.flatMap((c, i) => (c?.index === i ? [] : [`choices[${i}].index is ${show(c?.index)}`]));
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   }),
 };
 
-export const finishReason: ApiCheck = {
+export const finishReason: CheckDef = {
   id: 'chat.finish-reason',
-  suite: 'chat',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   section: '2.3',
   level: 'must',
@@ -167,9 +162,8 @@ export const finishReason: ApiCheck = {
   },
 };
 
-export const assistantRole: ApiCheck = {
+export const assistantRole: CheckDef = {
   id: 'chat.assistant-role',
-  suite: 'chat',
   title: `Each choice's message has the role "${ASSISTANT}"`,
   section: '2.3',
   level: 'must',
@@ -181,13 +175,12 @@ export const assistantRole: ApiCheck = {
       const role = (c?.message as { role?: unknown } | undefined)?.role;
       return role === ASSISTANT ? [] : [`choices[${i}].message.role is ${show(role)}`];
     });
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   }),
 };
 
-export const usagePresent: ApiCheck = {
+export const usagePresent: CheckDef = {
   id: 'chat.usage',
-  suite: 'chat',
   title: 'The response carries usage with integer prompt_tokens, completion_tokens and total_tokens',
   section: '2.3',
   level: 'must',
@@ -206,9 +199,8 @@ const counts = (body: Record<string, unknown>) => {
   return typeof p === 'number' && typeof c === 'number' && typeof t === 'number' ? { p, c, t } : undefined;
 };
 
-export const usageTotal: ApiCheck = {
+export const usageTotal: CheckDef = {
   id: 'chat.usage-total',
-  suite: 'chat',
   title: 'usage.total_tokens is prompt_tokens + completion_tokens',
   section: '2.3',
   level: 'should',
@@ -221,9 +213,8 @@ export const usageTotal: ApiCheck = {
   }),
 };
 
-export const usageDetails: ApiCheck = {
+export const usageDetails: CheckDef = {
   id: 'chat.usage-details',
-  suite: 'chat',
   title: 'usage carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens',
   section: '2.3',
   level: 'must',
@@ -244,9 +235,8 @@ const SECONDS_CEILING = 1e11;
 /** 2000-01-01: a completion created earlier is a clock or a unit gone wrong. */
 const SECONDS_FLOOR = 946_684_800;
 
-export const createdSeconds: ApiCheck = {
+export const createdSeconds: CheckDef = {
   id: 'chat.created-seconds',
-  suite: 'chat',
   title: 'created is a Unix time in seconds, on the response and on every chunk of a stream',
   section: '2.3',
   level: 'should',
@@ -263,9 +253,8 @@ export const createdSeconds: ApiCheck = {
 /** `x-2026-01-01`, `x-20260101`, `x@2026-01-01`: a dated id of the model that was asked for. */
 const DATED = /^[-@:/.]?v?\d{4}-?\d{2}(-?\d{2})?$/;
 
-export const modelEcho: ApiCheck = {
+export const modelEcho: CheckDef = {
   id: 'chat.model-echo',
-  suite: 'chat',
   title: 'The response names the model that was asked for (or a dated id of it), on the response and on every chunk',
   section: '2.3',
   level: 'should',
@@ -280,9 +269,8 @@ export const modelEcho: ApiCheck = {
 
 // --- 4.1: the operation ----------------------------------------------------------------------------
 
-export const streamFalseJson: ApiCheck = {
+export const streamFalseJson: CheckDef = {
   id: 'chat.stream-false',
-  suite: 'chat',
   title: `With stream: false the answer is one JSON ${OBJECT} body, not a stream`,
   section: '4.1',
   level: 'must',
@@ -296,7 +284,7 @@ export const streamFalseJson: ApiCheck = {
     const json = bodyJson(ex);
     if (!json.ok) wrong.push(json.error);
     else if ((json.value as { object?: unknown })?.object !== OBJECT) wrong.push(`object is ${show((json.value as { object?: unknown })?.object)}, not "${OBJECT}"`);
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   },
 };
 
@@ -337,9 +325,8 @@ async function knownLimit(ctx: CheckContext, model: string, a: Answer): Promise<
 const completionTokens = (a: Answer) => (typeof a.usage?.completion_tokens === 'number' ? (a.usage.completion_tokens as number) : undefined);
 const reasoningTokens = (a: Answer) => (a.usage?.completion_tokens_details as { reasoning_tokens?: unknown } | undefined)?.reasoning_tokens;
 
-export const maxTokens: ApiCheck = {
+export const maxTokens: CheckDef = {
   id: 'chat.max-tokens',
-  suite: 'chat',
   title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
   section: '2.1, 4.1, 8',
   level: 'must',
@@ -362,13 +349,12 @@ export const maxTokens: ApiCheck = {
       const reasoning = reasoningTokens(a);
       wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
     }
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   },
 };
 
-export const lengthOnlyAtLimit: ApiCheck = {
+export const lengthOnlyAtLimit: CheckDef = {
   id: 'chat.length-only-at-cap',
-  suite: 'chat',
   title: 'finish_reason is "length" only when a token limit ended the generation',
   section: '4.1',
   level: 'must',
@@ -394,9 +380,8 @@ export const lengthOnlyAtLimit: ApiCheck = {
   },
 };
 
-export const naturalStop: ApiCheck = {
+export const naturalStop: CheckDef = {
   id: 'chat.natural-stop',
-  suite: 'chat',
   title: 'An answer that ends by itself, short of every token limit, has finish_reason "stop"',
   section: '4.1',
   level: 'must',
@@ -411,7 +396,7 @@ export const naturalStop: ApiCheck = {
   }),
 };
 
-export const CHAT: ApiCheck[] = [
+export const CHAT: ApiCheck[] = inSuite('chat', [
   ...['system', 'developer', 'user', 'assistant', 'tool'].map(roleCheck),
   responseShape,
   objectConstant,
@@ -427,4 +412,4 @@ export const CHAT: ApiCheck[] = [
   maxTokens,
   lengthOnlyAtLimit,
   naturalStop,
-];
+]);

@@ -3,9 +3,9 @@
 // not answered with a stream that carries an error. An error counts only where a valid request on
 // the same route and path was served.
 import { enumAt, validator } from '../schemas/index.js';
-import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, type ApiCheck, type ChatBody } from './api.js';
+import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { readAnswer, refusalOf, type Refusal } from './answer.js';
-import { combine, fail, notTested, pass, skip, type Verdict } from './harness/check.js';
+import { failIfAny, combine, fail, notTested, pass, skip, type Verdict } from './harness/check.js';
 import { bodyJson, bodyText, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
 import { STREAM, type ApiPath } from './paths.js';
@@ -63,10 +63,9 @@ function served(ex: Exchange): string {
 }
 
 /** The request is not served: it gets an error answer (a refusal, not a server error or a cut). */
-function refusedCheck(id: string, c: Case, title: string): ApiCheck {
+function refusedCheck(id: string, c: Case, title: string): CheckDef {
   return {
     id,
-    suite: 'errors',
     title,
     section: '4.1',
     level: 'must',
@@ -87,10 +86,9 @@ const client4xx = (c: Case, ex: Exchange): Verdict => {
 };
 
 /** The request gets a 4xx: the client's fault, told as such. */
-function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title' | 'section' | 'convention'>): ApiCheck {
+function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title' | 'section' | 'convention'>): CheckDef {
   return {
     id,
-    suite: 'errors',
     level: 'should',
     ...meta,
     paths: { stream: STREAM },
@@ -141,9 +139,8 @@ export const unknownModel = clientErrorCheck('errors.unknown-model', [CASES.unkn
 
 const validError = validator('error');
 
-export const errorBody: ApiCheck = {
+export const errorBody: CheckDef = {
   id: 'errors.error-body',
-  suite: 'errors',
   title: 'An error answer carries a JSON error body: {"error": {"message": ...}} with a message',
   section: '7',
   level: 'should',
@@ -162,7 +159,7 @@ export const errorBody: ApiCheck = {
       const v = validError(json.value);
       return v.ok ? [] : [`${c.what} (${describe(ex)}): the error body does not match the convention: ${v.errors.join(', ')}`];
     });
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   },
 };
 
@@ -177,9 +174,8 @@ const filterError = (ex: Exchange) => {
  * that an answer cut short still shows it. */
 const filtered = (ex: Exchange) => /"finish_reason"\s*:\s*"content_filter"/.test(bodyText(ex));
 
-export const contentFilter: ApiCheck = {
+export const contentFilter: CheckDef = {
   id: 'errors.content-filter',
-  suite: 'errors',
   title: 'Wherever content is filtered, the answer is a complete 2xx response with finish_reason "content_filter", never an error',
   section: '7, 2.3',
   level: 'must',
@@ -204,4 +200,4 @@ export const contentFilter: ApiCheck = {
   },
 };
 
-export const ERRORS: ApiCheck[] = [missingModel, missingMessages, missingField4xx, invalidJson, messagesNotArray, unknownRole, unknownModel, errorBody, contentFilter];
+export const ERRORS: ApiCheck[] = inSuite('errors', [missingModel, missingMessages, missingField4xx, invalidJson, messagesNotArray, unknownRole, unknownModel, errorBody, contentFilter]);

@@ -1,8 +1,8 @@
 // Section 2.4 and 4.2: the model list and its models.
 import { schemaAt, validator } from '../schemas/index.js';
-import { ask, describe, is2xx, listModels, sayOk, type ApiCheck } from './api.js';
+import { ask, describe, is2xx, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
 import { readAnswer } from './answer.js';
-import { fail, pass } from './harness/check.js';
+import { failIfAny, fail, pass } from './harness/check.js';
 import { LISTED } from './paths.js';
 import { bodyJson } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -20,9 +20,8 @@ async function listBody(ctx: CheckContext): Promise<{ body?: { object?: unknown;
 
 const listedModels = (body: { data?: unknown }) => (Array.isArray(body.data) ? body.data : []) as Record<string, unknown>[];
 
-export const listShape: ApiCheck = {
+export const listShape: CheckDef = {
   id: 'models.list-shape',
-  suite: 'models',
   title: 'GET /v1/models answers a model list: object, data[], each model with id, object, created, owned_by',
   section: '2.4',
   level: 'must',
@@ -37,9 +36,8 @@ export const listShape: ApiCheck = {
 const LIST_OBJECT = schemaAt('models#/properties/object').const;
 const MODEL_OBJECT = schemaAt('models#/$defs/model/properties/object').const;
 
-export const objectConstants: ApiCheck = {
+export const objectConstants: CheckDef = {
   id: 'models.object-constants',
-  suite: 'models',
   title: `The list's object is "${LIST_OBJECT}" and each model's object is "${MODEL_OBJECT}"`,
   section: '2.4',
   level: 'must',
@@ -51,16 +49,15 @@ export const objectConstants: ApiCheck = {
     listedModels(body).forEach((m, i) => {
       if (m?.object !== MODEL_OBJECT) wrong.push(`data[${i}].object is ${JSON.stringify(m?.object)}, not "${MODEL_OBJECT}"`);
     });
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   },
 };
 
 /** Unix seconds stay below this until the year 5138; milliseconds passed it in 1973. */
 const SECONDS_CEILING = 1e11;
 
-export const createdSeconds: ApiCheck = {
+export const createdSeconds: CheckDef = {
   id: 'models.created-seconds',
-  suite: 'models',
   title: 'Each model\'s created is a Unix time in seconds',
   section: '2.4',
   level: 'should',
@@ -71,13 +68,12 @@ export const createdSeconds: ApiCheck = {
     const wrong = listedModels(body)
       .filter((m) => typeof m?.created === 'number' && (m.created >= SECONDS_CEILING || m.created <= 0))
       .map((m) => `${String(m.id)}: created ${m.created} is not in seconds`);
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   },
 };
 
-export const uniqueIds: ApiCheck = {
+export const uniqueIds: CheckDef = {
   id: 'models.unique-ids',
-  suite: 'models',
   title: 'No model id is listed twice',
   section: '2.4',
   level: 'should',
@@ -92,9 +88,8 @@ export const uniqueIds: ApiCheck = {
   },
 };
 
-export const idsUsable: ApiCheck = {
+export const idsUsable: CheckDef = {
   id: 'models.ids-usable',
-  suite: 'models',
   title: 'A listed id is accepted in the model field of a chat completion, with the same key, and answered',
   section: '2.4, 4.2',
   level: 'must',
@@ -107,4 +102,4 @@ export const idsUsable: ApiCheck = {
   },
 };
 
-export const MODELS: ApiCheck[] = [listShape, objectConstants, createdSeconds, uniqueIds, idsUsable];
+export const MODELS: ApiCheck[] = inSuite('models', [listShape, objectConstants, createdSeconds, uniqueIds, idsUsable]);

@@ -1,7 +1,7 @@
 // Sections 2.1 and 8: "Per-model parameter support and ranges: declared in the public catalog". Each
 // parameter a model under test declares is a path; the values tried come from its descriptor, never
 // from this file: both ends and a value inside are accepted, just beyond each end refused.
-import { catalog, chat, declaredParameters, declaredRange, fit, type ApiCheck, type ParameterDescriptor } from './api.js';
+import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor } from './api.js';
 import { readAnswer, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, type Axis, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
@@ -125,9 +125,8 @@ async function tryValue(ctx: CheckContext, path: ApiPath, t: Trial) {
 
 const shown = (path: ApiPath, t: Trial) => `${String(path.parameter)}=${JSON.stringify(t.value)} (${t.why})`;
 
-export const inRangeAccepted: ApiCheck = {
+export const inRangeAccepted: CheckDef = {
   id: 'parameters.in-range',
-  suite: 'parameters',
   title: 'A parameter the catalog declares for a model is accepted at both ends of its declared range and inside it, and at each declared value',
   section: '8',
   level: 'must',
@@ -144,9 +143,8 @@ export const inRangeAccepted: ApiCheck = {
   },
 };
 
-export const outOfRangeRefused: ApiCheck = {
+export const outOfRangeRefused: CheckDef = {
   id: 'parameters.out-of-range',
-  suite: 'parameters',
   title: 'A value outside what the catalog declares for a model (beyond an end, a fraction for an integer, an undeclared value) is refused',
   section: '8, 7',
   level: 'should',
@@ -171,4 +169,4 @@ export const outOfRangeRefused: ApiCheck = {
   },
 };
 
-export const PARAMETERS: ApiCheck[] = [inRangeAccepted, outOfRangeRefused];
+export const PARAMETERS: ApiCheck[] = inSuite('parameters', [inRangeAccepted, outOfRangeRefused]);

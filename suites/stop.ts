@@ -2,10 +2,10 @@
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { validator } from '../schemas/index.js';
-import { ask, catalog, declaredParameters, errorText, is4xx, type ApiCheck, type ChatBody } from './api.js';
+import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { readAnswer, refusalOf, validAnswer, type Answer } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
-import { bodyJson } from './harness/exchanges.js';
+import { bodyJson, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
 import { MODELS, STREAM, type ApiPath } from './paths.js';
 
@@ -102,9 +102,8 @@ const onStopped = (rule: (a: Answer, seq: string, ref: Reference) => Verdict) =>
 /** Where the unstopped answer ends if the sequence stops it: just after its first occurrence. */
 const cutEnd = (ref: Reference, seq: string) => ref.text.indexOf(seq) + seq.length;
 
-export const stopString: ApiCheck = {
+export const stopString: CheckDef = {
   id: 'stop.string',
-  suite: 'stop',
   title: 'stop is accepted as a string',
   section: '2.1',
   level: 'must',
@@ -119,9 +118,8 @@ async function arraySizes(ctx: CheckContext, model: string): Promise<{ sizes: nu
   return { sizes: [...new Set([1, Math.min(2, n), n])], declared: typeof declared === 'number' ? declared : undefined };
 }
 
-export const stopArray: ApiCheck = {
+export const stopArray: CheckDef = {
   id: 'stop.array',
-  suite: 'stop',
   title: 'stop is accepted as an array of 1 to 4 strings',
   section: '2.1, 8',
   level: 'must',
@@ -140,9 +138,8 @@ export const stopArray: ApiCheck = {
   },
 };
 
-export const endsGeneration: ApiCheck = {
+export const endsGeneration: CheckDef = {
   id: 'stop.ends-generation',
-  suite: 'stop',
   title: 'Generation stops at a stop sequence: nothing follows its first occurrence',
   section: '2.1',
   level: 'must',
@@ -156,9 +153,8 @@ export const endsGeneration: ApiCheck = {
   }),
 };
 
-export const stopFinishReason: ApiCheck = {
+export const stopFinishReason: CheckDef = {
   id: 'stop.finish-reason',
-  suite: 'stop',
   title: 'An answer ended by a stop sequence has finish_reason "stop"',
   section: '4.1',
   level: 'must',
@@ -170,9 +166,8 @@ export const stopFinishReason: ApiCheck = {
   }),
 };
 
-export const notInContent: ApiCheck = {
+export const notInContent: CheckDef = {
   id: 'stop.not-in-content',
-  suite: 'stop',
   title: 'The content does not contain the stop sequence that ended it',
   section: '2.1',
   level: 'should',
@@ -181,9 +176,8 @@ export const notInContent: ApiCheck = {
   run: onStopped((a, seq) => (a.content.includes(seq) ? fail(`the content contains the stop sequence ${show(seq)}: ${show(a.content)}`) : pass())),
 };
 
-export const exactPrefix: ApiCheck = {
+export const exactPrefix: CheckDef = {
   id: 'stop.exact-prefix',
-  suite: 'stop',
   title: 'A stop sequence ends the content exactly before its first occurrence',
   section: '2.1',
   level: 'should',
@@ -200,49 +194,48 @@ const fiveBody = (ref: Reference, model: string) => repeatBody(model, { stop: ar
 
 /** The answer to five sequences, once four were accepted on the same path: without that control a
  * refusal proves nothing. */
-async function five(ctx: CheckContext, path: ApiPath) {
+async function five(ctx: CheckContext, path: ApiPath): Promise<{ ex: Exchange; verdict?: undefined } | { ex?: undefined; verdict: Verdict }> {
   const ref = await reference(ctx, path);
   if ('problem' in ref) return { verdict: notTested(ref.problem) };
   const { declared } = await arraySizes(ctx, path.model!);
   if (declared !== undefined && declared < DOCUMENT_LIMIT) return { verdict: notTested(`the catalog declares stop.max_items ${declared}: four are not accepted either`) };
   const four = await validAnswer(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`), path, 'stop as an array of 4');
   if (four.verdict) return { verdict: notTested(`the control failed: ${four.verdict.message}`) };
-  return { ex: await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5'), verdict: undefined };
+  return { ex: await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5') };
 }
 
-export const fiveRefused: ApiCheck = {
+/** A rule about the answer to five sequences, on both paths and each model. */
+const onFive = (rule: (ex: Exchange) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
+  const got = await five(ctx, path);
+  return got.ex ? rule(got.ex) : got.verdict;
+};
+
+export const fiveRefused: CheckDef = {
   id: 'stop.five-refused',
-  suite: 'stop',
   title: 'Five stop sequences are refused (at most 4)',
   section: '8',
   level: 'must',
   paths: { stream: STREAM, model: MODELS },
-  async run(ctx, path) {
-    const got = await five(ctx, path);
-    if (!got.ex) return got.verdict;
-    const r = refusalOf(got.ex);
-    if (r.kind === 'refused') return pass();
-    return fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
-  },
+  run: onFive((ex) => {
+    const r = refusalOf(ex);
+    return r.kind === 'refused' ? pass() : fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
+  }),
 };
 
-export const five4xx: ApiCheck = {
+export const five4xx: CheckDef = {
   id: 'stop.five-4xx',
-  suite: 'stop',
   title: 'Five stop sequences are refused with a 4xx and a JSON error body',
   section: '8, 7',
   level: 'should',
   convention: 'The document leaves error statuses and bodies unshown (7); the convention is a 4xx with {"error": {"message": ...}}.',
   paths: { stream: STREAM, model: MODELS },
-  async run(ctx, path) {
-    const got = await five(ctx, path);
-    if (!got.ex) return got.verdict;
-    if (!is4xx(got.ex)) return fail(`five stop sequences got status ${got.ex.status ?? 'none'}, not a 4xx${errorText(got.ex)}`);
-    const json = bodyJson(got.ex);
+  run: onFive((ex) => {
+    if (!is4xx(ex)) return fail(`five stop sequences got status ${ex.status ?? 'none'}, not a 4xx${errorText(ex)}`);
+    const json = bodyJson(ex);
     if (!json.ok) return fail(`the error body: ${json.error}`);
     const v = validError(json.value);
     return v.ok ? pass() : fail(`the error body does not match the convention: ${v.errors.join('; ')}`);
-  },
+  }),
 };
 
-export const STOP: ApiCheck[] = [stopString, stopArray, endsGeneration, stopFinishReason, notInContent, exactPrefix, fiveRefused, five4xx];
+export const STOP: ApiCheck[] = inSuite('stop', [stopString, stopArray, endsGeneration, stopFinishReason, notInContent, exactPrefix, fiveRefused, five4xx]);

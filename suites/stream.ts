@@ -2,7 +2,7 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { enumAt, validator } from '../schemas/index.js';
-import { ask, chat, choicesOf, DONE_MARKER, fit, readStream, type ApiCheck, type StreamRead } from './api.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, readStream, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS, type ApiPath } from './paths.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
@@ -39,9 +39,8 @@ const upTo = (items: string[], n = 5) => (items.length > n ? [...items.slice(0, 
 
 const SSE_TYPE = 'text/event-stream';
 
-export const contentType: ApiCheck = {
+export const contentType: CheckDef = {
   id: 'stream.content-type',
-  suite: 'stream',
   title: `When stream is true, the response's Content-Type is ${SSE_TYPE}`,
   section: '4.1, 6.1',
   level: 'must',
@@ -87,9 +86,8 @@ function framingNotes(findings: SseFinding[]): string[] {
 /** Whether a browser would drop data at the end: the tail, had it been terminated, would dispatch. */
 const tailLosesData = (tail: string) => tail !== '' && parseSse(`${tail}\n\n`).events.length > 0;
 
-export const events: ApiCheck = {
+export const events: CheckDef = {
   id: 'stream.events',
-  suite: 'stream',
   title: 'The streamed response is a server-sent event stream that a client reads without losing data',
   section: '6.1',
   level: 'must',
@@ -105,9 +103,8 @@ export const events: ApiCheck = {
     }),
 };
 
-export const complete: ApiCheck = {
+export const complete: CheckDef = {
   id: 'stream.complete',
-  suite: 'stream',
   title: 'The stream reaches its end: the server does not cut the connection mid-stream',
   section: '6.1',
   level: 'must',
@@ -119,9 +116,8 @@ export const complete: ApiCheck = {
     }),
 };
 
-export const chunkJson: ApiCheck = {
+export const chunkJson: CheckDef = {
   id: 'stream.chunk-json',
-  suite: 'stream',
   title: `Every event's data, but the terminator ${DONE_MARKER}, is one JSON value`,
   section: '6',
   level: 'should',
@@ -136,9 +132,8 @@ export const chunkJson: ApiCheck = {
 
 const validChunk = validator('chunk');
 
-export const chunkSchema: ApiCheck = {
+export const chunkSchema: CheckDef = {
   id: 'stream.chunk-schema',
-  suite: 'stream',
   title: 'Every chunk is a chat.completion.chunk: id, object, created, model, and choices with index and delta',
   section: '6',
   level: 'should',
@@ -158,9 +153,8 @@ export const chunkSchema: ApiCheck = {
     ),
 };
 
-export const singleId: ApiCheck = {
+export const singleId: CheckDef = {
   id: 'stream.single-id',
-  suite: 'stream',
   title: 'All chunks of one stream carry the same id',
   section: '6',
   level: 'should',
@@ -178,9 +172,8 @@ export const singleId: ApiCheck = {
     ),
 };
 
-export const firstDeltaRole: ApiCheck = {
+export const firstDeltaRole: CheckDef = {
   id: 'stream.first-delta-role',
-  suite: 'stream',
   title: 'The first delta of each choice carries role "assistant"',
   section: '6',
   level: 'should',
@@ -202,9 +195,8 @@ export const firstDeltaRole: ApiCheck = {
 
 const FINISH_REASONS = enumAt('response#/$defs/finishReason');
 
-export const oneFinishReason: ApiCheck = {
+export const oneFinishReason: CheckDef = {
   id: 'stream.one-finish-reason',
-  suite: 'stream',
   title: `Each choice ends with exactly one finish_reason, one of ${FINISH_REASONS.join(', ')}`,
   section: '2.3, 6',
   level: 'should',
@@ -232,9 +224,8 @@ export const oneFinishReason: ApiCheck = {
     ),
 };
 
-export const doneMarker: ApiCheck = {
+export const doneMarker: CheckDef = {
   id: 'stream.done-marker',
-  suite: 'stream',
   title: `The stream ends with data: ${DONE_MARKER} and nothing after it`,
   section: '6',
   level: 'should',
@@ -252,4 +243,4 @@ export const doneMarker: ApiCheck = {
     }),
 };
 
-export const STREAM: ApiCheck[] = [contentType, events, complete, chunkJson, chunkSchema, singleId, firstDeltaRole, oneFinishReason, doneMarker];
+export const STREAM: ApiCheck[] = inSuite('stream', [contentType, events, complete, chunkJson, chunkSchema, singleId, firstDeltaRole, oneFinishReason, doneMarker]);

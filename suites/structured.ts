@@ -2,7 +2,7 @@
 // that may take response_format (declared in the catalog, or not described there: a refusal then
 // leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, type ApiCheck, type ChatBody } from './api.js';
+import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { validAnswer, type Answer } from './answer.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
@@ -44,7 +44,7 @@ const shown = (v: unknown) => {
 
 /** The content of the answer as JSON, or the verdict that ends the check: an answer that did not
  * end naturally (length, content_filter) may be cut mid-JSON, which proves nothing. */
-async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body: ChatBody): Promise<{ value: unknown; verdict?: undefined } | { verdict: Verdict }> {
+async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body: ChatBody): Promise<{ value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict }> {
   const got = await validAnswer(ctx, await ask(ctx, path, body, `response_format ${kind}`), path, `response_format ${kind}`, 'response_format');
   if (got.verdict) return got;
   const a: Answer = got.answer;
@@ -58,36 +58,33 @@ async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body:
 
 const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };
 
-export const jsonObject: ApiCheck = {
+/** A rule about the JSON content of a response_format request, on both paths. */
+const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
+  const read = await contentJson(ctx, path, kind, body(path.model!));
+  return read.verdict ?? rule(read.value);
+};
+
+export const jsonObject: CheckDef = {
   id: 'structured.json-object',
-  suite: 'structured',
   title: 'With response_format json_object, the content is a JSON object',
   section: '2.1',
   level: 'should',
   convention: 'The contents of response_format are not shown; by convention {type: "json_object"} makes the content one JSON object.',
   paths: ON_STRUCTURED,
-  async run(ctx, path) {
-    const read = await contentJson(ctx, path, 'json_object', jsonObjectBody(path.model!));
-    if (read.verdict) return read.verdict;
-    const v = read.value;
-    return v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`);
-  },
+  run: onContent('json_object', jsonObjectBody, (v) => (v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`))),
 };
 
-export const jsonSchema: ApiCheck = {
+export const jsonSchema: CheckDef = {
   id: 'structured.json-schema',
-  suite: 'structured',
   title: 'With response_format json_schema (strict), the content is JSON valid against the given schema',
   section: '2.1',
   level: 'should',
   convention: 'The contents of response_format are not shown; by convention {type: "json_schema", json_schema: {name, strict: true, schema}} makes the content conform to the schema.',
   paths: ON_STRUCTURED,
-  async run(ctx, path) {
-    const read = await contentJson(ctx, path, 'json_schema', jsonSchemaBody(path.model!));
-    if (read.verdict) return read.verdict;
-    const v = validateWith(PERSON, read.value);
-    return v.ok ? pass() : fail(`with response_format json_schema, the content does not match the schema: ${v.schemaError ?? v.errors.join('; ')} (content ${shown(read.value)})`);
-  },
+  run: onContent('json_schema', jsonSchemaBody, (value) => {
+    const v = validateWith(PERSON, value);
+    return v.ok ? pass() : fail(`with response_format json_schema, the content does not match the schema: ${v.schemaError ?? v.errors.join('; ')} (content ${shown(value)})`);
+  }),
 };
 
-export const STRUCTURED: ApiCheck[] = [jsonObject, jsonSchema];
+export const STRUCTURED: ApiCheck[] = inSuite('structured', [jsonObject, jsonSchema]);

@@ -2,9 +2,9 @@
 // function calling, streamed and not, on the models under test that may take tools (those the
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, choicesOf, readStream, type ApiCheck, type ChatBody } from './api.js';
+import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { validAnswer, type Answer, type ToolCallRead } from './answer.js';
-import { fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
+import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY, type ApiPath } from './paths.js';
 
@@ -109,9 +109,8 @@ const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
 const cutBeforeCall = (a: Answer) => (a.finishReason === 'length' ? notTested(`generation reached max_tokens (${MAX_TOKENS}) before any tool call`) : undefined);
 
-export const finishReason: ApiCheck = {
+export const finishReason: CheckDef = {
   id: 'tools.finish-reason',
-  suite: 'tools',
   title: 'finish_reason is "tool_calls" exactly when the message calls a tool, whatever tool_choice is',
   section: '4.1',
   level: 'must',
@@ -123,9 +122,8 @@ export const finishReason: ApiCheck = {
     })(ctx, path),
 };
 
-export const requiredCalls: ApiCheck = {
+export const requiredCalls: CheckDef = {
   id: 'tools.required',
-  suite: 'tools',
   title: 'With tool_choice "required" the message calls a tool',
   section: '2.1',
   level: 'should',
@@ -134,9 +132,8 @@ export const requiredCalls: ApiCheck = {
   run: under('required', (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
 };
 
-export const validCalls: ApiCheck = {
+export const validCalls: CheckDef = {
   id: 'tools.call-valid',
-  suite: 'tools',
   title: 'A tool call names a declared function and carries its arguments as JSON text of an object',
   section: '2.1',
   level: 'should',
@@ -146,13 +143,12 @@ export const validCalls: ApiCheck = {
     under(String(path.choice), (a) => {
       if (!a.toolCalls.length) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})`);
       const problems = a.toolCalls.flatMap(callProblems);
-      return problems.length ? fail(problems.join('; ')) : pass();
+      return failIfAny(problems);
     })(ctx, path),
 };
 
-export const strictArguments: ApiCheck = {
+export const strictArguments: CheckDef = {
   id: 'tools.strict-arguments',
-  suite: 'tools',
   title: "With strict: true, the arguments of a tool call are valid against the function's parameters",
   section: '2.1',
   level: 'should',
@@ -169,9 +165,8 @@ export const strictArguments: ApiCheck = {
   }),
 };
 
-export const noneCalls: ApiCheck = {
+export const noneCalls: CheckDef = {
   id: 'tools.none',
-  suite: 'tools',
   title: 'With tool_choice "none" the message carries no tool_calls',
   section: '2.1',
   level: 'should',
@@ -180,9 +175,8 @@ export const noneCalls: ApiCheck = {
   run: under('none', (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
 };
 
-export const namedCall: ApiCheck = {
+export const namedCall: CheckDef = {
   id: 'tools.named',
-  suite: 'tools',
   title: `With tool_choice naming a function (${NAMED}), the message calls that function`,
   section: '2.1',
   level: 'should',
@@ -195,9 +189,8 @@ export const namedCall: ApiCheck = {
   }),
 };
 
-export const streamedDeltas: ApiCheck = {
+export const streamedDeltas: CheckDef = {
   id: 'tools.stream',
-  suite: 'tools',
   title: "Streamed, each tool call's first delta carries index, id and function.name",
   section: '6',
   level: 'should',
@@ -221,13 +214,12 @@ export const streamedDeltas: ApiCheck = {
         }
       }
     if (!seen.size) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta (tools.required says why)');
-    return problems.length ? fail(problems.join('; ')) : pass();
+    return failIfAny(problems);
   },
 };
 
-export const resultAnswered: ApiCheck = {
+export const resultAnswered: CheckDef = {
   id: 'tools.result-answered',
-  suite: 'tools',
   title: "A conversation ending in a tool message that answers the assistant's tool call is answered",
   section: '2.1, 2.2',
   level: 'must',
@@ -252,4 +244,4 @@ export const resultAnswered: ApiCheck = {
   },
 };
 
-export const TOOLS: ApiCheck[] = [finishReason, requiredCalls, validCalls, strictArguments, noneCalls, namedCall, streamedDeltas, resultAnswered];
+export const TOOLS: ApiCheck[] = inSuite('tools', [finishReason, requiredCalls, validCalls, strictArguments, noneCalls, namedCall, streamedDeltas, resultAnswered]);

@@ -1,8 +1,8 @@
 // Section 6.2: stream_options.include_usage is the documented way to get usage in a stream. Where
 // the usage arrives and what it holds follow the OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { choicesOf, type ApiCheck, type StreamRead } from './api.js';
-import { fail, notTested, pass, type Verdict } from './harness/check.js';
+import { choicesOf, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
+import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { excerpt } from './harness/exchanges.js';
 import { readAnswer } from './answer.js';
 import { basic } from './chat.js';
@@ -22,9 +22,8 @@ const withUsage = (rule: (found: UsageChunk[], s: StreamRead) => Verdict) =>
 
 const show = (v: unknown) => excerpt(JSON.stringify(v) ?? String(v), 160);
 
-export const streamPresent: ApiCheck = {
+export const streamPresent: CheckDef = {
   id: 'usage.stream-present',
-  suite: 'usage',
   title: 'With stream_options.include_usage true, the stream carries the usage',
   section: '6.2',
   level: 'must',
@@ -35,9 +34,8 @@ export const streamPresent: ApiCheck = {
     ),
 };
 
-export const streamSingle: ApiCheck = {
+export const streamSingle: CheckDef = {
   id: 'usage.stream-single',
-  suite: 'usage',
   title: 'With include_usage, exactly one chunk carries the usage',
   section: '6.2',
   level: 'should',
@@ -49,9 +47,8 @@ export const streamSingle: ApiCheck = {
     ),
 };
 
-export const streamPosition: ApiCheck = {
+export const streamPosition: CheckDef = {
   id: 'usage.stream-position',
-  suite: 'usage',
   title: 'The usage chunk comes after the chunk with the finish_reason and before [DONE], with choices []',
   section: '6.2',
   level: 'should',
@@ -75,9 +72,8 @@ export const streamPosition: ApiCheck = {
 
 const validUsage = validator('response#/$defs/usage');
 
-export const streamShape: ApiCheck = {
+export const streamShape: CheckDef = {
   id: 'usage.stream-shape',
-  suite: 'usage',
   title: 'The streamed usage has the fields of 2.3: prompt_tokens, completion_tokens, total_tokens',
   section: '6.2',
   level: 'should',
@@ -95,9 +91,8 @@ export const streamShape: ApiCheck = {
     ),
 };
 
-export const streamTotal: ApiCheck = {
+export const streamTotal: CheckDef = {
   id: 'usage.stream-total',
-  suite: 'usage',
   title: 'In the streamed usage, total_tokens is prompt_tokens plus completion_tokens',
   section: '6.2, 2.3',
   level: 'should',
@@ -117,9 +112,8 @@ export const streamTotal: ApiCheck = {
     ),
 };
 
-export const streamAbsent: ApiCheck = {
+export const streamAbsent: CheckDef = {
   id: 'usage.stream-absent',
-  suite: 'usage',
   title: 'Without include_usage, no chunk of the stream carries a usage',
   section: '6.2',
   level: 'should',
@@ -134,9 +128,8 @@ export const streamAbsent: ApiCheck = {
     ),
 };
 
-export const streamCounts: ApiCheck = {
+export const streamCounts: CheckDef = {
   id: 'usage.stream-counts',
-  suite: 'usage',
   title: 'The streamed usage counts tokens as the non-streamed answer to the same request does',
   section: '6.2, 2.3',
   level: 'should',
@@ -153,8 +146,8 @@ export const streamCounts: ApiCheck = {
     if (s.prompt_tokens !== j.prompt_tokens) wrong.push(`prompt_tokens is ${show(s.prompt_tokens)} streamed and ${show(j.prompt_tokens)} not, for the same prompt`);
     if (stream.answer.content === json.answer.content && s.completion_tokens !== j.completion_tokens)
       wrong.push(`completion_tokens is ${show(s.completion_tokens)} streamed and ${show(j.completion_tokens)} not, for the same text (${stream.answer.read!.chunks.length} chunks)`);
-    return wrong.length ? fail(wrong.join('; ')) : pass();
+    return failIfAny(wrong);
   },
 };
 
-export const USAGE: ApiCheck[] = [streamPresent, streamSingle, streamPosition, streamShape, streamTotal, streamAbsent, streamCounts];
+export const USAGE: ApiCheck[] = inSuite('usage', [streamPresent, streamSingle, streamPosition, streamShape, streamTotal, streamAbsent, streamCounts]);

@@ -106,6 +106,9 @@ export const fail = (message: string, notes?: string[]): Verdict => ({ outcome: 
 export const notTested = (message: string): Verdict => ({ outcome: 'not-tested', message });
 export const skip = (message: string): Verdict => ({ outcome: 'skip', message });
 
+/** Pass when nothing is wrong; otherwise fail, saying everything that is. */
+export const failIfAny = (wrong: string[]): Verdict => (wrong.length ? fail(wrong.join('; ')) : pass());
+
 /** Combines the verdicts of one rule applied to several subjects (models, roles, cases):
  * any fail fails; otherwise any not-tested leaves it not-tested; otherwise pass. */
 export function combine(verdicts: Verdict[]): Verdict {

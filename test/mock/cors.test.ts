@@ -1,11 +1,10 @@
 // CORS: a browser page calls the mock cross-origin. A preflight is answered, allowing the headers
 // the SDKs send (Authorization by name, which a wildcard does not cover); an answer to a request
 // with an Origin can be read, retry headers included; a request without one is left untouched.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import type { MockReply } from '../../mock/core/types.js';
-import { startMockServer, type MockServer } from '../../mock/http.js';
-import { chat, headersOf, KEY, statusOf, user } from './helpers.js';
+import { chat, headersOf, KEY, statusOf, user , serverPerTest } from './helpers.js';
 
 const ORIGIN = 'http://localhost:5173';
 const ASKED = 'authorization, content-type, x-stainless-os, x-stainless-retry-count';
@@ -74,14 +73,10 @@ describe('CORS', () => {
   });
 
   describe('over HTTP', () => {
-    let server: MockServer | undefined;
-    afterEach(async () => {
-      await server?.close();
-      server = undefined;
-    });
+    const serve = serverPerTest();
 
     it('the preflight and the answer carry the headers on the wire', async () => {
-      server = await startMockServer();
+      const server = await serve();
       const pre = await fetch(`${server.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': ASKED } });
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBe(ORIGIN);

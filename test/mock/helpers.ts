@@ -1,8 +1,11 @@
-// Shared by the mock's own tests: requests to the core (no sockets), and readers of its replies.
+// Shared by the mock's own tests: requests to the core (no sockets), readers of its replies, and a
+// server per test for the few that need sockets.
+import { afterEach } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import type { MockConfig, Scenario } from '../../mock/config/types.js';
 import { createMock, type Mock, type MockOptions } from '../../mock/core/handle.js';
 import type { Frame, MockReply, MockRequest } from '../../mock/core/types.js';
+import { startMockServer, type MockServer } from '../../mock/http.js';
 
 export const KEY = DEFAULT_CONFIG.keys[0].key;
 export const SECOND_KEY = DEFAULT_CONFIG.keys[1].key;
@@ -88,4 +91,14 @@ export function finishOf(fs: Frame[]): string | undefined {
 
 export function usageOf(fs: Frame[]): any {
   return events(fs).find((e) => typeof e === 'object' && e.usage)?.usage;
+}
+
+/** A server started by the test that asks for it and closed after that test, whatever happens. */
+export function serverPerTest(): (opts?: Parameters<typeof startMockServer>[0]) => Promise<MockServer> {
+  let server: MockServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return async (opts) => (server = await startMockServer(opts));
 }

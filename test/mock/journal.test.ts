@@ -1,9 +1,8 @@
 // The request journal: what the mock received and how it answered, by key id (never the key),
 // cleared by DELETE, bounded by journal_size, the same in-process and over HTTP.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
-import { startMockServer, type MockServer } from '../../mock/http.js';
-import { chat, json, KEY, MODEL, scenarioMock, SECOND_KEY, statusOf, user, withConfig } from './helpers.js';
+import { chat, json, KEY, MODEL, scenarioMock, SECOND_KEY, statusOf, user, withConfig , serverPerTest } from './helpers.js';
 
 const journalOf = (mock: ReturnType<typeof createMock>) => {
   const r = mock.handle({ method: 'GET', path: '/__mock/requests', headers: {} });
@@ -80,14 +79,10 @@ describe('the journal', () => {
   });
 
   describe('over HTTP', () => {
-    let server: MockServer | undefined;
-    afterEach(async () => {
-      await server?.close();
-      server = undefined;
-    });
+    const serve = serverPerTest();
 
     it('GET /__mock/requests shows what mock.journal.list() holds; DELETE empties both', async () => {
-      server = await startMockServer();
+      const server = await serve();
       const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
       await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: MODEL, ...user('one') }) })).text();
       await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: MODEL, ...user('two'), stream: true }) })).text();

@@ -1,13 +1,12 @@
 // Pacing: a stream's frames carry the time to first token, then tokens / tokens_per_second; jitter
 // varies pauses within its fraction and is the same for the same request; keep-alive comments fill
 // a long wait; chunk_tokens groups tokens; a non-streamed reply waits as long as the whole stream.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Scenario, Timing } from '../../mock/config/types.js';
 import { createMock } from '../../mock/core/handle.js';
 import type { Frame } from '../../mock/core/types.js';
 import { countTokens } from '../../mock/core/tokens.js';
-import { startMockServer, type MockServer } from '../../mock/http.js';
-import { chat, chatRequest, contentDeltas, frames, json, scenarioMock, user, withConfig } from './helpers.js';
+import { chat, chatRequest, contentDeltas, frames, json, scenarioMock, user, withConfig , serverPerTest } from './helpers.js';
 
 const TEXT = 'one two three four five six seven'; // seven tokens
 const scripted = (timing?: Timing): Scenario[] => [{ name: 'text', match: {}, reply: { text: TEXT }, ...(timing ? { timing } : {}) }];
@@ -94,14 +93,10 @@ describe('pacing', () => {
 });
 
 describe('pacing over HTTP', () => {
-  let server: MockServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const serve = serverPerTest();
 
   it('a paced stream really takes about that long, and a paced body too', async () => {
-    server = await startMockServer({ mock: paced({ ttft_ms: 150, tokens_per_second: 100 }) });
+    const server = await serve({ mock: paced({ ttft_ms: 150, tokens_per_second: 100 }) });
     const req = chatRequest({ ...user('go'), stream: true });
     const t0 = performance.now();
     const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: req.headers as Record<string, string>, body: req.body as string });

@@ -3,14 +3,11 @@
 // (mock/core/faults/auth.ts, test/faults.test.ts).
 import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../mock/core/errors.js';
-import type { Fault } from '../../mock/core/faults/index.js';
 import { isCatalog } from '../../mock/core/faults/rewrite.js';
 import { createMock } from '../../mock/core/handle.js';
 import { AUTH } from '../../suites/auth.js';
-import { KEY, notPassing, runAgainstMock } from '../support/run.js';
+import { KEY, notPassing, runAgainstMock , mockWith } from '../support/run.js';
 
-/** A mock with a deviation of its own, for the cases no fault of the catalogue sets up. */
-const mockWith = (fault: Omit<Fault, 'name' | 'description' | 'fails'>) => createMock(undefined, { faults: [{ name: 'test', description: 'test', fails: [], ...fault }] });
 const outcomes = (results: Awaited<ReturnType<typeof runAgainstMock>>) => Object.fromEntries([...results.values()].map((r) => [r.id, r.outcome]));
 
 describe('auth suite', () => {

@@ -9,7 +9,7 @@ import { isCatalog, isChat, isModels, requestJson, withJson } from '../../mock/c
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import { CHAT } from '../../suites/chat.js';
 import { CHECKS } from '../../suites/index.js';
-import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
+import { declaring, notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
 /** The mock serving one fault of the catalogue. */
 const faulty = (name: string) => createMock(undefined, { faults: [name] });
@@ -22,16 +22,6 @@ async function outcomeOf(id: string, mock: Mock) {
 }
 
 const failing = (r: { paths?: { outcome: string; label: string }[] }) => (r.paths ?? []).filter((p) => p.outcome === 'fail').map((p) => p.label);
-
-/** The catalog as the mock serves it, each entry's text output edited. */
-const catalogEdit = (edit: (text: Record<string, any>) => void) =>
-  rewrittenMock((req, reply) =>
-    isCatalog(req)
-      ? withJson(reply, (doc) => {
-          for (const m of doc.data) edit(m.output_modalities.find((o: { type: string }) => o.type === 'text'));
-        })
-      : reply,
-  );
 
 describe('chat suite', () => {
   it('passes against the correct mock, on both paths and both kinds of model', async () => {
@@ -71,17 +61,11 @@ describe('chat suite', () => {
 
   it('sends the essay with the catalog minimum of max_tokens, on every path', async () => {
     const seen: number[] = [];
-    const mock = rewrittenMock(
-      (req, reply) =>
-        isCatalog(req)
-          ? withJson(reply, (doc) => {
-              for (const m of doc.data) m.output_modalities[0].supported_parameters.max_tokens.min = 5;
-            })
-          : reply,
+    const mock = declaring(
+      (params) => void (params.max_tokens.min = 5),
       (req) => {
         const body = requestJson(req) as { messages?: { content?: string }[]; max_tokens?: number } | undefined;
         if (isChat(req) && body?.messages?.[0]?.content?.includes('essay')) seen.push(body.max_tokens!);
-        return req;
       },
     );
     const r = await outcomeOf('chat.max-tokens', mock);
@@ -99,7 +83,7 @@ describe('chat suite', () => {
   });
 
   it('chat.role.tool has no path where the catalog declares no tools for any model under test', async () => {
-    const r = await outcomeOf('chat.role.tool', catalogEdit((text) => delete text.supported_parameters.tools));
+    const r = await outcomeOf('chat.role.tool', declaring((params) => delete params.tools));
     expect(r.outcome, r.message).toBe('not-tested');
     expect(r.message).toContain('no model under test declares tools');
   });

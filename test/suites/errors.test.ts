@@ -1,15 +1,12 @@
 // The errors suite passes the correct mock, and a missing prerequisite reports not-tested. That
 // each check fails is proven by the fault catalogue (mock/core/faults/errors.ts, test/faults.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { Fault } from '../../mock/core/faults/index.js';
 import { isModels, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock } from '../../mock/core/handle.js';
 import { CHAT } from '../../suites/chat.js';
 import { ERRORS } from '../../suites/errors.js';
-import { MAY_SKIP, notPassing, runAgainstMock } from '../support/run.js';
+import { MAY_SKIP, notPassing, runAgainstMock , mockWith } from '../support/run.js';
 
-/** A mock with a deviation of its own, for the cases no fault of the catalogue sets up. */
-const mockWith = (fault: Omit<Fault, 'name' | 'description' | 'fails'>) => createMock(undefined, { faults: [{ name: 'test', description: 'test', fails: [], ...fault }] });
 
 describe('errors suite', () => {
   it('passes the correct mock', async () => {

@@ -3,10 +3,10 @@
 // way it is about is proven by the fault catalogue (test/faults.test.ts).
 import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../mock/core/errors.js';
-import { isCatalog, isChat, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
+import { isChat, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import { STOP } from '../../suites/stop.js';
-import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
+import { declaring, notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
 
 const stopsOf = (request: Record<string, any> | undefined): string[] => (request?.stop == null ? [] : [request.stop].flat());
@@ -39,17 +39,11 @@ describe('stop suite', () => {
 
   it('stop.array sends arrays only up to the declared max_items', async () => {
     const sizes: number[] = [];
-    const mock = rewrittenMock(
-      (req, reply) =>
-        isCatalog(req)
-          ? withJson(reply, (doc) => {
-              for (const m of doc.data) m.output_modalities[0].supported_parameters.stop.max_items = 2;
-            })
-          : reply,
+    const mock = declaring(
+      (params) => void (params.stop.max_items = 2),
       (req) => {
         const stop = requestJson(req)?.stop;
         if (isChat(req) && Array.isArray(stop)) sizes.push(stop.length);
-        return req;
       },
     );
     const [r] = await outcomes(['stop.array'], mock);

@@ -3,19 +3,12 @@
 // broken in the one way it looks for is proven by the fault catalogue
 // (mock/core/faults/structured.ts, test/faults.test.ts).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../mock/config/default.js';
-import type { MockConfig } from '../../mock/config/types.js';
 import { errorReply } from '../../mock/core/errors.js';
 import type { Fault } from '../../mock/core/faults/fault.js';
 import { isChat, requestJson, withJson } from '../../mock/core/faults/rewrite.js';
 import { createMock } from '../../mock/core/handle.js';
 import { STRUCTURED } from '../../suites/structured.js';
-import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
-
-const withoutParameter = (name: string): MockConfig => ({
-  ...DEFAULT_CONFIG,
-  models: DEFAULT_CONFIG.models.map((m) => ({ ...m, parameters: Object.fromEntries(Object.entries(m.parameters).filter(([k]) => k !== name)) })),
-});
+import { notPassing, rewrittenMock, runAgainstMock, withoutParameter } from '../support/run.js';
 
 describe('structured suite', () => {
   it('passes against the mock', async () => {

@@ -3,17 +3,10 @@
 // catalogue (mock/core/faults/tools.ts, test/faults.test.ts); here, what some of those faults leave
 // the other checks to say.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../mock/config/default.js';
-import type { MockConfig } from '../../mock/config/types.js';
 import { errorReply } from '../../mock/core/errors.js';
 import { createMock } from '../../mock/core/handle.js';
 import { TOOLS } from '../../suites/tools.js';
-import { notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
-
-const withoutParameter = (name: string): MockConfig => ({
-  ...DEFAULT_CONFIG,
-  models: DEFAULT_CONFIG.models.map((m) => ({ ...m, parameters: Object.fromEntries(Object.entries(m.parameters).filter(([k]) => k !== name)) })),
-});
+import { notPassing, rewrittenMock, runAgainstMock, withoutParameter } from '../support/run.js';
 
 describe('tools suite', () => {
   it('passes against the mock', async () => {

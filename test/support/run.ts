@@ -1,6 +1,9 @@
 // Runs checks against a mock started on 127.0.0.1 for the test, and stops it afterwards.
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
+import type { MockConfig } from '../../mock/config/types.js';
+import type { Fault } from '../../mock/core/faults/fault.js';
+import { isCatalog, withJson } from '../../mock/core/faults/rewrite.js';
 import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { startMockServer } from '../../mock/http.js';
 import type { ApiCheck } from '../../suites/api.js';
@@ -70,3 +73,24 @@ export function rewrittenMock(
     },
   };
 }
+
+/** The default configuration with a parameter declared by no model. */
+export const withoutParameter = (name: string): MockConfig => ({
+  ...DEFAULT_CONFIG,
+  models: DEFAULT_CONFIG.models.map((m) => ({ ...m, parameters: Object.fromEntries(Object.entries(m.parameters).filter(([k]) => k !== name)) })),
+});
+
+/** A mock whose catalog has each model's supported parameters edited; `seen` watches the requests. */
+export const declaring = (edit: (params: Record<string, any>) => void, seen: (req: MockRequest) => void = () => {}): Mock =>
+  rewrittenMock(
+    (req, reply) =>
+      isCatalog(req)
+        ? withJson(reply, (doc) => {
+            for (const m of doc.data) edit(m.output_modalities.find((o: { type: string }) => o.type === 'text').supported_parameters);
+          })
+        : reply,
+    (req) => (seen(req), req),
+  );
+
+/** A mock with a deviation of its own, for the cases no fault of the catalogue sets up. */
+export const mockWith = (fault: Omit<Fault, 'name' | 'description' | 'fails'>) => createMock(undefined, { faults: [{ name: 'test', description: 'test', fails: [], ...fault }] });

@@ -16,6 +16,12 @@ const onCompletion =
   (r, req, ctx) =>
     isChat(req) && !isStream(r) && 'status' in r && r.status === 200 ? withJson(r, (b) => edit(b, requestJson(req) ?? {}, ctx)) : r;
 
+/** Every chat completion is bent: the JSON body, or each chunk of a stream. */
+const onAnswers =
+  (edit: (answer: Json, request: Json, ctx: FaultContext) => void): Reply =>
+  (r, req, ctx) =>
+    isStream(r) ? onChunks(edit)(r, req, ctx) : onCompletion(edit)(r, req, ctx);
+
 /** The chunks of a streamed chat completion (200) are bent, each as JSON; the terminator stays. */
 const onChunks =
   (edit: (chunk: Json, request: Json, ctx: FaultContext) => void): Reply =>
@@ -30,6 +36,10 @@ export const isBasic = (req: MockRequest) => {
   const [only, ...more] = messagesOf(req);
   return !!b && !more.length && only?.role === 'user' && /^count from one to ten/i.test(String(only.content)) && Object.keys(b).every((k) => ['model', 'messages', 'max_tokens', 'stream', 'stream_options'].includes(k));
 };
+/** The checks that need a valid answer to the basic request (either path): a fault that spoils that
+ * answer fails them too. */
+export const READS_BASIC = ['chat.role.user', 'chat.created-seconds', 'chat.model-echo', 'chat.length-only-at-cap', 'chat.natural-stop'];
+
 const onBasic = (reply: Reply): Reply => (r, req, ctx) => (isBasic(req) ? reply(r, req, ctx) : r);
 
 const messagesOf = (req: MockRequest): Json[] => {
@@ -68,22 +78,7 @@ const BASE: Fault[] = [
     name: 'chat-role-user-refused',
     description:
       'The basic conversation of one user message, not streamed, is refused (400): the mock insists on a system message first',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.object',
-      'chat.choice-index',
-      'chat.finish-reason',
-      'chat.assistant-role',
-      'chat.usage',
-      'chat.usage-total',
-      'chat.usage-details',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.stream-false',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.object', 'chat.choice-index', 'chat.finish-reason', 'chat.assistant-role', 'chat.usage', 'chat.usage-total', 'chat.usage-details', 'chat.stream-false'],
     // Narrowed to the basic request, so that the other suites' one-message requests are still
     // answered; the chat suite's checks read this very conversation, so they fail with it.
     reply: (r, req) => (isBasic(req) && requestJson(req)?.stream !== true ? refusal('role user is not supported without a system message') : r),
@@ -105,29 +100,13 @@ const BASE: Fault[] = [
   {
     name: 'chat-created-string',
     description: 'The response gives created as a string, not an integer',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape'],
     reply: onBasic(onCompletion((b) => void (b.created = String(b.created)))),
   },
   {
     name: 'chat-object-chat-completions',
     description: 'The response says object: "chat.completions" instead of "chat.completion"',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.object',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.stream-false',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.object', 'chat.stream-false'],
     reply: onBasic(onCompletion((b) => void (b.object = 'chat.completions'))),
   },
   {
@@ -139,15 +118,7 @@ const BASE: Fault[] = [
   {
     name: 'chat-finish-reason-eos',
     description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "eos" instead of "stop"',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.finish-reason',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.finish-reason'],
     reply: onBasic(onCompletion((b, request) => {
       if (stopsOf(request).length) return;
       for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'eos';
@@ -156,43 +127,19 @@ const BASE: Fault[] = [
   {
     name: 'chat-role-bot',
     description: 'The answer\'s message has role "bot" instead of "assistant"',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.assistant-role',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.assistant-role'],
     reply: onBasic(onCompletion((b) => void (b.choices[0].message.role = 'bot'))),
   },
   {
     name: 'chat-usage-missing',
     description: 'The response carries no usage',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.usage',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.usage'],
     reply: onBasic(onCompletion((b) => void delete b.usage)),
   },
   {
     name: 'chat-usage-counts-strings',
     description: 'usage.prompt_tokens is a string, not an integer',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.usage',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.usage'],
     reply: onBasic(onCompletion((b) => void (b.usage.prompt_tokens = String(b.usage.prompt_tokens)))),
   },
   {
@@ -204,46 +151,19 @@ const BASE: Fault[] = [
   {
     name: 'chat-usage-details-missing',
     description: 'usage lacks prompt_tokens_details and completion_tokens_details',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.usage',
-      'chat.usage-details',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.usage', 'chat.usage-details'],
     reply: onBasic(onCompletion((b) => void (delete b.usage.prompt_tokens_details, delete b.usage.completion_tokens_details))),
   },
   {
     name: 'chat-usage-cached-tokens-string',
     description: 'usage.prompt_tokens_details.cached_tokens is a string, not an integer',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.usage',
-      'chat.usage-details',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.usage', 'chat.usage-details'],
     reply: onBasic(onCompletion((b) => void (b.usage.prompt_tokens_details.cached_tokens = String(b.usage.prompt_tokens_details.cached_tokens)))),
   },
   {
     name: 'chat-usage-reasoning-tokens-string',
     description: 'usage.completion_tokens_details.reasoning_tokens is a string, not an integer',
-    fails: [
-      'chat.role.user',
-      'chat.response-shape',
-      'chat.usage',
-      'chat.usage-details',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-    ],
+    fails: [...READS_BASIC, 'chat.response-shape', 'chat.usage', 'chat.usage-details'],
     reply: onBasic(onCompletion((b) => void (b.usage.completion_tokens_details.reasoning_tokens = String(b.usage.completion_tokens_details.reasoning_tokens)))),
   },
 
@@ -326,30 +246,21 @@ const NEW: Fault[] = [
     name: 'chat-created-milliseconds',
     description: 'created is given in milliseconds, on responses and on every chunk',
     fails: ['chat.created-seconds'],
-    reply: (r, req, ctx) => {
-      const ms = (x: Json) => void (typeof x.created === 'number' && (x.created *= 1000));
-      return isStream(r) ? onChunks(ms)(r, req, ctx) : onCompletion(ms)(r, req, ctx);
-    },
+    reply: onAnswers((x) => void (typeof x.created === 'number' && (x.created *= 1000))),
   },
   {
     name: 'chat-model-other',
     description: 'The response names another model than the one asked for (gpt-4o-mini)',
     fails: ['chat.model-echo'],
-    reply: (r, req, ctx) => {
-      const other = (x: Json) => void (x.model = 'gpt-4o-mini');
-      return isStream(r) ? onChunks(other)(r, req, ctx) : onCompletion(other)(r, req, ctx);
-    },
+    reply: onAnswers((x) => void (x.model = 'gpt-4o-mini')),
   },
   {
     name: 'chat-natural-end-content-filter',
     description: 'An answer that ended by itself (no stop sequence, no tool call) has finish_reason "content_filter" instead of "stop"',
     fails: ['chat.natural-stop'],
-    reply: (r, req, ctx) => {
-      const filter = (x: Json, request: Json) => {
-        for (const c of x.choices ?? []) if (natural(request, c)) c.finish_reason = 'content_filter';
-      };
-      return isStream(r) ? onChunks(filter)(r, req, ctx) : onCompletion(filter)(r, req, ctx);
-    },
+    reply: onAnswers((x, request) => {
+      for (const c of x.choices ?? []) if (natural(request, c)) c.finish_reason = 'content_filter';
+    }),
   },
   {
     name: 'chat-natural-end-length-streamed',
@@ -366,7 +277,7 @@ const NEW: Fault[] = [
 const SCOPED: Fault[] = [
   only(named('chat-role-developer-refused'), { stream: true }, ['chat.role.developer']),
   only(named('chat-role-system-refused'), { model: 'mock-reason-1' }, ['chat.role.system']),
-  only(named('chat-usage-missing'), { model: 'mock-reason-1' }, ['chat.role.user', 'chat.response-shape', 'chat.usage', 'chat.created-seconds', 'chat.model-echo', 'chat.length-only-at-cap', 'chat.natural-stop']),
+  only(named('chat-usage-missing'), { model: 'mock-reason-1' }, [...READS_BASIC, 'chat.response-shape', 'chat.usage']),
   only(named('chat-max-tokens-ignored'), { stream: true }, ['chat.max-tokens']),
   only(NEW[0], { stream: true }, ['chat.created-seconds']),
   only(NEW[1], { model: 'mock-reason-1' }, ['chat.model-echo']),

@@ -1,26 +1,30 @@
 // Faults of the per-model parameter ranges (2.1, 8): the server and its catalog disagree.
-import type { MockConfig } from '../../config/types.js';
+import type { MockConfig, ParameterDescriptor } from '../../config/types.js';
 import type { MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { errorReply } from '../errors.js';
 import { isCatalog, isChat, requestJson, withJson, withRequestJson } from './rewrite.js';
+
+/** Rewrites a chat request's declared parameters: `edit` sees each with its descriptor. */
+const eachDeclared =
+  (edit: (body: Record<string, any>, name: string, d: ParameterDescriptor) => void): Fault['request'] =>
+  (req, { config }) =>
+    !isChat(req)
+      ? req
+      : withRequestJson(req, (body) => {
+          const model = config.models.find((m) => m.id === body.model);
+          for (const [name, d] of Object.entries(model?.parameters ?? {})) edit(body, name, d);
+        });
 
 const BASE: Fault[] = [
   {
     name: 'parameters-ranges-ignored',
     description: 'The server accepts numbers outside the declared ranges, clamping them silently, instead of refusing them',
     fails: ['parameters.out-of-range'],
-    request: (req, { config }) =>
-      !isChat(req)
-        ? req
-        : withRequestJson(req, (body) => {
-            const model = config.models.find((m) => m.id === body.model);
-            for (const [name, d] of Object.entries(model?.parameters ?? {})) {
-              const v = body[name];
-              if ((d.type !== 'range' && d.type !== 'integer') || typeof v !== 'number') continue;
-              body[name] = Math.min(Math.max(v, d.min ?? -Infinity), d.max ?? Infinity);
-            }
-          }),
+    request: eachDeclared((body, name, d) => {
+      const v = body[name];
+      if ((d.type === 'range' || d.type === 'integer') && typeof v === 'number') body[name] = Math.min(Math.max(v, d.min ?? -Infinity), d.max ?? Infinity);
+    }),
   },
   {
     name: 'parameters-catalog-overstates-range',
@@ -68,13 +72,7 @@ const NEW: Fault[] = [
     name: 'parameters-fraction-truncated',
     description: 'An integer parameter given a fraction is truncated and served instead of refused',
     fails: ['parameters.out-of-range'],
-    request: (req, { config }) =>
-      !isChat(req)
-        ? req
-        : withRequestJson(req, (body) => {
-            const model = config.models.find((m) => m.id === body.model);
-            for (const [name, d] of Object.entries(model?.parameters ?? {})) if (d.type === 'integer' && typeof body[name] === 'number') body[name] = Math.trunc(body[name]);
-          }),
+    request: eachDeclared((body, name, d) => void (d.type === 'integer' && typeof body[name] === 'number' && (body[name] = Math.trunc(body[name])))),
   },
   {
     name: 'parameters-enum-value-refused',
@@ -88,13 +86,7 @@ const NEW: Fault[] = [
     name: 'parameters-undeclared-value-accepted',
     description: 'An enum value the catalog does not declare is accepted (read as the default)',
     fails: ['parameters.out-of-range'],
-    request: (req, { config }) =>
-      !isChat(req)
-        ? req
-        : withRequestJson(req, (body) => {
-            const model = config.models.find((m) => m.id === body.model);
-            for (const [name, d] of Object.entries(model?.parameters ?? {})) if (d.type === 'enum' && typeof body[name] === 'string' && !d.values.includes(body[name])) delete body[name];
-          }),
+    request: eachDeclared((body, name, d) => void (d.type === 'enum' && typeof body[name] === 'string' && !d.values.includes(body[name]) && delete body[name])),
   },
   {
     name: 'parameters-accepted-empty',

@@ -27,6 +27,22 @@ const onStopped =
 const finishAt = (ps: any[]) => ps.findIndex((p) => p?.choices?.[0]?.finish_reason);
 const contentChunk = (like: Json, content: string) => ({ ...like, choices: [{ index: 0, delta: { content }, finish_reason: null }] });
 
+/** The checks that need a valid answer to a request with stop sequences: a fault that spoils every
+ * such answer fails them all (parameters.in-range sends stop too). */
+const READS_STOPPED = ['stop.string', 'stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'stop.exact-prefix'];
+
+/** Text added after the content of an answer a stop sequence ended, on either path. */
+const appended = (text: (stops: string[]) => string) =>
+  onStopped(
+    (b, stops) => {
+      if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content += text(stops);
+    },
+    (ps, stops) => {
+      const at = finishAt(ps);
+      if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps.splice(at, 0, contentChunk(ps[at], text(stops)));
+    },
+  );
+
 const TEXT_REFUSAL = (): MockReply => ({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'too many stop sequences' });
 
 const BASE: Fault[] = [
@@ -47,15 +63,7 @@ const BASE: Fault[] = [
   {
     name: 'stop-server-error',
     description: 'Any request with stop sequences is answered with a 500',
-    fails: [
-      'stop.string',
-      'stop.array',
-      'stop.ends-generation',
-      'stop.finish-reason',
-      'stop.not-in-content',
-      'stop.exact-prefix',
-      'parameters.in-range',
-    ],
+    fails: [...READS_STOPPED, 'parameters.in-range'],
     reply: (r, req) => (stopped(req) ? errorReply(500, 'internal error', 'server_error') : r),
   },
 
@@ -84,15 +92,7 @@ const BASE: Fault[] = [
     name: 'stop-left-in-content',
     description: 'The stop sequence that ended the answer is left at the end of the content',
     fails: ['stop.not-in-content', 'stop.exact-prefix'],
-    reply: onStopped(
-      (b, stops) => {
-        if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content += stops[0];
-      },
-      (ps, stops) => {
-        const at = finishAt(ps);
-        if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps.splice(at, 0, contentChunk(ps[at], stops[0]));
-      },
-    ),
+    reply: appended((stops) => stops[0]),
   },
   {
     name: 'stop-cut-early',
@@ -142,15 +142,7 @@ const NEW: Fault[] = [
     name: 'stop-continues-after',
     description: 'The content goes on for a few characters after the stop sequence that ended it',
     fails: ['stop.ends-generation', 'stop.not-in-content', 'stop.exact-prefix'],
-    reply: onStopped(
-      (b, stops) => {
-        if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content += `${stops[0]} and more`;
-      },
-      (ps, stops) => {
-        const at = finishAt(ps);
-        if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps.splice(at, 0, contentChunk(ps[at], `${stops[0]} and more`));
-      },
-    ),
+    reply: appended((stops) => `${stops[0]} and more`),
   },
   {
     name: 'stop-span-ignored',
@@ -174,15 +166,7 @@ const NEW: Fault[] = [
   {
     name: 'stop-empty-200',
     description: 'A request with one or two stop sequences is answered 200 with an empty body',
-    fails: [
-      'stop.string',
-      'stop.array',
-      'stop.ends-generation',
-      'stop.finish-reason',
-      'stop.not-in-content',
-      'stop.exact-prefix',
-      'parameters.in-range',
-    ],
+    fails: [...READS_STOPPED, 'parameters.in-range'],
     reply: (r, req) => (stopped(req) && stopsOf(requestJson(req)).length <= 2 ? EMPTY_200() : r),
   },
 ];

@@ -7,7 +7,7 @@
 // stream for another rule (tools, stop). The others bend every stream.
 import { isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
-import { isBasic } from './chat.js';
+import { isBasic, READS_BASIC } from './chat.js';
 import { DONE, requestJson, withPayloads, withStreamText } from './rewrite.js';
 
 /** The kit's ordinary request, streamed. */
@@ -28,16 +28,7 @@ export const STREAM_FAULTS: Fault[] = [
   {
     name: 'stream-no-blank-lines',
     description: 'Events of a plain stream are not separated by a blank line, so the whole stream reads as one event of many data: lines',
-    fails: [
-      'chat.role.user',
-      'chat.finish-reason',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-      'stream.chunk-json',
-      'stream.done-marker',
-    ],
+    fails: [...READS_BASIC, 'chat.finish-reason', 'stream.chunk-json', 'stream.done-marker'],
     reply: onPlain((r) => withStreamText(r, (t) => t.replace(/\n\n(?=data: )/g, '\n'))),
   },
   {
@@ -60,32 +51,14 @@ export const STREAM_FAULTS: Fault[] = [
   {
     name: 'stream-reset',
     description: 'A plain stream is cut by a connection reset after its first three events, with no finishing chunk and no [DONE]',
-    fails: [
-      'chat.role.user',
-      'chat.finish-reason',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-      'stream.complete',
-      'stream.one-finish-reason',
-      'stream.done-marker',
-      'usage.stream-present',
-    ],
+    fails: [...READS_BASIC, 'chat.finish-reason', 'stream.complete', 'stream.one-finish-reason', 'stream.done-marker', 'usage.stream-present'],
     // The pause lets the client read what was sent before the reset discards its buffers.
     reply: onPlain((r) => (isStream(r) ? { ...r, stream: [...[...r.stream].slice(0, 3), { delayMs: 30, reset: true } satisfies Frame] } : r)),
   },
   {
     name: 'stream-json-split-over-events',
     description: 'One JSON chunk of a plain stream is split over two events',
-    fails: [
-      'chat.role.user',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-      'stream.chunk-json',
-    ],
+    fails: [...READS_BASIC, 'stream.chunk-json'],
     reply: onPlain((r) =>
       withPayloads(r, (ps) => {
         const text = JSON.stringify(ps[2]);
@@ -97,14 +70,7 @@ export const STREAM_FAULTS: Fault[] = [
   {
     name: 'stream-chunk-object-wrong',
     description: 'Chunks of the basic stream say object: "chat.completion" instead of "chat.completion.chunk"',
-    fails: [
-      'chat.role.user',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-      'stream.chunk-schema',
-    ],
+    fails: [...READS_BASIC, 'stream.chunk-schema'],
     reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, object: 'chat.completion' } : p)))),
   },
   {
@@ -137,16 +103,7 @@ export const STREAM_FAULTS: Fault[] = [
   {
     name: 'stream-finish-reason-outside-enum',
     description: 'The finishing chunk of a plain stream says finish_reason "done"',
-    fails: [
-      'chat.role.user',
-      'chat.finish-reason',
-      'chat.created-seconds',
-      'chat.model-echo',
-      'chat.length-only-at-cap',
-      'chat.natural-stop',
-      'stream.chunk-schema',
-      'stream.one-finish-reason',
-    ],
+    fails: [...READS_BASIC, 'chat.finish-reason', 'stream.chunk-schema', 'stream.one-finish-reason'],
     reply: onPlain((r) =>
       withPayloads(r, (ps) => {
         ps[ps.findIndex(isFinish)].choices[0].finish_reason = 'done';
