@@ -132,13 +132,14 @@ await yargs(hideBin(process.argv))
     (y) => y.option('json', { type: 'boolean', default: false }),
     (argv) => {
       if (argv.json) {
-        const checks = CHECKS.map(({ run: _r, ...meta }) => ({ ...meta, provenBy: provenBy(meta.id) }));
+        const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, paths: Object.keys(paths ?? {}), provenBy: provenBy(meta.id) }));
         process.stdout.write(`${JSON.stringify({ checks, untestable: UNTESTABLE }, null, 2)}\n`);
         return;
       }
       const width = Math.max(...CHECKS.map((c) => c.id.length));
       for (const c of CHECKS) {
         process.stdout.write(`${c.id.padEnd(width)}  ${c.section.padEnd(12)} ${c.level.padEnd(6)}  ${c.title}\n`);
+        if (c.paths) process.stdout.write(`${''.padEnd(width)}  paths: ${Object.keys(c.paths).join(' × ')}\n`);
         const proof = provenBy(c.id);
         process.stdout.write(`${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
       }

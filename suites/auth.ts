@@ -2,7 +2,7 @@
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
 import { validator } from '../schemas/index.js';
-import { ask, baseline, catalog, catalogUrl, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, type ApiCheck, type CheckDef, type Auth } from './api.js';
+import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, type ApiCheck, type CheckDef, type Auth } from './api.js';
 import { readAnswer, refusalOf, validAnswer } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
@@ -242,7 +242,11 @@ export const catalogPublic: CheckDef = {
     const info = await catalog(ctx);
     if (info.absentAtDefault) return notTested(info.problem!);
     const ex = await getCatalog(ctx);
-    return is2xx(ex) ? pass() : fail(`GET ${catalogUrl(ctx)} without credentials answered ${describe(ex)}; the catalog needs no authentication`);
+    if (!is2xx(ex)) return fail(`GET ${catalogUrl(ctx)} without credentials answered ${describe(ex)}; the catalog needs no authentication`);
+    // A status alone proves nothing: the document must come whole (its shape is the catalog suite's).
+    const json = bodyJson(ex);
+    const problem = cutShort(ex) ?? (json.ok ? undefined : json.error);
+    return problem ? fail(`GET ${catalogUrl(ctx)} without credentials answered ${describe(ex)} but no JSON document: ${problem}`) : pass();
   },
 };
 

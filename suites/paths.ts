@@ -86,9 +86,10 @@ const points = (list: ModelsUnderTest, keep: (m: ModelUnderTest) => boolean = ()
 /** Each model under test. */
 export const MODELS: Axis<CheckContext> = async (ctx) => points(await modelsUnderTest(ctx));
 
-/** The models under test that may take a request field: those whose catalog entry declares it, and
- * those the catalog does not describe (their answer tells: a refusal leaves the path not-tested). */
-export const modelsTaking = (field: 'tools' | 'response_format'): Axis<CheckContext> => async (ctx) => {
+/** The models under test that may take an optional request field: those whose catalog entry
+ * declares it, and those the catalog does not describe (for tools and response_format their answer
+ * tells: a refusal leaves the path not-tested). */
+export const modelsTaking = (field: 'tools' | 'response_format' | 'stop'): Axis<CheckContext> => async (ctx) => {
   const [list, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
   return points(
     list,
@@ -108,6 +109,6 @@ export const LISTED: Axis<CheckContext> = async (ctx) => {
   const tried = ctx.target.allModels ? ids : ids.filter((id, i) => i === 0 || i === ids.length - 1 || under.models.some((m) => m.id === id));
   return {
     points: tried.map((id) => ({ value: id, label: id })),
-    note: `tried ${tried.length} of the ${ids.length} listed models${tried.length < ids.length ? ' (the first, the last and one of each kind; --all-models tries every one)' : ''}`,
+    note: `models.ids-usable tried ${tried.length} of the ${ids.length} listed models${tried.length < ids.length ? ' (the first, the last and one of each kind; --all-models tries every one)' : ''}`,
   };
 };

@@ -7,7 +7,7 @@ import { readAnswer, refusalOf, validAnswer, type Answer } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
-import { MODELS, STREAM, type ApiPath } from './paths.js';
+import { modelsTaking, STREAM, type ApiPath } from './paths.js';
 
 const validError = validator('error');
 
@@ -91,7 +91,9 @@ async function stopped(ctx: CheckContext, path: ApiPath): Promise<{ verdict: Ver
   return got.verdict ? got : { ref, seq: sequenceOf(ref, String(path.form)), a: got.answer };
 }
 
-const ON_FORMS = { stream: STREAM, model: MODELS, form: FORMS };
+/** The models under test that may take stop (declared, or not described by the catalog). */
+const STOPPING = { stream: STREAM, model: modelsTaking('stop') };
+const ON_FORMS = { ...STOPPING, form: FORMS };
 
 /** A rule about a stopped answer, where the sequence's place in the unstopped one is known. */
 const onStopped = (rule: (a: Answer, seq: string, ref: Reference) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
@@ -107,7 +109,7 @@ export const stopString: CheckDef = {
   title: 'stop is accepted as a string',
   section: '2.1',
   level: 'must',
-  paths: { stream: STREAM, model: MODELS },
+  paths: STOPPING,
   run: (ctx, path) => onStopped(() => pass())(ctx, { ...path, form: 'string' }),
 };
 
@@ -123,7 +125,7 @@ export const stopArray: CheckDef = {
   title: 'stop is accepted as an array of 1 to 4 strings',
   section: '2.1, 8',
   level: 'must',
-  paths: { stream: STREAM, model: MODELS },
+  paths: STOPPING,
   async run(ctx, path) {
     const ref = await reference(ctx, path);
     if ('problem' in ref) return notTested(ref.problem);
@@ -215,7 +217,7 @@ export const fiveRefused: CheckDef = {
   title: 'Five stop sequences are refused (at most 4)',
   section: '8',
   level: 'must',
-  paths: { stream: STREAM, model: MODELS },
+  paths: STOPPING,
   run: onFive((ex) => {
     const r = refusalOf(ex);
     return r.kind === 'refused' ? pass() : fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
@@ -228,7 +230,7 @@ export const five4xx: CheckDef = {
   section: '8, 7',
   level: 'should',
   convention: 'The document leaves error statuses and bodies unshown (7); the convention is a 4xx with {"error": {"message": ...}}.',
-  paths: { stream: STREAM, model: MODELS },
+  paths: STOPPING,
   run: onFive((ex) => {
     if (!is4xx(ex)) return fail(`five stop sequences got status ${ex.status ?? 'none'}, not a 4xx${errorText(ex)}`);
     const json = bodyJson(ex);
