@@ -12,7 +12,7 @@ export const CATALOG_FAULTS: Fault[] = [
   {
     name: 'catalog-not-json',
     description: 'The catalog is served as an HTML page, not a JSON document',
-    fails: ['catalog.available', 'catalog.schema'],
+    fails: ['catalog.available', 'catalog.schema', 'auth.catalog-public'],
     reply: (r, req) => (isCatalog(req) && 'status' in r && r.status === 200 ? { status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>Our models</body></html>' } : r),
   },
   {
