@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Flags in, exit code out. 0: every must passed; 1: a check failed; 2: usage error or unreachable.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { render, REPORTER_NAMES, type ReporterName } from '../suites/harness/report/index.js';
 import { CHECKS } from '../suites/index.js';
-import { runSession, UsageError } from '../suites/session.js';
+import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
+import { baseUrlWarning } from '../suites/harness/target.js';
 import { startMockServer } from '../mock/http.js';
 import { createMock } from '../mock/core/handle.js';
 import { loadConfigFile } from '../mock/config/load.js';
@@ -39,6 +40,7 @@ function reporterTargets(specs: string[], output?: string): ReporterTarget[] {
   const targets = specs.map((spec): ReporterTarget => {
     const [name, file] = spec.split(/=(.*)/s);
     if (!REPORTER_NAMES.includes(name as ReporterName)) usageExit(`unknown reporter "${name}" (choose from ${REPORTER_NAMES.join(', ')})`);
+    if (spec.includes('=') && !file) usageExit(`--reporter ${name}= names no file: give one (${name}=FILE), or leave out the = for standard output`);
     return { name: name as ReporterName, file: file || undefined };
   });
   if (output) {
@@ -47,7 +49,41 @@ function reporterTargets(specs: string[], output?: string): ReporterTarget[] {
     open.file = output;
   }
   if (targets.filter((t) => !t.file).length > 1) usageExit('only one reporter can write to standard output; give the others a file with NAME=FILE or --output');
+  for (const t of targets) if (t.file) writable(t.file, `--reporter ${t.name}`);
   return targets;
+}
+
+/** A report file that could not be written would be found after every request was sent: its
+ * folder is made (or found writable) before the first one. */
+function writable(file: string, what: string): void {
+  const dir = dirname(resolve(file));
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    if (existsSync(file)) {
+      if (statSync(file).isDirectory()) throw new Error('it is a directory');
+      accessSync(file, constants.W_OK);
+    }
+  } catch (e) {
+    usageExit(`${what}: cannot write ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** Ctrl-C (or SIGTERM) stops the run: what finished is reported, the rest not-tested, and the exit
+ * code says which signal (130, 143). A second one quits at once. */
+function interruption(): { signal: AbortSignal; exitCode(): number | undefined } {
+  const controller = new AbortController();
+  let code: number | undefined;
+  const on = (signal: NodeJS.Signals) => {
+    const exit = signal === 'SIGINT' ? 130 : 143;
+    if (code !== undefined) process.exit(exit);
+    code = exit;
+    process.stderr.write(`conformance: ${signal}: writing the report of what finished (again to quit at once)\n`);
+    controller.abort(`interrupted (${signal})`);
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return { signal: controller.signal, exitCode: () => code };
 }
 
 function parseHeaders(values: string[]): Record<string, string> {
@@ -91,10 +127,16 @@ await yargs(hideBin(process.argv))
         .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
         .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' })
         .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
+        .option('deadline', { type: 'number', default: DEFAULT_DEADLINE_MS, describe: 'Deadline of the whole run, in ms: what has not finished by then is not-tested' })
         .option('color', { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' }),
     async (argv) => {
+      // Everything that can be wrong with the run itself is found before the first request.
       const reporters = reporterTargets(argv.reporter as string[], argv.output);
+      const headers = parseHeaders(argv.header as string[]);
       const color = argv.color ?? (!!process.stdout.isTTY && !process.env.NO_COLOR);
+      const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
+      if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
+      const interrupted = interruption();
       try {
         const report = await runSession({
           baseUrl: argv['base-url'],
@@ -107,10 +149,12 @@ await yargs(hideBin(process.argv))
           checks: argv.check,
           strict: argv.strict,
           requireComplete: argv['require-complete'],
-          headers: parseHeaders(argv.header as string[]),
+          headers,
           timeoutMs: positiveInt('timeout')(argv.timeout),
           concurrency: positiveInt('concurrency')(argv.concurrency),
           maxBodyBytes: positiveInt('max-body')(argv['max-body']),
+          deadlineMs: positiveInt('deadline')(argv.deadline),
+          signal: interrupted.signal,
         });
         for (const r of reporters) {
           const text = render(r.name, report, { color: r.file ? false : color });
@@ -119,7 +163,7 @@ await yargs(hideBin(process.argv))
             writeFileSync(r.file, text);
           } else process.stdout.write(text);
         }
-        process.exitCode = report.exitCode;
+        process.exitCode = interrupted.exitCode() ?? report.exitCode;
       } catch (e) {
         if (e instanceof UsageError) usageExit(e.message);
         throw e;

@@ -27,6 +27,10 @@ export interface SessionOptions extends Filters {
   maxBodyBytes?: number;
   /** Longest Retry-After waited for before a 429 leaves its checks not-tested. */
   maxRetryWaitMs?: number;
+  /** The whole run's deadline: what has not finished by then is not-tested. */
+  deadlineMs?: number;
+  /** Stops the run from outside (Ctrl-C), its reason (a string) given to what did not finish. */
+  signal?: AbortSignal;
   checks?: string[];
   onResult?: (r: CheckResult) => void;
   /** The registry to select from; the whole kit by default. */
@@ -35,7 +39,8 @@ export interface SessionOptions extends Filters {
 
 export class UsageError extends Error {}
 
-
+/** Ten minutes: a hosted service's default run takes a fraction of it; a hostile one is cut there. */
+export const DEFAULT_DEADLINE_MS = 600_000;
 
 export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const warnings: string[] = [];
@@ -61,6 +66,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
     } catch {
       throw new UsageError(`--base-url is not an http(s) URL: ${baseUrl}`);
     }
+    // Said in the report too; the command line says it before the first request.
     const warning = baseUrlWarning(baseUrl);
     if (warning) warnings.push(warning);
     if (opts.siteUrl) {
@@ -82,17 +88,25 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       embeddedMock: !!mock,
     };
     const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes);
-    await probe(target, limits.connectTimeoutMs);
-
     const started = new Date();
     const t0 = performance.now();
+    // The deadline holds for the whole run, the probe included.
+    const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(`the run's deadline passed (--deadline ${deadlineMs} ms)`), deadlineMs);
+    const signal = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
+    await probe(target, limits.connectTimeoutMs, signal).catch((e) => {
+      clearTimeout(timer);
+      throw e;
+    });
     const { results, notes, requestsSent } = await runChecks(selected, {
       target,
       limits,
       concurrency: opts.concurrency ?? 4,
       retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
       onResult: opts.onResult,
-    });
+      signal,
+    }).finally(() => clearTimeout(timer));
     const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete };
     return {
       formatVersion: REPORT_FORMAT_VERSION,
@@ -107,18 +121,32 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       warnings,
       notes,
       requestsSent,
+      ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
     };
   } finally {
     await mock?.close();
   }
 }
 
-/** A server that cannot be reached at all is a usage problem (exit 2), not fifty failed checks. */
-async function probe(target: Target, connectTimeoutMs: number): Promise<void> {
-  const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 1024 });
+/** A server that cannot be reached at all, or that refuses the key on every request, is a usage
+ * problem (exit 2, one line), not fifty failed checks. */
+async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
+  const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 64 * 1024 });
+  const auth = { ...target.headers, authorization: `Bearer ${target.apiKey}` };
+  const refused = (status?: number) => status === 401 || status === 403;
   try {
-    const r = await http.send({ method: 'GET', url: `${target.baseUrl}/v1/models`, headers: { ...target.headers } });
-    if (r.error?.kind === 'connect') throw new UsageError(`cannot reach ${target.baseUrl}: ${r.error.message}`);
+    const list = await http.send({ method: 'GET', url: `${target.baseUrl}/v1/models`, headers: auth }, signal, true);
+    if (list.error?.kind === 'connect') throw new UsageError(`cannot reach ${target.baseUrl}: ${list.error.message}`);
+    if (!refused(list.status)) return;
+    // The list may be the only route behind another policy: a chat request must be refused too.
+    const model = target.models[0] ?? 'any-model';
+    const chat = await http.send({
+      method: 'POST',
+      url: `${target.baseUrl}/v1/chat/completions`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 }),
+    }, signal, true);
+    if (refused(chat.status)) throw new UsageError(`the server refused the key on every request (GET /v1/models: ${list.status}, POST /v1/chat/completions: ${chat.status}): check --api-key`);
   } finally {
     await http.close();
   }

@@ -72,7 +72,8 @@ export class HttpClient {
     });
   }
 
-  async send(spec: RequestSpec, signal?: AbortSignal): Promise<HttpResult> {
+  /** With `statusOnly`, the body is not read: what a probe needs is the status line. */
+  async send(spec: RequestSpec, signal?: AbortSignal, statusOnly = false): Promise<HttpResult> {
     const started = performance.now();
     const deadline = AbortSignal.timeout(this.limits.deadlineMs);
     const abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
@@ -96,6 +97,12 @@ export class HttpClient {
       });
       status = res.statusCode;
       headers = flattenHeaders(res.headers);
+      if (statusOnly) {
+        // Destroying an unread body makes it emit an abort error: nobody is reading it.
+        res.body.on('error', () => {});
+        res.body.destroy();
+        return done(false);
+      }
       const coding = contentCoding(headers['content-encoding']);
       let source: AsyncIterable<Buffer> = res.body as AsyncIterable<Buffer>;
       if (coding) {

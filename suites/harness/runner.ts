@@ -38,6 +38,8 @@ export interface RunOptions {
   limits: Limits;
   concurrency: number;
   retry: RetryPolicy;
+  /** Stops the run (its deadline passed, or it was interrupted): what has not finished becomes
+   * not-tested, with the signal's reason (a string) as the reason. */
   signal?: AbortSignal;
   /** Called as each check ends (all its paths), for progress output. */
   onResult?: (r: CheckResult) => void;
@@ -103,21 +105,31 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   // something else, so a run always ends.
   const checkDeadline = Math.max(opts.limits.deadlineMs * 8, 2_000);
 
-  /** Runs `fn` as a check would: bounded in time, a throw reported as the kit's own defect. */
+  /** Why the run was stopped, once it was. */
+  const stoppedBecause = (): string | undefined => (opts.signal?.aborted ? (typeof opts.signal.reason === 'string' ? opts.signal.reason : 'the run was stopped') : undefined);
+  const stopped = opts.signal ? new Promise<void>((resolve) => (opts.signal!.aborted ? resolve() : opts.signal!.addEventListener('abort', () => resolve(), { once: true }))) : undefined;
+
+  /** Runs `fn` as a check would: bounded in time, a throw reported as the kit's own defect, and
+   * cut short when the run is stopped. A failure seen once the run was stopped may be the stop's
+   * own doing (an aborted request): it is not-tested, with the stop's reason. */
   const guarded = async (fn: () => Promise<Verdict>): Promise<Verdict> => {
     let timer: NodeJS.Timeout | undefined;
+    let verdict: Verdict;
     try {
-      return await Promise.race([
+      verdict = await Promise.race([
         fn(),
         new Promise<Verdict>((resolve) => {
           timer = setTimeout(() => resolve(fail(`the check did not finish within ${checkDeadline} ms`)), checkDeadline);
         }),
+        ...(stopped ? [stopped.then(() => notTested(stoppedBecause()!))] : []),
       ]);
     } catch (e) {
-      return fail(`internal error in the check: ${(e as Error)?.stack ?? String(e)}`);
+      verdict = fail(`internal error in the check: ${(e as Error)?.stack ?? String(e)}`);
     } finally {
       clearTimeout(timer);
     }
+    const why = stoppedBecause();
+    return why && verdict.outcome !== 'pass' && verdict.outcome !== 'skip' ? { outcome: 'not-tested', message: why } : verdict;
   };
 
   const pathResult = (verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult => {
@@ -200,7 +212,9 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       const used: Exchange[] = [];
       const inherited = [...unit.inherited];
       const started = performance.now();
-      const verdict = await guarded(() => checks[unit.check].run(makeContext(used, inherited), unit.path));
+      const why = stoppedBecause();
+      // Once stopped, nothing more is sent: what is left is not-tested, at once.
+      const verdict = why ? notTested(why) : await guarded(() => checks[unit.check].run(makeContext(used, inherited), unit.path));
       paths[unit.check][unit.slot] = pathResult(verdict, unit.path, unit.label, used, inherited, started);
       if (--remaining[unit.check] === 0) results[unit.check] = finish(unit.check);
       if (--inFlight === 0 && next === firstLast) drained();

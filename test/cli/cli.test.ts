@@ -1,10 +1,11 @@
 // The command line as a user and a CI pipeline see it: exit codes, reporters, redaction.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
@@ -49,10 +50,81 @@ describe('conformance CLI', () => {
   });
 
   it('exits 1 when a must fails and reports the failure', async () => {
-    const r = await cli(['run', '--base-url', server.url, '--api-key', 'sk-wrong-key-for-this-test-000000', '--suite', 'models']);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/models\.list-shape/);
-    expect(r.stdout).not.toContain('sk-wrong-key-for-this-test-000000');
+    const faulty = await startMockServer({ mock: createMock(undefined, { faults: ['models-owned-by-missing'] }) });
+    try {
+      const r = await cli(['run', '--base-url', faulty.url, '--api-key', KEY, '--suite', 'models']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/models\.list-shape/);
+    } finally {
+      await faulty.close();
+    }
+  });
+
+  it('stops at once, exit 2, when the server refuses the key on every request', async () => {
+    const r = await cli(['run', '--base-url', server.url, '--api-key', 'sk-wrong-key-for-this-test-000000']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/refused the key on every request .*: check --api-key/);
+    expect(r.stderr + r.stdout).not.toContain('sk-wrong-key-for-this-test-000000');
+  });
+
+  it('finds problems with the run itself before the first request: exit 2, one line', async () => {
+    const mock = createMock();
+    const watched = await startMockServer({ mock });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
+      writeFileSync(join(dir, 'a-file'), '');
+      for (const args of [
+        ['--reporter', 'junit='],
+        ['--reporter', `junit=${join(dir, 'a-file', 'junit.xml')}`],
+        ['--reporter', `json=${dir}`],
+        ['--header', 'no colon here'],
+      ]) {
+        const r = await cli(['run', '--base-url', watched.url, '--api-key', KEY, ...args]);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+      }
+      expect(mock.journal.list()).toEqual([]);
+    } finally {
+      await watched.close();
+    }
+  });
+
+  it('ends a run against a server that drips its answers at the run deadline, with a report of what finished', async () => {
+    const drip = await startMockServer({ mock: createMock(undefined, { faults: ['hostile-drip'] }) });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
+      const started = performance.now();
+      const r = await cli(['run', '--base-url', drip.url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(report.stopped).toBe("the run's deadline passed (--deadline 3000 ms)");
+      expect(report.results.some((x: { message?: string }) => x.message?.includes("the run's deadline passed"))).toBe(true);
+      expect([0, 1]).toContain(r.code);
+    } finally {
+      await drip.close();
+    }
+  });
+
+  it('on Ctrl-C writes the report of what finished and exits 130', async () => {
+    const slow = await startMockServer({ mock: createMock(undefined, { faults: ['hostile-drip'] }) });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
+      const child = spawn(process.execPath, [BIN, 'run', '--base-url', slow.url, '--api-key', KEY, '--reporter', `json=${join(dir, 'r.json')}`], { env: { ...process.env, NO_COLOR: '1' } });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      await new Promise((r) => setTimeout(r, 1500));
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+      expect(code).toBe(130);
+      expect(stderr).toMatch(/SIGINT: writing the report/);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(report.stopped).toBe('interrupted (SIGINT)');
+      expect(report.results.every((x: { outcome: string; message?: string }) => x.outcome !== 'fail' || !x.message?.includes('interrupted'))).toBe(true);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('exits 2 with a one-line reason for usage errors and unreachable servers', async () => {
@@ -74,8 +146,9 @@ describe('conformance CLI', () => {
     expect(r.code).toBe(0);
   });
 
-  it('warns when the base URL already ends in /v1', async () => {
+  it('warns when the base URL already ends in /v1, before the run and in the report', async () => {
     const r = await cli(['run', '--base-url', `${server.url}/v1`, '--api-key', KEY, '--suite', 'models']);
+    expect(r.stderr).toMatch(/^conformance: warning: the base URL ends in \/v1/);
     expect(r.stdout).toMatch(/ends in \/v1/);
   });
 

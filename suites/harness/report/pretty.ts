@@ -156,6 +156,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   out.push(c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`) + ` → ${safe(report.target.baseUrl)}${mock}`);
   out.push(c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` +
     (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')));
+  if (report.stopped) out.push(c.yellow(`stopped before the end: ${safe(report.stopped)}; what had not finished is not tested`));
 
   // Grouped by the first section a check names; the others are shown on its line.
   const bySection = new Map<string, CheckResult[]>();

@@ -19,6 +19,8 @@ export interface RunReport {
   notes?: string[];
   /** Requests the run sent, retries of a 429 included. */
   requestsSent?: number;
+  /** Why the run stopped before every check finished (its deadline, an interruption). */
+  stopped?: string;
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;
