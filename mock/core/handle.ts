@@ -32,7 +32,8 @@ export interface MockOptions {
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
-const BEARER = /^Bearer +(\S+)\s*$/;
+// The scheme name is case-insensitive (RFC 9110, 11.1): `bearer KEY` is as good as `Bearer KEY`.
+const BEARER = /^Bearer +(\S+)\s*$/i;
 export const FAULT_HEADER = 'x-mock-fault';
 export const JOURNAL_PATH = '/__mock/requests';
 

@@ -108,11 +108,15 @@ export class HttpClient {
       if (coding) {
         const decoder = decoderFor(coding);
         if (!decoder) {
+          res.body.on('error', () => {});
           res.body.destroy();
           return done(false, { kind: 'protocol', message: `the body is in content coding "${coding}", which this Node.js cannot decode` });
         }
         encoding = coding;
         (res.body as Readable).on('error', (e) => decoder.destroy(e));
+        // The reader below sees the decoder's errors; once it has stopped reading (at the cap), an
+        // error the teardown raises has nobody left to tell.
+        decoder.on('error', () => {});
         source = (res.body as Readable).pipe(decoder);
       }
       try {

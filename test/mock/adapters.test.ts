@@ -24,6 +24,8 @@ const CASES: Case[] = [
   { name: 'a stream', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody({ stream: true, stream_options: { include_usage: true } }) } },
   { name: 'a scripted stream', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody({ stream: true, messages: [{ role: 'user', content: 'hello' }] }) } },
   { name: 'tool calls', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody({ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'integer' } } } } }] }) } },
+  // The scheme name is case-insensitive (RFC 9110, 11.1).
+  { name: 'the scheme in lower case', path: '/v1/models', init: { method: 'GET', headers: { authorization: `bearer ${KEY}` } } },
   { name: 'a 401', path: '/v1/chat/completions', init: { method: 'POST', headers: { ...auth, authorization: 'Bearer sk-nope-0000000000000000' }, body: chatBody() } },
   { name: 'a 429 with retry headers', path: '/v1/chat/completions', init: { method: 'POST', headers: { ...auth, 'x-mock-fault': 'rate-limited; retry_after_ms=1200' }, body: chatBody() } },
   { name: 'a scripted 503', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody({ messages: [{ role: 'user', content: 'overload' }] }) } },
@@ -112,10 +114,10 @@ describe('the node:http adapter and interceptMock', () => {
       expect(b.body.toString('utf8'), c.name).toBe(a.body.toString('utf8'));
       expect(b.body.equals(a.body), c.name).toBe(true);
     }
-    expect(overHttp.map((a) => a.status)).toEqual([200, 200, 200, 200, 401, 429, 503, 200, 400, 404, 405, 200, 200, 200, 204]);
+    expect(overHttp.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 401, 429, 503, 200, 400, 404, 405, 200, 200, 200, 204]);
     expect(overHttp[1].headers['content-type']).toMatch(/^text\/event-stream/);
-    expect(overHttp[5].headers['retry-after-ms']).toBe('1200');
-    expect(overHttp[11].headers['access-control-allow-origin']).toBe(ORIGIN);
+    expect(overHttp[6].headers['retry-after-ms']).toBe('1200');
+    expect(overHttp[12].headers['access-control-allow-origin']).toBe(ORIGIN);
     // Both journals saw the same requests.
     const strip = (m: Mock) => m.journal.list().map(({ time: _t, ...e }) => e);
     expect(strip(intercepted.mock)).toEqual(strip(server.mock));

@@ -1,8 +1,9 @@
 // Legal variations: forms the document and the SSE rules allow, which every check must pass.
 // Each fails nothing; a check that fails on one of them is too strict.
-import { isStream, type Frame } from '../types.js';
+import { gzipSync } from 'node:zlib';
+import { isRaw, isStream, type Frame } from '../types.js';
 import type { Fault } from './fault.js';
-import { isChat, withJson, withStreamText } from './rewrite.js';
+import { isChat, withJson, withPayloads, withStreamText } from './rewrite.js';
 
 // In this order a CR is always followed by CRLF, never by LF: a CR then an LF would read as one
 // CRLF, losing the blank line that ends an event and merging two events into one.
@@ -77,4 +78,78 @@ export const LEGAL: Fault[] = [
             b.x_vendor = { region: 'eu' };
           }),
   },
+  {
+    name: 'legal-gzip',
+    description: 'Every response is sent with Content-Encoding: gzip (a stream as one gzip member per write); with no Accept-Encoding any coding is acceptable (RFC 9110, 12.5.3)',
+    fails: [],
+    reply: (r) => {
+      if (isRaw(r)) return r;
+      const headers = { ...r.headers, 'content-encoding': 'gzip' };
+      if (!isStream(r)) return { ...r, headers, body: gzipSync(typeof r.body === 'string' ? Buffer.from(r.body) : r.body) };
+      // Each write is a gzip member of its own, so a client decodes it as it arrives.
+      return { ...r, headers, stream: [...r.stream].map((f): Frame => ('bytes' in f ? { ...f, bytes: gzipSync(typeof f.bytes === 'string' ? Buffer.from(f.bytes) : f.bytes) } : f)) };
+    },
+  },
+  {
+    name: 'legal-json-whitespace',
+    description: 'JSON bodies are indented and every object lists its fields in reverse order; stream chunks have spaces around colons and commas',
+    fails: [],
+    reply: (r) => {
+      if (isRaw(r)) return r;
+      if (isStream(r)) return withStreamText(r, (t) => t.replace(/^data: (\{.*)$/gm, (_, json: string) => `data: ${spaced(reversed(JSON.parse(json)))}`));
+      try {
+        return { ...r, body: JSON.stringify(reversed(JSON.parse(typeof r.body === 'string' ? r.body : Buffer.from(r.body).toString('utf8'))), null, 2) };
+      } catch {
+        return r;
+      }
+    },
+  },
+  {
+    name: 'legal-null-fields',
+    description: 'Chunks carry fields the document does not list, as null: logprobs, system_fingerprint, usage, delta.refusal, delta.function_call; the JSON choice carries logprobs: null',
+    fails: [],
+    reply: (r, req) => {
+      if (!isChat(req)) return r;
+      if (!isStream(r)) return withJson(r, (b) => void (b.choices ?? []).forEach((c: Json) => (c.logprobs = null)));
+      return withPayloads(r, (ps) =>
+        ps.map((p) => {
+          if (typeof p !== 'object' || p === null) return p;
+          for (const c of p.choices ?? []) Object.assign(c, { logprobs: null }, { delta: { refusal: null, function_call: null, ...c.delta } });
+          return { system_fingerprint: null, usage: null, ...p };
+        }),
+      );
+    },
+  },
+  {
+    name: 'legal-ping-before-events',
+    description: 'SSE: a ": ping" comment before every event',
+    fails: [],
+    reply: (r) => withStreamText(r, (t) => t.replace(/(^|\n\n)(?=data: )/g, '$1: ping\n\n')),
+  },
+  {
+    name: 'legal-dated-model',
+    description: 'The response names a dated id of the model asked for (mock-chat-1-2026-01-01), in the body and in every chunk',
+    fails: [],
+    reply: (r, req) => {
+      if (!isChat(req)) return r;
+      const dated = (x: Json) => void (typeof x.model === 'string' && (x.model = `${x.model}-2026-01-01`));
+      return isStream(r) ? withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' && p !== null ? (dated(p), p) : p))) : withJson(r, dated);
+    },
+  },
 ];
+
+type Json = Record<string, any>;
+
+/** The same object with its fields (at every depth) in reverse order. */
+function reversed(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(reversed);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)]));
+}
+
+/** JSON on one line with a space on either side of every colon and comma. */
+function spaced(v: unknown): string {
+  if (Array.isArray(v)) return `[ ${v.map(spaced).join(' , ')} ]`;
+  if (v && typeof v === 'object') return `{ ${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)} : ${spaced(x)}`).join(' , ')} }`;
+  return JSON.stringify(v);
+}

@@ -82,7 +82,7 @@ export function withStreamText(reply: MockReply, edit: (text: string) => string 
 export { DONE, eventBytes };
 
 /** The key of `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
-export const bearerKey = (req: MockRequest): string | undefined => /^Bearer +(\S+)\s*$/.exec(req.headers.authorization ?? '')?.[1];
+export const bearerKey = (req: MockRequest): string | undefined => /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
 
 /** The configured key the request's Bearer credential names, or undefined when it names none. */
 export const keyOf = (req: MockRequest, config: { keys: { key: string; id: string; models: string[] }[] }) => {
