@@ -1,4 +1,5 @@
 // Sections 2.5 and 4.3: the public catalog, in the provider-listing schema 2.4 (catalog-2.4.md).
+import { catalogRuleViolations } from '../schemas/catalog-rules.js';
 import { schemaAt, validator } from '../schemas/index.js';
 import { catalog, catalogUrl, declaredParameters, describe, getCatalog, is2xx, modelIds, type ApiCheck } from './api.js';
 import { combine, fail, notTested, pass, type Verdict } from './harness/check.js';
@@ -102,9 +103,11 @@ export const schema: ApiCheck = {
   async run(ctx) {
     const got = await catalogDocument(ctx);
     if (got.verdict) return got.verdict;
+    // The schema's own rules, then those it cannot say (unique prices, UTC windows, min <= max).
     const v = validCatalog(got.doc);
+    const broken = [...v.errors, ...catalogRuleViolations(got.doc)];
     const versions = versionsOf(got.doc);
-    return v.ok ? pass([versions]) : fail(`the catalog does not follow schema ${SCHEMA_VERSION} (${versions}): ${v.errors.join('; ')}`);
+    return broken.length ? fail(`the catalog does not follow schema ${SCHEMA_VERSION} (${versions}): ${broken.join('; ')}`) : pass([versions]);
   },
 };
 

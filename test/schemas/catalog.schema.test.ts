@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { catalogRuleViolations } from '../../schemas/catalog-rules.js';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -114,6 +115,7 @@ describe('catalog schema', () => {
       chat(d).input_modalities.push({ type: 'image', supported_inputs: { formats: { type: 'enum', values: ['image/bmp'] } } });
     }, '/data/0/input_modalities/1/supported_inputs/formats/values/0'],
     ['concurrency capacity with a window', (d) => { chat(d).capacity[1].per = 'minute'; }, '/data/0/capacity/1/per'],
+    ['utc_start with minutes above 59', (d) => { reason(d).input_modalities[0].pricing[1].utc_start = 1275; }, '/data/1/input_modalities/0/pricing/1/utc_start'],
   ];
 
   it.each(deviations)('rejects %s', (_name, mutate, path) => {
@@ -124,6 +126,26 @@ describe('catalog schema', () => {
     // The rejection comes from the deviation, not from elsewhere in the document.
     for (const e of errors) expect(e.instancePath.startsWith('/data/')).toBe(true);
     expect(errors.some((e) => e.instancePath === path || e.instancePath.startsWith(`${path}/`)), JSON.stringify(errors, null, 1)).toBe(true);
+  });
+
+  // What catalog-2.4.md does not state, a catalog may do: the schema holds it to no more.
+  const latitudes: [string, (d: Json) => void][] = [
+    ['a limit in a unit of its own', (d) => { chat(d).input_modalities[0].supported_inputs.max_context_length.unit = 'tokens'; }],
+    ['enum values repeated', (d) => { chatParams(d).service_tier.values = ['flex', 'flex']; }],
+    ['enum values empty', (d) => { chatParams(d).service_tier.values = []; }],
+    ['an integer descriptor with a fractional bound', (d) => { chatParams(d).max_tokens.max = 4096.5; }],
+    ['max_items 0', (d) => { chatParams(d).stop.max_items = 0; }],
+    ['a capacity of 0', (d) => { chat(d).capacity[1].value = 0; }],
+    ['a media format that is not a MIME type', (d) => {
+      chat(d).input_modalities.push({ type: 'audio', supported_inputs: { formats: { type: 'enum', values: ['wav'] } } });
+    }],
+    ['utc_start 2359', (d) => { reason(d).input_modalities[0].pricing[1].utc_start = 2359; }],
+  ];
+
+  it.each(latitudes)('accepts %s', (_name, mutate) => {
+    const d = clone();
+    mutate(d);
+    expect(errorsOf(d)).toEqual([]);
   });
 
   it('gives every property an x-section annotation', () => {
@@ -151,5 +173,33 @@ describe('catalog schema', () => {
     expect(count).toBeGreaterThan(50);
     expect(missing).toEqual([]);
     expect(schema.properties.data['x-section']).toBe('2.5');
+  });
+});
+
+describe('catalog rules the schema cannot say', () => {
+  it('finds nothing wrong in the valid fixture', () => {
+    expect(catalogRuleViolations(valid)).toEqual([]);
+  });
+
+  const broken: [string, (d: Json) => void, RegExp][] = [
+    ['a UTC window that starts where it ends', (d) => { const p = reason(d).input_modalities[0].pricing[1]; p.utc_end = p.utc_start; }, /^\/data\/1 \(.*\)\.input_modalities\[0\]\.pricing\[1\]: utc_start and utc_end are both \d+; they must differ$/],
+    ['two prices of one type', (d) => { chat(d).input_modalities[0].pricing.push({ ...chat(d).input_modalities[0].pricing[0] }); }, /input_modalities\[0\]\.pricing\[\d\]: a second entry of type "prompt" with the same qualifiers as \[0\]/],
+    ['min above max', (d) => { chatParams(d).temperature.min = 3; }, /supported_parameters\.temperature: min 3 is above max 2$/],
+    ['min above max in a nested descriptor', (d) => { chat(d).passthrough_parameters = { opts: { type: 'object', properties: { k: { type: 'integer', min: 9, max: 1 } } } }; }, /passthrough_parameters\.opts\.properties\.k: min 9 is above max 1$/],
+  ];
+
+  it.each(broken)('finds %s', (_name, mutate, message) => {
+    const d = clone();
+    mutate(d);
+    const found = catalogRuleViolations(d);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(message);
+  });
+
+  it('lets one type carry several prices when a qualifier tells them apart (a cache lifetime, a UTC window)', () => {
+    const d = clone();
+    const pricing = chat(d).input_modalities[0].pricing;
+    pricing.push({ type: 'cache_write', unit: 'token', cost_usd: '0.000001', ttl_seconds: 300 }, { type: 'cache_write', unit: 'token', cost_usd: '0.000002', ttl_seconds: 3600 });
+    expect(catalogRuleViolations(d)).toEqual([]);
   });
 });

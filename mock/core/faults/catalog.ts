@@ -106,4 +106,28 @@ export const CATALOG_FAULTS: Fault[] = [
       if (Array.isArray(effort?.values)) effort.values.push('extreme');
     }),
   },
+  {
+    name: 'catalog-utc-window-empty',
+    description: 'A price carries a UTC window that ends where it starts (utc_start 900, utc_end 900)',
+    fails: ['catalog.schema'],
+    reply: eachEntry((m) => void Object.assign(textOutput(m).pricing[0], { utc_start: 900, utc_end: 900 })),
+  },
+  {
+    name: 'catalog-utc-minutes-75',
+    description: 'A price carries a UTC window whose start has 75 minutes (utc_start 1275)',
+    fails: ['catalog.schema'],
+    reply: eachEntry((m) => void Object.assign(textOutput(m).pricing[0], { utc_start: 1275, utc_end: 1400 })),
+  },
+  {
+    name: 'catalog-price-type-twice',
+    description: 'An output modality prices completion twice, with the same qualifiers',
+    fails: ['catalog.schema'],
+    reply: eachEntry((m) => void textOutput(m).pricing.push({ ...textOutput(m).pricing[0], cost_usd: '1' })),
+  },
+  {
+    name: 'catalog-min-above-max',
+    description: 'max_tokens is declared with min 1,000,000, above its max: the kit, keeping to the declared minimum, is refused',
+    fails: ['chat.max-tokens', 'parameters.in-range', 'catalog.schema'],
+    reply: eachEntry((m) => void (textOutput(m).supported_parameters.max_tokens.min = 1_000_000)),
+  },
 ];
