@@ -12,7 +12,7 @@ import { startMockServer } from '../mock/http.js';
 import { createMock } from '../mock/core/handle.js';
 import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
-import { UNTESTABLE } from '../suites/untestable.js';
+import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 
 const EXIT_USAGE = 2;
 
@@ -172,12 +172,25 @@ await yargs(hideBin(process.argv))
   )
   .command(
     'list',
-    'List every check with its id, section and level',
-    (y) => y.option('json', { type: 'boolean', default: false }),
+    'List every check with its id, section and level, and what cannot be tested',
+    (y) =>
+      y
+        .option('json', { type: 'boolean', default: false, describe: 'Machine-readable' })
+        .option('coverage', { type: 'boolean', default: false, describe: 'The map of the document: each statement and the checks that enforce it' }),
     (argv) => {
+      const untestable = COVERAGE.filter(isUntestable).map((c) => ({ section: c.section, rule: c.quote, why: c.untestable }));
       if (argv.json) {
         const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, paths: Object.keys(paths ?? {}), provenBy: provenBy(meta.id) }));
-        process.stdout.write(`${JSON.stringify({ checks, untestable: UNTESTABLE }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ checks, untestable, coverage: COVERAGE, figure: coverageFigure() }, null, 2)}\n`);
+        return;
+      }
+      if (argv.coverage) {
+        for (const c of COVERAGE) {
+          process.stdout.write(`${`§${c.section || '-'}`.padEnd(8)} ${c.quote}\n`);
+          process.stdout.write(`         ${isMapped(c) ? `-> ${c.checks.join(', ')}` : isUntestable(c) ? `not testable: ${c.untestable}` : `no rule: ${c.informative}`}\n`);
+        }
+        const f = coverageFigure();
+        process.stdout.write(`\n${f.ruleBearing} rule-bearing statements: ${f.mapped} mapped to checks, ${f.untestable} not testable from outside, ${f.gaps} gaps\n`);
         return;
       }
       const width = Math.max(...CHECKS.map((c) => c.id.length));
@@ -188,7 +201,7 @@ await yargs(hideBin(process.argv))
         process.stdout.write(`${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
       }
       process.stdout.write(`\n${CHECKS.length} checks, ${FAULTS.length} faults, ${CHECKS.filter((c) => provenBy(c.id).length).length} checks proven to fail.\n\nNot testable from outside:\n`);
-      for (const u of UNTESTABLE) process.stdout.write(`  ${u.section.padEnd(6)} ${u.rule} (${u.why})\n`);
+      for (const u of untestable) process.stdout.write(`  ${u.section.padEnd(6)} ${u.rule} (${u.why})\n`);
     },
   )
   .command(
