@@ -6,7 +6,8 @@
 // an undici client for 3) runs here, and its own CPU use is reported so a saturated generator shows.
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
-// BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof).
+// BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
+// BENCH_ONLY=run-cost (only the kit's run cost, bench/run-cost.ts), BENCH_COMPARE=<dir> (see there).
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { capture, CHAT_PATH, HEADERS, HELD_STREAM, mockConfig, SMALL, SMALL_STREAM } from './fixtures.js';
+import { runCost } from './run-cost.js';
 import type { Mark } from './server.js';
 
 const SECONDS = num('BENCH_SECONDS', 5);
@@ -301,6 +303,8 @@ function table(head: string[], rows: string[][]): string {
 }
 
 async function main(): Promise<void> {
+  await runCost();
+  if (process.env.BENCH_ONLY === 'run-cost') return;
   const started = performance.now();
   console.log(
     `bench: ${SECONDS} s per server and measure (alternating mock, ceiling, ceiling, mock; ${WARMUP_SECONDS} s warm-up each), ` +

@@ -9,6 +9,7 @@ import type { ApiPath } from './paths.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 
 const validResponse = validator('response');
+const validError = validator('error');
 const validChunk = validator('chunk');
 
 export interface ToolCallRead {
@@ -151,4 +152,12 @@ export async function validAnswer(ctx: CheckContext, ex: Exchange, path: ApiPath
     if (!declared) return { verdict: notTested(`the model refuses ${feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
   }
   return { verdict: fail(`${what} got no valid answer: ${read.problem}`) };
+}
+
+/** What keeps an error answer's body from the convention ({"error": {"message": ...}}), or nothing. */
+export function errorBodyProblem(ex: Exchange): string | undefined {
+  const json = bodyJson(ex);
+  if (!json.ok) return `the error body: ${json.error}`;
+  const v = validError(json.value);
+  return v.ok ? undefined : `the error body does not match the convention: ${v.errors.join(', ')}`;
 }

@@ -42,6 +42,10 @@ export function getCatalog(ctx: CheckContext): Promise<Exchange> {
   return ctx.send({ method: 'GET', url: catalogUrl(ctx), headers: {} }, 'catalog');
 }
 
+/** Unix seconds stay below 1e11 until the year 5138 (milliseconds passed it in 1973), and a creation
+ * time before 2000-01-01 is a clock or a unit gone wrong. */
+export const isUnixSeconds = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 946_684_800 && (v as number) < 1e11;
+
 export const is2xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 200 && ex.status < 300;
 export const is4xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 400 && ex.status < 500;
 

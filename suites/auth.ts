@@ -1,9 +1,8 @@
 // Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
-import { validator } from '../schemas/index.js';
 import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, type ApiCheck, type CheckDef, type Auth } from './api.js';
-import { readAnswer, refusalOf, validAnswer } from './answer.js';
+import { errorBodyProblem, readAnswer, refusalOf, validAnswer } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import { basicCredential, containsKey } from './harness/redact.js';
@@ -164,8 +163,6 @@ export const status401: CheckDef = {
   run: (ctx) => onEachRefusal(ctx, (r) => (r.ex.status === 401 ? undefined : `${r.what} answered ${r.ex.status}, not 401`)),
 };
 
-const validError = validator('error');
-
 export const errorBody: CheckDef = {
   id: 'auth.error-body',
   title: 'A refusal carries a JSON error body: {"error": {"message": ...}}',
@@ -174,10 +171,8 @@ export const errorBody: CheckDef = {
   convention: 'The document does not show the error body; the convention is the OpenAI-compatible {"error": {"message", "type", "param", "code"}}.',
   run: (ctx) =>
     onEachRefusal(ctx, (r) => {
-      const json = bodyJson(r.ex);
-      if (!json.ok) return `${r.what}: ${json.error}`;
-      const v = validError(json.value);
-      return v.ok ? undefined : `${r.what}: the error body does not match the convention: ${v.errors.join(', ')}`;
+      const problem = errorBodyProblem(r.ex);
+      return problem && `${r.what}: ${problem}`;
     }),
 };
 

@@ -1,7 +1,7 @@
 // Sections 2.5 and 4.3: the public catalog, in the provider-listing schema 2.4 (catalog-2.4.md).
 import { catalogRuleViolations } from '../schemas/catalog-rules.js';
 import { schemaAt, validator } from '../schemas/index.js';
-import { catalog, catalogUrl, declaredParameters, describe, getCatalog, is2xx, modelIds, type ApiCheck } from './api.js';
+import { catalog, catalogUrl, declaredParameters, describe, getCatalog, is2xx, modelIds, inSuite, type ApiCheck, type CheckDef } from './api.js';
 import { combine, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -58,9 +58,8 @@ const modalities = (entry: Entry, key: 'input_modalities' | 'output_modalities')
 const textModality = (entry: Entry, key: 'input_modalities' | 'output_modalities') => modalities(entry, key).find((m) => m.type === 'text');
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-export const available: ApiCheck = {
+export const available: CheckDef = {
   id: 'catalog.available',
-  suite: 'catalog',
   title: 'GET {site_url}/models.json, without authentication, answers a JSON document',
   section: '4.3',
   level: 'must',
@@ -70,9 +69,8 @@ export const available: ApiCheck = {
   },
 };
 
-export const status200: ApiCheck = {
+export const status200: CheckDef = {
   id: 'catalog.status-200',
-  suite: 'catalog',
   title: 'The catalog is served with status 200',
   section: '4.3',
   level: 'should',
@@ -94,9 +92,8 @@ function versionsOf(doc: unknown): string {
 
 const SCHEMA_VERSION = schemaAt('catalog#/$defs/modelDocument/properties/schema_version').const;
 
-export const schema: ApiCheck = {
+export const schema: CheckDef = {
   id: 'catalog.schema',
-  suite: 'catalog',
   title: `The catalog follows the provider-listing schema, version ${SCHEMA_VERSION}`,
   section: '2.5, 9.3',
   level: 'must',
@@ -111,9 +108,8 @@ export const schema: ApiCheck = {
   },
 };
 
-export const coversModels: ApiCheck = {
+export const coversModels: CheckDef = {
   id: 'catalog.covers-models',
-  suite: 'catalog',
   title: 'Every model a key lists has an entry in the catalog',
   section: '2.5',
   level: 'should',
@@ -129,9 +125,8 @@ export const coversModels: ApiCheck = {
   },
 };
 
-export const pricing: ApiCheck = {
+export const pricing: CheckDef = {
   id: 'catalog.pricing',
-  suite: 'catalog',
   title: 'Each model\'s entry carries its pricing (per-token prices in its modalities, per-request prices at its root)',
   section: '2.5',
   level: 'must',
@@ -144,9 +139,8 @@ export const pricing: ApiCheck = {
     }),
 };
 
-export const contextLength: ApiCheck = {
+export const contextLength: CheckDef = {
   id: 'catalog.context-length',
-  suite: 'catalog',
   title: 'Each model\'s entry carries its context length (text input: supported_inputs.max_context_length)',
   section: '2.5',
   level: 'must',
@@ -161,9 +155,8 @@ export const contextLength: ApiCheck = {
     }),
 };
 
-export const precision: ApiCheck = {
+export const precision: CheckDef = {
   id: 'catalog.precision',
-  suite: 'catalog',
   title: 'Each model\'s entry carries its precision (quantization, null when undeclared)',
   section: '2.5',
   level: 'must',
@@ -175,9 +168,8 @@ export const precision: ApiCheck = {
     }),
 };
 
-export const precisionDeclared: ApiCheck = {
+export const precisionDeclared: CheckDef = {
   id: 'catalog.precision-declared',
-  suite: 'catalog',
   title: 'Each model\'s entry declares its precision (quantization is not null)',
   section: '2.5',
   level: 'should',
@@ -188,9 +180,8 @@ export const precisionDeclared: ApiCheck = {
     ),
 };
 
-export const supportedParameters: ApiCheck = {
+export const supportedParameters: CheckDef = {
   id: 'catalog.supported-parameters',
-  suite: 'catalog',
   title: 'Each model\'s entry carries its supported parameters (text output: supported_parameters)',
   section: '2.5',
   level: 'must',
@@ -205,9 +196,8 @@ export const supportedParameters: ApiCheck = {
     }),
 };
 
-export const dataHandling: ApiCheck = {
+export const dataHandling: CheckDef = {
   id: 'catalog.data-handling',
-  suite: 'catalog',
   title: 'Each model\'s entry carries its data-handling flags (compliance: boolean flags)',
   section: '2.5',
   level: 'must',
@@ -223,9 +213,8 @@ export const dataHandling: ApiCheck = {
 
 const STOP_MAX = (schemaAt('request#/properties/stop').oneOf as Entry[]).find((s) => s.type === 'array')!.maxItems as number;
 
-export const stopLimit: ApiCheck = {
+export const stopLimit: CheckDef = {
   id: 'catalog.stop-limit',
-  suite: 'catalog',
   title: `A model declares at most ${STOP_MAX} stop sequences (stop.max_items)`,
   section: '2.1, 8',
   level: 'must',
@@ -249,9 +238,8 @@ const ENUM_FIELDS = ['reasoning_effort', 'service_tier'].map((name) => ({
   allowed: (schemaAt(`request#/properties/${name}`).enum as unknown[]).filter((v) => v !== null),
 }));
 
-export const enumValues: ApiCheck = {
+export const enumValues: CheckDef = {
   id: 'catalog.enum-values',
-  suite: 'catalog',
   title: `A model declares only values of 2.1 for ${ENUM_FIELDS.map((f) => f.name).join(' and ')}`,
   section: '2.1',
   level: 'must',
@@ -270,7 +258,7 @@ export const enumValues: ApiCheck = {
   },
 };
 
-export const CATALOG: ApiCheck[] = [
+export const CATALOG: ApiCheck[] = inSuite('catalog', [
   available,
   status200,
   schema,
@@ -283,4 +271,4 @@ export const CATALOG: ApiCheck[] = [
   dataHandling,
   stopLimit,
   enumValues,
-];
+]);

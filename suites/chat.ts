@@ -1,7 +1,7 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, catalog, contextLength, errorText, is2xx, outputLength, readReply, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, catalog, contextLength, isUnixSeconds, errorText, is2xx, outputLength, readReply, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { validAnswer, type Answer } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
@@ -230,11 +230,6 @@ export const usageDetails: CheckDef = {
   }),
 };
 
-/** Unix seconds stay below this until the year 5138; milliseconds passed it in 1973. */
-const SECONDS_CEILING = 1e11;
-/** 2000-01-01: a completion created earlier is a clock or a unit gone wrong. */
-const SECONDS_FLOOR = 946_684_800;
-
 export const createdSeconds: CheckDef = {
   id: 'chat.created-seconds',
   title: 'created is a Unix time in seconds, on the response and on every chunk of a stream',
@@ -243,7 +238,7 @@ export const createdSeconds: CheckDef = {
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds, as for models.',
   paths: EACH,
   run: onBasicAnswer((a) => {
-    const wrong = a.created.map((c, i) => ({ c, i })).filter(({ c }) => !Number.isInteger(c) || (c as number) < SECONDS_FLOOR || (c as number) >= SECONDS_CEILING);
+    const wrong = a.created.map((c, i) => ({ c, i })).filter(({ c }) => !isUnixSeconds(c));
     if (!wrong.length) return pass();
     const where = a.stream ? `${wrong.length} of ${a.created.length} chunks, the first (chunk ${wrong[0].i})` : 'the response';
     return fail(`${where} gives created ${show(wrong[0].c)}, not a Unix time in seconds`);

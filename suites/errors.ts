@@ -2,9 +2,9 @@
 // answers they get, streamed and not: a streamed request with bad input is refused like any other,
 // not answered with a stream that carries an error. An error counts only where a valid request on
 // the same route and path was served.
-import { enumAt, validator } from '../schemas/index.js';
+import { enumAt } from '../schemas/index.js';
 import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { readAnswer, refusalOf, type Refusal } from './answer.js';
+import { errorBodyProblem, readAnswer, refusalOf, type Refusal } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, skip, type Verdict } from './harness/check.js';
 import { bodyJson, bodyText, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -137,8 +137,6 @@ export const unknownModel = clientErrorCheck('errors.unknown-model', [CASES.unkn
   convention: 'Section 7 does not show the status codes; an unknown model is the client\'s error, 4xx (404 or 400) by convention.',
 });
 
-const validError = validator('error');
-
 export const errorBody: CheckDef = {
   id: 'errors.error-body',
   title: 'An error answer carries a JSON error body: {"error": {"message": ...}} with a message',
@@ -154,10 +152,8 @@ export const errorBody: CheckDef = {
       return notTested(problems.length ? [...new Set(problems)].join('; ') : 'no request of this suite got an error answer');
     }
     const wrong = errors.flatMap(({ c, ex }) => {
-      const json = bodyJson(ex);
-      if (!json.ok) return [`${c.what} (${describe(ex)}): ${json.error}`];
-      const v = validError(json.value);
-      return v.ok ? [] : [`${c.what} (${describe(ex)}): the error body does not match the convention: ${v.errors.join(', ')}`];
+      const problem = errorBodyProblem(ex);
+      return problem ? [`${c.what} (${describe(ex)}): ${problem}`] : [];
     });
     return failIfAny(wrong);
   },

@@ -1,22 +1,25 @@
 // Section 2.4 and 4.2: the model list and its models.
 import { schemaAt, validator } from '../schemas/index.js';
-import { ask, describe, is2xx, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
+import { ask, cutShort, describe, is2xx, isUnixSeconds, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
 import { readAnswer } from './answer.js';
-import { failIfAny, fail, pass } from './harness/check.js';
+import { failIfAny, fail, pass, type Verdict } from './harness/check.js';
 import { LISTED } from './paths.js';
 import { bodyJson } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
 
 const validList = validator('models');
 
-/** The list body, or why there is none. */
-async function listBody(ctx: CheckContext): Promise<{ body?: { object?: unknown; data?: unknown }; problem?: string }> {
+type ListBody = { object?: unknown; data?: unknown };
+
+/** A rule about the list body; without one (refused, cut, not JSON), the rule fails with why. */
+const onList = (rule: (body: ListBody) => Verdict) => async (ctx: CheckContext) => {
   const ex = await listModels(ctx);
-  if (!is2xx(ex)) return { problem: `GET /v1/models answered ${describe(ex)}` };
+  if (!is2xx(ex)) return fail(`GET /v1/models answered ${describe(ex)}`);
+  const cut = cutShort(ex);
+  if (cut) return fail(cut);
   const json = bodyJson(ex);
-  if (!json.ok) return { problem: json.error };
-  return { body: json.value as { object?: unknown; data?: unknown } };
-}
+  return json.ok ? rule(json.value as ListBody) : fail(json.error);
+};
 
 const listedModels = (body: { data?: unknown }) => (Array.isArray(body.data) ? body.data : []) as Record<string, unknown>[];
 
@@ -25,12 +28,10 @@ export const listShape: CheckDef = {
   title: 'GET /v1/models answers a model list: object, data[], each model with id, object, created, owned_by',
   section: '2.4',
   level: 'must',
-  async run(ctx) {
-    const { body, problem } = await listBody(ctx);
-    if (!body) return fail(problem!);
+  run: onList((body) => {
     const v = validList(body);
     return v.ok ? pass() : fail(`the model list does not match 2.4: ${v.errors.join('; ')}`);
-  },
+  }),
 };
 
 const LIST_OBJECT = schemaAt('models#/properties/object').const;
@@ -41,20 +42,16 @@ export const objectConstants: CheckDef = {
   title: `The list's object is "${LIST_OBJECT}" and each model's object is "${MODEL_OBJECT}"`,
   section: '2.4',
   level: 'must',
-  async run(ctx) {
-    const { body, problem } = await listBody(ctx);
-    if (!body) return fail(problem!);
+  run: onList((body) => {
     const wrong: string[] = [];
     if (body.object !== LIST_OBJECT) wrong.push(`object is ${JSON.stringify(body.object)}, not "${LIST_OBJECT}"`);
     listedModels(body).forEach((m, i) => {
       if (m?.object !== MODEL_OBJECT) wrong.push(`data[${i}].object is ${JSON.stringify(m?.object)}, not "${MODEL_OBJECT}"`);
     });
     return failIfAny(wrong);
-  },
+  }),
 };
 
-/** Unix seconds stay below this until the year 5138; milliseconds passed it in 1973. */
-const SECONDS_CEILING = 1e11;
 
 export const createdSeconds: CheckDef = {
   id: 'models.created-seconds',
@@ -62,14 +59,12 @@ export const createdSeconds: CheckDef = {
   section: '2.4',
   level: 'should',
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds.',
-  async run(ctx) {
-    const { body, problem } = await listBody(ctx);
-    if (!body) return fail(problem!);
+  run: onList((body) => {
     const wrong = listedModels(body)
-      .filter((m) => typeof m?.created === 'number' && (m.created >= SECONDS_CEILING || m.created <= 0))
+      .filter((m) => typeof m?.created === 'number' && !isUnixSeconds(m.created))
       .map((m) => `${String(m.id)}: created ${m.created} is not in seconds`);
     return failIfAny(wrong);
-  },
+  }),
 };
 
 export const uniqueIds: CheckDef = {
@@ -78,14 +73,12 @@ export const uniqueIds: CheckDef = {
   section: '2.4',
   level: 'should',
   convention: 'An id names one model; a list that repeats it is ambiguous.',
-  async run(ctx) {
-    const { body, problem } = await listBody(ctx);
-    if (!body) return fail(problem!);
+  run: onList((body) => {
     const seen = new Set<unknown>();
     const twice = new Set<unknown>();
     for (const m of listedModels(body)) (seen.has(m?.id) ? twice : seen).add(m?.id);
     return twice.size ? fail(`listed more than once: ${[...twice].map((id) => JSON.stringify(id)).join(', ')}`) : pass();
-  },
+  }),
 };
 
 export const idsUsable: CheckDef = {

@@ -1,15 +1,12 @@
 // Sections 2.1 and 8: stop sequences, a string or an array of at most 4, on both paths and each
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
-import { validator } from '../schemas/index.js';
 import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { readAnswer, refusalOf, validAnswer, type Answer } from './answer.js';
+import { errorBodyProblem, readAnswer, refusalOf, validAnswer, type Answer } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
-import { bodyJson, type Exchange } from './harness/exchanges.js';
+import type { Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
 import { modelsTaking, STREAM, type ApiPath } from './paths.js';
-
-const validError = validator('error');
 
 /** A prompt whose answer an obedient model knows in advance; any other answer works too, as long as
  * it reproduces. */
@@ -233,10 +230,8 @@ export const five4xx: CheckDef = {
   paths: STOPPING,
   run: onFive((ex) => {
     if (!is4xx(ex)) return fail(`five stop sequences got status ${ex.status ?? 'none'}, not a 4xx${errorText(ex)}`);
-    const json = bodyJson(ex);
-    if (!json.ok) return fail(`the error body: ${json.error}`);
-    const v = validError(json.value);
-    return v.ok ? pass() : fail(`the error body does not match the convention: ${v.errors.join('; ')}`);
+    const problem = errorBodyProblem(ex);
+    return problem ? fail(problem) : pass();
   }),
 };
 

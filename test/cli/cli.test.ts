@@ -91,27 +91,30 @@ describe('conformance CLI', () => {
     }
   });
 
-  it('ends a run against a server that drips its answers at the run deadline, with a report of what finished', async () => {
+  /** A mock that drips its answers, a byte a second, for the test `fn`, and a folder for reports. */
+  async function dripping(fn: (url: string, dir: string) => Promise<void>): Promise<void> {
     const drip = await startMockServer({ mock: createMock(undefined, { faults: ['hostile-drip'] }) });
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
+      await fn(drip.url, mkdtempSync(join(tmpdir(), 'conformance-')));
+    } finally {
+      await drip.close();
+    }
+  }
+
+  it('ends a run against a server that drips its answers at the run deadline, with a report of what finished', () =>
+    dripping(async (url, dir) => {
       const started = performance.now();
-      const r = await cli(['run', '--base-url', drip.url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
+      const r = await cli(['run', '--base-url', url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
       expect(performance.now() - started).toBeLessThan(10_000);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
       expect(report.stopped).toBe("the run's deadline passed (--deadline 3000 ms)");
       expect(report.results.some((x: { message?: string }) => x.message?.includes("the run's deadline passed"))).toBe(true);
       expect([0, 1]).toContain(r.code);
-    } finally {
-      await drip.close();
-    }
-  });
+    }));
 
-  it('on Ctrl-C writes the report of what finished and exits 130', async () => {
-    const slow = await startMockServer({ mock: createMock(undefined, { faults: ['hostile-drip'] }) });
-    try {
-      const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
-      const child = spawn(process.execPath, [BIN, 'run', '--base-url', slow.url, '--api-key', KEY, '--reporter', `json=${join(dir, 'r.json')}`], { env: { ...process.env, NO_COLOR: '1' } });
+  it('on Ctrl-C writes the report of what finished and exits 130', () =>
+    dripping(async (url, dir) => {
+      const child = spawn(process.execPath, [BIN, 'run', '--base-url', url, '--api-key', KEY, '--reporter', `json=${join(dir, 'r.json')}`], { env: { ...process.env, NO_COLOR: '1' } });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       await new Promise((r) => setTimeout(r, 1500));
@@ -122,10 +125,7 @@ describe('conformance CLI', () => {
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
       expect(report.stopped).toBe('interrupted (SIGINT)');
       expect(report.results.every((x: { outcome: string; message?: string }) => x.outcome !== 'fail' || !x.message?.includes('interrupted'))).toBe(true);
-    } finally {
-      await slow.close();
-    }
-  });
+    }));
 
   it('exits 2 with a one-line reason for usage errors and unreachable servers', async () => {
     const unknown = await cli(['run', '--suite', 'no-such-suite']);
