@@ -22,13 +22,19 @@ const notJson = (req: MockRequest, ctx: FaultContext) => keyed(req, ctx) && requ
 const chatError = (r: MockReply, req: MockRequest, ctx: FaultContext): r is Extract<MockReply, { body: unknown }> =>
   keyed(req, ctx) && !isRaw(r) && !isStream(r) && r.status >= 400;
 const withStatus = (r: MockReply, status: number): MockReply => (isRaw(r) ? r : { ...r, status });
+/** The error answer to a request `when` picks out, given another status. */
+const statusOf =
+  (when: (req: MockRequest, ctx: FaultContext) => boolean, status: number): NonNullable<Fault['reply']> =>
+  (r, req, ctx) =>
+    when(req, ctx) && chatError(r, req, ctx) ? withStatus(r, status) : r;
+const without = (field: string) => (req: MockRequest, ctx: FaultContext) => lacks(req, ctx, field);
 
 const BASE: Fault[] = [
   {
     name: 'errors-missing-model-200',
     description: 'A request without model answers 200, with the error body inside',
     fails: ['errors.missing-model', 'errors.missing-field-4xx'],
-    reply: (r, req, ctx) => (lacks(req, ctx, 'model') && chatError(r, req, ctx) ? withStatus(r, 200) : r),
+    reply: statusOf(without('model'), 200),
   },
   {
     name: 'errors-missing-messages-served',
@@ -40,13 +46,13 @@ const BASE: Fault[] = [
     name: 'errors-missing-field-500',
     description: 'A request without model answers 500 instead of a 4xx',
     fails: ['errors.missing-model', 'errors.missing-field-4xx'],
-    reply: (r, req, ctx) => (lacks(req, ctx, 'model') && chatError(r, req, ctx) ? withStatus(r, 500) : r),
+    reply: statusOf(without('model'), 500),
   },
   {
     name: 'errors-invalid-json-500',
     description: 'A body that is not JSON answers 500 instead of a 4xx',
     fails: ['errors.invalid-json'],
-    reply: (r, req, ctx) => (notJson(req, ctx) && chatError(r, req, ctx) ? withStatus(r, 500) : r),
+    reply: statusOf(notJson, 500),
   },
   {
     name: 'errors-messages-string-accepted',
@@ -123,7 +129,7 @@ const NEW: Fault[] = [
     name: 'errors-missing-messages-404',
     description: 'A request without messages is answered 404, as if the route were missing, instead of a refusal',
     fails: ['errors.missing-messages', 'errors.missing-field-4xx'],
-    reply: (r, req, ctx) => (lacks(req, ctx, 'messages') && chatError(r, req, ctx) ? withStatus(r, 404) : r),
+    reply: statusOf(without('messages'), 404),
   },
   {
     name: 'errors-content-filter-as-error',

@@ -45,15 +45,18 @@ const firstCallDelta = (edit: (delta: Body) => void) =>
 
 const A_CALL = { id: 'call_x', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } };
 
+/** Under a tool_choice, a message that calls a tool ends with finish_reason "stop" (4.1 rule 2). */
+const callEndsWithStop = (name: string, when: (b: Body) => boolean, under: string): Fault => ({
+  name,
+  description: `Under ${under} the message calls a tool, yet finish_reason is "stop" instead of "tool_calls"`,
+  fails: ['tools.finish-reason'],
+  reply: onMessage(when, (m, c) => {
+    if (m.tool_calls) c.finish_reason = 'stop';
+  }),
+});
+
 const BASE: Fault[] = [
-  {
-    name: 'tools-finish-stop',
-    description: 'Under tool_choice "required" the message calls a tool, yet finish_reason is "stop" instead of "tool_calls"',
-    fails: ['tools.finish-reason'],
-    reply: onMessage(choiceIs('required'), (m, c) => {
-      if (m.tool_calls) c.finish_reason = 'stop';
-    }),
-  },
+  callEndsWithStop('tools-finish-stop', choiceIs('required'), 'tool_choice "required"'),
   {
     name: 'tools-arguments-not-json',
     description: 'Under tool_choice "required" the arguments of a tool call are not JSON (city=Paris)',
@@ -106,14 +109,7 @@ const BASE: Fault[] = [
       for (const call of m.tool_calls ?? []) call.function.name = 'get_weather';
     }),
   },
-  {
-    name: 'tools-named-finish-stop',
-    description: 'When tool_choice names a function, the call ends with finish_reason "stop" instead of "tool_calls"',
-    fails: ['tools.finish-reason'],
-    reply: onMessage(namesFunction, (m, c) => {
-      if (m.tool_calls) c.finish_reason = 'stop';
-    }),
-  },
+  callEndsWithStop('tools-named-finish-stop', namesFunction, 'tool_choice naming a function'),
   {
     name: 'tools-stream-delta-without-id',
     description: 'Streamed, the first delta of a tool call has no id',
@@ -161,14 +157,7 @@ const BASE: Fault[] = [
 const named = (name: string) => BASE.find((f) => f.name === name)!;
 
 const NEW: Fault[] = [
-  {
-    name: 'tools-auto-finish-stop',
-    description: 'Under tool_choice "auto" the message calls a tool, yet finish_reason is "stop" instead of "tool_calls"',
-    fails: ['tools.finish-reason'],
-    reply: onMessage(choiceIs('auto'), (m, c) => {
-      if (m.tool_calls) c.finish_reason = 'stop';
-    }),
-  },
+  callEndsWithStop('tools-auto-finish-stop', choiceIs('auto'), 'tool_choice "auto"'),
   {
     name: 'tools-finish-tool-calls-without-call',
     description: 'Under tool_choice "none" the message calls no tool, yet finish_reason is "tool_calls"',
