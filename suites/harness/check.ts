@@ -99,6 +99,8 @@ export interface CheckResult extends CheckMeta {
   axes?: string[];
   /** One verdict per path, for a check that declares paths. */
   paths?: PathResult[];
+  /** A failure the run's baseline (--expected-failures) lists: reported, not failing the run. */
+  expected?: { reason: string };
 }
 
 export const pass = (notes?: string[]): Verdict => ({ outcome: 'pass', notes: notes?.length ? notes : undefined });

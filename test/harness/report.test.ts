@@ -7,7 +7,7 @@ import { render } from '../../suites/harness/report/index.js';
 import { renderJson } from '../../suites/harness/report/json.js';
 import { renderJunit } from '../../suites/harness/report/junit.js';
 import { compareSections, renderPretty } from '../../suites/harness/report/pretty.js';
-import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../../suites/harness/report/report.js';
+import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RunReport } from '../../suites/harness/report/report.js';
 
 const XSD = readFileSync(fileURLToPath(new URL('../fixtures/junit-10.xsd', import.meta.url)), 'utf8');
 
@@ -129,20 +129,45 @@ describe('junit reporter', () => {
     expect(xml).toContain('classname="conformance.catalog"');
   });
 
-  it('counts failures (must and should only), skips and tests per suite', () => {
+  it('counts as failures exactly what fails the run: here the failed must; the failed should is a finding', () => {
     const failures = (xml.match(/<failure /g) ?? []).length;
-    const expected = results.filter((r) => r.outcome === 'fail' && r.level !== 'info').length;
-    expect(failures).toBe(expected);
-    expect(failures).toBe(2);
-    expect(xml).toMatch(/<testsuites name="chat-api-conformance" tests="9" failures="2" errors="0" time="12\.345">/);
-    expect(xml).toMatch(/<testsuite name="chat" tests="5" failures="2" errors="0" skipped="1" /);
+    expect(failures).toBe(results.filter((r) => failsRun(r, options)).length);
+    expect(failures).toBe(1);
+    expect(report.exitCode).toBe(1);
+    expect(xml).toMatch(/<testsuites name="chat-api-conformance" tests="9" failures="1" errors="0" time="12\.345">/);
+    expect(xml).toMatch(/<testsuite name="chat" tests="5" failures="1" errors="0" skipped="1" /);
     expect(xml).toMatch(/<testsuite name="models" tests="2" failures="0" errors="0" skipped="1" /);
     expect(xml).toMatch(/<testsuite name="catalog" tests="2" failures="0" errors="0" skipped="1" /);
     expect(xml).toContain('type="must"');
-    expect(xml).toContain('type="should"');
+    const should = /<testcase name="chat\.retry-after[^>]*>([\s\S]*?)<\/testcase>/.exec(xml)![1];
+    expect(should).not.toContain('<failure');
+    expect(should).toContain('finding, a failed should, which fails the run only with --strict: no Retry-After on 429');
     expect((xml.match(/<skipped /g) ?? []).length).toBe(3);
     expect(xml).toContain('<skipped message="not-tested: only one API key given"/>');
     expect(xml).toContain('<skipped message="skip: no catalog on this target"/>');
+  });
+
+  it('agrees with the exit code in every mode: strict, require-complete, an expected failure', () => {
+    const failuresIn = (r: RunReport) => (renderJunit(r).match(/<failure /g) ?? []).length;
+    const modes: [GateOptions, number][] = [
+      [{ strict: false, requireComplete: false }, 1],
+      [{ strict: true, requireComplete: false }, 2],
+      [{ strict: false, requireComplete: true }, 2],
+      [{ strict: true, requireComplete: true }, 3],
+    ];
+    for (const [opts, n] of modes) {
+      const r = { ...report, options: opts, exitCode: exitCodeFor(results, opts) };
+      expect(failuresIn(r), JSON.stringify(opts)).toBe(n);
+      expect(r.exitCode).toBe(n ? 1 : 0);
+    }
+    // The failed must, expected by the baseline, fails nothing: no <failure>, exit 0.
+    const expected = results.map((r) => (r.id === 'chat.error-envelope' ? { ...r, expected: { reason: 'fixing in #12' } } : r));
+    const r = { ...report, results: expected, exitCode: exitCodeFor(expected, options) };
+    expect(failuresIn(r)).toBe(0);
+    expect(r.exitCode).toBe(0);
+    expect(renderJunit(r)).toContain('finding, expected failure (baseline: fixing in #12)');
+    const notTested = /<testcase name="chat\.second-key[^>]*>([\s\S]*?)<\/testcase>/.exec(renderJunit({ ...report, options: { strict: false, requireComplete: true } }))![1];
+    expect(notTested).toContain('<failure message="not tested, and --require-complete asks every must to be: only one API key given" type="not-tested">');
   });
 
   it('reports info-level fails as notes, and section/level as properties and system-out', () => {

@@ -1,8 +1,9 @@
 // JUnit XML reporter, valid against the Jenkins xunit / Maven Surefire schema (junit-10.xsd):
-// one <testsuite> per suite, one <testcase> per check. Must and should fails are <failure>s;
-// info-level fails are notes in <system-out>; skip and not-tested are <skipped>.
+// one <testsuite> per suite, one <testcase> per check. A <failure> is exactly a result that fails the
+// run (the exit code's rule: report.ts failsRun); a failure that does not (a should without --strict,
+// an expected failure, an info note) is a finding in <system-out>; skip and not-tested are <skipped>.
 import type { CheckResult, Evidence } from '../check.js';
-import type { RunReport } from './report.js';
+import { failsRun, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
 
 /** Everything outside XML 1.0's Char production (controls but tab/LF/CR, lone surrogates,
@@ -51,36 +52,38 @@ function evidenceText(e: Evidence, i: number): string {
   return lines.join('\n');
 }
 
-function systemOut(r: CheckResult): string {
+function systemOut(r: CheckResult, report: RunReport): string {
   const lines = [`section: ${r.section}`, `level: ${r.level}`, `outcome: ${r.outcome}`];
   if (r.convention) lines.push(`convention: ${r.convention}`);
-  if (r.outcome === 'fail' && r.level === 'info' && r.message) lines.push(`note: ${r.message}`);
+  // A failure that does not fail the run is a finding: shown in full, with its evidence.
+  const finding = r.outcome === 'fail' && !failsRun(r, report.options);
+  if (finding) {
+    const why = r.expected ? `expected failure (baseline: ${r.expected.reason})` : r.level === 'should' ? 'a failed should, which fails the run only with --strict' : 'a note';
+    lines.push(`finding, ${why}: ${r.message ?? 'failed'}`);
+  }
   for (const n of r.notes ?? []) lines.push(`note: ${n}`);
-  if (r.outcome === 'fail' && r.level === 'info') for (const [i, e] of r.evidence.entries()) lines.push(evidenceText(e, i));
+  if (finding) for (const [i, e] of r.evidence.entries()) lines.push(evidenceText(e, i));
   return lines.join('\n');
 }
 
-function isFailure(r: CheckResult): boolean {
-  return r.outcome === 'fail' && (r.level === 'must' || r.level === 'should');
-}
-
-function testcase(r: CheckResult): string {
+function testcase(r: CheckResult, report: RunReport): string {
   const open = `    <testcase name="${xmlAttr(`${r.id}: ${r.title}`)}" classname="${xmlAttr(`conformance.${r.suite}`)}" time="${seconds(r.durationMs)}">`;
   const body: string[] = [];
-  if (isFailure(r)) {
-    const message = r.message ?? 'failed';
+  // A <failure> exactly where the run fails: the same rule as the exit code.
+  if (failsRun(r, report.options)) {
+    const message = r.outcome === 'not-tested' ? `not tested, and --require-complete asks every must to be: ${r.message ?? 'no reason given'}` : (r.message ?? 'failed');
     const text = [message, ...r.evidence.map(evidenceText)].join('\n\n');
-    body.push(`      <failure message="${xmlAttr(message)}" type="${r.level}">${xmlText(text)}</failure>`);
+    body.push(`      <failure message="${xmlAttr(message)}" type="${r.outcome === 'not-tested' ? 'not-tested' : r.level}">${xmlText(text)}</failure>`);
   } else if (r.outcome === 'skip' || r.outcome === 'not-tested') {
     body.push(`      <skipped message="${xmlAttr(`${r.outcome}: ${r.message ?? 'no reason given'}`)}"/>`);
   }
-  body.push(`      <system-out>${xmlText(systemOut(r))}</system-out>`);
+  body.push(`      <system-out>${xmlText(systemOut(r, report))}</system-out>`);
   return [open, ...body, '    </testcase>'].join('\n');
 }
 
 function testsuite(name: string, results: CheckResult[], report: RunReport): string {
-  const failures = results.filter(isFailure).length;
-  const skipped = results.filter((r) => r.outcome === 'skip' || r.outcome === 'not-tested').length;
+  const failures = results.filter((r) => failsRun(r, report.options)).length;
+  const skipped = results.filter((r) => (r.outcome === 'skip' || r.outcome === 'not-tested') && !failsRun(r, report.options)).length;
   const time = results.reduce((t, r) => t + (Number.isFinite(r.durationMs) && r.durationMs > 0 ? r.durationMs : 0), 0);
   const props: Array<[string, string]> = [
     ['tool', `${report.tool.name} ${report.tool.version}`],
@@ -98,7 +101,7 @@ function testsuite(name: string, results: CheckResult[], report: RunReport): str
     '    <properties>',
     ...props.map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`),
     '    </properties>',
-    ...results.map(testcase),
+    ...results.map((r) => testcase(r, report)),
     '  </testsuite>',
   ];
   return lines.join('\n');
@@ -111,7 +114,7 @@ export function renderJunit(report: RunReport): string {
     if (list) list.push(r);
     else suites.set(r.suite, [r]);
   }
-  const failures = report.results.filter(isFailure).length;
+  const failures = report.results.filter((r) => failsRun(r, report.options)).length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${xmlAttr(report.tool.name)}" tests="${report.results.length}" failures="${failures}" errors="0" time="${seconds(report.durationMs)}">`,

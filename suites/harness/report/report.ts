@@ -32,12 +32,22 @@ export function summarize(results: CheckResult[]): Summary {
   return summary;
 }
 
-/** 0: every must passed (with strict, every should too; with requireComplete, no must left
- * not-tested). 1: otherwise. Usage errors (2) never reach a report. */
-export function exitCodeFor(results: CheckResult[], opts: { strict: boolean; requireComplete: boolean }): 0 | 1 {
-  for (const r of results) {
-    if (r.outcome === 'fail' && (r.level === 'must' || (opts.strict && r.level === 'should'))) return 1;
-    if (r.outcome === 'not-tested' && opts.requireComplete && r.level === 'must') return 1;
-  }
-  return 0;
+export interface GateOptions {
+  strict: boolean;
+  requireComplete: boolean;
+}
+
+/** Whether a result fails the run: a failed must (with strict, a failed should too), a must left
+ * not-tested under requireComplete; never a failure the baseline expects. Every reporter that
+ * counts failures asks this, so the reports and the exit code cannot disagree. */
+export function failsRun(r: CheckResult, opts: GateOptions): boolean {
+  if (r.expected) return false;
+  if (r.outcome === 'fail') return r.level === 'must' || (opts.strict && r.level === 'should');
+  return r.outcome === 'not-tested' && opts.requireComplete && r.level === 'must';
+}
+
+/** 0: nothing fails the run (see failsRun) and no baseline entry is stale. 1: otherwise. Usage
+ * errors (2) never reach a report. */
+export function exitCodeFor(results: CheckResult[], opts: GateOptions, stale: readonly unknown[] = []): 0 | 1 {
+  return results.some((r) => failsRun(r, opts)) || stale.length ? 1 : 0;
 }
