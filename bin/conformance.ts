@@ -127,6 +127,8 @@ await yargs(hideBin(process.argv))
         .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
         .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' })
         .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
+        .option('expected-failures', { type: 'string', describe: 'A baseline (JSON or YAML) of accepted failures: listed failures do not fail the run, listed checks that pass again do' })
+        .option('update-baseline', { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run (created if absent, reasons kept)' })
         .option('deadline', { type: 'number', default: DEFAULT_DEADLINE_MS, describe: 'Deadline of the whole run, in ms: what has not finished by then is not-tested' })
         .option('color', { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' }),
     async (argv) => {
@@ -154,6 +156,8 @@ await yargs(hideBin(process.argv))
           concurrency: positiveInt('concurrency')(argv.concurrency),
           maxBodyBytes: positiveInt('max-body')(argv['max-body']),
           deadlineMs: positiveInt('deadline')(argv.deadline),
+          expectedFailures: argv['expected-failures'],
+          updateBaseline: argv['update-baseline'],
           signal: interrupted.signal,
         });
         for (const r of reporters) {

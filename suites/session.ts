@@ -8,6 +8,9 @@ import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '.
 import { runChecks, selectChecks, type Filters } from './harness/runner.js';
 import { baseUrlWarning, normalizeBaseUrl, type Target } from './harness/target.js';
 import type { CheckResult } from './harness/check.js';
+import { applyBaseline, baselineOf, loadBaseline, writeBaseline, type Baseline, type StaleEntry } from './harness/report/baseline.js';
+import { FileError } from '../schemas/file.js';
+import { existsSync } from 'node:fs';
 import { CHECKS } from './index.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -31,6 +34,10 @@ export interface SessionOptions extends Filters {
   deadlineMs?: number;
   /** Stops the run from outside (Ctrl-C), its reason (a string) given to what did not finish. */
   signal?: AbortSignal;
+  /** A baseline (JSON or YAML): the failures it lists are expected, its entries that pass are stale. */
+  expectedFailures?: string;
+  /** Write the expectedFailures file from this run (created if absent, reasons kept). */
+  updateBaseline?: boolean;
   checks?: string[];
   onResult?: (r: CheckResult) => void;
   /** The registry to select from; the whole kit by default. */
@@ -46,6 +53,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const warnings: string[] = [];
   const selected = selectChecks(opts.registry ?? CHECKS, opts);
   if (!selected.length) throw new UsageError(`no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'}); see conformance list`);
+  const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
 
   let mock: MockServer | undefined;
   let baseUrl = opts.baseUrl;
@@ -107,7 +115,13 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       onResult: opts.onResult,
       signal,
     }).finally(() => clearTimeout(timer));
-    const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete };
+    const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
+    let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
+    if (opts.expectedFailures) {
+      const written = opts.updateBaseline ? baselineOf(results, baseline) : undefined;
+      if (written) writeBaseline(opts.expectedFailures, written);
+      gated = applyBaseline(results, written ?? baseline!);
+    }
     return {
       formatVersion: REPORT_FORMAT_VERSION,
       tool: { name: pkg.name, version: pkg.version },
@@ -115,9 +129,10 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       options,
       startedAt: started.toISOString(),
       durationMs: Math.round(performance.now() - t0),
-      results,
-      summary: summarize(results),
-      exitCode: exitCodeFor(results, options),
+      results: gated.results,
+      summary: summarize(gated.results),
+      exitCode: exitCodeFor(gated.results, options, gated.stale),
+      ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
       warnings,
       notes,
       requestsSent,
@@ -125,6 +140,20 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
     };
   } finally {
     await mock?.close();
+  }
+}
+
+/** The baseline named by --expected-failures, read before the first request: a mistake in it is a
+ * usage error naming the file and the entry. With --update-baseline a missing file is created. */
+function readBaseline(opts: SessionOptions, known: ReadonlySet<string>): Baseline | undefined {
+  if (opts.updateBaseline && !opts.expectedFailures) throw new UsageError('--update-baseline writes the file --expected-failures names: give one');
+  if (!opts.expectedFailures) return undefined;
+  if (opts.updateBaseline && !existsSync(opts.expectedFailures)) return undefined;
+  try {
+    return loadBaseline(opts.expectedFailures, known);
+  } catch (e) {
+    if (e instanceof FileError) throw new UsageError(e.message);
+    throw e;
   }
 }
 

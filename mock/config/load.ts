@@ -1,45 +1,29 @@
 // A configuration file (JSON or YAML) to a MockConfig. A mistake names the file, the place in
 // the document (path and line) and what was expected, and no server starts.
-import { readFileSync } from 'node:fs';
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { validatorErrors } from '../../schemas/index.js';
+import { FileError, parseAs, readText, type Problem } from '../../schemas/file.js';
 import { resolveFaults } from '../core/faults/select.js';
 import { textMatcher } from '../core/scenarios.js';
 import type { FaultRef, MockConfig } from './types.js';
 
-export class ConfigError extends Error {}
+export class ConfigError extends FileError {}
 
 export function loadConfigFile(file: string): MockConfig {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readText(file, 'configuration');
   } catch (e) {
-    throw new ConfigError(`${file}: cannot read the configuration: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new ConfigError((e as Error).message);
   }
   return parseConfig(text, file);
 }
 
-/** YAML is a superset of JSON, so one parser serves both, with line numbers for either. */
 export function parseConfig(text: string, file: string): MockConfig {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    const at = lines.linePos(e.pos[0]);
-    throw new ConfigError(`${file}:${at.line}:${at.col}: not valid YAML or JSON: ${e.message.split('\n')[0]}`);
-  }
-  const config = doc.toJS() as unknown;
-  const problems = validatorErrors('mock-config', config).map((p) => `${where(file, doc, lines, p.path)}: ${p.message}`);
-  if (problems.length) throw new ConfigError(problems.join('\n'));
-  const c = config as MockConfig;
-  const more = crossCheck(c).map((p) => `${where(file, doc, lines, p.path)}: ${p.message}`);
-  if (more.length) throw new ConfigError(more.join('\n'));
-  return c;
+  return parseAs<MockConfig>(text, file, 'mock-config', crossCheck, ConfigError);
 }
 
 /** Rules a schema cannot state: references between parts of the file. */
-function crossCheck(c: MockConfig): { path: (string | number)[]; message: string }[] {
-  const out: { path: (string | number)[]; message: string }[] = [];
+function crossCheck(c: MockConfig): Problem[] {
+  const out: Problem[] = [];
   const seen = new Set<string>();
   c.models.forEach((m, i) => {
     if (seen.has(m.id)) out.push({ path: ['models', i, 'id'], message: `expected each model id once; "${m.id}" is defined twice` });
@@ -80,18 +64,4 @@ function crossCheck(c: MockConfig): { path: (string | number)[]; message: string
     if (s.reply.fault) fault(s.reply.fault, ['scenarios', i, 'reply', 'fault']);
   });
   return out;
-}
-
-function where(file: string, doc: Document, lines: LineCounter, path: (string | number)[]): string {
-  const shown = path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '') || '(top level)';
-  // The deepest node the path reaches gives the line.
-  let node: unknown = doc.contents;
-  for (const p of path) {
-    const next = isMap(node) || isSeq(node) ? (node as { get(k: unknown, keep: true): unknown }).get(p, true) : undefined;
-    if (!next) break;
-    node = next;
-  }
-  const range = (node as { range?: [number, number, number] } | undefined)?.range;
-  const at = range ? lines.linePos(range[0]) : undefined;
-  return `${file}${at ? `:${at.line}` : ''}: ${shown}`;
 }

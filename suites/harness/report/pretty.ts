@@ -2,7 +2,7 @@
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../check.js';
-import type { RunReport } from './report.js';
+import { failsRun, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
 
 const REQUEST_BODY_MAX = 300;
@@ -109,6 +109,7 @@ function resultLines(r: CheckResult, c: ChalkInstance): string[] {
   const ind = '      ';
   const msg = r.message ? safe(r.message) : undefined;
   const deciding = (r.paths ?? []).filter((p) => p.outcome === r.outcome && p.label);
+  if (r.expected) lines.push(`${ind}${c.yellow(`expected failure (baseline): ${safe(r.expected.reason)}`)}`);
   if (r.outcome === 'fail' && r.level !== 'info' && deciding.length) {
     // Each failing path on its own: its name, what broke, and the exchanges that show it.
     if (r.convention) lines.push(`${ind}${c.gray(`convention: ${safe(r.convention)}`)}`);
@@ -178,6 +179,13 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     if (level !== 'info' || Object.values(counts).some((n) => n > 0)) out.push(`  ${countLine(level, counts, c)}`);
   }
 
+  if (report.baseline) {
+    const b = report.baseline;
+    out.push('', c.bold('Baseline'));
+    out.push(`  ${safe(b.file)}${b.updated ? ' (written from this run)' : ''}: ${b.expected} expected failure${b.expected === 1 ? '' : 's'}, ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}`);
+    for (const e of b.stale) out.push(`  ${c.red('stale:')} ${safe(e.why)} (${safe(e.reason)})`);
+  }
+
   if (report.notes?.length) {
     out.push('', c.bold('Paths'));
     for (const n of report.notes) out.push(`  ${safe(n)}`);
@@ -193,11 +201,14 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   if (report.exitCode === 0) {
     out.push(c.green.bold('PASSED') + ` (exit code ${report.exitCode})`);
   } else {
-    const s = report.summary;
+    // The same rule as the exit code, counted per kind.
+    const failing = report.results.filter((r) => failsRun(r, report.options));
+    const count = (level: Level, outcome: Outcome) => failing.filter((r) => r.level === level && r.outcome === outcome).length;
     const why: string[] = [];
-    if (s.must.fail) why.push(`${s.must.fail} must failed`);
-    if (report.options.strict && s.should.fail) why.push(`${s.should.fail} should failed (strict)`);
-    if (report.options.requireComplete && s.must['not-tested']) why.push(`${s.must['not-tested']} must not tested (require-complete)`);
+    if (count('must', 'fail')) why.push(`${count('must', 'fail')} must failed`);
+    if (count('should', 'fail')) why.push(`${count('should', 'fail')} should failed (strict)`);
+    if (count('must', 'not-tested')) why.push(`${count('must', 'not-tested')} must not tested (require-complete)`);
+    if (report.baseline?.stale.length) why.push(`${report.baseline.stale.length} stale baseline entr${report.baseline.stale.length === 1 ? 'y' : 'ies'}`);
     out.push(c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '') + ` (exit code ${report.exitCode})`);
   }
   return out.join('\n') + '\n';

@@ -1,6 +1,7 @@
 // The run report every reporter renders. The JSON reporter writes it as it is, so its shape
 // is a published format: bump REPORT_FORMAT_VERSION on any incompatible change.
 import type { CheckResult, Level, Outcome } from '../check.js';
+import type { StaleEntry } from './baseline.js';
 
 export const REPORT_FORMAT_VERSION = 1;
 
@@ -8,7 +9,7 @@ export interface RunReport {
   formatVersion: number;
   tool: { name: string; version: string };
   target: { baseUrl: string; siteUrl: string; embeddedMock: boolean };
-  options: { strict: boolean; requireComplete: boolean };
+  options: { strict: boolean; requireComplete: boolean; expectedFailures?: string };
   startedAt: string;
   durationMs: number;
   results: CheckResult[];
@@ -21,6 +22,9 @@ export interface RunReport {
   requestsSent?: number;
   /** Why the run stopped before every check finished (its deadline, an interruption). */
   stopped?: string;
+  /** The run's baseline (--expected-failures): how many failures it expected, which of its entries
+   * are stale (they pass now, and fail the run), whether the run wrote it (--update-baseline). */
+  baseline?: { file: string; expected: number; stale: StaleEntry[]; updated: boolean };
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;

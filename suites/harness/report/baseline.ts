@@ -1,0 +1,86 @@
+// Expected failures: a baseline that burns down. A listed failure is reported as expected and does
+// not fail the run; a listed failure that now passes is stale and fails the run, so the list only
+// shrinks; --update-baseline writes the list from a run, keeping the reasons of what still fails.
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { FileError, parseAs, readText, type Problem } from '../../../schemas/file.js';
+import type { CheckResult, PathResult } from '../check.js';
+
+export interface BaselineEntry {
+  check: string;
+  /** Only the paths on this model. */
+  model?: string;
+  /** Only the paths whose label holds each of these comma-separated parts. */
+  path?: string;
+  reason: string;
+}
+
+export interface Baseline {
+  formatVersion?: 1;
+  expected: BaselineEntry[];
+}
+
+/** An entry whose failure is gone: the check (or its paths the entry names) now passes. */
+export interface StaleEntry extends BaselineEntry {
+  why: string;
+}
+
+const parts = (label: string) => label.split(',').map((p) => p.trim()).filter(Boolean);
+
+/** Whether the entry covers a path of its check (every path, when it names none). */
+function covers(e: BaselineEntry, p: PathResult | undefined): boolean {
+  if (!e.model && !e.path) return true;
+  if (!p) return false;
+  const label = parts(p.label);
+  return (!e.model || label.includes(e.model)) && (!e.path || parts(e.path).every((x) => label.includes(x)));
+}
+
+/** The baseline file, checked: its schema, and every entry naming a check of the registry. */
+export function loadBaseline(file: string, knownChecks: ReadonlySet<string>): Baseline {
+  const unknown = (b: Baseline): Problem[] =>
+    b.expected.flatMap((e, i) => (knownChecks.has(e.check) ? [] : [{ path: ['expected', i, 'check'], message: `expected the id of a check (conformance list); "${e.check}" is none` }]));
+  return parseAs<Baseline>(readText(file, 'expected failures'), file, 'baseline', unknown);
+}
+
+/** The results with the failures the baseline lists marked expected, and the entries gone stale. A
+ * failing check is expected only when every failing path of it is covered. */
+export function applyBaseline(results: CheckResult[], baseline: Baseline): { results: CheckResult[]; stale: StaleEntry[] } {
+  const byCheck = new Map<string, BaselineEntry[]>();
+  for (const e of baseline.expected) byCheck.set(e.check, [...(byCheck.get(e.check) ?? []), e]);
+  const stale: StaleEntry[] = [];
+  const out = results.map((r) => {
+    const entries = byCheck.get(r.id);
+    if (!entries) return r;
+    const failing: (PathResult | undefined)[] = r.paths ? r.paths.filter((p) => p.outcome === 'fail') : r.outcome === 'fail' ? [undefined] : [];
+    for (const e of entries) {
+      const paths = r.paths ? r.paths.filter((p) => covers(e, p)) : [];
+      const passed = r.paths ? paths.length > 0 && paths.every((p) => p.outcome === 'pass' || p.outcome === 'skip') : r.outcome === 'pass';
+      if (passed) stale.push({ ...e, why: `${r.id}${e.model || e.path ? ` [${[e.model, e.path].filter(Boolean).join(', ')}]` : ''} now passes: remove the entry` });
+    }
+    if (r.outcome !== 'fail' || !failing.every((p) => entries.some((e) => covers(e, p)))) return r;
+    const reasons = [...new Set(entries.filter((e) => failing.some((p) => covers(e, p))).map((e) => e.reason))];
+    return { ...r, expected: { reason: reasons.join('; ') } };
+  });
+  return { results: out, stale };
+}
+
+/** The baseline of a run: one entry per failing check (at check granularity), the reason kept from
+ * an entry of the old baseline for that check, else a placeholder to be filled in. */
+export function baselineOf(results: CheckResult[], old?: Baseline): Baseline {
+  const reasons = new Map<string, string>();
+  for (const e of old?.expected ?? []) if (!reasons.has(e.check)) reasons.set(e.check, e.reason);
+  const today = new Date().toISOString().slice(0, 10);
+  return {
+    formatVersion: 1,
+    expected: results.filter((r) => r.outcome === 'fail' && r.level !== 'info').map((r) => ({ check: r.id, reason: reasons.get(r.id) ?? `failing since ${today}: say why, and until when` })),
+  };
+}
+
+export function writeBaseline(file: string, baseline: Baseline): void {
+  const text = file.endsWith('.json') ? `${JSON.stringify(baseline, null, 2)}\n` : `# Expected failures (conformance run --expected-failures); a listed check that passes again fails the run.\n${stringify(baseline)}`;
+  try {
+    writeFileSync(file, text);
+  } catch (e) {
+    throw new FileError(`${file}: cannot write the baseline: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
