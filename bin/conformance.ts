@@ -5,6 +5,8 @@ import { dirname, resolve } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { render, REPORTER_NAMES, type ReporterName } from '../suites/harness/report/index.js';
+import { REPORT_FORMAT_VERSION } from '../suites/harness/report/report.js';
+import { sectionsOf } from '../suites/harness/runner.js';
 import { CHECKS } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
 import { baseUrlWarning } from '../suites/harness/target.js';
@@ -184,8 +186,8 @@ await yargs(hideBin(process.argv))
     (argv) => {
       const untestable = COVERAGE.filter(isUntestable).map((c) => ({ section: c.section, rule: c.quote, why: c.untestable }));
       if (argv.json) {
-        const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, paths: Object.keys(paths ?? {}), provenBy: provenBy(meta.id) }));
-        process.stdout.write(`${JSON.stringify({ checks, untestable, coverage: COVERAGE, figure: coverageFigure() }, null, 2)}\n`);
+        const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), provenBy: provenBy(meta.id) }));
+        process.stdout.write(`${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, checks, untestable, coverage: COVERAGE, figure: coverageFigure() }, null, 2)}\n`);
         return;
       }
       if (argv.coverage) {

@@ -20,6 +20,8 @@ export interface Evidence {
   /** Transport outcome when there was no complete answer: timeout, reset, cap reached. */
   error?: string;
   durationMs?: number;
+  /** A curl command that replays the request exactly (keys as $CONFORMANCE_API_KEY...). */
+  reproduce?: string;
 }
 
 export interface Verdict {
@@ -87,6 +89,8 @@ export interface PathResult {
 }
 
 export interface CheckResult extends CheckMeta {
+  /** The sections of `section`, one per item (`2.1, 2.2` gives `2.1` and `2.2`). */
+  sections: string[];
   /** The worst of the paths' outcomes (fail, then not-tested, then pass, then skip). */
   outcome: Outcome;
   /** The messages of the paths that gave the outcome, each after its path's label. */

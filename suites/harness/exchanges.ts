@@ -2,6 +2,7 @@
 // selected check asks for it. A 429 is waited out within its Retry-After, a bounded number of times.
 import type { Evidence } from './check.js';
 import type { HttpClient, HttpResult, RequestSpec } from './http.js';
+import { curlOf } from './curl.js';
 import type { Redactor } from './redact.js';
 import { isUtf8 } from 'node:buffer';
 import { firstInvalidUtf8, parseSse, type SseParse } from './sse.js';
@@ -156,5 +157,6 @@ export function evidenceOf(ex: Exchange, redactor: Redactor): Evidence {
     excerpt: ex.body.length ? redactor.text(excerpt(ex.body)) : undefined,
     error: ex.error ? `${ex.error.kind}: ${ex.error.message}${ex.bytesRead ? ` (${ex.bytesRead} bytes read)` : ''}` : ex.rateLimited ? `still 429 after ${ex.retries} retries` : undefined,
     durationMs: ex.durationMs,
+    reproduce: curlOf(ex.request, redactor.shellSecrets()),
   };
 }

@@ -1,5 +1,6 @@
 // API keys never reach output. Every text shown to a reader passes through a Redactor that knows
 // every key of the run, in the forms a server might echo them (plain, URL-encoded, JSON-escaped).
+import type { ShellSecret } from './curl.js';
 
 /** Keys shorter than this are only redacted where we know they stand (our own headers): replacing
  * a two-letter key everywhere would garble the evidence without protecting anything real. */
@@ -8,17 +9,24 @@ export const REDACTED = '[REDACTED]';
 
 export class Redactor {
   private readonly forms: string[] = [];
-  private readonly keys = new Set<string>();
+  private readonly keys = new Map<string, string | undefined>();
 
-  add(key: string | undefined): this {
+  /** `variable`: the environment variable a reader holds the key in, for commands that replay a
+   * request (CONFORMANCE_API_KEY); without one the key is only ever redacted. */
+  add(key: string | undefined, variable?: string): this {
     if (!key || this.keys.has(key)) return this;
-    this.keys.add(key);
+    this.keys.set(key, variable);
     if (key.length >= MIN_FREE_TEXT_KEY) {
       for (const form of [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), basicCredential(key)]) if (!this.forms.includes(form)) this.forms.push(form);
       // Longest first, so a form containing another is replaced whole.
       this.forms.sort((a, b) => b.length - a.length);
     }
     return this;
+  }
+
+  /** Every secret as a shell command may show it: the key as its variable, any other form redacted. */
+  shellSecrets(): ShellSecret[] {
+    return [...[...this.keys].map(([value, variable]) => ({ value, variable })), ...this.forms.filter((f) => !this.keys.has(f)).map((value) => ({ value }))];
   }
 
   text(s: string): string {

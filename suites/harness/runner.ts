@@ -68,7 +68,7 @@ interface Unit {
 export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): Promise<RunOutcome> {
   const http = new HttpClient(opts.limits);
   const exchanges = new Exchanges(http, opts.concurrency, opts.retry, opts.signal);
-  const redactor = new Redactor().add(opts.target.apiKey).add(opts.target.secondApiKey);
+  const redactor = new Redactor().add(opts.target.apiKey, 'CONFORMANCE_API_KEY').add(opts.target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
   for (const v of Object.values(opts.target.headers)) redactor.add(v);
   const memos = new Map<string, Promise<{ value: unknown; used: Exchange[] }>>();
 
@@ -228,6 +228,9 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   return { results, requestsSent: exchanges.sent, notes: [...runNotes] };
 }
 
+/** `2.1, 2.2` as its items; a section of another document keeps its prefix (`catalog 2.4`). */
+export const sectionsOf = (section: string) => section.split(',').map((s) => s.trim()).filter(Boolean);
+
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
  * and the messages and evidence of the paths that gave that outcome. */
 function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
@@ -251,6 +254,7 @@ function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
   const allNotes = [...new Set(pathNotes)];
   return {
     ...meta,
+    sections: sectionsOf(meta.section),
     outcome,
     message: messages.length ? messages.join('; ') : undefined,
     notes: allNotes.length ? allNotes : undefined,

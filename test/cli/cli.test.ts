@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
+import { validator } from '../../schemas/index.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
@@ -39,8 +40,12 @@ describe('conformance CLI', () => {
     const embedded = await cli(['run', '--reporter', `json=${join(dir, 'a.json')}`]);
     const external = await cli(['run', '--base-url', server.url, '--api-key', KEY, '--second-api-key', SECOND_KEY, '--strict', '--reporter', 'pretty', '--reporter', `json=${join(dir, 'b.json')}`, '--reporter', `junit=${join(dir, 'b.xml')}`]);
     expect(external.code).toBe(0);
-    const verdicts = (file: string) =>
-      (JSON.parse(readFileSync(join(dir, file), 'utf8')) as { results: { id: string; outcome: string }[] }).results.map((x) => `${x.id}=${x.outcome}`);
+    const verdicts = (file: string) => {
+      const report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+      // Every report the kit writes is valid against its published schema.
+      expect(validator('report')(report).errors, file).toEqual([]);
+      return (report as { results: { id: string; outcome: string }[] }).results.map((x) => `${x.id}=${x.outcome}`);
+    };
     expect(embedded.code).toBe(0);
     expect(verdicts('b.json')).toEqual(verdicts('a.json'));
     for (const text of [external.stdout, external.stderr, readFileSync(join(dir, 'b.json'), 'utf8'), readFileSync(join(dir, 'b.xml'), 'utf8')]) {
@@ -107,6 +112,7 @@ describe('conformance CLI', () => {
       const r = await cli(['run', '--base-url', url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
       expect(performance.now() - started).toBeLessThan(10_000);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(validator('report')(report).errors).toEqual([]);
       expect(report.stopped).toBe("the run's deadline passed (--deadline 3000 ms)");
       expect(report.results.some((x: { message?: string }) => x.message?.includes("the run's deadline passed"))).toBe(true);
       expect([0, 1]).toContain(r.code);
@@ -123,6 +129,7 @@ describe('conformance CLI', () => {
       expect(code).toBe(130);
       expect(stderr).toMatch(/SIGINT: writing the report/);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
+      expect(validator('report')(report).errors).toEqual([]);
       expect(report.stopped).toBe('interrupted (SIGINT)');
       expect(report.results.every((x: { outcome: string; message?: string }) => x.outcome !== 'fail' || !x.message?.includes('interrupted'))).toBe(true);
     }));

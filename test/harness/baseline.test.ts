@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import { runSession, UsageError, type SessionOptions } from '../../suites/session.js';
+import { validator } from '../../schemas/index.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
 /** One session of the chat suite against a mock of the test's own. */
@@ -33,9 +34,11 @@ describe('expected failures', () => {
     expect(expected.exitCode).toBe(0);
     expect(expected.results.find((r) => r.id === 'chat.max-tokens')).toMatchObject({ outcome: 'fail', expected: { reason: 'the cap is ignored until the next release' } });
     expect(expected.baseline).toMatchObject({ file, expected: 1, stale: [] });
+    expect(validator('report')(JSON.parse(JSON.stringify(expected))).errors).toEqual([]);
     const fixed = await run(createMock(), { expectedFailures: file });
     expect(fixed.exitCode).toBe(1);
     expect(fixed.baseline!.stale).toEqual([expect.objectContaining({ check: 'chat.max-tokens', why: 'chat.max-tokens now passes: remove the entry' })]);
+    expect(validator('report')(JSON.parse(JSON.stringify(fixed))).errors).toEqual([]);
   });
 
   it('an entry for one path expects that path only', async () => {

@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import type { CheckResult } from '../../suites/harness/check.js';
+import { sectionsOf } from '../../suites/harness/runner.js';
+import { validator } from '../../schemas/index.js';
 import { render } from '../../suites/harness/report/index.js';
 import { renderJson } from '../../suites/harness/report/json.js';
 import { renderJunit } from '../../suites/harness/report/junit.js';
@@ -15,7 +17,7 @@ const bigBody = JSON.stringify({ error: { message: 'x'.repeat(2048), type: 'inva
 const hostile = 'bad <tag> & "quote" \'apos\' nul:\u0000 bell:\u0007 esc:\u001b[31m lone:\uD800 tail:\uDFFF ffff:\uFFFF ok:😀';
 
 function result(p: Partial<CheckResult> & Pick<CheckResult, 'id' | 'suite' | 'section' | 'level' | 'outcome'>): CheckResult {
-  return { title: `title of ${p.id}`, evidence: [], durationMs: 12, ...p };
+  return { title: `title of ${p.id}`, sections: sectionsOf(p.section), evidence: [], durationMs: 12, ...p };
 }
 
 const results: CheckResult[] = [
@@ -81,7 +83,8 @@ describe('json reporter', () => {
   it('round-trips and carries formatVersion', () => {
     const text = renderJson(report);
     expect(text.endsWith('}\n')).toBe(true);
-    expect(text).toContain('\n  "formatVersion": 1,');
+    expect(text).toContain(`\n  "formatVersion": ${REPORT_FORMAT_VERSION},`);
+    expect(validator('report')(JSON.parse(text)).errors).toEqual([]);
     const back = JSON.parse(text);
     expect(back.formatVersion).toBe(REPORT_FORMAT_VERSION);
     // Lone surrogates survive as escapes, so compare via the same serialization.

@@ -49,6 +49,7 @@ function evidenceText(e: Evidence, i: number): string {
     for (const l of cut(e.excerpt, EXCERPT_MAX).split('\n')) lines.push(`    ${l}`);
   }
   if (e.error) lines.push(`! error: ${e.error}`);
+  if (e.reproduce) lines.push(`Reproduce with: ${e.reproduce}`);
   return lines.join('\n');
 }
 

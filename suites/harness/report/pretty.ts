@@ -90,6 +90,7 @@ function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string)
     for (const l of safe(cut(e.excerpt, EXCERPT_MAX)).split('\n')) lines.push(`${pad}    ${l}`);
   }
   if (e.error) lines.push(`${pad}${c.red('error:')} ${safe(e.error)}`);
+  if (e.reproduce) lines.push(`${pad}${c.gray('Reproduce with:')} ${safe(e.reproduce)}`);
   return lines;
 }
 

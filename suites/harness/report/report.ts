@@ -3,7 +3,8 @@
 import type { CheckResult, Level, Outcome } from '../check.js';
 import type { StaleEntry } from './baseline.js';
 
-export const REPORT_FORMAT_VERSION = 1;
+/** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped. */
+export const REPORT_FORMAT_VERSION = 2;
 
 export interface RunReport {
   formatVersion: number;
