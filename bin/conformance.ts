@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Flags in, exit code out. 0: every must passed; 1: a check failed; 2: usage error or unreachable.
-import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -35,6 +35,8 @@ function usageExit(message: string): never {
 interface ReporterTarget {
   name: ReporterName;
   file?: string;
+  /** Appended to, not replaced: GitHub's job summary, which other steps write to too. */
+  append?: boolean;
 }
 
 /** `--reporter pretty --reporter junit=out.xml --reporter json --output report.json` */
@@ -50,6 +52,8 @@ function reporterTargets(specs: string[], output?: string): ReporterTarget[] {
     if (!open) usageExit('--output names a file, but every reporter already has one: use --reporter NAME=FILE');
     open.file = output;
   }
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  for (const t of targets) if (t.name === 'markdown' && !t.file && summary) Object.assign(t, { file: summary, append: true });
   if (targets.filter((t) => !t.file).length > 1) usageExit('only one reporter can write to standard output; give the others a file with NAME=FILE or --output');
   for (const t of targets) if (t.file) writable(t.file, `--reporter ${t.name}`);
   return targets;
@@ -123,7 +127,7 @@ await yargs(hideBin(process.argv))
         .option('check', { type: 'string', array: true, describe: 'Only checks whose id matches one of these globs' })
         .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
         .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
-        .option('reporter', { type: 'string', array: true, default: ['pretty'], describe: 'pretty, json or junit; NAME=FILE writes to a file' })
+        .option('reporter', { type: 'string', array: true, default: ['pretty'], describe: 'pretty, json, junit, markdown (to $GITHUB_STEP_SUMMARY when set) or github (annotations); NAME=FILE writes to a file' })
         .option('output', { type: 'string', describe: 'File for the (non-pretty) reporter' })
         .option('header', { type: 'string', array: true, default: [], describe: "Extra request header 'Name: value'" })
         .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
@@ -164,7 +168,8 @@ await yargs(hideBin(process.argv))
         });
         for (const r of reporters) {
           const text = render(r.name, report, { color: r.file ? false : color });
-          if (r.file) {
+          if (r.append) appendFileSync(r.file!, text);
+          else if (r.file) {
             mkdirSync(dirname(r.file), { recursive: true });
             writeFileSync(r.file, text);
           } else process.stdout.write(text);

@@ -148,6 +148,15 @@ describe('conformance CLI', () => {
     expect(badReporter.code).toBe(2);
   });
 
+  it('appends the markdown summary to $GITHUB_STEP_SUMMARY when set, beside a reporter on standard output', async () => {
+    const summary = join(mkdtempSync(join(tmpdir(), 'conformance-')), 'summary.md');
+    writeFileSync(summary, 'an earlier step\n');
+    const r = await cli(['run', '--base-url', server.url, '--api-key', KEY, '--suite', 'models', '--reporter', 'markdown', '--reporter', 'github'], { GITHUB_STEP_SUMMARY: summary });
+    expect(r.code).toBe(0);
+    expect(readFileSync(summary, 'utf8')).toMatch(/^an earlier step\n## ✅ chat-api-conformance: PASSED \(exit code 0\)/);
+    expect(r.stdout).toMatch(/^::notice title=chat-api-conformance%3A passed::/m);
+  });
+
   it('takes keys from the environment', async () => {
     const r = await cli(['run', '--base-url', server.url, '--suite', 'models'], { CONFORMANCE_API_KEY: KEY });
     expect(r.code).toBe(0);

@@ -6,7 +6,9 @@ import type { CheckResult } from '../../suites/harness/check.js';
 import { sectionsOf } from '../../suites/harness/runner.js';
 import { validator } from '../../schemas/index.js';
 import { render } from '../../suites/harness/report/index.js';
+import { renderGithub } from '../../suites/harness/report/github.js';
 import { renderJson } from '../../suites/harness/report/json.js';
+import { renderMarkdown } from '../../suites/harness/report/markdown.js';
 import { renderJunit } from '../../suites/harness/report/junit.js';
 import { compareSections, renderPretty } from '../../suites/harness/report/pretty.js';
 import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RunReport } from '../../suites/harness/report/report.js';
@@ -253,5 +255,45 @@ describe('pretty reporter', () => {
     expect(plain.trimEnd().split('\n').at(-1)).toBe('FAILED: 1 must failed (exit code 1)');
     const passing = { ...report, results: [results[0]], summary: summarize([results[0]]), exitCode: 0, warnings: [] };
     expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe('PASSED (exit code 0)');
+  });
+});
+
+describe('markdown reporter', () => {
+  const withCurl: RunReport = {
+    ...report,
+    results: report.results.map((r) => (r.id === 'chat.error-envelope' ? { ...r, evidence: [{ ...r.evidence[0], reproduce: `curl -sS -X POST 'https://api.example.test/v1/chat/completions' -H 'authorization: Bearer '"$CONFORMANCE_API_KEY"` }] } : r)),
+  };
+  const md = renderMarkdown(withCurl);
+
+  it('puts the verdict first and sorts what fails the run from findings and from what was not tested', () => {
+    expect(md.split('\n')[0]).toBe('## ❌ chat-api-conformance: FAILED (exit code 1)');
+    const failing = md.slice(md.indexOf('### ❌ Failing the run (1)'), md.indexOf('### Findings'));
+    expect(failing).toContain('`chat.error-envelope`');
+    expect(failing).not.toContain('`chat.retry-after`');
+    expect(md.slice(md.indexOf('### Findings that do not fail the run (2)'))).toContain('| `chat.retry-after` | should | 6 | no Retry-After on 429 |');
+    expect(md).toContain('### Not tested (2)');
+  });
+
+  it('shows the evidence in fences no excerpt can close, and the command that replays it', () => {
+    expect(md).toContain('Reproduce with:\n\n```sh\ncurl -sS -X POST');
+    expect(md).toContain('$CONFORMANCE_API_KEY');
+    // Table cells hold no raw pipe or angle bracket from a server's text.
+    for (const line of md.split('\n').filter((l) => l.startsWith('| `'))) expect(line.split(/(?<!\\)\|/).length).toBe(6);
+  });
+});
+
+describe('github reporter', () => {
+  const out = renderGithub(report);
+
+  it('annotates what fails the run as an error, a failed should as a warning, with section and escaped text', () => {
+    const lines = out.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('::error '))).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith('::warning '))).toHaveLength(1);
+    const error = lines.find((l) => l.startsWith('::error '))!;
+    expect(error).toMatch(/^::error title=chat\.error-envelope \(must%2C §2\.3\)::Errors use the <error> envelope & status%0Aexpected /);
+    expect(error).toContain('%0Aevidence: POST https://api.example.test/v1/chat/completions -> 400');
+    // One command per line: no raw line break survives inside one.
+    expect(lines.every((l) => l.startsWith('::'))).toBe(true);
+    expect(lines.at(-1)).toBe('::notice title=chat-api-conformance%3A failed::9 checks against https://api.example.test/v1; exit code 1');
   });
 });

@@ -1,11 +1,13 @@
 // Reporter dispatch: every reporter is a pure function of the run report.
+import { renderGithub } from './github.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
+import { renderMarkdown } from './markdown.js';
 import { renderPretty } from './pretty.js';
 import type { RunReport } from './report.js';
 
-export type ReporterName = 'pretty' | 'json' | 'junit';
-export const REPORTER_NAMES: readonly ReporterName[] = ['pretty', 'json', 'junit'];
+export type ReporterName = 'pretty' | 'json' | 'junit' | 'markdown' | 'github';
+export const REPORTER_NAMES: readonly ReporterName[] = ['pretty', 'json', 'junit', 'markdown', 'github'];
 
 export function render(name: ReporterName, report: RunReport, opts: { color: boolean } = { color: false }): string {
   switch (name) {
@@ -15,7 +17,11 @@ export function render(name: ReporterName, report: RunReport, opts: { color: boo
       return renderJson(report);
     case 'junit':
       return renderJunit(report);
+    case 'markdown':
+      return renderMarkdown(report);
+    case 'github':
+      return renderGithub(report);
   }
 }
 
-export { renderJson, renderJunit, renderPretty };
+export { renderGithub, renderJson, renderJunit, renderMarkdown, renderPretty };

@@ -1,0 +1,87 @@
+// Markdown reporter: the summary a person reads in a pull request (GitHub's job summary, a PR
+// comment): the verdict first, then what fails the run with its evidence and the command that
+// replays it, then findings that do not fail it, then what was not tested.
+import type { CheckResult, Evidence } from '../check.js';
+import { failsRun, type RunReport } from './report.js';
+import { cut } from './trim.js';
+
+const EXCERPT_MAX = 1500;
+
+/** Text safe inside a table cell: one line, no pipe, no markup surprises. */
+const cell = (s: string) => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;');
+/** A fenced block whose fence no backtick run inside it can close. */
+function fenced(text: string, lang = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${lang}\n${text}\n${fence}`;
+}
+
+function evidenceBlock(e: Evidence): string[] {
+  const lines = [`${e.request.method} ${e.request.url}`];
+  if (e.request.body) lines.push(`body: ${cut(e.request.body, 600)}`);
+  if (e.status !== undefined) lines.push(`<- ${e.status}${e.durationMs !== undefined ? ` (${Math.round(e.durationMs)} ms)` : ''}`);
+  if (e.excerpt) lines.push(cut(e.excerpt, EXCERPT_MAX));
+  if (e.error) lines.push(`error: ${e.error}`);
+  const out = [`*${cell(e.label ?? 'exchange')}*`, '', fenced(lines.join('\n'))];
+  if (e.reproduce) out.push('', 'Reproduce with:', '', fenced(e.reproduce, 'sh'));
+  return out;
+}
+
+function detail(r: CheckResult): string[] {
+  const out = [`#### \`${r.id}\` (${r.level}, §${r.section})`, '', r.title, ''];
+  if (r.convention) out.push(`> Convention: ${r.convention}`, '');
+  const failing = (r.paths ?? []).filter((p) => p.outcome === r.outcome && p.label);
+  if (failing.length) {
+    for (const p of failing) {
+      out.push(`- **[${cell(p.label)}]** ${cell(p.message ?? r.outcome)}`);
+      for (const e of p.evidence.slice(0, 2)) out.push('', '<details><summary>evidence</summary>', '', ...evidenceBlock(e), '', '</details>', '');
+    }
+  } else {
+    out.push(cell(r.message ?? r.outcome), '');
+    for (const e of r.evidence.slice(0, 2)) out.push('<details><summary>evidence</summary>', '', ...evidenceBlock(e), '', '</details>', '');
+  }
+  return out;
+}
+
+const row = (r: CheckResult) => `| \`${r.id}\` | ${r.level} | ${cell(r.section)} | ${cell(cut(r.message ?? r.outcome, 200))} |`;
+const TABLE = ['| check | level | section | what was found |', '|---|---|---|---|'];
+
+export function renderMarkdown(report: RunReport): string {
+  const o = report.options;
+  const failing = report.results.filter((r) => failsRun(r, o));
+  const findings = report.results.filter((r) => r.outcome === 'fail' && !failsRun(r, o));
+  const untested = report.results.filter((r) => r.outcome === 'not-tested' && !failsRun(r, o));
+  const s = report.summary;
+  const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
+  const out = [
+    `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,
+    '',
+    `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
+    '',
+    '| level | passed | failed | not tested | skipped |',
+    '|---|---|---|---|---|',
+    ...(['must', 'should', 'info'] as const).filter((l) => Object.values(s[l]).some((n) => n > 0)).map((l) => `| ${l} | ${s[l].pass} | ${s[l].fail} | ${s[l]['not-tested']} | ${s[l].skip} |`),
+    '',
+  ];
+  if (report.stopped) out.push(`> **Stopped before the end:** ${report.stopped}; what had not finished is not tested.`, '');
+  if (report.baseline) {
+    const b = report.baseline;
+    out.push(`Baseline \`${b.file}\`${b.updated ? ' (written from this run)' : ''}: ${b.expected} expected failure(s), ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}.`, '');
+    for (const e of b.stale) out.push(`- ❌ stale: ${cell(e.why)} (${cell(e.reason)})`);
+    if (b.stale.length) out.push('');
+  }
+  for (const w of report.warnings) out.push(`> ⚠️ ${w}`, '');
+  if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap(detail));
+  if (findings.length)
+    out.push(
+      `### Findings that do not fail the run (${findings.length})`,
+      '',
+      'A failed should without `--strict`, an expected failure of the baseline, an info note.',
+      '',
+      ...TABLE,
+      ...findings.map((r) => row(r.expected ? { ...r, message: `expected (${r.expected.reason}): ${r.message ?? ''}` } : r)),
+      '',
+    );
+  if (untested.length) out.push(`### Not tested (${untested.length})`, '', ...TABLE, ...untested.map(row), '');
+  return `${out.join('\n').trimEnd()}\n`;
+}
