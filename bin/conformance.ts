@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Flags in, exit code out. 0: every must passed; 1: a check failed; 2: usage error or unreachable.
-import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { render, REPORTER_NAMES, type ReporterName } from '../suites/harness/report/index.js';
-import { REPORT_FORMAT_VERSION } from '../suites/harness/report/report.js';
+import { REPORT_FORMAT_VERSION, type RunReport } from '../suites/harness/report/report.js';
+import { diffReports, renderDiff } from '../suites/harness/report/diff.js';
+import { validator } from '../schemas/index.js';
 import { sectionsOf } from '../suites/harness/runner.js';
 import { CHECKS } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
@@ -73,6 +75,21 @@ function writable(file: string, what: string): void {
   } catch (e) {
     usageExit(`${what}: cannot write ${file}: ${(e as Error).message}`);
   }
+}
+
+/** A JSON report of this format version, or exit 2 naming the file and what is wrong with it. */
+function readReport(file: string): RunReport {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    usageExit(`${file}: cannot read a JSON report: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const version = (value as { formatVersion?: unknown })?.formatVersion;
+  if (version !== REPORT_FORMAT_VERSION) usageExit(`${file}: formatVersion ${JSON.stringify(version)}; this conformance reads ${REPORT_FORMAT_VERSION}: run both with the same version`);
+  const v = validator('report')(value);
+  if (!v.ok) usageExit(`${file}: not a report of format ${REPORT_FORMAT_VERSION}: ${v.errors.slice(0, 3).join('; ')}`);
+  return value as RunReport;
 }
 
 /** Ctrl-C (or SIGTERM) stops the run: what finished is reported, the rest not-tested, and the exit
@@ -182,6 +199,21 @@ await yargs(hideBin(process.argv))
     },
   )
   .command(
+    'diff <old> <new>',
+    'Compare two JSON reports (--reporter json): checks newly failing, newly passing, with another level or another finding; exit 1 on a regression',
+    (y) =>
+      y
+        .positional('old', { type: 'string', demandOption: true, describe: 'The earlier report (main)' })
+        .positional('new', { type: 'string', demandOption: true, describe: 'The later report (the branch)' })
+        .option('json', { type: 'boolean', default: false, describe: 'Machine-readable' }),
+    (argv) => {
+      const [before, after] = [readReport(argv.old!), readReport(argv.new!)];
+      const diff = diffReports(before, after);
+      process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff));
+      process.exitCode = diff.regression ? 1 : 0;
+    },
+  )
+  .command(
     'list',
     'List every check with its id, section and level, and what cannot be tested',
     (y) =>
@@ -250,7 +282,7 @@ await yargs(hideBin(process.argv))
       process.once('SIGTERM', stop);
     },
   )
-  .demandCommand(1, 'name a command: run, list or mock')
+  .demandCommand(1, 'name a command: run, list, diff or mock')
   .strict()
   .fail((msg, err) => {
     if (err) throw err;

@@ -157,6 +157,28 @@ describe('conformance CLI', () => {
     expect(r.stdout).toMatch(/^::notice title=chat-api-conformance%3A passed::/m);
   });
 
+  it('diff: a check that newly fails is a regression (exit 1); the other way round, newly passing (exit 0)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
+    const faulty = await startMockServer({ mock: createMock(undefined, { faults: ['chat-max-tokens-ignored-streamed'] }) });
+    try {
+      await cli(['run', '--base-url', server.url, '--api-key', KEY, '--suite', 'chat', '--reporter', `json=${join(dir, 'main.json')}`]);
+      await cli(['run', '--base-url', faulty.url, '--api-key', KEY, '--suite', 'chat', '--reporter', `json=${join(dir, 'branch.json')}`]);
+    } finally {
+      await faulty.close();
+    }
+    const worse = await cli(['diff', join(dir, 'main.json'), join(dir, 'branch.json')]);
+    expect(worse.code).toBe(1);
+    expect(worse.stdout).toMatch(/^Newly failing \(1\)\n  chat\.max-tokens \[must\]: pass -> fail: \[stream, mock-chat-1\]/);
+    expect(worse.stdout).toMatch(/REGRESSION: 1 check\(s\) newly failing\n$/);
+    const better = await cli(['diff', join(dir, 'branch.json'), join(dir, 'main.json'), '--json']);
+    expect(better.code).toBe(0);
+    expect(JSON.parse(better.stdout)).toMatchObject({ regression: false, newlyPassing: [{ id: 'chat.max-tokens', what: 'fail -> pass' }] });
+    writeFileSync(join(dir, 'old.json'), JSON.stringify({ formatVersion: 1, results: [] }));
+    const old = await cli(['diff', join(dir, 'old.json'), join(dir, 'main.json')]);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toMatch(/old\.json: formatVersion 1; this conformance reads 2/);
+  });
+
   it('takes keys from the environment', async () => {
     const r = await cli(['run', '--base-url', server.url, '--suite', 'models'], { CONFORMANCE_API_KEY: KEY });
     expect(r.code).toBe(0);

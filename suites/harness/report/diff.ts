@@ -1,0 +1,73 @@
+// Two JSON reports side by side (a branch's against main's): the checks that newly fail, newly
+// pass, changed level or changed what they found. A check that newly fails, or fails on a path it
+// passed before, is a regression.
+import type { CheckResult } from '../check.js';
+import type { RunReport } from './report.js';
+
+export interface Change {
+  id: string;
+  level: string;
+  /** What changed, one line. */
+  what: string;
+}
+
+export interface ReportDiff {
+  newlyFailing: Change[];
+  newlyPassing: Change[];
+  levelChanged: Change[];
+  /** Failing in both, saying something else: a different failure, or other paths failing. */
+  findingChanged: Change[];
+  added: string[];
+  removed: string[];
+  /** Whether anything newly fails. */
+  regression: boolean;
+}
+
+const failingPaths = (r: CheckResult) => new Set((r.paths ?? []).filter((p) => p.outcome === 'fail').map((p) => p.label));
+const shown = (labels: string[]) => labels.map((l) => `[${l}]`).join(', ');
+
+export function diffReports(before: RunReport, after: RunReport): ReportDiff {
+  const old = new Map(before.results.map((r) => [r.id, r]));
+  const now = new Map(after.results.map((r) => [r.id, r]));
+  const diff: ReportDiff = { newlyFailing: [], newlyPassing: [], levelChanged: [], findingChanged: [], added: [], removed: [], regression: false };
+  for (const [id, b] of now) {
+    const a = old.get(id);
+    if (!a) {
+      diff.added.push(id);
+      if (b.outcome === 'fail') diff.newlyFailing.push({ id, level: b.level, what: `a new check, failing: ${b.message ?? ''}` });
+      continue;
+    }
+    if (a.level !== b.level) diff.levelChanged.push({ id, level: b.level, what: `${a.level} -> ${b.level}` });
+    if (a.outcome !== 'fail' && b.outcome === 'fail') diff.newlyFailing.push({ id, level: b.level, what: `${a.outcome} -> fail: ${b.message ?? ''}` });
+    else if (a.outcome === 'fail' && b.outcome !== 'fail') diff.newlyPassing.push({ id, level: b.level, what: `fail -> ${b.outcome}` });
+    else if (a.outcome === 'fail' && b.outcome === 'fail') {
+      const [was, is] = [failingPaths(a), failingPaths(b)];
+      const fresh = [...is].filter((l) => !was.has(l));
+      const healed = [...was].filter((l) => !is.has(l));
+      if (fresh.length) diff.newlyFailing.push({ id, level: b.level, what: `now fails on ${shown(fresh)} too` });
+      if (healed.length) diff.newlyPassing.push({ id, level: b.level, what: `no longer fails on ${shown(healed)}` });
+      if (!fresh.length && !healed.length && a.message !== b.message) diff.findingChanged.push({ id, level: b.level, what: `${a.message ?? ''} -> ${b.message ?? ''}` });
+    }
+  }
+  for (const id of old.keys()) if (!now.has(id)) diff.removed.push(id);
+  diff.regression = diff.newlyFailing.length > 0;
+  return diff;
+}
+
+export function renderDiff(diff: ReportDiff): string {
+  const out: string[] = [];
+  const list = (title: string, changes: Change[]) => {
+    if (!changes.length) return;
+    out.push(`${title} (${changes.length})`);
+    for (const c of changes) out.push(`  ${c.id} [${c.level}]: ${c.what}`);
+    out.push('');
+  };
+  list('Newly failing', diff.newlyFailing);
+  list('Newly passing', diff.newlyPassing);
+  list('Level changed', diff.levelChanged);
+  list('Failing in both, finding changed', diff.findingChanged);
+  if (diff.added.length) out.push(`Checks added: ${diff.added.join(', ')}`, '');
+  if (diff.removed.length) out.push(`Checks removed: ${diff.removed.join(', ')}`, '');
+  out.push(diff.regression ? `REGRESSION: ${diff.newlyFailing.length} check(s) newly failing` : 'no regression');
+  return `${out.join('\n')}\n`;
+}
