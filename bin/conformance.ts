@@ -7,9 +7,10 @@ import { hideBin } from 'yargs/helpers';
 import { render, REPORTER_NAMES, type ReporterName } from '../suites/harness/report/index.js';
 import { REPORT_FORMAT_VERSION, type RunReport } from '../suites/harness/report/report.js';
 import { diffReports, renderDiff } from '../suites/harness/report/diff.js';
+import { liveLine } from '../suites/harness/report/progress.js';
 import { validator } from '../schemas/index.js';
 import { sectionsOf } from '../suites/harness/runner.js';
-import { CHECKS } from '../suites/index.js';
+import { CHECKS, SUITES } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
 import { baseUrlWarning } from '../suites/harness/target.js';
 import { startMockServer } from '../mock/http.js';
@@ -162,6 +163,7 @@ await yargs(hideBin(process.argv))
       const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
       if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
       const interrupted = interruption();
+      const progress = liveLine(process.stderr);
       try {
         const report = await runSession({
           baseUrl: argv['base-url'],
@@ -182,7 +184,8 @@ await yargs(hideBin(process.argv))
           expectedFailures: argv['expected-failures'],
           updateBaseline: argv['update-baseline'],
           signal: interrupted.signal,
-        });
+          onStart: progress.onStart,
+        }).finally(() => progress.stop());
         for (const r of reporters) {
           const text = render(r.name, report, { color: r.file ? false : color });
           if (r.append) appendFileSync(r.file!, text);
@@ -237,11 +240,16 @@ await yargs(hideBin(process.argv))
         return;
       }
       const width = Math.max(...CHECKS.map((c) => c.id.length));
-      for (const c of CHECKS) {
-        process.stdout.write(`${c.id.padEnd(width)}  ${c.section.padEnd(12)} ${c.level.padEnd(6)}  ${c.title}\n`);
-        if (c.paths) process.stdout.write(`${''.padEnd(width)}  paths: ${Object.keys(c.paths).join(' × ')}\n`);
-        const proof = provenBy(c.id);
-        process.stdout.write(`${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
+      // A heading per suite, as the README's table has them.
+      for (const [suite, checks] of Object.entries(SUITES)) {
+        const musts = checks.filter((c) => c.level === 'must').length;
+        process.stdout.write(`\n${suite} (${checks.length} checks: ${musts} must, ${checks.length - musts} should)\n`);
+        for (const c of checks) {
+          process.stdout.write(`  ${c.id.padEnd(width)}  ${c.section.padEnd(12)} ${c.level.padEnd(6)}  ${c.title}\n`);
+          if (c.paths) process.stdout.write(`  ${''.padEnd(width)}  paths: ${Object.keys(c.paths).join(' × ')}\n`);
+          const proof = provenBy(c.id);
+          process.stdout.write(`  ${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
+        }
       }
       process.stdout.write(`\n${CHECKS.length} checks, ${FAULTS.length} faults, ${CHECKS.filter((c) => provenBy(c.id).length).length} checks proven to fail.\n\nNot testable from outside:\n`);
       for (const u of untestable) process.stdout.write(`  ${u.section.padEnd(6)} ${u.rule} (${u.why})\n`);

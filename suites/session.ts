@@ -5,7 +5,7 @@ import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
 import { HttpClient, limitsFor } from './harness/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from './harness/report/report.js';
-import { runChecks, selectChecks, type Filters } from './harness/runner.js';
+import { runChecks, selectChecks, type Filters, type Progress } from './harness/runner.js';
 import { baseUrlWarning, normalizeBaseUrl, type Target } from './harness/target.js';
 import type { CheckResult } from './harness/check.js';
 import { applyBaseline, baselineOf, loadBaseline, writeBaseline, type Baseline, type StaleEntry } from './harness/report/baseline.js';
@@ -40,6 +40,7 @@ export interface SessionOptions extends Filters {
   updateBaseline?: boolean;
   checks?: string[];
   onResult?: (r: CheckResult) => void;
+  onStart?: (progress: Progress) => void;
   /** The registry to select from; the whole kit by default. */
   registry?: readonly ApiCheck[];
 }
@@ -113,6 +114,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       concurrency: opts.concurrency ?? 4,
       retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
       onResult: opts.onResult,
+      onStart: opts.onStart,
       signal,
     }).finally(() => clearTimeout(timer));
     const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };

@@ -25,7 +25,16 @@ export class Exchanges {
   private readonly memo = new Map<string, Promise<Exchange>>();
   private inFlight = 0;
   private readonly queue: (() => void)[] = [];
+  /** The requests on the wire now, with when each was sent. */
+  private readonly open = new Map<object, { label: string; since: number }>();
   sent = 0;
+
+  /** The request on the wire the longest, for a progress line. */
+  slowest(): { label: string; ms: number } | undefined {
+    let oldest: { label: string; since: number } | undefined;
+    for (const o of this.open.values()) if (!oldest || o.since < oldest.since) oldest = o;
+    return oldest && { label: oldest.label, ms: Math.round(performance.now() - oldest.since) };
+  }
 
   constructor(
     private readonly http: HttpClient,
@@ -53,7 +62,15 @@ export class Exchanges {
   private async sendWithRetry(spec: RequestSpec, label: string): Promise<Exchange> {
     const { repeat: _repeat, ...wire } = spec;
     for (let attempt = 0; ; attempt++) {
-      const result = await this.limited(() => this.http.send(wire, this.signal));
+      const result = await this.limited(async () => {
+        const token = {};
+        this.open.set(token, { label, since: performance.now() });
+        try {
+          return await this.http.send(wire, this.signal);
+        } finally {
+          this.open.delete(token);
+        }
+      });
       this.sent++;
       if (result.status !== 429) return { ...result, label, request: spec, rateLimited: false, retries: attempt };
       const wait = retryAfterMs(result.headers);

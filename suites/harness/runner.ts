@@ -43,6 +43,16 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called as each check ends (all its paths), for progress output. */
   onResult?: (r: CheckResult) => void;
+  /** Called once the paths are known, with a live view of the run, for a progress line. */
+  onStart?: (progress: Progress) => void;
+}
+
+export interface Progress {
+  /** Paths run so far, of all. */
+  done(): number;
+  total(): number;
+  /** The request on the wire the longest. */
+  slowest(): { label: string; ms: number } | undefined;
 }
 
 export interface RunOutcome {
@@ -184,6 +194,8 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   const firstLast = units.findIndex(isLast);
   const remaining = checks.map(() => 0);
   for (const u of units) remaining[u.check]++;
+  let unitsDone = 0;
+  opts.onStart?.({ done: () => unitsDone, total: () => units.length, slowest: () => exchanges.slowest() });
 
   const finish = (i: number): CheckResult => {
     const result = combinePaths(checks[i], paths[i]);
@@ -216,6 +228,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       // Once stopped, nothing more is sent: what is left is not-tested, at once.
       const verdict = why ? notTested(why) : await guarded(() => checks[unit.check].run(makeContext(used, inherited), unit.path));
       paths[unit.check][unit.slot] = pathResult(verdict, unit.path, unit.label, used, inherited, started);
+      unitsDone++;
       if (--remaining[unit.check] === 0) results[unit.check] = finish(unit.check);
       if (--inFlight === 0 && next === firstLast) drained();
     }

@@ -204,7 +204,7 @@ describe('conformance CLI', () => {
   it('lists every check with id, section and level, and what cannot be tested', async () => {
     const r = await cli(['list']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/models\.list-shape\s+2\.4\s+must/);
+    expect(r.stdout).toMatch(/\nmodels \(5 checks: 3 must, 2 should\)\n  models\.list-shape\s+2\.4\s+must/);
     expect(r.stdout).toMatch(/5\.4/);
   });
 });
