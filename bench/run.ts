@@ -7,7 +7,8 @@
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
-// BENCH_ONLY=run-cost (only the kit's run cost, bench/run-cost.ts), BENCH_COMPARE=<dir> (see there).
+// BENCH_ONLY=run-cost|memory (only the kit's run cost, bench/run-cost.ts, or its memory, bench/memory.ts),
+// BENCH_COMPARE=<dir> (see bench/run-cost.ts).
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { capture, CHAT_PATH, HEADERS, HELD_STREAM, mockConfig, SMALL, SMALL_STREAM } from './fixtures.js';
+import { memory } from './memory.js';
 import { runCost } from './run-cost.js';
 import type { Mark } from './server.js';
 
@@ -303,8 +305,10 @@ function table(head: string[], rows: string[][]): string {
 }
 
 async function main(): Promise<void> {
-  await runCost();
-  if (process.env.BENCH_ONLY === 'run-cost') return;
+  const only = process.env.BENCH_ONLY;
+  if (!only || only === 'run-cost') await runCost();
+  if (!only || only === 'memory') await memory();
+  if (only) return;
   const started = performance.now();
   console.log(
     `bench: ${SECONDS} s per server and measure (alternating mock, ceiling, ceiling, mock; ${WARMUP_SECONDS} s warm-up each), ` +

@@ -1,7 +1,6 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
 import { bodyJson, bodySse, type Exchange } from './harness/exchanges.js';
-import { size } from './harness/http.js';
 import type { SseParse } from './harness/sse.js';
 import type { CheckContext } from './harness/runner.js';
 import { modelsUnderTest, type ApiPath } from './paths.js';
@@ -229,7 +228,7 @@ export interface ChatReply {
 /** Why a body is not whole: cut at the cap, cut by a timeout or a reset; undefined when it is whole. */
 export function cutShort(ex: Exchange): string | undefined {
   if (ex.complete && !ex.error) return undefined;
-  if (ex.error?.kind === 'cap') return `the answer was cut at ${size(ex.body.length)} (--max-body)${ex.encoding ? `, counted after ${ex.encoding} decoding` : ''}`;
+  if (ex.error?.kind === 'cap') return `the answer was ${ex.error.message}`;
   return `the answer did not arrive whole (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes`;
 }
 

@@ -14,6 +14,9 @@ export interface Limits {
   maxBodyBytes: number;
 }
 
+/** Of a body cut at the cap, what is kept: enough for the evidence and for what checks read of its start. */
+export const KEPT_OF_A_CUT_BODY = 64 * 1024;
+
 export const DEFAULT_LIMITS: Limits = {
   connectTimeoutMs: 10_000,
   idleTimeoutMs: 30_000,
@@ -84,7 +87,15 @@ export class HttpClient {
     let headers: Record<string, string> = {};
     let encoding: string | undefined;
     const done = (complete: boolean, error?: HttpResult['error']): HttpResult => ({
-      status, headers, body: Buffer.concat(chunks, kept), bytesRead, complete, error, ...(encoding ? { encoding } : {}),
+      status,
+      headers,
+      // Of a body cut at the cap only its start is kept: it is a failure whatever follows, and a
+      // run that kept every cut body whole would grow by a cap per hostile answer.
+      body: Buffer.concat(chunks, error?.kind === 'cap' ? Math.min(kept, KEPT_OF_A_CUT_BODY) : kept),
+      bytesRead,
+      complete,
+      error,
+      ...(encoding ? { encoding } : {}),
       durationMs: Math.round(performance.now() - started),
     });
     try {
@@ -131,7 +142,7 @@ export class HttpClient {
           if (bytesRead > this.limits.maxBodyBytes) {
             res.body.destroy();
             (source as Readable).destroy?.();
-            return done(false, { kind: 'cap', message: `body cut at ${size(this.limits.maxBodyBytes)} (--max-body${encoding ? `, counted after ${encoding} decoding` : ''}); reading stopped` });
+            return done(false, { kind: 'cap', message: `cut at ${size(this.limits.maxBodyBytes)} (--max-body${encoding ? `, counted after ${encoding} decoding` : ''}); reading stopped` });
           }
         }
       } catch (e) {
