@@ -2,12 +2,13 @@
 import { renderGithub } from './github.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
+import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import { renderPretty } from './pretty.js';
 import type { RunReport } from './report.js';
 
-export type ReporterName = 'pretty' | 'json' | 'junit' | 'markdown' | 'github';
-export const REPORTER_NAMES: readonly ReporterName[] = ['pretty', 'json', 'junit', 'markdown', 'github'];
+export type ReporterName = 'pretty' | 'json' | 'junit' | 'markdown' | 'github' | 'html';
+export const REPORTER_NAMES: readonly ReporterName[] = ['pretty', 'json', 'junit', 'markdown', 'github', 'html'];
 
 export function render(name: ReporterName, report: RunReport, opts: { color: boolean } = { color: false }): string {
   switch (name) {
@@ -21,7 +22,9 @@ export function render(name: ReporterName, report: RunReport, opts: { color: boo
       return renderMarkdown(report);
     case 'github':
       return renderGithub(report);
+    case 'html':
+      return renderHtml(report);
   }
 }
 
-export { renderGithub, renderJson, renderJunit, renderMarkdown, renderPretty };
+export { renderGithub, renderHtml, renderJson, renderJunit, renderMarkdown, renderPretty };

@@ -1,0 +1,84 @@
+// HTML reporter: one self-contained page (no request leaves it: styles and script inline), failures
+// first, filters by suite, level and verdict, and per check its paths, evidence and the command that
+// replays each exchange. The page reads without its script too: the filters only hide.
+import type { CheckResult, Evidence, Outcome } from '../check.js';
+import { failsRun, type RunReport } from './report.js';
+import { cut } from './trim.js';
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** Where a result stands in the page, worst first: what fails the run, findings, not tested, the rest. */
+function verdictOf(r: CheckResult, report: RunReport): 'failing' | 'finding' | Outcome {
+  if (failsRun(r, report.options)) return 'failing';
+  return r.outcome === 'fail' ? 'finding' : r.outcome;
+}
+const ORDER = ['failing', 'finding', 'not-tested', 'pass', 'skip'];
+const LABEL: Record<string, string> = { failing: 'fails the run', finding: 'finding', 'not-tested': 'not tested', pass: 'passed', skip: 'skipped' };
+
+function evidence(e: Evidence): string {
+  const lines = [`→ ${e.request.method} ${e.request.url}`];
+  if (e.request.body) lines.push(`  body: ${cut(e.request.body, 1500)}`);
+  if (e.status !== undefined) lines.push(`← ${e.status}${e.durationMs !== undefined ? ` (${Math.round(e.durationMs)} ms)` : ''}`);
+  for (const [k, v] of Object.entries(e.headers ?? {})) lines.push(`  ${k}: ${v}`);
+  if (e.excerpt) lines.push(cut(e.excerpt, 3000));
+  if (e.error) lines.push(`error: ${e.error}`);
+  return `<details class="evidence"><summary>${esc(e.label ?? 'exchange')}</summary><pre>${esc(lines.join('\n'))}</pre>${
+    e.reproduce ? `<p class="repro">Reproduce with:</p><pre class="curl">${esc(e.reproduce)}</pre>` : ''
+  }</details>`;
+}
+
+function check(r: CheckResult, report: RunReport): string {
+  const v = verdictOf(r, report);
+  const paths = (r.paths ?? []).filter((p) => p.outcome !== 'pass' && p.outcome !== 'skip' && (p.message || p.evidence.length));
+  const body = paths.length
+    ? paths.map((p) => `<div class="path"><p><span class="label">[${esc(p.label)}]</span> ${esc(p.message ?? p.outcome)}</p>${p.evidence.map(evidence).join('')}</div>`).join('')
+    : `${r.message ? `<p>${esc(r.message)}</p>` : ''}${r.evidence.map(evidence).join('')}`;
+  const count = r.paths && r.paths.length > 1 ? `<span class="paths">${r.paths.length} paths</span>` : '';
+  return `<section class="check ${v}" data-suite="${esc(r.suite)}" data-level="${r.level}" data-verdict="${v}">
+<h3><span class="badge ${v}">${LABEL[v]}</span> <code>${esc(r.id)}</code> <span class="level">${r.level}</span> <span class="section">§${esc(r.section)}</span> ${count}</h3>
+<p class="title">${esc(r.title)}</p>${r.expected ? `<p class="expected">expected failure (baseline): ${esc(r.expected.reason)}</p>` : ''}${r.convention ? `<p class="convention">Convention: ${esc(r.convention)}</p>` : ''}${body}${
+    r.notes?.length ? `<ul class="notes">${r.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''
+  }
+</section>`;
+}
+
+const select = (name: string, values: string[], label: (v: string) => string = (v) => v) =>
+  `<label>${name} <select id="filter-${name}" data-filter="${name}"><option value="">all</option>${values.map((v) => `<option value="${esc(v)}">${esc(label(v))}</option>`).join('')}</select></label>`;
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:70rem;padding:1rem;color:#1b1b1b}
+header h1{font-size:1.4rem;margin:.2rem 0}.verdict.passed{color:#17692f}.verdict.failed{color:#b3261e}
+.filters{display:flex;gap:1rem;flex-wrap:wrap;background:#f4f4f4;padding:.6rem;border-radius:6px;position:sticky;top:0}
+.check{border:1px solid #ddd;border-left:6px solid #ccc;border-radius:6px;margin:.6rem 0;padding:.4rem .8rem}
+.check.failing{border-left-color:#b3261e}.check.finding{border-left-color:#c77c02}.check.not-tested{border-left-color:#8a8a8a}.check.pass{border-left-color:#17692f}
+h3{font-size:1rem;margin:.3rem 0}.badge{font-size:.75rem;padding:.1rem .4rem;border-radius:4px;color:#fff;background:#8a8a8a}
+.badge.failing{background:#b3261e}.badge.finding{background:#c77c02}.badge.pass{background:#17692f}
+.level,.section,.paths{color:#555;font-weight:normal;font-size:.85rem}.title{margin:.2rem 0}.label{font-family:monospace;color:#444}
+pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}
+.expected{color:#c77c02}.convention{color:#555;font-style:italic}[hidden]{display:none!important}#shown{color:#555}`;
+
+// Hides what the filters leave out and says how many remain.
+const SCRIPT = `const selects=[...document.querySelectorAll('select[data-filter]')];const checks=[...document.querySelectorAll('section.check')];
+function apply(){const want=Object.fromEntries(selects.map(s=>[s.dataset.filter,s.value]));let n=0;for(const c of checks){const ok=Object.entries(want).every(([k,v])=>!v||c.dataset[k]===v);c.hidden=!ok;if(ok)n++}document.getElementById('shown').textContent=n+' of '+checks.length+' checks shown'}
+selects.forEach(s=>s.addEventListener('change',apply));apply();`;
+
+export function renderHtml(report: RunReport): string {
+  const results = [...report.results].sort((a, b) => ORDER.indexOf(verdictOf(a, report)) - ORDER.indexOf(verdictOf(b, report)));
+  const suites = [...new Set(report.results.map((r) => r.suite))];
+  const verdicts = ORDER.filter((v) => results.some((r) => verdictOf(r, report) === v));
+  const passed = report.exitCode === 0;
+  const s = report.summary;
+  const counts = (['must', 'should'] as const).map((l) => `${l}: ${s[l].pass} passed, ${s[l].fail} failed, ${s[l]['not-tested']} not tested`).join(' · ');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<title>${esc(report.tool.name)}: ${passed ? 'passed' : 'failed'}</title><style>${STYLE}</style></head>
+<body><header><h1 class="verdict ${passed ? 'passed' : 'failed'}">${passed ? 'PASSED' : 'FAILED'} (exit code ${report.exitCode})</h1>
+<p>${esc(report.tool.name)} ${esc(report.tool.version)} → <code>${esc(report.target.baseUrl)}</code>${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${esc(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}</p>
+<p>${esc(counts)}</p>${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
+    report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''
+  }</header>
+<nav class="filters">${select('suite', suites)}${select('level', ['must', 'should', 'info'])}${select('verdict', verdicts, (v) => LABEL[v])}<span id="shown">${results.length} checks</span></nav>
+<main>${results.map((r) => check(r, report)).join('\n')}</main>
+<script>${SCRIPT}</script></body></html>
+`;
+}
