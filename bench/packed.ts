@@ -1,0 +1,21 @@
+// The package as a user gets it: `npm pack`, the tarball installed in an empty folder (its
+// dependencies from the registry), then `npx conformance run` there, against the embedded mock.
+//   npm run check:package
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, npm_config_yes: 'false' } });
+
+const out = mkdtempSync(join(tmpdir(), 'conformance-pack-'));
+const [{ filename, files, size }] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', out], root)) as { filename: string; files: unknown[]; size: number }[];
+console.log(`packed ${filename}: ${files.length} files, ${(size / 1024).toFixed(0)} KiB`);
+const user = mkdtempSync(join(tmpdir(), 'conformance-user-'));
+writeFileSync(join(user, 'package.json'), JSON.stringify({ name: 'a-user', version: '1.0.0', private: true }));
+run('npm', ['install', '--no-audit', '--no-fund', join(out, filename)], user);
+const result = run('npx', ['--no-install', 'conformance', 'run'], user);
+if (!/PASSED \(exit code 0\)/.test(result)) throw new Error(`npx conformance run in ${user} did not pass:\n${result}`);
+console.log(`installed in ${user}; npx conformance run: ${result.trim().split('\n').at(-1)}`);

@@ -1,0 +1,17 @@
+// What npm publishes: what a user needs (the command, the library and its types, the mock, the
+// vitest entry, the published schemas and the document they follow) and nothing else (no tests,
+// no benchmarks, no sources, no source maps). bench/packed.ts (npm run check:package) installs the
+// tarball in an empty folder and runs it.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+it('npm pack holds what a user needs and nothing else', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const [{ files }] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as { files: { path: string }[] }[];
+  const paths = files.map((f) => f.path);
+  for (const needed of ['dist/bin/conformance.js', 'dist/suites/index.js', 'dist/suites/index.d.ts', 'dist/mock/index.js', 'dist/suites/vitest.js', 'schemas/report.schema.json', 'schemas/baseline.schema.json', 'schemas/spec/chat-api.md', 'README.md', 'package.json'])
+    expect(paths, needed).toContain(needed);
+  const stray = paths.filter((p) => /^(test|bench|dist\/bench|dist\/test)\//.test(p) || /\.map$/.test(p) || (/\.ts$/.test(p) && !/\.d\.ts$/.test(p)));
+  expect(stray).toEqual([]);
+});
