@@ -96,9 +96,10 @@ describe('conformance CLI', () => {
     }
   });
 
-  /** A mock that drips its answers, a byte a second, for the test `fn`, and a folder for reports. */
-  async function dripping(fn: (url: string, dir: string) => Promise<void>): Promise<void> {
-    const drip = await startMockServer({ mock: createMock(undefined, { faults: ['hostile-drip'] }) });
+  /** A hostile mock (by default one that drips its answers, a byte a second) for the test `fn`, and a
+   * folder for reports. */
+  async function dripping(fn: (url: string, dir: string) => Promise<void>, fault = 'hostile-drip'): Promise<void> {
+    const drip = await startMockServer({ mock: createMock(undefined, { faults: [fault] }) });
     try {
       await fn(drip.url, mkdtempSync(join(tmpdir(), 'conformance-')));
     } finally {
@@ -106,7 +107,7 @@ describe('conformance CLI', () => {
     }
   }
 
-  it('ends a run against a server that drips its answers at the run deadline, with a report of what finished', () =>
+  it.each(['hostile-drip', 'hostile-stream-forever', 'hostile-headers-then-nothing'])('ends a run against %s at the run deadline, with a report of what finished', (fault) =>
     dripping(async (url, dir) => {
       const started = performance.now();
       const r = await cli(['run', '--base-url', url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
@@ -116,7 +117,7 @@ describe('conformance CLI', () => {
       expect(report.stopped).toBe("the run's deadline passed (--deadline 3000 ms)");
       expect(report.results.some((x: { message?: string }) => x.message?.includes("the run's deadline passed"))).toBe(true);
       expect([0, 1]).toContain(r.code);
-    }));
+    }, fault));
 
   it('on Ctrl-C writes the report of what finished and exits 130', () =>
     dripping(async (url, dir) => {
