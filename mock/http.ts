@@ -82,6 +82,9 @@ function sendNow(res: ServerResponse, reply: Exclude<MockReply, StreamReply>): v
   res.end(bytes);
 }
 
+/** How long written frames are given to reach the client before a reset cuts the connection. */
+const RESET_GRACE_MS = 25;
+
 async function send(res: ServerResponse, reply: MockReply): Promise<void> {
   if (!isStream(reply)) {
     if (!isRaw(reply) && reply.delayMs && (await pause(res, reply.delayMs))) return;
@@ -103,6 +106,10 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
     if (frame.delayMs > 0 && wait > 0) await Promise.race([new Promise((r) => setTimeout(r, wait).unref()), closed]);
     if (gone) return;
     if ('reset' in frame) {
+      // A reset discards what the client has not read yet: what was written before it is flushed
+      // and given a moment to be read, so a stream dropped after N chunks delivers N chunks.
+      await new Promise<void>((r) => res.write('', () => r()));
+      await Promise.race([new Promise((r) => setTimeout(r, RESET_GRACE_MS).unref()), closed]);
       res.socket?.resetAndDestroy();
       return;
     }

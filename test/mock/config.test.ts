@@ -118,6 +118,7 @@ describe('configuration files', () => {
     ['a malformed price', 'price.yaml', () => replace('      prompt: "0.000001"\n      completion', '      prompt: "$1"\n      completion'), 24, 'models[1].pricing.prompt', /expected text matching/],
     ['a key naming an undefined model', 'key-model.yaml', () => replace('models: [m1, m2]', 'models: [m1, m3]'), 4, 'keys[0].models[1]', /expected the id of a model defined under models; "m3"/],
     ['an unknown fault name', 'fault.yaml', () => replace('  always: []', '  always:\n    - no-such-fault'), 34, 'faults.always[0]', /expected a fault of the catalogue; no fault named "no-such-fault"/],
+    ['a fault parameter it does not take', 'fault-param.yaml', () => replace('  always: []', '  always:\n    - { name: drop-after, params: { chunk: 3 } }'), 34, 'faults.always[0]', /expected a fault of the catalogue; fault "drop-after" takes no parameter "chunk" \(it takes chunks, times\)/],
     ['a bad regex', 'regex.yaml', () => replace('match: { last_user: hello }', 'match: { last_user: "/(unclosed/" }'), 30, 'scenarios[0].match.last_user', /expected a valid regular expression/],
     ['a duplicate model id', 'duplicate.yaml', () => replace('  - id: m2', '  - id: m1').replace('[m1, m2]', '[m1]'), 16, 'models[1].id', /expected each model id once; "m1" is defined twice/],
     ['a scenario naming an undefined model', 'scenario-model.yaml', () => replace('match: { last_user: hello }', 'match: { model: m9 }'), 30, 'scenarios[0].match.model', /expected a model defined under models/],
@@ -157,5 +158,13 @@ describe('configuration files', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`conformance: ${expected}\n`);
     expect(r.stdout).not.toMatch(/listening/);
+  });
+
+  it('the CLI exits 2 on a --fault with a parameter the fault does not take', async () => {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'drop-after; chunk=3', '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('conformance: fault "drop-after" takes no parameter "chunk" (it takes chunks, times)\n');
   });
 });

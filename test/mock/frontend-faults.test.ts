@@ -172,7 +172,7 @@ describe('frontend faults over HTTP', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
-  it('drop-after: the connection is reset mid-stream, without [DONE]', async () => {
+  it('drop-after: the N chunks arrive, then the connection is reset mid-stream, without [DONE]', async () => {
     server = await startMockServer();
     const res = await post('drop-after; chunks=3', { stream: true });
     expect(res.status).toBe(200);
@@ -187,7 +187,8 @@ describe('frontend faults over HTTP', () => {
     };
     await expect(read()).rejects.toThrow();
     expect(text).not.toContain('[DONE]');
-    expect(text.split('\n\n').filter((e) => e.startsWith('data: ')).length).toBeLessThanOrEqual(3);
+    // Over HTTP as in-process: exactly the given number of chunks before the drop.
+    expect(text.split('\n\n').filter((e) => e.startsWith('data: ')).length).toBe(3);
     expect((await post('')).status).toBe(200);
   });
 
@@ -211,5 +212,20 @@ describe('frontend faults over HTTP', () => {
     const unknown = await post('bogus');
     expect(unknown.status).toBe(400);
     expect((await (unknown.json() as Promise<any>)).error.code).toBe('unknown_fault');
+  });
+
+  it('refuses a parameter a fault does not take, or of the wrong kind, naming it', async () => {
+    server = await startMockServer();
+    for (const [ref, says] of [
+      ['drop-after; chunk=3', 'fault "drop-after" takes no parameter "chunk" (it takes chunks, times)'],
+      ['drop-after; chunks=three', 'fault "drop-after": parameter "chunks" must be a number of at least 0, not "three"'],
+      ['rate-limited; times=1.5', 'fault "rate-limited": parameter "times" must be a whole number of at least 0, not "1.5"'],
+      ['slow; delay_ms', 'fault "slow": parameter "delay_ms" has no value (write delay_ms=VALUE)'],
+      ['server-error; chunks=2', 'fault "server-error" takes no parameter "chunks" (it takes times)'],
+    ]) {
+      const res = await post(ref, { stream: true });
+      expect(res.status, ref).toBe(400);
+      expect((await (res.json() as Promise<any>)).error.message).toBe(`x-mock-fault: ${says}`);
+    }
   });
 });

@@ -25,6 +25,9 @@ export interface Fault {
   /** A failure a frontend must handle (429, 503, a dropped stream), served per request, per
    * scenario or at a rate; not a deviation from the document, so it proves no check. */
   frontend?: boolean;
+  /** The parameters it takes (`drop-after; chunks=3`), each a number with its default; any other
+   * parameter, or one that is not a number, is refused. Every fault also takes `times`. */
+  params?: Readonly<Record<string, { default: number; describe: string }>>;
   /** Rewrites the request before the core sees it. */
   request?(req: MockRequest, ctx: FaultContext): MockRequest;
   /** Rewrites the core's reply. */

@@ -10,10 +10,8 @@ import { withJson, withPayloads } from './rewrite.js';
 /** setTimeout's longest delay: longer than any client waits. */
 export const FOREVER_MS = 2 ** 31 - 1;
 
-const num = (ctx: FaultContext, name: string, fallback: number) => {
-  const v = Number(ctx.params[name]);
-  return ctx.params[name] !== undefined && Number.isFinite(v) && v >= 0 ? v : fallback;
-};
+/** A parameter's value, checked when the fault was chosen (select.ts), or its default. */
+const num = (ctx: FaultContext, name: string, fallback: number) => (ctx.params[name] !== undefined ? Number(ctx.params[name]) : fallback);
 
 function retryHeaders(ms: number): Record<string, string> {
   return { 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))), 'retry-after-ms': String(Math.round(ms)) };
@@ -61,6 +59,7 @@ export const FRONTEND: Fault[] = [
     description: '429 with Retry-After and retry-after-ms (params: retry_after_ms, default 1000)',
     fails: [],
     frontend: true,
+    params: { retry_after_ms: { default: 1000, describe: 'the wait the Retry-After headers ask for' } },
     reply: (_r, _req, ctx) => {
       const ms = num(ctx, 'retry_after_ms', 1000);
       return errorReply(429, 'Rate limit reached for requests. Please retry after the time given in Retry-After.', 'rate_limit_error', 'rate_limit_exceeded', null, retryHeaders(ms));
@@ -78,6 +77,7 @@ export const FRONTEND: Fault[] = [
     description: '503 with Retry-After (params: retry_after_ms, default 1000)',
     fails: [],
     frontend: true,
+    params: { retry_after_ms: { default: 1000, describe: 'the wait the Retry-After headers ask for' } },
     reply: (_r, _req, ctx) => errorReply(503, 'The engine is currently overloaded, please try again later.', 'server_error', 'overloaded', null, retryHeaders(num(ctx, 'retry_after_ms', 1000))),
   },
   {
@@ -85,6 +85,7 @@ export const FRONTEND: Fault[] = [
     description: 'The right answer, after a delay longer than a client waits (params: delay_ms, default 60000)',
     fails: [],
     frontend: true,
+    params: { delay_ms: { default: 60_000, describe: 'how long the answer waits' } },
     reply: (r, _req, ctx) => delayed(r, num(ctx, 'delay_ms', 60_000)),
   },
   {
@@ -99,6 +100,7 @@ export const FRONTEND: Fault[] = [
     description: 'A stream dropped (connection reset) after N chunks (params: chunks, default 3)',
     fails: [],
     frontend: true,
+    params: { chunks: { default: 3, describe: 'the chunks sent before the drop' } },
     reply: (r, _req, ctx) => cutAfter(r, num(ctx, 'chunks', 3), [{ delayMs: 0, reset: true }]),
   },
   {
@@ -106,6 +108,7 @@ export const FRONTEND: Fault[] = [
     description: 'After N chunks, an error event (data: {"error": {...}}) and the end of the stream (params: chunks, default 2)',
     fails: [],
     frontend: true,
+    params: { chunks: { default: 2, describe: 'the chunks sent before the error' } },
     reply: (r, _req, ctx) =>
       cutAfter(r, num(ctx, 'chunks', 2), [
         { delayMs: 0, bytes: eventBytes(JSON.stringify({ error: { message: 'The model stopped with an internal error.', type: 'server_error', param: null, code: 'internal_error' } })) },

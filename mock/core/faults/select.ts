@@ -17,11 +17,25 @@ export function parseFaultRef(ref: FaultRef): { name: string; params: Record<str
   if (typeof ref !== 'string') return { name: ref.name, params: Object.fromEntries(Object.entries(ref.params ?? {}).map(([k, v]) => [k, String(v)])) };
   const [name, ...pairs] = ref.split(';').map((s) => s.trim());
   const params: Record<string, string> = {};
-  for (const p of pairs) {
+  for (const p of pairs.filter(Boolean)) {
     const at = p.indexOf('=');
-    if (at > 0) params[p.slice(0, at).trim()] = p.slice(at + 1).trim();
+    if (at <= 0) throw new Error(`fault "${name}": parameter "${p}" has no value (write ${p}=VALUE)`);
+    params[p.slice(0, at).trim()] = p.slice(at + 1).trim();
   }
   return { name, params };
+}
+
+/** The parameters a fault does not take, or takes as a non-negative number and got otherwise. */
+function checkParams(fault: Fault, params: Record<string, string>): void {
+  const takes = { ...fault.params, times: { default: Infinity, describe: 'how many requests it applies to' } };
+  for (const [k, v] of Object.entries(params)) {
+    if (!(k in takes)) {
+      const names = Object.keys(takes);
+      throw new Error(`fault "${fault.name}" takes no parameter "${k}" (it takes ${names.join(', ')})`);
+    }
+    const n = Number(v);
+    if (v === '' || !Number.isFinite(n) || n < 0 || (k === 'times' && !Number.isInteger(n))) throw new Error(`fault "${fault.name}": parameter "${k}" must be a ${k === 'times' ? 'whole ' : ''}number of at least 0, not "${v}"`);
+  }
 }
 
 /** Throws, naming the fault, when a name is not in the catalogue. */
@@ -31,6 +45,8 @@ export function resolveFaults(refs: readonly (Fault | FaultRef)[]): SelectedFaul
     .map((r) => {
       if (typeof r === 'object' && 'fails' in r) return { fault: r, params: {}, ref: r.name };
       const { name, params } = parseFaultRef(r);
-      return { fault: faultNamed(name), params, ref: typeof r === 'string' ? r.trim() : name };
+      const fault = faultNamed(name);
+      checkParams(fault, params);
+      return { fault, params, ref: typeof r === 'string' ? r.trim() : name };
     });
 }
