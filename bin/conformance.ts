@@ -13,6 +13,7 @@ import { sectionsOf } from '../suites/harness/runner.js';
 import { CHECKS, SUITES } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
 import { baseUrlWarning } from '../suites/harness/target.js';
+import { banner } from '../mock/banner.js';
 import { startMockServer } from '../mock/http.js';
 import { createMock } from '../mock/core/handle.js';
 import { loadConfigFile } from '../mock/config/load.js';
@@ -282,9 +283,7 @@ await yargs(hideBin(process.argv))
       const server = await startMockServer({ port: argv.port, host: argv.host, mock }).catch((e: Error) =>
         usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
       );
-      const faults = argv.fault as string[];
-      process.stdout.write(`mock listening on ${server.url} (base URL and site URL)${faults.length ? ` with faults: ${faults.join(', ')}` : ''}\n`);
-      for (const k of server.mock.config.keys) process.stdout.write(`  key "${k.id}": models ${k.models.join(', ')}\n`);
+      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[] }));
       const stop = () => server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -52,13 +52,18 @@ function crossCheck(c: MockConfig): Problem[] {
   c.scenarios?.forEach((s, i) => {
     if (s.match.model !== undefined && !seen.has(s.match.model)) out.push({ path: ['scenarios', i, 'match', 'model'], message: `expected a model defined under models; "${s.match.model}" is not one` });
     if (s.match.key !== undefined && !keyIds.has(s.match.key)) out.push({ path: ['scenarios', i, 'match', 'key'], message: `expected a key id defined under keys; "${s.match.key}" is not one` });
-    for (const field of ['last_user', 'system'] as const) {
-      const pattern = s.match[field];
+    const result = typeof s.match.tool_result === 'object' ? s.match.tool_result.content : undefined;
+    const patterns: [(string | number)[], string | undefined][] = [
+      [['last_user'], s.match.last_user],
+      [['system'], s.match.system],
+      [['tool_result', 'content'], result],
+    ];
+    for (const [field, pattern] of patterns) {
       if (pattern === undefined) continue;
       try {
         textMatcher(pattern);
       } catch (e) {
-        out.push({ path: ['scenarios', i, 'match', field], message: `expected a valid regular expression: ${(e as Error).message}` });
+        out.push({ path: ['scenarios', i, 'match', ...field], message: `expected a valid regular expression: ${(e as Error).message}` });
       }
     }
     if (s.reply.fault) fault(s.reply.fault, ['scenarios', i, 'reply', 'fault']);

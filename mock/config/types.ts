@@ -61,7 +61,8 @@ export interface ScenarioMatch {
   /** true: tools are offered; false: none; a list: these function names are all offered. */
   tools?: boolean | string[];
   /** The conversation already holds a tool result after the last user message. */
-  tool_result?: boolean;
+  /** The conversation ends with a tool result: any (true), none (false), or of this tool, saying this. */
+  tool_result?: boolean | { name?: string; content?: string };
   response_format?: 'text' | 'json_object' | 'json_schema';
   stream?: boolean;
 }
@@ -117,4 +118,13 @@ export interface MockConfig {
   faults?: { always?: FaultRef[]; random?: FaultRate };
   /** Most requests the journal keeps (oldest dropped first). */
   journal_size?: number;
+  /** The cross-origin policy; without it, any origin and any requested header are allowed. */
+  cors?: CorsPolicy;
+}
+
+export interface CorsPolicy {
+  /** The origins a page may call from, or `*`. */
+  origins?: string[];
+  /** The request headers a page may send. */
+  headers?: string[];
 }

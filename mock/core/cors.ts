@@ -1,5 +1,6 @@
 // Browser apps call the mock cross-origin. A preflight is answered; every answer to a request with
 // an Origin lets the page read it, including the retry headers the SDKs act on.
+import type { CorsPolicy } from '../config/types.js';
 import type { MockReply, MockRequest } from './types.js';
 
 // A wildcard in Access-Control-Allow-Headers does not cover Authorization, so the headers the
@@ -7,14 +8,22 @@ import type { MockReply, MockRequest } from './types.js';
 const ALLOWED = 'authorization, content-type, openai-organization, openai-project, x-stainless-os, x-stainless-arch, x-stainless-lang, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, x-stainless-retry-count, x-stainless-timeout, x-stainless-helper-method, x-stainless-async, x-mock-fault';
 const EXPOSED = 'retry-after, retry-after-ms, x-request-id, x-ratelimit-remaining-requests, x-ratelimit-reset-requests';
 
-export function preflight(req: MockRequest): MockReply {
+/** Whether the policy lets a page of `origin` read the answer: with no policy, any page may. */
+const allowed = (origin: string, policy: CorsPolicy | undefined) => !policy?.origins || policy.origins.includes('*') || policy.origins.includes(origin);
+
+/** The answer to a preflight. A policy that does not list the origin answers without the allow
+ * headers, so the browser blocks the call as a real deployment's would. */
+export function preflight(req: MockRequest, policy?: CorsPolicy): MockReply {
+  const origin = req.headers.origin;
   const asked = req.headers['access-control-request-headers'];
+  const headers = policy?.headers ? policy.headers.join(', ') : asked ? `${ALLOWED}, ${asked}` : ALLOWED;
+  if (origin && !allowed(origin, policy)) return { status: 204, headers: { vary: 'Origin, Access-Control-Request-Headers' }, body: '' };
   return {
     status: 204,
     headers: {
-      'access-control-allow-origin': req.headers.origin ?? '*',
+      'access-control-allow-origin': origin ?? '*',
       'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-      'access-control-allow-headers': asked ? `${ALLOWED}, ${asked}` : ALLOWED,
+      'access-control-allow-headers': headers,
       'access-control-max-age': '600',
       vary: 'Origin, Access-Control-Request-Headers',
     },
@@ -22,9 +31,9 @@ export function preflight(req: MockRequest): MockReply {
   };
 }
 
-/** Adds the CORS answer headers when the request came from a page (it carries an Origin). */
-export function withCors(req: MockRequest, reply: MockReply): MockReply {
+/** Adds the CORS answer headers when the request came from a page (it carries an Origin) the policy allows. */
+export function withCors(req: MockRequest, reply: MockReply, policy?: CorsPolicy): MockReply {
   const origin = req.headers.origin;
-  if (!origin || !('headers' in reply)) return reply;
+  if (!origin || !('headers' in reply) || !allowed(origin, policy)) return reply;
   return { ...reply, headers: { ...reply.headers, 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSED, vary: 'Origin' } };
 }

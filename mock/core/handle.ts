@@ -142,7 +142,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
       return { ...common, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1)], seed };
-    return { ...common, json: JSON.stringify(completionBody(completion, { model: model.id })), delayMs: bodyDelay(timing, completion.usage.completion_tokens) };
+    return { ...common, json: JSON.stringify(completionBody(completion, { model: model.id })), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
   const prepared = new Map<string, Prepared>();
@@ -204,15 +204,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
 
   const handle = (req: MockRequest): MockReply => {
     const method = req.method.toUpperCase();
-    if (method === 'OPTIONS') return preflight(req);
+    if (method === 'OPTIONS') return preflight(req, config.cors);
     const path = ROUTES[req.path] ? req.path : req.path.split('?')[0].replace(/\/+$/, '') || '/';
-    if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method));
+    if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method), config.cors);
 
     let faults: readonly SelectedFault[];
     try {
       faults = selectFaults(req, path);
     } catch (e) {
-      return withCors(req, errorReply(400, `${FAULT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_fault'));
+      return withCors(req, errorReply(400, `${FAULT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_fault'), config.cors);
     }
     const trace: Trace = { faults: [...faults], stream: false };
     let r = req;
@@ -236,7 +236,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       stream: 'stream' in reply,
       timing: trace.timing ?? null,
     });
-    return withCors(req, reply);
+    return withCors(req, reply, config.cors);
   };
 
   return { config, journal, handle };

@@ -15,6 +15,24 @@ export function textMatcher(pattern: string): (text: string) => boolean {
 
 type Condition = (req: ChatRequest, keyId: string) => boolean;
 
+/** The tool message that ends the conversation, with the name of the function its call named. */
+function lastToolResult(req: ChatRequest): { name?: string; content: string } | undefined {
+  if (!answersToolResult(req)) return undefined;
+  const last = req.messages[req.messages.length - 1];
+  const calls = req.messages.flatMap((m) => (m.role === 'assistant' && Array.isArray(m.tool_calls) ? (m.tool_calls as { id?: string; function?: { name?: string } }[]) : []));
+  return { name: calls.find((c) => c.id === last.tool_call_id)?.function?.name, content: contentText(last.content) };
+}
+
+/** Any tool result (true), none (false), or one of a tool, saying something: an agent loop scripted turn by turn. */
+function toolResult(want: NonNullable<ScenarioMatch['tool_result']>): Condition {
+  if (typeof want === 'boolean') return (r) => answersToolResult(r) === want;
+  const says = want.content !== undefined ? textMatcher(want.content) : () => true;
+  return (r) => {
+    const got = lastToolResult(r);
+    return !!got && (want.name === undefined || got.name === want.name) && says(got.content);
+  };
+}
+
 function conditions(match: ScenarioMatch): [keyof ScenarioMatch, Condition][] {
   const out: [keyof ScenarioMatch, Condition][] = [];
   if (match.model !== undefined) out.push(['model', (r) => r.model === match.model]);
@@ -37,7 +55,7 @@ function conditions(match: ScenarioMatch): [keyof ScenarioMatch, Condition][] {
       },
     ]);
   }
-  if (match.tool_result !== undefined) out.push(['tool_result', (r) => answersToolResult(r) === match.tool_result]);
+  if (match.tool_result !== undefined) out.push(['tool_result', toolResult(match.tool_result)]);
   if (match.response_format !== undefined) out.push(['response_format', (r) => (r.response_format?.type ?? 'text') === match.response_format]);
   if (match.stream !== undefined) out.push(['stream', (r) => (r.stream === true) === match.stream]);
   return out;

@@ -32,9 +32,13 @@ export function* pacedFrames(events: Iterable<StreamEvent>, timing: Timing | und
   yield { delayMs: 0, bytes: eventBytes(DONE) };
 }
 
-/** How long a non-streamed reply takes when it is paced: the first token, then the rest. */
-export function bodyDelay(timing: Timing | undefined, tokens: number): number {
+/** How long a non-streamed reply takes when it is paced: the first token, then the rest, each
+ * varied by the jitter as the stream's pauses are (seeded by the request: the same every time). */
+export function bodyDelay(timing: Timing | undefined, tokens: number, seed = 0): number {
   if (!timing) return 0;
   const tps = timing.tokens_per_second ?? 0;
-  return Math.round((timing.ttft_ms ?? 0) + (tps > 0 ? (tokens / tps) * 1000 : 0));
+  const jitter = Math.min(1, Math.max(0, timing.jitter ?? 0));
+  const rand = prng(seed);
+  const vary = (ms: number) => (jitter ? ms * (1 + jitter * (rand() * 2 - 1)) : ms);
+  return Math.round(vary(timing.ttft_ms ?? 0) + (tps > 0 ? vary((tokens / tps) * 1000) : 0));
 }

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { ConfigError, loadConfigFile, parseConfig } from '../../mock/config/load.js';
 import { createMock } from '../../mock/core/handle.js';
+import { banner } from '../../mock/banner.js';
 import { chat, json, statusOf, user } from './helpers.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/full.yaml', import.meta.url));
@@ -166,5 +167,21 @@ describe('configuration files', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('conformance: fault "drop-after" takes no parameter "chunk" (it takes chunks, times)\n');
+  });
+});
+
+describe('the start-up banner', () => {
+  it('names the configuration in use, the faults that are on, and each key itself to copy', () => {
+    const text = banner('http://127.0.0.1:8080', DEFAULT_CONFIG, { faults: ['rate-limited; times=1'] });
+    expect(text.split('\n')).toEqual([
+      'mock listening on http://127.0.0.1:8080 (base URL and site URL)',
+      'configuration: built-in; 3 models, 0 scenarios',
+      'faults on every request: "rate-limited; times=1"',
+      'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',
+      'keys (test values, copy one into your client):',
+      `  alpha  ${DEFAULT_CONFIG.keys[0].key}  models: mock-chat-1, mock-reason-1`,
+      `  beta   ${DEFAULT_CONFIG.keys[1].key}  models: mock-chat-1, mock-chat-large`,
+      '',
+    ]);
   });
 });

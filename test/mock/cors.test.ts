@@ -2,6 +2,7 @@
 // the SDKs send (Authorization by name, which a wildcard does not cover); an answer to a request
 // with an Origin can be read, retry headers included; a request without one is left untouched.
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock } from '../../mock/core/handle.js';
 import type { MockReply } from '../../mock/core/types.js';
 import { chat, headersOf, KEY, statusOf, user , serverPerTest } from './helpers.js';
@@ -33,6 +34,21 @@ describe('CORS', () => {
     expect(list(headersOf(bare)['access-control-allow-headers'])).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-stainless-retry-count']));
     // Preflights are not requests: not journaled.
     expect(mock.journal.list()).toHaveLength(0);
+  });
+
+  it('with cors.origins and cors.headers, mirrors a real policy: other origins are not allowed, only the listed headers are', () => {
+    const mock = createMock({ ...DEFAULT_CONFIG, cors: { origins: [ORIGIN], headers: ['authorization', 'content-type'] } });
+    const ours = mock.handle({ method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-custom' } });
+    expect(headersOf(ours)['access-control-allow-origin']).toBe(ORIGIN);
+    expect(list(headersOf(ours)['access-control-allow-headers'])).toEqual(['authorization', 'content-type']);
+    const theirs = mock.handle({ method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect(corsHeaders(theirs)).toEqual([]);
+    const answered = chat(mock, user('hi'), { origin: 'https://evil.example' });
+    expect(statusOf(answered)).toBe(200);
+    expect(corsHeaders(answered)).toEqual([]);
+    expect(headersOf(chat(mock, user('hi'), { origin: ORIGIN }))['access-control-allow-origin']).toBe(ORIGIN);
+    const any = createMock({ ...DEFAULT_CONFIG, cors: { origins: ['*'] } });
+    expect(headersOf(chat(any, user('hi'), { origin: 'https://anyone.example' }))['access-control-allow-origin']).toBe('https://anyone.example');
   });
 
   it('lets a page read every answer to a request with an Origin, retry headers exposed', () => {

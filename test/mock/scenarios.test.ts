@@ -88,6 +88,16 @@ describe('scenario matching: each condition alone', () => {
     ['tools: a list', { tools: ['get_weather'] }, [[{ ...user('hi'), tools: [OTHER_TOOL, WEATHER_TOOL] }]], [[{ ...user('hi'), tools: [OTHER_TOOL] }], [user('hi')]]],
     ['tool_result: true', { tool_result: true }, [[{ ...toolTurn('weather?'), tools: [WEATHER_TOOL] }]], [[{ ...user('weather?'), tools: [WEATHER_TOOL] }]]],
     ['tool_result: false', { tool_result: false }, [[{ ...user('weather?'), tools: [WEATHER_TOOL] }]], [[{ ...toolTurn('weather?'), tools: [WEATHER_TOOL] }]]],
+    [
+      'tool_result of a tool, saying something',
+      { tool_result: { name: 'get_weather', content: '/"temp":\\s*18/' } },
+      [[{ ...toolTurn('weather?'), tools: [WEATHER_TOOL] }]],
+      [
+        [{ ...user('weather?'), tools: [WEATHER_TOOL] }],
+        [{ ...toolTurn('weather?'), messages: toolTurn('weather?').messages.map((m) => (m.role === 'tool' ? { ...m, content: '{"temp":25}' } : m)), tools: [WEATHER_TOOL] }],
+        [{ ...toolTurn('weather?'), messages: toolTurn('weather?').messages.map((m) => (m.role === 'assistant' ? { ...m, tool_calls: [{ ...m.tool_calls![0], function: { name: 'get_time', arguments: '{}' } }] } : m)), tools: [WEATHER_TOOL] }],
+      ],
+    ],
     ['response_format', { response_format: 'json_object' }, [[{ ...user('hi'), response_format: { type: 'json_object' } }]], [[user('hi')], [{ ...user('hi'), response_format: { type: 'text' } }]]],
     ['response_format: text (the default)', { response_format: 'text' }, [[user('hi')], [{ ...user('hi'), response_format: { type: 'text' } }]], [[{ ...user('hi'), response_format: { type: 'json_object' } }]]],
     ['stream: true', { stream: true }, [[{ ...user('hi'), stream: true }]], [[user('hi')], [{ ...user('hi'), stream: false }]]],

@@ -90,6 +90,18 @@ describe('pacing', () => {
     expect(json(r).choices[0].message.content).toBe(TEXT);
     expect('delayMs' in chat(paced({}), user('go'))).toBe(false);
   });
+
+  it('jitter varies a non-streamed reply too, within ±fraction, the same way for the same request', () => {
+    const mock = paced({ ttft_ms: 100, tokens_per_second: 70, jitter: 0.5 });
+    const delays = ['go', 'go on', 'go further', 'and on'].map((t) => chat(mock, user(t))).map((r) => ('delayMs' in r ? r.delayMs! : 0));
+    for (const d of delays) {
+      expect(d).toBeGreaterThanOrEqual(50);
+      expect(d).toBeLessThanOrEqual(450);
+    }
+    expect(new Set(delays).size).toBeGreaterThan(1);
+    const again = chat(paced({ ttft_ms: 100, tokens_per_second: 70, jitter: 0.5 }), user('go'));
+    expect('delayMs' in again && again.delayMs).toBe(delays[0]);
+  });
 });
 
 describe('pacing over HTTP', () => {

@@ -1,0 +1,20 @@
+// What `conformance mock` says when it starts: where it listens, the configuration in use, the
+// faults that are on, and the keys to copy (test values: the mock's keys are no secrets).
+import type { MockConfig } from './config/types.js';
+
+export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[] }): string {
+  const c = config;
+  const random = c.faults?.random;
+  const faults = [...(c.faults?.always ?? []).map((f) => (typeof f === 'string' ? f : f.name)), ...from.faults];
+  const width = Math.max(...c.keys.map((k) => k.id.length));
+  return [
+    `mock listening on ${url} (base URL and site URL)`,
+    `configuration: ${from.file ?? 'built-in'}; ${c.models.length} models, ${c.scenarios?.length ?? 0} scenarios${c.strict_scenarios ? ' (strict)' : ''}`,
+    `faults on every request: ${faults.length ? faults.map((f) => `"${f}"`).join(', ') : 'none'}`,
+    ...(random ? [`faults at random, on ${Math.round(random.rate * 100)}% of chat requests: ${random.pool.map((f) => `"${typeof f === 'string' ? f : f.name}"`).join(', ')}`] : []),
+    'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',
+    'keys (test values, copy one into your client):',
+    ...c.keys.map((k) => `  ${k.id.padEnd(width)}  ${k.key}  models: ${k.models.join(', ')}`),
+    '',
+  ].join('\n');
+}
