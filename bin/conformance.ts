@@ -18,6 +18,7 @@ import { startMockServer } from '../mock/http.js';
 import { createMock } from '../mock/core/handle.js';
 import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
+import { startRecorder, TEST_ID_HEADER } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 
 const EXIT_USAGE = 2;
@@ -266,8 +267,18 @@ await yargs(hideBin(process.argv))
         .option('config', { type: 'string', describe: 'A configuration file (JSON or YAML): keys, models, scenarios, timing, faults' })
         .option('strict-scenarios', { type: 'boolean', describe: 'Refuse a chat request no scenario matches (a 400 naming the closest)' })
         .option('fault', { type: 'string', array: true, default: [], describe: "Serve with a named fault (repeatable; 'name; key=value' for parameters); see --list-faults" })
-        .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' }),
+        .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' })
+        .option('record', { type: 'string', describe: 'Proxy to --upstream and save each exchange as a scenario in this folder (a file per test)' })
+        .option('replay', { type: 'string', describe: 'Answer from the recordings in this folder' })
+        .option('upstream', { type: 'string', describe: 'The real server to record from (its base URL)' })
+        .option('upstream-key', { type: 'string', describe: 'The key sent to the upstream (better: $CONFORMANCE_UPSTREAM_KEY); never written' })
+        .option('fallback', { choices: ['upstream'] as const, describe: 'With --replay: record what has no recording from --upstream' })
+        .option('test-id-header', { type: 'string', default: TEST_ID_HEADER, describe: 'The request header naming the test, and so the file of its recordings' })
+        .option('redact', { type: 'string', array: true, default: [], describe: 'A header name or a value to keep out of recordings (repeatable)' })
+        .option('no-delays', { type: 'boolean', default: false, describe: 'With --replay: answer at once instead of at the recorded pace' })
+        .conflicts('record', 'replay'),
     async (argv) => {
+      if (argv.record || argv.replay) return recordOrReplay(argv);
       if (argv['list-faults']) {
         const width = Math.max(...FAULTS.map((f) => f.name.length));
         for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`);
@@ -297,3 +308,33 @@ await yargs(hideBin(process.argv))
   })
   .help()
   .parseAsync();
+
+async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; 'no-delays': boolean; port: number; host: string }): Promise<void> {
+  const mode = argv.record ? 'record' : 'replay';
+  const dir = (argv.record ?? argv.replay)!;
+  if (argv.upstream && !/^https?:\/\//.test(argv.upstream)) usageExit(`--upstream: expected an http(s) URL, found "${argv.upstream}"`);
+  const recorder = await startRecorder({
+    dir,
+    mode,
+    upstream: argv.upstream,
+    upstreamKey: argv['upstream-key'] ?? process.env.CONFORMANCE_UPSTREAM_KEY,
+    fallback: argv.fallback === 'upstream',
+    testIdHeader: argv['test-id-header'],
+    redact: argv.redact,
+    noDelays: argv['no-delays'],
+    port: argv.port,
+    host: argv.host,
+    log: (line) => process.stderr.write(`${line}\n`),
+  }).catch((e: Error) => usageExit(e.message));
+  const files = recorder.fixtures.names();
+  process.stdout.write(
+    [
+      mode === 'record' ? `recording from ${argv.upstream} on ${recorder.url} into ${dir}` : `replaying ${dir} on ${recorder.url} (${files.length} files${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
+      `a file per test: the ${argv['test-id-header']} header names it (none: default.yaml); any Bearer key is taken${mode === 'record' ? ", the upstream's key is sent in its place" : ''}`,
+      '',
+    ].join('\n'),
+  );
+  const stop = () => recorder.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -24,9 +24,7 @@ export async function startMockServer(opts: { port?: number; host?: string; mock
       const reply = body === undefined
         ? errorReply(413, `Request body larger than ${MAX_REQUEST_BYTES} bytes.`, 'invalid_request_error', 'body_too_large')
         : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
-      // The client went away mid-request, or a stream's generator failed: nothing left to answer.
-      if (isStream(reply) || (!isRaw(reply) && reply.delayMs)) send(res, reply).catch(() => res.destroy());
-      else sendNow(res, reply);
+      writeReply(res, reply);
     }, () => res.destroy());
   });
   server.keepAliveTimeout = 5_000;
@@ -57,7 +55,15 @@ export function safeHandle(mock: Mock, req: MockRequest): MockReply {
   }
 }
 
-function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void, failed: () => void): void {
+/** Sends a reply of the core, paced as it says. */
+export function writeReply(res: ServerResponse, reply: MockReply): void {
+  // The client went away mid-request, or a stream's generator failed: nothing left to answer.
+  if (isStream(reply) || (!isRaw(reply) && reply.delayMs)) send(res, reply).catch(() => res.destroy());
+  else sendNow(res, reply);
+}
+
+/** The request's body, or undefined past MAX_REQUEST_BYTES. */
+export function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void, failed: () => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;

@@ -60,11 +60,19 @@ export interface ScenarioMatch {
   system?: string;
   /** true: tools are offered; false: none; a list: these function names are all offered. */
   tools?: boolean | string[];
-  /** The conversation already holds a tool result after the last user message. */
   /** The conversation ends with a tool result: any (true), none (false), or of this tool, saying this. */
   tool_result?: boolean | { name?: string; content?: string };
   response_format?: 'text' | 'json_object' | 'json_schema';
   stream?: boolean;
+  /** The whole conversation (ids not compared): what a recording matches. */
+  messages?: ConversationMessage[];
+}
+
+/** A message as a recording matches it: what the client said, not the ids the server made up. */
+export interface ConversationMessage {
+  role: string;
+  content?: string | null;
+  tool_calls?: { name: string; arguments: string }[];
 }
 
 export interface ScenarioReply {
@@ -72,7 +80,7 @@ export interface ScenarioReply {
   text?: string;
   chunks?: string[];
   /** Calls to make; arguments are generated from the function's schema when not given. */
-  tool_calls?: { name: string; arguments?: unknown }[];
+  tool_calls?: { name: string; arguments?: unknown; id?: string }[];
   /** Refuse: finish_reason content_filter, with this text as the refusal. */
   refusal?: string;
   /** Reasoning tokens spent before the answer (counted in max_tokens and usage). */
@@ -81,6 +89,13 @@ export interface ScenarioReply {
   error?: { status: number; message: string; type?: string; code?: string; headers?: Record<string, string> };
   /** A fault of the catalogue for this request. */
   fault?: FaultRef;
+  /** As recorded. */
+  finish_reason?: 'stop' | 'length' | 'tool_calls' | 'content_filter';
+  /** As recorded: the reply is then replayed as it is (max_tokens and stop are not applied again). */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; [detail: string]: unknown };
+  /** Milliseconds before each of `chunks` (the first from the request), or before the whole
+   * answer when not streamed. */
+  delays_ms?: number[];
 }
 
 export interface Scenario {
@@ -89,6 +104,17 @@ export interface Scenario {
   match: ScenarioMatch;
   reply: ScenarioReply;
   timing?: Timing;
+  /** Set by `conformance mock --record`. */
+  recorded?: Recorded;
+}
+
+export interface Recorded {
+  /** ISO 8601. */
+  at: string;
+  upstream: string;
+  status?: number;
+  /** How the upstream's answer departs from the document, one line per violation. */
+  drift?: string[];
 }
 
 export interface FaultRate {

@@ -1,7 +1,7 @@
 // The mock's core: one plain request in, one plain reply (JSON, or a stream of frames) out.
 // Routing, auth, scenarios, faults and the journal live here; the transports know nothing of them.
 import { DEFAULT_CONFIG } from '../config/default.js';
-import type { KeyDef, MockConfig, ModelDef, Timing } from '../config/types.js';
+import type { KeyDef, MockConfig, ModelDef, Scenario, Timing } from '../config/types.js';
 import { completionBody, stamp, streamChunks, type StreamEvent } from './chunks.js';
 import { preflight, withCors } from './cors.js';
 import { errorReply } from './errors.js';
@@ -11,6 +11,7 @@ import { generate, type ChatRequest, type Script } from './generate.js';
 import { Journal, journalBody } from './journal.js';
 import { catalogDocument, modelList } from './models.js';
 import { hash, prng } from './random.js';
+import { recordedCompletion, recordedFrames } from './recorded.js';
 import { compileScenarios } from './scenarios.js';
 import { bodyDelay, pacedFrames } from './timing.js';
 import type { MockReply, MockRequest } from './types.js';
@@ -28,6 +29,11 @@ export interface MockOptions {
   faults?: readonly (Fault | FaultRef)[];
   /** An unmatched chat request is refused, naming the closest scenario. */
   strictScenarios?: boolean;
+  /** Any Bearer key that is not one of the configuration's acts as this key (a replay of
+   * recordings, which never hold the key they were made with). */
+  anyKey?: KeyDef;
+  /** Recorded pauses are not kept: recordings replay as fast as they can. */
+  noDelays?: boolean;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -50,6 +56,8 @@ interface Prepared {
   faults: SelectedFault[];
   stream: boolean;
   timing?: Timing;
+  /** A recording's pauses, in place of the timing. */
+  delays?: number[];
 }
 
 /** Requests larger than this are worked out each time rather than remembered. */
@@ -93,7 +101,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const m = BEARER.exec(header);
     // Never echo what was sent: a refusal must not repeat a key.
     if (!m) return errorReply(401, 'Malformed Authorization header: expected Bearer <API_KEY>.', 'invalid_request_error', 'invalid_api_key');
-    return keys.get(m[1]) ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    return keys.get(m[1]) ?? opts.anyKey ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
   };
 
   /** Everything about a chat request that follows from its bytes and key alone: the mock is
@@ -129,6 +137,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         if (reply.fault) faults = resolveFaults([reply.fault]);
         if (reply.error)
           return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
+        if (found.scenario.recorded) return recording(request, model, reply, { body, scenario, stream, faults });
         script = reply;
       } else if (strictScenarios) {
         const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
@@ -143,6 +152,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       // request is paced the same way every time.
       return { ...common, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1)], seed };
     return { ...common, json: JSON.stringify(completionBody(completion, { model: model.id })), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
+  };
+
+  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'body' | 'scenario' | 'stream' | 'faults'>): Prepared => {
+    const completion = recordedCompletion(reply, request);
+    const delays = opts.noDelays ? [] : reply.delays_ms ?? [];
+    const idBase = `chatcmpl-${hash(JSON.stringify(request)).toString(36)}`;
+    if (common.stream)
+      return { ...common, idBase, delays, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true)] };
+    return { ...common, idBase, json: JSON.stringify(completionBody(completion, { model: model.id })), delayMs: delays.reduce((a, b) => a + b, 0) };
   };
 
   const prepared = new Map<string, Prepared>();
@@ -167,6 +185,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (p.reply) return p.reply;
     const id = `${p.idBase}${(++served).toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
+    if (p.events && p.delays) return { status: 200, headers: SSE_HEADERS, stream: recordedFrames(p.events, p.delays, (payload) => stamp(payload, id, created)) };
     if (p.events) return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(p.events, p.timing, p.seed ?? 0, (payload) => stamp(payload, id, created)) };
     return { status: 200, headers: JSON_HEADERS, body: stamp(p.json!, id, created), ...(p.delayMs ? { delayMs: p.delayMs } : {}) };
   };

@@ -1,5 +1,5 @@
 // Scripted replies: an ordered list of rules; the first whose every condition holds decides.
-import type { Scenario, ScenarioMatch } from '../config/types.js';
+import type { ConversationMessage, Scenario, ScenarioMatch } from '../config/types.js';
 import { answersToolResult, lastUserText, type ChatRequest } from './generate.js';
 import { contentText } from './tokens.js';
 
@@ -14,6 +14,32 @@ export function textMatcher(pattern: string): (text: string) => boolean {
 }
 
 type Condition = (req: ChatRequest, keyId: string) => boolean;
+
+/** The conversation as a recording keeps it: roles, texts and calls, without the ids a server
+ * made up (a replay makes its own, and the next turn sends those back). */
+export function conversationOf(req: ChatRequest): ConversationMessage[] {
+  return req.messages.map((m) => {
+    const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as { function?: { name?: string; arguments?: string } }[]) : [];
+    return {
+      role: m.role,
+      content: m.content == null ? null : contentText(m.content),
+      ...(calls.length ? { tool_calls: calls.map((c) => ({ name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' })) } : {}),
+    };
+  });
+}
+
+const sameMessage = (a: ConversationMessage, b: ConversationMessage) =>
+  a.role === b.role && (a.content ?? null) === (b.content ?? null) && JSON.stringify(a.tool_calls ?? []) === JSON.stringify(b.tool_calls ?? []);
+
+/** Where a conversation departs from the one recorded, for the strict-scenario error. */
+function conversationDiffers(want: ConversationMessage[]): (req: ChatRequest) => string | undefined {
+  return (req) => {
+    const got = conversationOf(req);
+    const at = want.findIndex((m, i) => !got[i] || !sameMessage(m, got[i]));
+    if (at >= 0) return got[at] ? `messages[${at}] (${got[at].role})` : `messages (${got.length} sent, ${want.length} recorded)`;
+    return got.length === want.length ? undefined : `messages (${got.length} sent, ${want.length} recorded)`;
+  };
+}
 
 /** The tool message that ends the conversation, with the name of the function its call named. */
 function lastToolResult(req: ChatRequest): { name?: string; content: string } | undefined {
@@ -33,8 +59,11 @@ function toolResult(want: NonNullable<ScenarioMatch['tool_result']>): Condition 
   };
 }
 
-function conditions(match: ScenarioMatch): [keyof ScenarioMatch, Condition][] {
-  const out: [keyof ScenarioMatch, Condition][] = [];
+/** A condition's name, its test, and (where the name alone says too little) what differs. */
+type Rule = [keyof ScenarioMatch, Condition, ((req: ChatRequest) => string | undefined)?];
+
+function conditions(match: ScenarioMatch): Rule[] {
+  const out: Rule[] = [];
   if (match.model !== undefined) out.push(['model', (r) => r.model === match.model]);
   if (match.key !== undefined) out.push(['key', (_r, k) => k === match.key]);
   if (match.last_user !== undefined) {
@@ -58,6 +87,10 @@ function conditions(match: ScenarioMatch): [keyof ScenarioMatch, Condition][] {
   if (match.tool_result !== undefined) out.push(['tool_result', toolResult(match.tool_result)]);
   if (match.response_format !== undefined) out.push(['response_format', (r) => (r.response_format?.type ?? 'text') === match.response_format]);
   if (match.stream !== undefined) out.push(['stream', (r) => (r.stream === true) === match.stream]);
+  if (match.messages !== undefined) {
+    const differs = conversationDiffers(match.messages);
+    out.push(['messages', (r) => differs(r) === undefined, differs]);
+  }
   return out;
 }
 
@@ -73,7 +106,7 @@ export function compileScenarios(scenarios: readonly Scenario[]): Matcher {
     find(req, keyId) {
       let closest: { scenario: Scenario; differs: string[] } | undefined;
       for (const rule of rules) {
-        const differs = rule.conds.filter(([, test]) => !test(req, keyId)).map(([name]) => name);
+        const differs = rule.conds.filter(([, test]) => !test(req, keyId)).map(([name, , why]) => why?.(req) ?? name);
         if (!differs.length) return { scenario: rule.scenario };
         if (!closest || differs.length < closest.differs.length) closest = { scenario: rule.scenario, differs };
       }

@@ -1,0 +1,112 @@
+// Recordings on disk: one file per test (named by a request header), each a complete configuration
+// of the mock, so a file also runs on its own with `conformance mock --config`. Secrets are removed
+// from the text before it is written; writes to one file are serialized and atomic.
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Redactor } from '../../suites/harness/redact.js';
+import { hash } from '../core/random.js';
+import { loadConfigFile } from '../config/load.js';
+import type { KeyDef, MockConfig, ModelDef, Scenario } from '../config/types.js';
+
+export const DEFAULT_FIXTURE = 'default';
+/** The key every file declares; a replay takes any Bearer key as this one. */
+export const REPLAY_KEY: KeyDef = { id: 'recorded', key: 'sk-mock-replay-any-key', models: [] };
+
+/** What /v1/models said of a model while recording. */
+export interface ListedModel {
+  id: string;
+  owned_by?: string;
+  created?: number;
+}
+
+/** A test id as a file name: kept when it is already safe, otherwise made safe and told apart by a hash. */
+export function fixtureName(testId: string | undefined): string {
+  if (!testId) return DEFAULT_FIXTURE;
+  const safe = testId.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|-+$/g, '').slice(0, 80);
+  return safe === testId ? safe : `${safe || 'test'}-${hash(testId).toString(36)}`;
+}
+
+export class Fixtures {
+  private readonly configs = new Map<string, MockConfig>();
+  private writing = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly dir: string,
+    private readonly redactor: Redactor,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    for (const f of readdirSync(dir)) if (f.endsWith('.yaml')) this.configs.set(f.slice(0, -5), loadConfigFile(join(dir, f)));
+  }
+
+  file(name: string): string {
+    return join(this.dir, `${name}.yaml`);
+  }
+
+  /** The recordings of one test, or none. */
+  get(name: string): MockConfig | undefined {
+    return this.configs.get(name);
+  }
+
+  names(): string[] {
+    return [...this.configs.keys()];
+  }
+
+  /** The next scenario's number in that file. */
+  count(name: string): number {
+    return this.configs.get(name)?.scenarios?.length ?? 0;
+  }
+
+  /** Adds a recording (and the models it names) and writes the file. */
+  add(name: string, scenario: Scenario | undefined, listed: ListedModel[] = []): Promise<void> {
+    const config = this.configs.get(name) ?? { keys: [{ ...REPLAY_KEY }], models: [], strict_scenarios: true, scenarios: [] };
+    for (const m of listed) upsertModel(config, m);
+    if (scenario) {
+      if (scenario.match.model) upsertModel(config, { id: scenario.match.model });
+      (config.scenarios ??= []).push(scenario);
+    }
+    config.keys[0].models = config.models.map((m) => m.id);
+    this.configs.set(name, config);
+    const text = this.redactor.text(header(name) + stringify(config, { lineWidth: 0 }));
+    const previous = this.writing.get(name) ?? Promise.resolve();
+    const next = previous.then(() => {
+      const file = this.file(name);
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, text);
+      renameSync(tmp, file);
+    });
+    this.writing.set(name, next.catch(() => {}));
+    return next;
+  }
+
+  exists(name: string): boolean {
+    return this.configs.has(name) || existsSync(this.file(name));
+  }
+}
+
+const header = (name: string) =>
+  `# Recorded by conformance mock --record (${name}). A complete mock configuration: replay it with\n# conformance mock --replay <this folder>, or on its own with conformance mock --config <this file>.\n`;
+
+/** What a recording knows of a model is its id (and what the model list said); the rest is the
+ * mock's placeholder: a replay answers from recordings, not from these figures. */
+function upsertModel(config: MockConfig, m: ListedModel): void {
+  const found = config.models.find((d) => d.id === m.id);
+  if (found) {
+    if (m.owned_by) found.owned_by = m.owned_by;
+    if (m.created !== undefined) found.created = m.created;
+    return;
+  }
+  const def: ModelDef = {
+    id: m.id,
+    name: m.id,
+    owned_by: m.owned_by ?? 'recorded',
+    created: m.created ?? 0,
+    context_length: 131_072,
+    max_output_tokens: 32_768,
+    quantization: null,
+    pricing: { prompt: '0', completion: '0' },
+    parameters: {},
+    compliance: { zdr: false, hipaa: false },
+  };
+  config.models.push(def);
+}

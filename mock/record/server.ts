@@ -1,0 +1,203 @@
+// `conformance mock --record DIR --upstream URL` and `--replay DIR`: a server that proxies to a real
+// one and keeps each exchange as a scenario (per test, named by a header), or answers from those
+// recordings with the mock's own core. The upstream's key is used on the wire and never written.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request as upstreamRequest } from 'undici';
+import { Redactor } from '../../suites/harness/redact.js';
+import type { MockConfig } from '../config/types.js';
+import { preflight, withCors } from '../core/cors.js';
+import { errorReply } from '../core/errors.js';
+import type { ChatRequest } from '../core/generate.js';
+import { createMock, type Mock } from '../core/handle.js';
+import type { MockReply } from '../core/types.js';
+import { readBody, safeHandle, writeReply } from '../http.js';
+import { capture, scenarioName } from './capture.js';
+import { Fixtures, fixtureName, REPLAY_KEY, type ListedModel } from './fixtures.js';
+
+export const TEST_ID_HEADER = 'x-test-id';
+/** Of an upstream answer, at most this much is kept for its recording; the client gets it all. */
+const RECORD_MAX_BYTES = 16 * 1024 * 1024;
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+
+export interface RecorderOptions {
+  dir: string;
+  mode: 'record' | 'replay';
+  /** The real server's base URL (record, or replay with fallback). */
+  upstream?: string;
+  /** Sent to the upstream as Bearer in place of the client's key. */
+  upstreamKey?: string;
+  /** Replay: a request with no recording is recorded from the upstream on the spot. */
+  fallback?: boolean;
+  /** The request header naming the test, and so the file (default x-test-id). */
+  testIdHeader?: string;
+  /** Header names whose values, and values, removed from recordings (and from requests before a replay matches them). */
+  redact?: string[];
+  /** Replay without the recorded pauses. */
+  noDelays?: boolean;
+  /** The whole upstream exchange, headers and body. */
+  timeoutMs?: number;
+  port?: number;
+  host?: string;
+  log?: (line: string) => void;
+}
+
+export interface Recorder {
+  url: string;
+  server: Server;
+  fixtures: Fixtures;
+  close(): Promise<void>;
+}
+
+export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
+  if ((opts.mode === 'record' || opts.fallback) && !opts.upstream) throw new Error(`--upstream is required ${opts.mode === 'record' ? 'to record' : 'with --fallback upstream'}`);
+  const upstream = opts.upstream?.replace(/\/+$/, '');
+  const testHeader = (opts.testIdHeader ?? TEST_ID_HEADER).toLowerCase();
+  const redactHeaders = new Set((opts.redact ?? []).map((r) => r.toLowerCase()));
+  const redactor = new Redactor().add(opts.upstreamKey);
+  for (const value of opts.redact ?? []) redactor.add(value);
+  const fixtures = new Fixtures(opts.dir, redactor);
+  const log = opts.log ?? (() => {});
+  // A replay serves each file with a mock of its own, rebuilt when a fallback adds to the file.
+  const mocks = new Map<string, { config: MockConfig; mock: Mock }>();
+  const mockFor = (name: string): Mock | undefined => {
+    const config = fixtures.get(name);
+    if (!config) return undefined;
+    const cached = mocks.get(name);
+    if (cached?.config === config && cached.config.scenarios?.length === config.scenarios?.length) return cached.mock;
+    const mock = createMock(config, { strictScenarios: true, anyKey: { ...REPLAY_KEY, models: config.keys[0].models }, noDelays: opts.noDelays });
+    mocks.set(name, { config: { ...config, scenarios: [...(config.scenarios ?? [])] }, mock });
+    return mock;
+  };
+
+  const server = createServer((req, res) => {
+    readBody(req, (body) => {
+      if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));
+      serve(req, res, body).catch((e: Error) => {
+        if (!res.headersSent) writeReply(res, errorReply(502, `The recorder failed: ${redactor.text(e.message)}`, 'server_error', 'recorder_error'));
+        else res.destroy();
+      });
+    }, () => res.destroy());
+  });
+
+  /** Headers as the core takes them, with what --redact names redacted (so a replay matches what was recorded). */
+  const headersOf = (req: IncomingMessage): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+    return out;
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
+    const headers = headersOf(req);
+    const plain = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body };
+    if (plain.method === 'OPTIONS') return writeReply(res, preflight(plain));
+    // Every secret the client sent is one more thing a recording must not hold.
+    const bearer = /^\s*\S+\s+(\S+)/.exec(headers.authorization ?? '')?.[1];
+    redactor.add(bearer);
+    for (const c of (headers.cookie ?? '').split(';')) redactor.add(c.split('=').slice(1).join('=').trim());
+    for (const name of redactHeaders) redactor.add(headers[name]);
+    const name = fixtureName(headers[testHeader]);
+
+    if (opts.mode === 'replay') {
+      const mock = mockFor(name);
+      const redacted = { ...plain, body: Buffer.from(redactor.text(body.toString('utf8'))) };
+      const reply = mock ? safeHandle(mock, redacted) : noRecording(name, headers[testHeader]);
+      if (!opts.fallback || !unrecorded(reply)) return writeReply(res, withCors(plain, reply));
+    }
+    await proxy(req, res, body, headers, name);
+  };
+
+  const noRecording = (name: string, testId: string | undefined): MockReply =>
+    errorReply(400, `No recordings for ${testId ? `test "${testId}"` : 'requests without a test id'}: ${fixtures.file(name)} does not exist (record it with conformance mock --record).`, 'invalid_request_error', 'no_recording');
+
+  const proxy = async (req: IncomingMessage, res: ServerResponse, body: Buffer, headers: Record<string, string>, name: string): Promise<void> => {
+    const out: Record<string, string> = { 'accept-encoding': 'identity' };
+    for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k) && k !== testHeader && k !== 'accept-encoding') out[k] = v;
+    if (opts.upstreamKey) out.authorization = `Bearer ${opts.upstreamKey}`;
+    const path = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    const started = performance.now();
+    const up = await upstreamRequest(`${upstream}${path}`, {
+      method: method as 'GET',
+      headers: out,
+      body: method === 'GET' || method === 'HEAD' ? undefined : body,
+      headersTimeout: opts.timeoutMs ?? 120_000,
+      bodyTimeout: opts.timeoutMs ?? 120_000,
+    });
+    const replyHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) replyHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+    const cors = withCors({ method, path, headers }, { status: up.statusCode, headers: replyHeaders, body: '' });
+    res.writeHead(up.statusCode, 'headers' in cors ? cors.headers : replyHeaders);
+    res.flushHeaders();
+    const kept: Buffer[] = [];
+    const reads: { end: number; ms: number }[] = [];
+    let size = 0;
+    let gone = false;
+    res.once('close', () => (gone = !res.writableFinished));
+    // The client gets each read as it comes (a stream stays a stream); the recording keeps its time.
+    for await (const chunk of up.body as AsyncIterable<Buffer>) {
+      if (!gone && !res.write(chunk)) await new Promise((r) => res.once('drain', r));
+      if (size + chunk.length <= RECORD_MAX_BYTES) kept.push(chunk);
+      size += chunk.length;
+      reads.push({ end: Math.min(size, RECORD_MAX_BYTES), ms: Math.round(performance.now() - started) });
+    }
+    res.end();
+    if (gone) return log(`not recorded: the client left before ${method} ${path} was answered`);
+    await record(method, path.split('?')[0], body, up.statusCode, replyHeaders, Buffer.concat(kept), reads, name);
+  };
+
+  const record = async (method: string, path: string, body: Buffer, status: number, headers: Record<string, string>, answer: Buffer, reads: { end: number; ms: number }[], name: string): Promise<void> => {
+    if (method === 'GET' && path.endsWith('/v1/models') && status === 200) {
+      const listed = modelsOf(answer);
+      await fixtures.add(name, undefined, listed);
+      return log(`recorded ${fixtures.file(name)}: the model list (${listed.length} models)`);
+    }
+    if (method !== 'POST' || !path.endsWith('/v1/chat/completions')) return;
+    let request: ChatRequest;
+    try {
+      request = JSON.parse(redactor.text(body.toString('utf8'))) as ChatRequest;
+      if (!request || !Array.isArray(request.messages)) throw new Error('no messages');
+    } catch {
+      return log(`not recorded: ${method} ${path} did not send a chat request the mock could match`);
+    }
+    const scenario = capture({ request, status, headers, body: answer, reads, upstream: upstream!, at: new Date() }, scenarioName(fixtures.count(name) + 1, request));
+    await fixtures.add(name, scenario);
+    log(`recorded ${fixtures.file(name)}: ${scenario.name}`);
+    for (const d of scenario.recorded?.drift ?? []) log(`  drift: ${redactor.text(d)}`);
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    fixtures,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** No recording answers this request: a strict-scenario refusal, or no file for the test. */
+function unrecorded(reply: MockReply): boolean {
+  if (!('status' in reply) || reply.status !== 400 || !('body' in reply)) return false;
+  const text = typeof reply.body === 'string' ? reply.body : Buffer.from(reply.body).toString('utf8');
+  return /"code":"(no_scenario|no_recording)"/.test(text);
+}
+
+function modelsOf(answer: Buffer): ListedModel[] {
+  try {
+    const list = JSON.parse(answer.toString('utf8')) as { data?: { id?: unknown; owned_by?: unknown; created?: unknown }[] };
+    return (list.data ?? [])
+      .filter((m) => typeof m.id === 'string' && m.id)
+      .map((m) => ({ id: m.id as string, ...(typeof m.owned_by === 'string' ? { owned_by: m.owned_by } : {}), ...(Number.isInteger(m.created) ? { created: m.created as number } : {}) }));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,243 @@
+// Record and replay, end to end: one mock records from another (streamed and not, tools included)
+// through the official SDK, then the recordings are replayed with the upstream gone.
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { loadConfigFile } from '../../mock/config/load.js';
+import { createMock } from '../../mock/core/handle.js';
+import { startMockServer, type MockServer } from '../../mock/http.js';
+import { fixtureName } from '../../mock/record/fixtures.js';
+import { startRecorder } from '../../mock/record/server.js';
+
+const UPSTREAM_KEY = DEFAULT_CONFIG.keys[0].key;
+const CLIENT_KEY = 'sk-client-side-test-key-0042';
+const ORG_SECRET = 'org-secret-value-7731';
+const MODEL = 'mock-chat-1';
+const WEATHER: OpenAI.ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+
+const client = (baseURL: string, testId?: string) =>
+  new OpenAI({ apiKey: CLIENT_KEY, baseURL: `${baseURL}/v1`, maxRetries: 0, timeout: 10_000, defaultHeaders: { ...(testId ? { 'x-test-id': testId } : {}), 'x-org-secret': ORG_SECRET } });
+
+/** What a test's conversation saw: the same calls, made against the recorder and then the replay. */
+async function conversation(c: OpenAI) {
+  const plain = await c.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] });
+  const deltas: string[] = [];
+  let usage: OpenAI.CompletionUsage | null | undefined;
+  const stream = await c.chat.completions.create({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Tell me a long story.' }] });
+  for await (const chunk of stream) {
+    const d = chunk.choices[0]?.delta?.content;
+    if (d) deltas.push(d);
+    if (chunk.usage) usage = chunk.usage;
+  }
+  const ask: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
+  const call = await c.chat.completions.create({ model: MODEL, messages: ask, tools: [WEATHER] });
+  const toolCall = call.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+  const next = await c.chat.completions.create({
+    model: MODEL,
+    tools: [WEATHER],
+    messages: [...ask, call.choices[0].message, { role: 'tool', tool_call_id: toolCall.id, content: '{"temp_c": 21}' }],
+  });
+  const streamedCall = await c.chat.completions.create({ model: MODEL, stream: true, messages: ask, tools: [WEATHER] });
+  let streamedArgs = '';
+  let streamedName = '';
+  for await (const chunk of streamedCall) {
+    for (const t of chunk.choices[0]?.delta?.tool_calls ?? []) {
+      streamedName += t.function?.name ?? '';
+      streamedArgs += t.function?.arguments ?? '';
+    }
+  }
+  const models = (await c.models.list()).data.map((m) => m.id);
+  return {
+    plain: { text: plain.choices[0].message.content, usage: plain.usage, finish: plain.choices[0].finish_reason },
+    stream: { deltas, usage },
+    call: { id: toolCall.id, name: toolCall.function.name, args: toolCall.function.arguments, finish: call.choices[0].finish_reason },
+    next: next.choices[0].message.content,
+    streamedCall: { name: streamedName, args: streamedArgs },
+    models,
+  };
+}
+
+describe('record and replay', () => {
+  let dir: string;
+  let upstream: MockServer;
+  let recorded: Awaited<ReturnType<typeof conversation>>;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    upstream = await startMockServer({ mock: createMock(DEFAULT_CONFIG) });
+    const recorder = await startRecorder({ dir, mode: 'record', upstream: upstream.url, upstreamKey: UPSTREAM_KEY, redact: ['x-org-secret'], log: (l) => logs.push(l) });
+    try {
+      recorded = await conversation(client(recorder.url, 'weather flow'));
+      // The same prompt under another test id goes to another file.
+      await client(recorder.url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] });
+    } finally {
+      await recorder.close();
+    }
+    await upstream.close();
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the client gets the upstream answers as they stream, and each test has its file', () => {
+    expect(recorded.plain.text).toBeTruthy();
+    expect(recorded.stream.deltas.length).toBeGreaterThan(20);
+    expect(recorded.call.name).toBe('get_weather');
+    expect(recorded.models).toContain(MODEL);
+    expect(readdirSync(dir).sort()).toEqual([`${fixtureName('weather flow')}.yaml`, 'default.yaml'].sort());
+    expect(logs.filter((l) => l.startsWith('recorded '))).toHaveLength(7);
+  });
+
+  it('every file is a valid mock configuration: matches on the conversation, the reply, the pace', () => {
+    const config = loadConfigFile(join(dir, `${fixtureName('weather flow')}.yaml`));
+    expect(config.scenarios).toHaveLength(5);
+    const streamed = config.scenarios!.find((s) => s.match.stream && !s.reply.tool_calls)!;
+    expect(streamed.match.messages).toEqual([{ role: 'user', content: 'Tell me a long story.' }]);
+    expect(streamed.reply.chunks).toEqual(recorded.stream.deltas);
+    expect(streamed.reply.delays_ms).toHaveLength(recorded.stream.deltas.length);
+    expect(streamed.reply.usage).toMatchObject({ total_tokens: recorded.stream.usage!.total_tokens });
+    expect(streamed.recorded).toMatchObject({ upstream: upstream.url, status: 200 });
+    expect(streamed.recorded!.drift).toBeUndefined();
+    const call = config.scenarios!.find((s) => !s.match.stream && s.reply.tool_calls)!;
+    expect(call.reply.tool_calls).toEqual([{ name: 'get_weather', arguments: recorded.call.args, id: recorded.call.id }]);
+    expect(call.match.tools).toEqual(['get_weather']);
+  });
+
+  it('no secret reaches the disk: not the upstream key, not the client key, not a --redact header', () => {
+    for (const f of readdirSync(dir)) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      for (const secret of [UPSTREAM_KEY, CLIENT_KEY, ORG_SECRET]) expect(text).not.toContain(secret);
+    }
+    expect(logs.join('\n')).not.toContain(UPSTREAM_KEY);
+  });
+
+  it('replayed through the official SDK with the upstream gone: the same answers, the same chunks', async () => {
+    const replay = await startRecorder({ dir, mode: 'replay', noDelays: true });
+    try {
+      const again = await conversation(client(replay.url, 'weather flow'));
+      expect(again.plain.text).toBe(recorded.plain.text);
+      expect(again.plain.usage).toEqual(recorded.plain.usage);
+      expect(again.stream.deltas).toEqual(recorded.stream.deltas);
+      expect(again.stream.usage).toEqual(recorded.stream.usage);
+      expect(again.call).toEqual(recorded.call);
+      expect(again.next).toBe(recorded.next);
+      expect(again.streamedCall).toEqual(recorded.streamedCall);
+      expect(again.models).toEqual(recorded.models);
+    } finally {
+      await replay.close();
+    }
+  });
+
+  it('a request with no recording is refused naming the nearest recording and what differs', async () => {
+    const replay = await startRecorder({ dir, mode: 'replay' });
+    try {
+      const c = client(replay.url, 'weather flow');
+      const err = await c.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there!' }] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((err as Error).message).toMatch(/closest is "recorded 1: mock-chat-1, "Hello there\."", which differs in messages\[0\] \(user\)/);
+      const none = await client(replay.url, 'never recorded').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] }).catch((e: unknown) => e);
+      expect((none as Error).message).toMatch(/No recordings for test "never recorded"/);
+    } finally {
+      await replay.close();
+    }
+  });
+
+  it('replays at the recorded pace unless told not to', async () => {
+    const paced = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, timing: { ttft_ms: 300, tokens_per_second: 0 } }) });
+    const slowDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    try {
+      const rec = await startRecorder({ dir: slowDir, mode: 'record', upstream: paced.url, upstreamKey: UPSTREAM_KEY });
+      await client(rec.url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] });
+      await rec.close();
+      const config = loadConfigFile(join(slowDir, 'default.yaml'));
+      expect(config.scenarios![0].reply.delays_ms![0]).toBeGreaterThanOrEqual(250);
+      for (const noDelays of [false, true]) {
+        const replay = await startRecorder({ dir: slowDir, mode: 'replay', noDelays });
+        const started = performance.now();
+        await client(replay.url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] });
+        const took = performance.now() - started;
+        await replay.close();
+        if (noDelays) expect(took).toBeLessThan(250);
+        else expect(took).toBeGreaterThanOrEqual(250);
+      }
+    } finally {
+      await paced.close();
+      rmSync(slowDir, { recursive: true, force: true });
+    }
+  });
+
+  it('marks drift: an upstream that breaks the document is recorded with each violation and its section', async () => {
+    // finish_reason "eos" and no usage: two departures from 2.3.
+    const body = JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: MODEL, choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!' }, finish_reason: 'eos' }] });
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const broken = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+    const driftDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    const lines: string[] = [];
+    try {
+      const rec = await startRecorder({ dir: driftDir, mode: 'record', upstream: broken.url, upstreamKey: UPSTREAM_KEY, log: (l) => lines.push(l) });
+      const r = await fetch(`${rec.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }) });
+      expect(((await r.json()) as { choices: { finish_reason: string }[] }).choices[0].finish_reason).toBe('eos');
+      await rec.close();
+      const drift = loadConfigFile(join(driftDir, 'default.yaml')).scenarios![0].recorded!.drift!;
+      expect(drift.join('\n')).toMatch(/finish_reason.*\[2\.3/);
+      expect(drift.join('\n')).toMatch(/usage/);
+      expect(lines.some((l) => /drift: .*finish_reason/.test(l))).toBe(true);
+    } finally {
+      await broken.close();
+      rmSync(driftDir, { recursive: true, force: true });
+    }
+  });
+
+  it('with --fallback upstream, what has no recording is recorded on the spot and then replayed', async () => {
+    const live = await startMockServer({ mock: createMock(DEFAULT_CONFIG) });
+    const fbDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    try {
+      const replay = await startRecorder({ dir: fbDir, mode: 'replay', fallback: true, upstream: live.url, upstreamKey: UPSTREAM_KEY });
+      const ask = { model: MODEL, messages: [{ role: 'user' as const, content: 'Something new.' }] };
+      const first = await client(replay.url, 'fb').chat.completions.create(ask);
+      await live.close();
+      const second = await client(replay.url, 'fb').chat.completions.create(ask);
+      expect(second.choices[0].message.content).toBe(first.choices[0].message.content);
+      await replay.close();
+      expect(readFileSync(join(fbDir, 'fb.yaml'), 'utf8')).not.toContain(UPSTREAM_KEY);
+    } finally {
+      await live.close().catch(() => {});
+      rmSync(fbDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('conformance mock --record / --replay on the command line', () => {
+  const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+    });
+
+  it('--record without --upstream is a usage error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    const r = await run(['--record', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('conformance: --upstream is required to record\n');
+  });
+
+  it('--replay of a folder holding a broken recording names the file and the field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    writeFileSync(join(dir, 'default.yaml'), 'keys: []\nmodels: []\nscenarios:\n  - name: x\n    match: {}\n    reply: { texts: hi }\n');
+    const r = await run(['--replay', dir]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(dir, 'default.yaml')}:6: scenarios[0].reply.texts: unknown field`);
+  });
+});
