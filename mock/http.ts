@@ -2,11 +2,11 @@
 // (building them per request cuts a Node 20 server's throughput about five times).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorReply } from './core/errors.js';
+import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
 import { createMock, type Mock } from './core/handle.js';
-import { isRaw, isStream, type MockReply, type MockRequest, type StreamReply } from './core/types.js';
+import { isRaw, isStream, type MockReply, type StreamReply } from './core/types.js';
 
-export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+export { MAX_REQUEST_BYTES, safeHandle };
 
 export interface MockServer {
   /** http://host:port, the base URL and the site URL alike. */
@@ -22,7 +22,7 @@ export async function startMockServer(opts: { port?: number; host?: string; mock
   const server = createServer((req, res) => {
     readBody(req, (body) => {
       const reply = body === undefined
-        ? errorReply(413, `Request body larger than ${MAX_REQUEST_BYTES} bytes.`, 'invalid_request_error', 'body_too_large')
+        ? tooLarge()
         : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
       writeReply(res, reply);
     }, () => res.destroy());
@@ -44,15 +44,6 @@ export async function startMockServer(opts: { port?: number; host?: string; mock
         server.closeAllConnections();
       }),
   };
-}
-
-/** A malformed request gets a 4xx or 500 JSON error; the server never goes down with it. */
-export function safeHandle(mock: Mock, req: MockRequest): MockReply {
-  try {
-    return mock.handle(req);
-  } catch (e) {
-    return errorReply(500, `The mock failed on this request: ${(e as Error).message}`, 'server_error', 'internal_error');
-  }
 }
 
 /** Sends a reply of the core, paced as it says. */

@@ -2,6 +2,7 @@
 // Routing, auth, scenarios, faults and the journal live here; the transports know nothing of them.
 import { DEFAULT_CONFIG } from '../config/default.js';
 import type { KeyDef, MockConfig, ModelDef, Scenario, Timing } from '../config/types.js';
+import { latin1Of } from './bytes.js';
 import { completionBody, stamp, streamChunks, type StreamEvent } from './chunks.js';
 import { preflight, withCors } from './cors.js';
 import { errorReply } from './errors.js';
@@ -165,7 +166,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
 
   const prepared = new Map<string, Prepared>();
   const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
-    const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength).toString('latin1') : undefined;
+    const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? latin1Of(req.body) : undefined;
     // Latin-1 keeps every byte, so the key is exact even for bytes that are not UTF-8.
     const cacheKey = text !== undefined && text.length <= CACHED_BODY_MAX ? `${key.id}\n${text}` : undefined;
     let p = cacheKey ? prepared.get(cacheKey) : undefined;

@@ -1,5 +1,6 @@
 // The request journal: what the mock received and how it answered, for inspection by tests and
 // developers. Bounded: the oldest entries go first, so a long session cannot exhaust memory.
+import { textOf } from './bytes.js';
 
 export interface JournalEntry {
   seq: number;
@@ -66,6 +67,6 @@ export class Journal {
 export function journalBody(parsed: unknown, raw: string | Uint8Array | undefined): unknown {
   if (parsed !== undefined) return parsed;
   if (raw === undefined) return null;
-  const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+  const text = textOf(raw);
   return text.length > BODY_TEXT_MAX ? `${text.slice(0, BODY_TEXT_MAX)}… [${text.length} characters]` : text;
 }

@@ -11,7 +11,8 @@ import { errorReply } from '../core/errors.js';
 import type { ChatRequest } from '../core/generate.js';
 import { createMock, type Mock } from '../core/handle.js';
 import type { MockReply } from '../core/types.js';
-import { readBody, safeHandle, writeReply } from '../http.js';
+import { safeHandle } from '../core/guard.js';
+import { readBody, writeReply } from '../http.js';
 import { capture, scenarioName } from './capture.js';
 import { Fixtures, fixtureName, REPLAY_KEY, type ListedModel } from './fixtures.js';
 

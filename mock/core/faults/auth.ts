@@ -6,13 +6,14 @@ import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault, FaultContext } from './fault.js';
 import { bearerKey, isCatalog, isChat, isModels, keyOf, requestJson, withHeader, withJson } from './rewrite.js';
 import { only } from './scope.js';
+import { fromBase64 } from '../bytes.js';
 
 /** The request as if it carried the primary key. */
 const asPrimary = (req: MockRequest, ctx: FaultContext) => withHeader(req, 'authorization', `Bearer ${ctx.config.keys[0].key}`);
 /** The password of Basic credentials (`user:password`, base64). */
 const basicPassword = (req: MockRequest) => {
   const m = /^Basic +(\S+)/.exec(req.headers.authorization ?? '');
-  return m ? Buffer.from(m[1], 'base64').toString('utf8').split(':').slice(1).join(':') : undefined;
+  return m ? fromBase64(m[1]).split(':').slice(1).join(':') : undefined;
 };
 const isBasic = (req: MockRequest) => /^Basic\b/.test(req.headers.authorization ?? '');
 /** A refusal for credentials: only these are bent, every other answer stays as it is. */

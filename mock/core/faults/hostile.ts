@@ -2,6 +2,7 @@
 // within its limits, against a server that misbehaves at the transport; no check is proven by them.
 import type { Frame, MockReply } from '../types.js';
 import type { Fault } from './fault.js';
+import { bytesOf, concatBytes, textOf } from '../bytes.js';
 
 /** setTimeout's longest delay: "forever", as far as any test's deadline can tell. */
 const FOREVER_MS = 2 ** 31 - 1;
@@ -17,7 +18,7 @@ function pseudoRandom(n: number, seed = 42): Uint8Array {
 }
 
 const bodyBytes = (r: MockReply): Uint8Array | undefined =>
-  'body' in r ? (typeof r.body === 'string' ? Buffer.from(r.body) : r.body) : undefined;
+  'body' in r ? bytesOf(r.body) : undefined;
 
 function* forever(): Generator<Frame> {
   const event = 'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n';
@@ -59,7 +60,7 @@ export const HOSTILE: Fault[] = [
     description: 'Sends the right body, one byte a second',
     fails: [],
     hostile: true,
-    reply: (r) => ('status' in r ? streamOf(r.status, r.headers['content-type'] ?? 'application/json', drip(bodyBytes(r) ?? Buffer.from('{}'))) : r),
+    reply: (r) => ('status' in r ? streamOf(r.status, r.headers['content-type'] ?? 'application/json', drip(bodyBytes(r) ?? bytesOf('{}'))) : r),
   },
   {
     name: 'hostile-stream-forever',
@@ -81,7 +82,7 @@ export const HOSTILE: Fault[] = [
     fails: [],
     hostile: true,
     reply: (r) => {
-      const bytes = bodyBytes(r) ?? Buffer.from([...('stream' in r ? r.stream : [])].map((f) => ('bytes' in f ? Buffer.from(f.bytes).toString() : '')).join(''));
+      const bytes = bodyBytes(r) ?? bytesOf([...('stream' in r ? r.stream : [])].map((f) => ('bytes' in f ? textOf(f.bytes) : '')).join(''));
       return streamOf('status' in r ? r.status : 200, 'headers' in r ? (r.headers['content-type'] ?? 'application/json') : 'application/json', [
         { delayMs: 0, bytes: bytes.subarray(0, Math.max(1, bytes.length >> 1)) },
         { delayMs: 5, reset: true },
@@ -103,9 +104,9 @@ export const HOSTILE: Fault[] = [
     reply: (r) => {
       const bytes = bodyBytes(r);
       if (!bytes || !('status' in r)) return r;
-      const at = Buffer.from(bytes).indexOf('"') + 1;
+      const at = bytesOf(bytes).indexOf(0x22) + 1;
       if (at <= 0) return r;
-      return { ...r, body: Buffer.concat([Buffer.from(bytes).subarray(0, at), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(bytes).subarray(at)]) };
+      return { ...r, body: concatBytes(bytesOf(bytes).subarray(0, at), Uint8Array.of(0xc3, 0x28, 0xff, 0xfe), bytesOf(bytes).subarray(at)) };
     },
   },
 ];

@@ -1,9 +1,17 @@
 // Legal variations: forms the document and the SSE rules allow, which every check must pass.
 // Each fails nothing; a check that fails on one of them is too strict.
-import { gzipSync } from 'node:zlib';
 import { isRaw, isStream, type Frame } from '../types.js';
 import type { Fault } from './fault.js';
 import { isChat, withJson, withPayloads, withStreamText } from './rewrite.js';
+import { bytesOf, textOf } from '../bytes.js';
+
+/** Node's gzip, reached at run time: the core imports nothing of Node, and in a browser (which
+ * decompresses for the page anyway) this variation is refused. */
+function gzip(b: Uint8Array): Uint8Array {
+  const zlib = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:zlib') as typeof import('node:zlib') | undefined;
+  if (!zlib) throw new Error('the gzip variation needs Node');
+  return zlib.gzipSync(b);
+}
 
 // In this order a CR is always followed by CRLF, never by LF: a CR then an LF would read as one
 // CRLF, losing the blank line that ends an event and merging two events into one.
@@ -59,7 +67,7 @@ export const LEGAL: Fault[] = [
     fails: [],
     reply: (r) =>
       withStreamText(r, (t) => {
-        const bytes = Buffer.from(t);
+        const bytes = bytesOf(t);
         const out: Frame[] = [];
         for (let i = 0; i < bytes.length; i += 3) out.push({ delayMs: 0, bytes: bytes.subarray(i, i + 3) });
         return out;
@@ -85,9 +93,9 @@ export const LEGAL: Fault[] = [
     reply: (r) => {
       if (isRaw(r)) return r;
       const headers = { ...r.headers, 'content-encoding': 'gzip' };
-      if (!isStream(r)) return { ...r, headers, body: gzipSync(typeof r.body === 'string' ? Buffer.from(r.body) : r.body) };
+      if (!isStream(r)) return { ...r, headers, body: gzip(bytesOf(r.body)) };
       // Each write is a gzip member of its own, so a client decodes it as it arrives.
-      return { ...r, headers, stream: [...r.stream].map((f): Frame => ('bytes' in f ? { ...f, bytes: gzipSync(typeof f.bytes === 'string' ? Buffer.from(f.bytes) : f.bytes) } : f)) };
+      return { ...r, headers, stream: [...r.stream].map((f): Frame => ('bytes' in f ? { ...f, bytes: gzip(bytesOf(f.bytes)) } : f)) };
     },
   },
   {
@@ -98,7 +106,7 @@ export const LEGAL: Fault[] = [
       if (isRaw(r)) return r;
       if (isStream(r)) return withStreamText(r, (t) => t.replace(/^data: (\{.*)$/gm, (_, json: string) => `data: ${spaced(reversed(JSON.parse(json)))}`));
       try {
-        return { ...r, body: JSON.stringify(reversed(JSON.parse(typeof r.body === 'string' ? r.body : Buffer.from(r.body).toString('utf8'))), null, 2) };
+        return { ...r, body: JSON.stringify(reversed(JSON.parse(textOf(r.body))), null, 2) };
       } catch {
         return r;
       }

@@ -2,13 +2,14 @@
 // payloads, its bytes, or the request's JSON.
 import { DONE, eventBytes, frames } from '../sse.js';
 import { isRaw, isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
+import { textOf } from '../bytes.js';
 
 const pathOf = (req: MockRequest) => req.path.split('?')[0].replace(/\/+$/, '');
 export const isChat = (req: MockRequest) => pathOf(req) === '/v1/chat/completions';
 export const isModels = (req: MockRequest) => pathOf(req) === '/v1/models';
 export const isCatalog = (req: MockRequest) => pathOf(req) === '/models.json';
 
-const text = (b: string | Uint8Array) => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'));
+const text = textOf;
 
 /** The request's JSON body, or undefined when it is not JSON. */
 export function requestJson(req: MockRequest): Record<string, unknown> | undefined {

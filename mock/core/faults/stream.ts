@@ -9,6 +9,7 @@ import { isStream, type Frame, type MockReply, type MockRequest } from '../types
 import type { Fault } from './fault.js';
 import { isBasic, READS_BASIC } from './chat.js';
 import { DONE, requestJson, withPayloads, withStreamText } from './rewrite.js';
+import { bytesOf, concatBytes } from '../bytes.js';
 
 /** The kit's ordinary request, streamed. */
 const isPlainStream = (req: MockRequest) => isBasic(req) && requestJson(req)?.stream === true;
@@ -44,7 +45,7 @@ export const STREAM_FAULTS: Fault[] = [
     reply: onPlain((r) =>
       withStreamText(r, (t) => {
         const at = t.indexOf('"content":"') + '"content":"'.length;
-        return [{ delayMs: 0, bytes: Buffer.concat([Buffer.from(t.slice(0, at)), Buffer.from([0xff]), Buffer.from(t.slice(at))]) }];
+        return [{ delayMs: 0, bytes: concatBytes(bytesOf(t.slice(0, at)), Uint8Array.of(0xff), bytesOf(t.slice(at))) }];
       }),
     ),
   },

@@ -1,0 +1,51 @@
+// chat-api-conformance/mock/browser: the mock inside a page, with no server. fetch and
+// XMLHttpRequest calls under the base URL are answered by the same core, configuration and
+// scenarios as `conformance mock`, through @mswjs/interceptors (the interception msw is built on).
+import { BatchInterceptor } from '@mswjs/interceptors';
+import { FetchInterceptor } from '@mswjs/interceptors/fetch';
+import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
+import { configProblems } from './config/check.js';
+import { DEFAULT_CONFIG } from './config/default.js';
+import type { MockConfig } from './config/types.js';
+import { createMock, type Mock, type MockOptions } from './core/handle.js';
+import { answer, isUnder } from './fetch.js';
+
+export { DEFAULT_CONFIG, createMock };
+export type { Mock, MockConfig };
+
+export const DEFAULT_BROWSER_URL = 'https://mock.conformance.test';
+
+export interface PageMock {
+  /** Requests under this URL are answered by the mock; all others go to the network. */
+  baseUrl: string;
+  mock: Mock;
+  /** Restores fetch and XMLHttpRequest. */
+  dispose(): void;
+}
+
+export interface PageMockOptions extends MockOptions {
+  baseUrl?: string;
+  /** The mock's configuration (keys, models, scenarios, timing, faults), as in a configuration file. */
+  config?: MockConfig;
+}
+
+/** Installs the mock in this page. Call it before an SDK client is created: a client that keeps the
+ * `fetch` it found at construction would otherwise keep the real one. A configuration mistake throws,
+ * naming each field. */
+export function installMock(opts: PageMockOptions = {}): PageMock {
+  const baseUrl = (opts.baseUrl ?? DEFAULT_BROWSER_URL).replace(/\/+$/, '');
+  if (opts.config) {
+    const problems = configProblems(opts.config);
+    if (problems.length) throw new Error(`mock configuration:\n${problems.join('\n')}`);
+  }
+  const mock = createMock(opts.config ?? DEFAULT_CONFIG, opts);
+  const interceptor = new BatchInterceptor({ name: 'conformance-mock-browser', interceptors: [new FetchInterceptor(), new XMLHttpRequestInterceptor()] });
+  interceptor.on('request', async ({ request, controller }) => {
+    if (!isUnder(request.url, baseUrl)) return;
+    const r = await answer(mock, request, baseUrl);
+    if (r instanceof TypeError) controller.errorWith(r);
+    else controller.respondWith(r);
+  });
+  interceptor.apply();
+  return { baseUrl, mock, dispose: () => interceptor.dispose() };
+}

@@ -1,0 +1,105 @@
+// The example chat page (examples/browser) in a real browser, headless Chromium from Debian's
+// packages: built with Vite as an app would be, served from one origin, talking to `conformance
+// mock` on another (CORS) and to the mock installed in the page. The reply arrives token by token,
+// the 429 is retried, the stream's error surfaces, a tool call makes its second turn, and the
+// console stays clean. A screenshot per mode is kept in artifacts/.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { createMock } from '../../mock/core/handle.js';
+import { startMockServer, type MockServer } from '../../mock/http.js';
+
+const CHROMIUM = '/usr/bin/chromium-headless-shell';
+const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../examples/browser/', import.meta.url));
+const runs = existsSync(CHROMIUM) || process.env.CONFORMANCE_BROWSER_REQUIRED === '1';
+const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+
+/** The built page, served as static files from an origin of its own. */
+async function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(dir, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(dir) || !existsSync(file)) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe.skipIf(!runs)('the example chat page in headless Chromium', () => {
+  let browser: Browser;
+  let site: { url: string; server: Server };
+  let api: MockServer;
+  let out: string;
+
+  beforeAll(async () => {
+    out = mkdtempSync(join(tmpdir(), 'example-app-'));
+    await build({ root: EXAMPLE, configFile: join(EXAMPLE, 'vite.config.ts'), logLevel: 'silent', build: { outDir: out, emptyOutDir: true } });
+    site = await serveStatic(out);
+    // The same pace as the page gives its own mock.
+    api = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, timing: { ttft_ms: 120, tokens_per_second: 120 } }) });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+    site?.server.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  for (const mode of ['http', 'page'] as const) {
+    it(`works against the mock ${mode === 'http' ? 'over HTTP from another origin' : 'installed in the page'}`, async () => {
+      const tab = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+      const problems: string[] = [];
+      // The deliberate 429 is the one network error the browser may report.
+      tab.on('console', (m) => m.type() === 'error' && !/status of 429/.test(m.text()) && problems.push(m.text()));
+      tab.on('pageerror', (e) => problems.push(e.message));
+      const outside: string[] = [];
+      tab.on('request', (r) => !r.url().startsWith(site.url) && !r.url().startsWith(api.url) && outside.push(r.url()));
+      await tab.goto(`${site.url}/?mode=${mode}&base=${encodeURIComponent(api.url)}`);
+      // The page's status line says when a job is over (the functions run in the page).
+      const settled = (job: string) => tab.waitForFunction(`/^${job}: (done|failed)$/.test(document.getElementById('status').textContent)`, undefined, { timeout: 15_000 });
+      await tab.waitForFunction(`document.getElementById('status').textContent === 'ready'`, undefined, { timeout: 15_000 });
+
+      // Token by token: many paints, spread over time, each longer than the last.
+      await tab.click('#send');
+      await settled('reply');
+      expect(await tab.locator('#status').textContent()).toBe('reply: done');
+      const deltas = (await tab.evaluate('window.chatPage.deltas')) as { at: number; length: number }[];
+      expect(deltas.length).toBeGreaterThan(10);
+      expect(deltas.at(-1)!.at - deltas[0].at).toBeGreaterThan(50);
+      for (let i = 1; i < deltas.length; i++) expect(deltas[i].length).toBeGreaterThan(deltas[i - 1].length);
+      const reply = (await tab.locator('#reply').textContent())!;
+      expect(reply.length).toBe(deltas.at(-1)!.length);
+
+      await tab.click('#tool-demo');
+      await settled('tool');
+      expect(await tab.locator('#tool').textContent()).toMatch(/^get_weather\(\{"city":".*"\}\)\n→ \S/);
+
+      await tab.click('#retry-demo');
+      await settled('retry');
+      expect(await tab.locator('#retry').textContent()).toMatch(/^answered after 2 attempts: \S/);
+
+      await tab.click('#error-demo');
+      await settled('stream error');
+      expect(await tab.locator('#status').textContent()).toBe('stream error: failed');
+      expect(await tab.locator('#error').textContent()).toMatch(/^stream error: .+/);
+      // The chunks before the error were painted, the rest never came.
+      expect((await tab.locator('#reply').textContent())!.length).toBeGreaterThan(0);
+
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await tab.screenshot({ path: join(ARTIFACTS, `example-app-${mode}.png`), fullPage: true });
+      expect(problems).toEqual([]);
+      expect(outside).toEqual([]);
+      await tab.close();
+    }, 60_000);
+  }
+});
