@@ -7,7 +7,8 @@
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
-// BENCH_ONLY=run-cost|memory (only the kit's run cost, bench/run-cost.ts, or its memory, bench/memory.ts),
+// BENCH_ONLY=run-cost|memory|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
+// or the mock against the ceiling),
 // BENCH_COMPARE=<dir> (see bench/run-cost.ts).
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -308,7 +309,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   if (!only || only === 'run-cost') await runCost();
   if (!only || only === 'memory') await memory();
-  if (only) return;
+  if (only && only !== 'throughput') return;
   const started = performance.now();
   console.log(
     `bench: ${SECONDS} s per server and measure (alternating mock, ceiling, ceiling, mock; ${WARMUP_SECONDS} s warm-up each), ` +

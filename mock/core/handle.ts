@@ -3,13 +3,13 @@
 import { DEFAULT_CONFIG } from '../config/default.js';
 import type { KeyDef, MockConfig, ModelDef, Scenario, Timing } from '../config/types.js';
 import { latin1Of } from './bytes.js';
-import { completionBody, stamp, streamChunks, type StreamEvent } from './chunks.js';
+import { completionJson, stamp, streamChunks, type StreamEvent } from './chunks.js';
 import { preflight, withCors } from './cors.js';
 import { errorReply } from './errors.js';
 import { resolveFaults, type FaultRef, type SelectedFault } from './faults/select.js';
 import type { Fault } from './faults/index.js';
 import { generate, type ChatRequest, type Script } from './generate.js';
-import { Journal, journalBody } from './journal.js';
+import { Journal } from './journal.js';
 import { catalogDocument, modelList } from './models.js';
 import { hash, prng } from './random.js';
 import { recordedCompletion, recordedFrames } from './recorded.js';
@@ -52,7 +52,6 @@ interface Prepared {
   delayMs?: number;
   seed?: number;
   idBase?: string;
-  body?: unknown;
   scenario?: string;
   faults: SelectedFault[];
   stream: boolean;
@@ -67,11 +66,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
 const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
 const PREPARED_MAX = 512;
+const SIGHTINGS_MAX = 8192;
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
 interface Trace {
   key?: KeyDef;
-  body?: unknown;
   scenario?: string;
   faults: SelectedFault[];
   stream: boolean;
@@ -114,7 +113,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     } catch (e) {
       return { reply: errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json'), faults: [], stream: false };
     }
-    const fixed = (reply: MockReply, extra: Partial<Prepared> = {}): Prepared => ({ reply, body, faults: [], stream: false, ...extra });
+    const fixed = (reply: MockReply, extra: Partial<Prepared> = {}): Prepared => ({ reply, faults: [], stream: false, ...extra });
     const problem = requestProblem(body);
     if (problem) return fixed(errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null));
     const request = body as ChatRequest & Record<string, unknown>;
@@ -138,7 +137,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         if (reply.fault) faults = resolveFaults([reply.fault]);
         if (reply.error)
           return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
-        if (found.scenario.recorded) return recording(request, model, reply, { body, scenario, stream, faults });
+        if (found.scenario.recorded) return recording(request, model, reply, { scenario, stream, faults });
         script = reply;
       } else if (strictScenarios) {
         const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
@@ -147,24 +146,25 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     }
     const completion = generate(request, model, script);
     const seed = hash(text ?? JSON.stringify(request));
-    const common = { body, scenario, faults, stream, timing, idBase: `chatcmpl-${seed.toString(36)}` };
+    const common = { scenario, faults, stream, timing, idBase: `chatcmpl-${seed.toString(36)}` };
     if (stream)
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
       return { ...common, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1)], seed };
-    return { ...common, json: JSON.stringify(completionBody(completion, { model: model.id })), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
+    return { ...common, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
-  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'body' | 'scenario' | 'stream' | 'faults'>): Prepared => {
+  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults'>): Prepared => {
     const completion = recordedCompletion(reply, request);
     const delays = opts.noDelays ? [] : reply.delays_ms ?? [];
     const idBase = `chatcmpl-${hash(JSON.stringify(request)).toString(36)}`;
     if (common.stream)
       return { ...common, idBase, delays, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true)] };
-    return { ...common, idBase, json: JSON.stringify(completionBody(completion, { model: model.id })), delayMs: delays.reduce((a, b) => a + b, 0) };
+    return { ...common, idBase, json: completionJson(completion, { model: model.id }), delayMs: delays.reduce((a, b) => a + b, 0) };
   };
 
   const prepared = new Map<string, Prepared>();
+  const sightings = new Set<number>();
   const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
     const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? latin1Of(req.body) : undefined;
     // Latin-1 keeps every byte, so the key is exact even for bytes that are not UTF-8.
@@ -173,12 +173,17 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (!p) {
       const utf8 = typeof req.body === 'string' ? req.body : undefined;
       p = prepare(utf8, req.body, key);
-      if (cacheKey) {
+      // Kept from its second sighting on: a stream of distinct requests (a test suite, real users)
+      // would only fill the cache with replies that never come back, for the collector to trace.
+      const sighting = cacheKey ? hash(cacheKey) : 0;
+      if (cacheKey && sightings.has(sighting)) {
         if (prepared.size >= PREPARED_MAX) prepared.delete(prepared.keys().next().value as string);
         prepared.set(cacheKey, p);
+      } else if (cacheKey) {
+        if (sightings.size >= SIGHTINGS_MAX) sightings.clear();
+        sightings.add(sighting);
       }
     }
-    trace.body = p.body;
     trace.scenario = p.scenario;
     trace.stream = p.stream;
     trace.timing = p.timing;
@@ -249,7 +254,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       method,
       path: req.path,
       key_id: trace.key?.id ?? null,
-      body: journalBody(trace.body, path === '/v1/chat/completions' ? req.body : undefined),
+      raw: path === '/v1/chat/completions' ? r.body : undefined,
       scenario: trace.scenario ?? null,
       faults: all.length ? all.map((f) => f.ref) : NO_REFS,
       status: 'status' in reply ? reply.status : 0,

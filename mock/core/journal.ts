@@ -22,7 +22,9 @@ export interface JournalEntry {
 const BODY_TEXT_MAX = 4096;
 export const DEFAULT_JOURNAL_SIZE = 1000;
 
-type Stored = Omit<JournalEntry, 'time'> & { at: number };
+/** Kept as it came (bytes or text) and parsed only when read: a parsed body per entry would give
+ * the collector a thousand object trees to trace under a load of distinct requests. */
+type Stored = Omit<JournalEntry, 'time' | 'body'> & { at: number; raw: string | Uint8Array | undefined };
 
 /** A ring: adding is constant time however full it is, and the time is formatted only when read. */
 export class Journal {
@@ -35,7 +37,7 @@ export class Journal {
     this.ring = new Array(Math.max(0, size));
   }
 
-  add(entry: Omit<JournalEntry, 'seq' | 'time'>): void {
+  add(entry: Omit<JournalEntry, 'seq' | 'time' | 'body'> & { raw: string | Uint8Array | undefined }): void {
     if (this.size <= 0) return;
     const stored = entry as Stored;
     stored.seq = ++this.seq;
@@ -49,8 +51,8 @@ export class Journal {
   list(): JournalEntry[] {
     const out: JournalEntry[] = [];
     for (let i = 0; i < this.count; i++) {
-      const { at, ...rest } = this.ring[(this.next - this.count + i + this.size) % this.size]!;
-      out.push({ ...rest, time: new Date(at).toISOString() });
+      const { at, raw, ...rest } = this.ring[(this.next - this.count + i + this.size) % this.size]!;
+      out.push({ ...rest, body: journalBody(raw), time: new Date(at).toISOString() });
     }
     return out;
   }
@@ -64,9 +66,13 @@ export class Journal {
   }
 }
 
-export function journalBody(parsed: unknown, raw: string | Uint8Array | undefined): unknown {
-  if (parsed !== undefined) return parsed;
+function journalBody(raw: string | Uint8Array | undefined): unknown {
   if (raw === undefined) return null;
   const text = textOf(raw);
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not JSON: its text, cut.
+  }
   return text.length > BODY_TEXT_MAX ? `${text.slice(0, BODY_TEXT_MAX)}… [${text.length} characters]` : text;
 }
