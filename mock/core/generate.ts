@@ -117,6 +117,11 @@ export function generate(req: ChatRequest, model: ModelDef, script: Script = {})
   // A scenario's chunks are pieces of several tokens each; generated text is one token a piece.
   const pieces = script.chunks ?? splitTokens(script.text ?? textFor(req, rand));
   const weighted = !!script.chunks;
+  // Nothing to watch for: the answer is the pieces up to the budget, with no search per token.
+  if (!stops.length && !weighted) {
+    const out = pieces.length > budget ? pieces.slice(0, budget) : pieces;
+    return result(out, [], pieces.length > budget ? 'length' : 'stop', out.length);
+  }
   const out: string[] = [];
   const weights: number[] = [];
   let content = '';
