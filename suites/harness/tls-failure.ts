@@ -50,7 +50,9 @@ interface TlsError {
 /** One line on a TLS failure, with the ways out; undefined when the error is not about TLS.
  * `clientCert`: the run presented one (a refusal then means the server did not accept it). */
 export function tlsFailure(e: unknown, clientCert = false): string | undefined {
-  const err = (e ?? {}) as TlsError;
+  // Through a proxy's tunnel undici may wrap the handshake's error in one of its own.
+  const wrapped = e as { code?: string; cause?: unknown } | undefined;
+  const err = (wrapped?.code === 'UND_ERR_PRX_TLS' && wrapped.cause ? wrapped.cause : (e ?? {})) as TlsError;
   const code = err.code ?? '';
   const said = (text: string, out: string) => `${text} (${code}): ${out}`;
   if (UNTRUSTED[code]) return said(UNTRUSTED[code], TRUST);
