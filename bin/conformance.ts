@@ -15,6 +15,7 @@ import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.j
 import { baseUrlWarning } from '../suites/harness/target.js';
 import { banner } from '../mock/banner.js';
 import { startMockServer } from '../mock/http.js';
+import { serverTls } from '../mock/tls.js';
 import { createMock } from '../mock/core/handle.js';
 import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
@@ -150,6 +151,10 @@ await yargs(hideBin(process.argv))
         .option('reporter', { type: 'string', array: true, default: ['pretty'], describe: 'pretty, json, junit, markdown (to $GITHUB_STEP_SUMMARY when set) or github (annotations); NAME=FILE writes to a file' })
         .option('output', { type: 'string', describe: 'File for the (non-pretty) reporter' })
         .option('header', { type: 'string', array: true, default: [], describe: "Extra request header 'Name: value'" })
+        .option('ca-cert', { type: 'string', describe: "PEM file of CA certificate(s) trusted besides Node.js's store, for the API and the catalog" })
+        .option('insecure', { type: 'boolean', default: false, describe: "Do not verify the server's TLS certificate (the reports say so)" })
+        .option('client-cert', { type: 'string', describe: 'PEM client certificate for mutual TLS' })
+        .option('client-key', { type: 'string', describe: "PEM private key of --client-cert (default: the key in that certificate's file)" })
         .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
         .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' })
         .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
@@ -179,6 +184,7 @@ await yargs(hideBin(process.argv))
           strict: argv.strict,
           requireComplete: argv['require-complete'],
           headers,
+          tls: { caCert: argv['ca-cert'], insecure: argv.insecure, clientCert: argv['client-cert'], clientKey: argv['client-key'] },
           timeoutMs: positiveInt('timeout')(argv.timeout),
           concurrency: positiveInt('concurrency')(argv.concurrency),
           maxBodyBytes: positiveInt('max-body')(argv['max-body']),
@@ -259,12 +265,15 @@ await yargs(hideBin(process.argv))
   )
   .command(
     'mock',
-    'Serve the reference mock over HTTP',
+    'Serve the reference mock over HTTP (HTTPS with --tls-cert and --tls-key)',
     (y) =>
       y
         .option('port', { type: 'number', default: 8080 })
         .option('host', { type: 'string', default: '127.0.0.1' })
         .option('config', { type: 'string', describe: 'A configuration file (JSON or YAML): keys, models, scenarios, timing, faults' })
+        .option('tls-cert', { type: 'string', describe: 'Serve https with this PEM certificate (or chain, leaf first); with --tls-key' })
+        .option('tls-key', { type: 'string', describe: 'The PEM private key of --tls-cert' })
+        .option('tls-client-ca', { type: 'string', describe: 'With --tls-cert: require a client certificate signed by a CA of this PEM file (mutual TLS)' })
         .option('strict-scenarios', { type: 'boolean', describe: 'Refuse a chat request no scenario matches (a 400 naming the closest)' })
         .option('fault', { type: 'string', array: true, default: [], describe: "Serve with a named fault (repeatable; 'name; key=value' for parameters); see --list-faults" })
         .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' })
@@ -285,16 +294,18 @@ await yargs(hideBin(process.argv))
         return;
       }
       let mock;
+      let tls;
       try {
         const config = argv.config ? loadConfigFile(argv.config) : undefined;
         mock = createMock(config, { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
+        tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });
       } catch (e) {
         usageExit((e as Error).message);
       }
-      const server = await startMockServer({ port: argv.port, host: argv.host, mock }).catch((e: Error) =>
+      const server = await startMockServer({ port: argv.port, host: argv.host, mock, tls }).catch((e: Error) =>
         usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
       );
-      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[] }));
+      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[], tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] } }));
       const stop = () => server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -2,13 +2,14 @@
 // faults that are on, and the keys to copy (test values: the mock's keys are no secrets).
 import type { MockConfig } from './config/types.js';
 
-export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[] }): string {
+export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[]; tls?: { cert: string; clientCa?: string } }): string {
   const c = config;
   const random = c.faults?.random;
   const faults = [...(c.faults?.always ?? []).map((f) => (typeof f === 'string' ? f : f.name)), ...from.faults];
   const width = Math.max(...c.keys.map((k) => k.id.length));
   return [
     `mock listening on ${url} (base URL and site URL)`,
+    ...(from.tls ? [`TLS: certificate ${from.tls.cert}${from.tls.clientCa ? `; client certificates required, signed by a CA of ${from.tls.clientCa}` : ''} (a client that does not trust its CA: conformance run --ca-cert FILE)`] : []),
     `configuration: ${from.file ?? 'built-in'}; ${c.models.length} models, ${c.scenarios?.length ?? 0} scenarios${c.strict_scenarios ? ' (strict)' : ''}`,
     `faults on every request: ${faults.length ? faults.map((f) => `"${f}"`).join(', ') : 'none'}`,
     ...(random ? [`faults at random, on ${Math.round(random.rate * 100)}% of chat requests: ${random.pool.map((f) => `"${typeof f === 'string' ? f : f.name}"`).join(', ')}`] : []),

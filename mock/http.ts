@@ -1,7 +1,9 @@
 // node:http adapter: the fast path. Plain objects in and out; no web Request/Response here
 // (building them per request cuts a Node 20 server's throughput about five times).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { MockTls } from './tls.js';
 import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
 import { createMock, type Mock } from './core/handle.js';
 import { isRaw, isStream, type MockReply, type StreamReply } from './core/types.js';
@@ -9,24 +11,37 @@ import { isRaw, isStream, type MockReply, type StreamReply } from './core/types.
 export { MAX_REQUEST_BYTES, safeHandle };
 
 export interface MockServer {
-  /** http://host:port, the base URL and the site URL alike. */
+  /** http://host:port (https:// with `tls`), the base URL and the site URL alike. */
   url: string;
   server: Server;
   mock: Mock;
   close(): Promise<void>;
 }
 
-export async function startMockServer(opts: { port?: number; host?: string; mock?: Mock } = {}): Promise<MockServer> {
+export interface MockServerOptions {
+  port?: number;
+  host?: string;
+  mock?: Mock;
+  /** Serve https with this certificate and key (and require client certificates of `clientCa`). */
+  tls?: MockTls;
+}
+
+export async function startMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const mock = opts.mock ?? createMock();
   // Callbacks, not promises, on the way in: this path serves every request.
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     readBody(req, (body) => {
       const reply = body === undefined
         ? tooLarge()
         : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
       writeReply(res, reply);
     }, () => res.destroy());
-  });
+  };
+  const tls = opts.tls;
+  // The same handler over TLS: an https server is an http one whose sockets are TLS sockets.
+  const server: Server = tls
+    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, handler)
+    : createServer(handler);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -35,7 +50,7 @@ export async function startMockServer(opts: { port?: number; host?: string; mock
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return {
-    url: `http://${host}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${host}:${port}`,
     server,
     mock,
     close: () =>
@@ -107,12 +122,19 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
       // and given a moment to be read, so a stream dropped after N chunks delivers N chunks.
       await new Promise<void>((r) => res.write('', () => r()));
       await Promise.race([new Promise((r) => setTimeout(r, RESET_GRACE_MS).unref()), closed]);
-      res.socket?.resetAndDestroy();
+      if (res.socket) reset(res.socket);
       return;
     }
     if (!res.write(frame.bytes)) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
   }
   res.end();
+}
+
+/** A TLS socket's reset goes out on the TCP socket beneath it (the TLS one has no TCP handle). */
+function reset(socket: Socket): void {
+  const tcp = (socket as Socket & { _parent?: Socket | null })._parent ?? socket;
+  tcp.resetAndDestroy();
+  socket.destroy();
 }
 
 /** Waits, unless the client goes first; true when it went. */

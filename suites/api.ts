@@ -88,19 +88,21 @@ export interface CatalogInfo {
   /** Entries by id, as found (not validated: the catalog suite judges them). */
   entries: Map<string, Record<string, unknown>>;
   problem?: string;
-  /** The catalog is absent at a site URL the user did not choose: a hint, not a failure. */
-  absentAtDefault?: boolean;
+  /** The catalog cannot be judged: absent at a site URL the user did not choose, or its origin
+   * (another than the API's, which the run reached) failed TLS. Its checks are not-tested. */
+  notTested?: boolean;
 }
 
 export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
   return ctx.memo('catalog', async (c) => {
     const ex = await getCatalog(c);
     const entries = new Map<string, Record<string, unknown>>();
+    if (ex.error?.kind === 'tls') return { entries, notTested: true, problem: `the catalog at ${ex.request.url} could not be fetched over TLS: ${ex.error.message}` };
     if (!is2xx(ex)) {
       const absentAtDefault = !c.target.siteUrlExplicit && (ex.status === 404 || ex.status === undefined);
       return {
         entries,
-        absentAtDefault,
+        notTested: absentAtDefault,
         problem: `the catalog at ${ex.request.url} answered ${describe(ex)}${absentAtDefault ? '; if it lives elsewhere, pass --site-url' : ''}`,
       };
     }

@@ -235,7 +235,7 @@ export const catalogPublic: CheckDef = {
   async run(ctx) {
     if (Object.keys(ctx.target.headers).some((h) => CREDENTIAL_HEADER.test(h))) return notTested("--header sends credentials with every request, the catalog's too");
     const info = await catalog(ctx);
-    if (info.absentAtDefault) return notTested(info.problem!);
+    if (info.notTested) return notTested(info.problem!);
     const ex = await getCatalog(ctx);
     if (!is2xx(ex)) return fail(`GET ${catalogUrl(ctx)} without credentials answered ${describe(ex)}; the catalog needs no authentication`);
     // A status alone proves nothing: the document must come whole (its shape is the catalog suite's).

@@ -17,7 +17,7 @@ type Entry = Record<string, unknown>;
  * point, or a fail when it is not there to be read. */
 async function catalogDocument(ctx: CheckContext): Promise<{ doc: unknown; verdict?: undefined } | { verdict: Verdict }> {
   const info = await catalog(ctx);
-  if (info.absentAtDefault) return { verdict: notTested(info.problem!) };
+  if (info.notTested) return { verdict: notTested(info.problem!) };
   const ex = await getCatalog(ctx);
   if (!is2xx(ex)) return { verdict: fail(`GET ${catalogUrl(ctx)} without authentication answered ${describe(ex)}; 4.3: the catalog is public`) };
   const json = bodyJson(ex);
@@ -77,7 +77,7 @@ export const status200: CheckDef = {
   convention: 'The document gives no status code; a successful GET of a document answers 200.',
   async run(ctx) {
     const info = await catalog(ctx);
-    if (info.absentAtDefault) return notTested(info.problem!);
+    if (info.notTested) return notTested(info.problem!);
     const ex = await getCatalog(ctx);
     return ex.status === 200 ? pass() : fail(`GET ${catalogUrl(ctx)} answered ${describe(ex)}, not 200`);
   },

@@ -8,6 +8,8 @@ import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '.
 import { runChecks, selectChecks, type Filters, type Progress } from './harness/runner.js';
 import { baseUrlWarning, normalizeBaseUrl, type Target } from './harness/target.js';
 import type { CheckResult } from './harness/check.js';
+import { loadTls, TlsFileError, type TlsFlags, type TlsSettings } from './harness/tls.js';
+import { closedByTls } from './harness/tls-diagnosis.js';
 import { applyBaseline, baselineOf, loadBaseline, writeBaseline, type Baseline, type StaleEntry } from './harness/report/baseline.js';
 import { FileError } from '../schemas/file.js';
 import { existsSync } from 'node:fs';
@@ -23,6 +25,8 @@ export interface SessionOptions extends Filters {
   /** Every listed model under test, not one of each kind. */
   allModels?: boolean;
   headers?: Record<string, string>;
+  /** --ca-cert, --insecure, --client-cert and --client-key: how TLS connections are made. */
+  tls?: TlsFlags;
   strict?: boolean;
   requireComplete?: boolean;
   timeoutMs?: number;
@@ -55,6 +59,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const selected = selectChecks(opts.registry ?? CHECKS, opts);
   if (!selected.length) throw new UsageError(`no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'}); see conformance list`);
   const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
+  const tls = readTls(opts.tls);
 
   let mock: MockServer | undefined;
   let baseUrl = opts.baseUrl;
@@ -95,6 +100,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       allModels: !!opts.allModels,
       headers: opts.headers ?? {},
       embeddedMock: !!mock,
+      ...(tls ? { tls } : {}),
     };
     const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes);
     const started = new Date();
@@ -127,7 +133,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
     return {
       formatVersion: REPORT_FORMAT_VERSION,
       tool: { name: pkg.name, version: pkg.version },
-      target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock },
+      target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
       options,
       startedAt: started.toISOString(),
       durationMs: Math.round(performance.now() - t0),
@@ -159,15 +165,36 @@ function readBaseline(opts: SessionOptions, known: ReadonlySet<string>): Baselin
   }
 }
 
-/** A server that cannot be reached at all, or that refuses the key on every request, is a usage
- * problem (exit 2, one line), not fifty failed checks. */
+/** The TLS files, read before the first request: one that cannot be used is a usage error. */
+function readTls(flags: TlsFlags | undefined): TlsSettings | undefined {
+  try {
+    return flags ? loadTls(flags) : undefined;
+  } catch (e) {
+    if (e instanceof TlsFileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** What the reports say of TLS: the choices, not the key's file (a reader needs the CA and the
+ * certificate to judge the run; where the key lies is nobody's business). */
+function tlsOfReport(tls: TlsSettings): NonNullable<RunReport['target']['tls']> {
+  const { insecure, caCert, clientCert } = tls.flags;
+  return { insecure: !!insecure, ...(caCert ? { caCert } : {}), ...(clientCert ? { clientCert } : {}) };
+}
+
+/** A server that cannot be reached at all (refused, unknown, a TLS failure), or that refuses the key
+ * on every request, is a usage problem (exit 2, one line), not fifty failed checks. */
 async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
-  const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 64 * 1024 });
+  const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 64 * 1024 }, target.tls);
   const auth = { ...target.headers, authorization: `Bearer ${target.apiKey}` };
   const refused = (status?: number) => status === 401 || status === 403;
   try {
     const list = await http.send({ method: 'GET', url: `${target.baseUrl}/v1/models`, headers: auth }, signal, true);
-    if (list.error?.kind === 'connect') throw new UsageError(`cannot reach ${target.baseUrl}: ${list.error.message}`);
+    if (list.error?.kind === 'connect' || list.error?.kind === 'tls') throw new UsageError(`cannot reach ${target.baseUrl}: ${list.error.message}`);
+    if (list.error?.kind === 'reset' && list.status === undefined) {
+      const why = await closedByTls(target.baseUrl, target.tls, connectTimeoutMs);
+      if (why) throw new UsageError(`cannot reach ${target.baseUrl}: ${why}`);
+    }
     if (!refused(list.status)) return;
     // The list may be the only route behind another policy: a chat request must be refused too.
     const model = target.models[0] ?? 'any-model';

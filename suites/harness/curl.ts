@@ -3,6 +3,7 @@
 // command runs as printed), every other secret redacted.
 import type { RequestSpec } from './http.js';
 import { REDACTED } from './redact.js';
+import type { TlsFlags } from './tls.js';
 
 /** Where a secret stands in the command: a variable the shell expands, or a redaction. */
 export interface ShellSecret {
@@ -31,8 +32,15 @@ function word(text: string, secrets: readonly ShellSecret[]): string {
   }
 }
 
-export function curlOf(request: RequestSpec, secrets: readonly ShellSecret[]): string {
-  const parts = ['curl', '-sS', '-N', '-X', request.method, word(request.url, secrets)];
+/** `tls`: the run's TLS choices, which the command must make too to meet the same server. curl's
+ * --cacert replaces its CA bundle where the kit adds to Node's: for a private CA the same. */
+export function curlOf(request: RequestSpec, secrets: readonly ShellSecret[], tls?: TlsFlags): string {
+  const parts = ['curl', '-sS', '-N'];
+  if (tls?.insecure) parts.push('-k');
+  if (tls?.caCert) parts.push('--cacert', word(tls.caCert, []));
+  if (tls?.clientCert) parts.push('--cert', word(tls.clientCert, []));
+  if (tls?.clientKey) parts.push('--key', word(tls.clientKey, []));
+  parts.push('-X', request.method, word(request.url, secrets));
   for (const [name, value] of Object.entries(request.headers)) for (const v of [value].flat()) parts.push('-H', word(`${name}: ${v}`, secrets));
   if (request.body !== undefined) parts.push('--data-raw', word(request.body, secrets));
   return parts.join(' ');

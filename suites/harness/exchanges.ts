@@ -4,6 +4,7 @@ import type { Evidence } from './check.js';
 import type { HttpClient, HttpResult, RequestSpec } from './http.js';
 import { curlOf } from './curl.js';
 import type { Redactor } from './redact.js';
+import type { TlsFlags } from './tls.js';
 import { isUtf8 } from 'node:buffer';
 import { firstInvalidUtf8, parseSse, type SseParse } from './sse.js';
 
@@ -158,7 +159,8 @@ export function excerpt(body: Buffer | string, max = EXCERPT_CHARS): string {
 
 const SHOWN_HEADERS = ['content-type', 'content-encoding', 'content-length', 'transfer-encoding', 'retry-after', 'retry-after-ms', 'www-authenticate', 'x-request-id'];
 
-export function evidenceOf(ex: Exchange, redactor: Redactor): Evidence {
+/** `tls`: the run's TLS choices, repeated in the command that replays the exchange. */
+export function evidenceOf(ex: Exchange, redactor: Redactor, tls?: TlsFlags): Evidence {
   const headers: Record<string, string> = {};
   for (const h of SHOWN_HEADERS) if (ex.headers[h] !== undefined) headers[h] = ex.headers[h];
   return {
@@ -174,6 +176,6 @@ export function evidenceOf(ex: Exchange, redactor: Redactor): Evidence {
     excerpt: ex.body.length ? redactor.text(excerpt(ex.body)) : undefined,
     error: ex.error ? `${ex.error.kind}: ${ex.error.message}${ex.bytesRead ? ` (${ex.bytesRead} bytes read)` : ''}` : ex.rateLimited ? `still 429 after ${ex.retries} retries` : undefined,
     durationMs: ex.durationMs,
-    reproduce: curlOf(ex.request, redactor.shellSecrets()),
+    reproduce: curlOf(ex.request, redactor.shellSecrets(), tls),
   };
 }

@@ -2,7 +2,9 @@
 // timeout, an overall deadline and a body cap, so a broken server ends in evidence, never a hang.
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, Pool, request, type Dispatcher } from 'undici';
+import { tlsFailure } from './tls-failure.js';
+import type { TlsSettings } from './tls.js';
 
 export interface Limits {
   connectTimeoutMs: number;
@@ -44,7 +46,7 @@ export interface RequestSpec {
   repeat?: number;
 }
 
-export type TransportErrorKind = 'connect' | 'timeout' | 'deadline' | 'reset' | 'protocol' | 'cap' | 'other';
+export type TransportErrorKind = 'connect' | 'tls' | 'timeout' | 'deadline' | 'reset' | 'protocol' | 'cap' | 'other';
 
 export interface HttpResult {
   status?: number;
@@ -64,14 +66,33 @@ export interface HttpResult {
 export class HttpClient {
   private readonly dispatcher: Dispatcher;
 
-  constructor(readonly limits: Limits) {
-    // Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY, as the issue asks of all HTTP from the kit.
-    this.dispatcher = new EnvHttpProxyAgent({
-      connectTimeout: limits.connectTimeoutMs,
+  private readonly clientCert: boolean;
+
+  /** `tls`: the run's trust, verification and client certificate (Node's defaults without). */
+  constructor(readonly limits: Limits, tls?: TlsSettings) {
+    this.clientCert = !!tls?.connect.cert;
+    const timeouts = {
       headersTimeout: limits.idleTimeoutMs,
       bodyTimeout: limits.idleTimeoutMs,
       // Keep-alive across checks, but never reuse a socket a hostile server left half-read.
       keepAliveTimeout: 4_000,
+    };
+    // Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY, as the issue asks of all HTTP from the kit.
+    this.dispatcher = new EnvHttpProxyAgent({
+      connectTimeout: limits.connectTimeoutMs,
+      ...timeouts,
+      // Direct connections, and connections through a proxy's CONNECT tunnel, trust alike.
+      connect: tls?.connect,
+      requestTls: tls?.connect,
+      // A proxy spoken to over https is trusted through the same CAs (not --insecure: that is
+      // about the server under test).
+      proxyTls: tls?.connect.ca ? { ca: tls.connect.ca } : undefined,
+      // As curl does: an http:// target goes through the proxy as an absolute-URI request, an
+      // https:// one through a CONNECT tunnel (undici 7 would tunnel both).
+      proxyTunnel: false,
+      // The client of an absolute-URI proxy is made with only its connector: without this it would
+      // wait 300 s for a silent server where a direct connection waits the idle timeout.
+      factory: (origin: string | URL, opts: object) => new Pool(origin, { ...timeouts, ...opts }),
     });
   }
 
@@ -146,7 +167,7 @@ export class HttpClient {
           }
         }
       } catch (e) {
-        return done(false, classify(e, deadline.aborted, this.limits, encoding));
+        return done(false, classify(e, deadline.aborted, this.limits, this.clientCert, encoding));
       }
       return done(true);
     } catch (e) {
@@ -157,7 +178,7 @@ export class HttpClient {
         chunks.push(piece);
         kept = piece.length;
       }
-      return done(false, classify(e, deadline.aborted, this.limits));
+      return done(false, classify(e, deadline.aborted, this.limits, this.clientCert));
     }
   }
 
@@ -200,11 +221,13 @@ export function size(bytes: number): string {
   return u === 0 ? `${bytes} bytes` : `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[u]}`;
 }
 
-function classify(e: unknown, deadlineHit: boolean, limits: Limits, encoding?: string): { kind: TransportErrorKind; message: string } {
+function classify(e: unknown, deadlineHit: boolean, limits: Limits, clientCert: boolean, encoding?: string): { kind: TransportErrorKind; message: string } {
   const err = e as { code?: string; message?: string; name?: string };
   const code = err?.code ?? '';
   if (encoding && code.startsWith('Z_')) return { kind: 'protocol', message: `the body is not valid ${encoding} (${err.message ?? code})` };
   if (deadlineHit) return { kind: 'deadline', message: `no complete answer within the deadline of ${limits.deadlineMs} ms` };
+  const tls = tlsFailure(e, clientCert);
+  if (tls) return { kind: 'tls', message: tls };
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'connect', message: `connect timed out after ${limits.connectTimeoutMs} ms` };
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH')
     return { kind: 'connect', message: `cannot connect: ${code}` };

@@ -76,7 +76,7 @@ interface Unit {
 }
 
 export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): Promise<RunOutcome> {
-  const http = new HttpClient(opts.limits);
+  const http = new HttpClient(opts.limits, opts.target.tls);
   const exchanges = new Exchanges(http, opts.concurrency, opts.retry, opts.signal);
   const redactor = new Redactor().add(opts.target.apiKey, 'CONFORMANCE_API_KEY').add(opts.target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
   for (const v of Object.values(opts.target.headers)) redactor.add(v);
@@ -154,7 +154,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       notes: verdict.notes?.map((n) => redactor.text(n)),
       // A discovery's exchanges (the model list, the catalog) are evidence only when the path sent
       // nothing of its own: otherwise they would bury the request that broke the rule.
-      evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor)) : [],
+      evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor, opts.target.tls?.flags)) : [],
       durationMs: Math.round(performance.now() - started),
     };
   };

@@ -1,4 +1,5 @@
 // What is under test. Filled by the CLI (or a test); read by the checks.
+import type { TlsSettings } from './tls.js';
 
 export interface Target {
   /** Without a trailing slash; the API's paths (/v1/...) are appended to it. */
@@ -17,6 +18,8 @@ export interface Target {
   headers: Record<string, string>;
   /** The run targets the bundled mock started in-process. */
   embeddedMock: boolean;
+  /** How TLS connections are made (--ca-cert, --insecure, --client-cert); Node's defaults without. */
+  tls?: TlsSettings;
 }
 
 export function normalizeBaseUrl(url: string): string {

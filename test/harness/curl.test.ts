@@ -26,6 +26,13 @@ describe('curl commands', () => {
     expect(cmd).not.toContain(KEY);
   });
 
+  it('makes the TLS choices of the run: --cacert, -k, --cert and --key', () => {
+    const request = { method: 'GET' as const, url: 'https://h/v1/models', headers: {} };
+    expect(curlOf(request, [], { caCert: 'certs/my ca.pem', clientCert: 'c.pem', clientKey: 'c.key' })).toBe("curl -sS -N --cacert 'certs/my ca.pem' --cert 'c.pem' --key 'c.key' -X GET 'https://h/v1/models'");
+    expect(curlOf(request, [], { insecure: true })).toBe("curl -sS -N -k -X GET 'https://h/v1/models'");
+    expect(curlOf(request, [])).toBe("curl -sS -N -X GET 'https://h/v1/models'");
+  });
+
   it.skipIf(!existsSync('/usr/bin/curl') && !existsSync('/bin/curl'))('replays the exact request when pasted into a shell', async () => {
     const mock = createMock();
     const server = await startMockServer({ mock });

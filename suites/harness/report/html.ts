@@ -2,7 +2,7 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../check.js';
-import { failsRun, type RunReport } from './report.js';
+import { failsRun, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -74,7 +74,7 @@ export function renderHtml(report: RunReport): string {
 <title>${esc(report.tool.name)}: ${passed ? 'passed' : 'failed'}</title><style>${STYLE}</style></head>
 <body><header><h1 class="verdict ${passed ? 'passed' : 'failed'}">${passed ? 'PASSED' : 'FAILED'} (exit code ${report.exitCode})</h1>
 <p>${esc(report.tool.name)} ${esc(report.tool.version)} → <code>${esc(report.target.baseUrl)}</code>${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${esc(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}</p>
-<p>${esc(counts)}</p>${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
+${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}>${esc(tlsNote(report)!)}</p>` : ''}<p>${esc(counts)}</p>${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
     report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''
   }</header>
 <nav class="filters">${select('suite', suites)}${select('level', ['must', 'should', 'info'])}${select('verdict', verdicts, (v) => LABEL[v])}<span id="shown">${results.length} checks</span></nav>

@@ -82,6 +82,14 @@ function testcase(r: CheckResult, report: RunReport): string {
   return [open, ...body, '    </testcase>'].join('\n');
 }
 
+function tlsProperties(tls: NonNullable<RunReport['target']['tls']>): Array<[string, string]> {
+  return [
+    ['target.tls.insecure', String(tls.insecure)],
+    ...(tls.caCert ? [['target.tls.caCert', tls.caCert] as [string, string]] : []),
+    ...(tls.clientCert ? [['target.tls.clientCert', tls.clientCert] as [string, string]] : []),
+  ];
+}
+
 function testsuite(name: string, results: CheckResult[], report: RunReport): string {
   const failures = results.filter((r) => failsRun(r, report.options)).length;
   const skipped = results.filter((r) => (r.outcome === 'skip' || r.outcome === 'not-tested') && !failsRun(r, report.options)).length;
@@ -91,6 +99,7 @@ function testsuite(name: string, results: CheckResult[], report: RunReport): str
     ['target.baseUrl', report.target.baseUrl],
     ['target.siteUrl', report.target.siteUrl],
     ['target.embeddedMock', String(report.target.embeddedMock)],
+    ...(report.target.tls ? tlsProperties(report.target.tls) : []),
     ['options.strict', String(report.options.strict)],
     ['options.requireComplete', String(report.options.requireComplete)],
   ];

@@ -2,7 +2,7 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../check.js';
-import { failsRun, type RunReport } from './report.js';
+import { failsRun, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 
 const EXCERPT_MAX = 1500;
@@ -53,11 +53,13 @@ export function renderMarkdown(report: RunReport): string {
   const untested = report.results.filter((r) => r.outcome === 'not-tested' && !failsRun(r, o));
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
+  const tls = tlsNote(report);
   const out = [
     `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,
     '',
     `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
+    ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),
     '| level | passed | failed | not tested | skipped |',
     '|---|---|---|---|---|',
     ...(['must', 'should', 'info'] as const).filter((l) => Object.values(s[l]).some((n) => n > 0)).map((l) => `| ${l} | ${s[l].pass} | ${s[l].fail} | ${s[l]['not-tested']} | ${s[l].skip} |`),

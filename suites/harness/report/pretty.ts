@@ -2,7 +2,7 @@
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../check.js';
-import { failsRun, type RunReport } from './report.js';
+import { failsRun, tlsNote, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
 
 const REQUEST_BODY_MAX = 300;
@@ -155,7 +155,8 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   const c = new Chalk({ level: opts.color ? 1 : 0 });
   const out: string[] = [];
   const mock = report.target.embeddedMock ? ' (embedded mock)' : '';
-  out.push(c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`) + ` → ${safe(report.target.baseUrl)}${mock}`);
+  const tls = tlsNote(report);
+  out.push(c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`) + ` → ${safe(report.target.baseUrl)}${mock}` + (tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''));
   out.push(c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` +
     (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')));
   if (report.stopped) out.push(c.yellow(`stopped before the end: ${safe(report.stopped)}; what had not finished is not tested`));

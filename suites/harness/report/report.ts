@@ -9,7 +9,9 @@ export const REPORT_FORMAT_VERSION = 2;
 export interface RunReport {
   formatVersion: number;
   tool: { name: string; version: string };
-  target: { baseUrl: string; siteUrl: string; embeddedMock: boolean };
+  /** `tls`: present when the run was given a TLS flag: verification off (--insecure), the CA file
+   * trusted besides Node's store (--ca-cert), the client certificate presented (--client-cert). */
+  target: { baseUrl: string; siteUrl: string; embeddedMock: boolean; tls?: { insecure: boolean; caCert?: string; clientCert?: string } };
   options: { strict: boolean; requireComplete: boolean; expectedFailures?: string };
   startedAt: string;
   durationMs: number;
@@ -29,6 +31,19 @@ export interface RunReport {
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;
+
+/** How the run spoke TLS, for a report's heading: `TLS verification off (--insecure)`; undefined
+ * with Node's defaults. Verification off comes first: it is what a reader must not miss. */
+export function tlsNote(report: RunReport): string | undefined {
+  const t = report.target.tls;
+  if (!t) return undefined;
+  const parts = [
+    ...(t.insecure ? ['TLS verification off (--insecure)'] : []),
+    ...(t.caCert ? [`CAs of ${t.caCert} trusted (--ca-cert)`] : []),
+    ...(t.clientCert ? [`client certificate ${t.clientCert}`] : []),
+  ];
+  return parts.length ? parts.join(', ') : undefined;
+}
 
 export function summarize(results: CheckResult[]): Summary {
   const blank = (): Record<Outcome, number> => ({ pass: 0, fail: 0, skip: 0, 'not-tested': 0 });
