@@ -7,6 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, streamText } from 'ai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
@@ -132,6 +134,20 @@ describe('record and replay', () => {
       expect(again.next).toBe(recorded.next);
       expect(again.streamedCall).toEqual(recorded.streamedCall);
       expect(again.models).toEqual(recorded.models);
+    } finally {
+      await replay.close();
+    }
+  });
+
+  it('replayed through the AI SDK: the recordings made with another client answer it too', async () => {
+    const replay = await startRecorder({ dir, mode: 'replay', noDelays: true });
+    try {
+      const provider = createOpenAICompatible({ name: 'replay', baseURL: `${replay.url}/v1`, apiKey: CLIENT_KEY, headers: { 'x-test-id': 'weather flow' }, includeUsage: true });
+      const plain = await generateText({ model: provider(MODEL), prompt: 'Hello there.', maxRetries: 0 });
+      expect(plain.text).toBe(recorded.plain.text);
+      const streamed = streamText({ model: provider(MODEL), prompt: 'Tell me a long story.', maxRetries: 0 });
+      expect(await streamed.text).toBe(recorded.stream.deltas.join(''));
+      expect((await streamed.usage).outputTokens).toBe(recorded.stream.usage!.completion_tokens);
     } finally {
       await replay.close();
     }
