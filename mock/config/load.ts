@@ -1,9 +1,10 @@
 // A configuration file (JSON or YAML) to a MockConfig. A mistake names the file, the place in
 // the document (path and line) and what was expected, and no server starts.
 import { FileError, parseAs, readText, type Problem } from '../../schemas/file.js';
+import { parseContent } from '../core/content/choice.js';
 import { resolveFaults } from '../core/faults/select.js';
 import { textMatcher } from '../core/scenarios.js';
-import type { FaultRef, MockConfig } from './types.js';
+import type { ContentRef, FaultRef, MockConfig } from './types.js';
 
 export class ConfigError extends FileError {}
 
@@ -47,6 +48,16 @@ function crossCheck(c: MockConfig): Problem[] {
       out.push({ path, message: `expected a fault of the catalogue; ${(e as Error).message}` });
     }
   };
+  const content = (ref: ContentRef | undefined, path: (string | number)[]) => {
+    if (ref === undefined) return;
+    try {
+      parseContent(ref);
+    } catch (e) {
+      out.push({ path, message: `expected a content profile and split; ${(e as Error).message}` });
+    }
+  };
+  content(c.content, ['content']);
+  c.models.forEach((m, i) => content(m.content, ['models', i, 'content']));
   c.faults?.always?.forEach((f, i) => fault(f, ['faults', 'always', i]));
   c.faults?.random?.pool.forEach((f, i) => fault(f, ['faults', 'random', 'pool', i]));
   c.scenarios?.forEach((s, i) => {
@@ -67,6 +78,7 @@ function crossCheck(c: MockConfig): Problem[] {
       }
     }
     if (s.reply.fault) fault(s.reply.fault, ['scenarios', i, 'reply', 'fault']);
+    content(s.content, ['scenarios', i, 'content']);
   });
   return out;
 }
