@@ -3,12 +3,15 @@
 // UTF-8 and exactly counted, cut by max_tokens and stop between tokens; and streams cut where
 // careless clients break (split=bytes inside characters and the data: line, split=fence inside a
 // fence), which the kit and the official SDK read to the same text.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import type { ContentProfileName } from '../../mock/config/types.js';
-import { ConfigError, parseConfig } from '../../mock/config/load.js';
+import { ConfigError, loadConfigFile, parseConfig } from '../../mock/config/load.js';
 import { PROFILE_NAMES } from '../../mock/core/content/profiles.js';
 import { createMock } from '../../mock/core/handle.js';
+import { interceptMock } from '../../mock/intercept.js';
 import { countTokens, splitTokens } from '../../mock/core/tokens.js';
 import type { Frame } from '../../mock/core/types.js';
 import { chat, contentDeltas, events, finishOf, frames, json, KEY, MODEL, REASONER, scenarioMock, serverPerTest, statusOf, usageOf, user, withConfig, type Body } from './helpers.js';
@@ -187,7 +190,7 @@ describe('choosing a profile', () => {
     const config = withConfig({
       content: 'code',
       models: mock.config.models.map((m) => (m.id === 'mock-chat-large' ? { ...m, content: { profile: 'unicode' } } : m)),
-      scenarios: [{ name: 'md', match: { last_user: 'markdown please' }, reply: { reasoning_tokens: 0 }, content: 'markdown' }],
+      scenarios: [{ name: 'md', match: { last_user: 'markdown please' }, reply: {}, content: 'markdown' }],
     });
     const m = createMock(config);
     const body = { ...user('hi'), seed: 3 };
@@ -208,6 +211,27 @@ describe('choosing a profile', () => {
     expect(new Set(texts).size).toBe(PROFILE_NAMES.length);
     expect(PROFILE_NAMES.map((p) => textOf(body, p, m))).toEqual(texts);
     expect(textOf(body, undefined, m)).toBe(texts[0]);
+  });
+});
+
+describe('README.md', () => {
+  it('shows each profile\'s answer to Hello! (seed 2) as the mock gives it', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const section = readme.slice(readme.indexOf('The answer to `Hello!` (seed 2'), readme.indexOf('Choose one per request'));
+    const shown = [...section.matchAll(/^(`{3,4})(?:text|markdown)\n([\s\S]*?)\n\1$/gm)].map((m) => m[2]);
+    expect(shown).toEqual(PROFILE_NAMES.map((p) => textOf({ ...user('Hello!'), seed: 2 }, p)));
+  });
+});
+
+describe('examples/full.yaml', () => {
+  it('answers one model in markdown and a scenario in code', () => {
+    const config = loadConfigFile(fileURLToPath(new URL('../../examples/full.yaml', import.meta.url)));
+    const m = createMock(config);
+    const ask = (model: string, text: string) => json(m.handle({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${config.keys[1].key}` }, body: JSON.stringify({ model, ...user(text), seed: 1 }) }));
+    expect(ask('example-chat-large', 'What is new?').choices[0].message.content).toMatch(/^#{1,3} /);
+    expect(ask('example-chat', 'What is new?').choices[0].message.content).toMatch(/^[A-Z][^#`]+$/);
+    const code = ask('example-chat', 'Show me a code sample.');
+    expect(code.choices[0].message.content).toMatch(/^```[a-z]+\n[\s\S]+\n```$/);
   });
 });
 
@@ -238,7 +262,7 @@ ${extra}`;
   };
 
   it('loads every form', () => {
-    const c = parseConfig(base('    content: { profile: unicode, split: bytes }\ncontent: "markdown; split=fence"\nscenarios:\n  - { name: s, match: {}, reply: { reasoning_tokens: 0 }, content: long-words }\n'), 'mock.yaml');
+    const c = parseConfig(base('    content: { profile: unicode, split: bytes }\ncontent: "markdown; split=fence"\nscenarios:\n  - { name: s, match: {}, reply: {}, content: long-words }\n'), 'mock.yaml');
     expect(c.content).toBe('markdown; split=fence');
     expect(c.models[0].content).toEqual({ profile: 'unicode', split: 'bytes' });
     expect(c.scenarios![0].content).toBe('long-words');
@@ -335,6 +359,23 @@ describe('over HTTP', () => {
     const [whole, split] = [await read('unicode'), await read('unicode; split=bytes')];
     expect(split.length).toBeGreaterThan(whole.length + 100);
     expect(stable(Buffer.concat(split).toString('utf8'))).toBe(stable(Buffer.concat(whole).toString('utf8')));
+  });
+
+  it('in-process too, a fetch client reads the pieces of split=bytes apart', async () => {
+    const intercepted = interceptMock();
+    try {
+      const read = async (content: string) => {
+        const res = await fetch(`${intercepted.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', [HEADER]: content }, body: JSON.stringify({ ...body, max_tokens: 30 }) });
+        const reads: Uint8Array[] = [];
+        for await (const chunk of res.body!) reads.push(chunk);
+        return reads;
+      };
+      const [whole, split] = [await read('unicode'), await read('unicode; split=bytes')];
+      expect(split.length).toBeGreaterThan(whole.length * 2);
+      expect(stable(Buffer.concat(split).toString('utf8'))).toBe(stable(Buffer.concat(whole).toString('utf8')));
+    } finally {
+      intercepted.dispose();
+    }
   });
 
   it.each(['unicode; split=bytes', 'markdown; split=bytes', 'markdown; split=fence', 'code; split=fence'])('the openai SDK reads a %s stream to the same text as an unsplit one', async (content) => {
