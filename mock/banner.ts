@@ -1,6 +1,9 @@
 // What `conformance mock` says when it starts: where it listens, the configuration in use, the
 // faults that are on, and the keys to copy (test values: the mock's keys are no secrets).
-import type { MockConfig } from './config/types.js';
+import type { ContentRef, MockConfig } from './config/types.js';
+import { PROFILE_NAMES } from './core/content/profiles.js';
+
+const shown = (c: ContentRef) => (typeof c === 'string' ? c : [c.profile, c.split && `split=${c.split}`].filter(Boolean).join('; '));
 
 export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[]; tls?: { cert: string; clientCa?: string } }): string {
   const c = config;
@@ -14,6 +17,8 @@ export function banner(url: string, config: MockConfig, from: { file?: string; f
     `faults on every request: ${faults.length ? faults.map((f) => `"${f}"`).join(', ') : 'none'}`,
     ...(random ? [`faults at random, on ${Math.round(random.rate * 100)}% of chat requests: ${random.pool.map((f) => `"${typeof f === 'string' ? f : f.name}"`).join(', ')}`] : []),
     'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',
+    `content of generated replies: ${[shown(c.content ?? 'prose'), ...c.models.filter((m) => m.content).map((m) => `${m.id}: ${shown(m.content!)}`)].join(', ')}`,
+    `content on one request: the x-mock-content header (${PROFILE_NAMES.join(', ')}; split=bytes or split=fence)`,
     'keys (test values, copy one into your client):',
     ...c.keys.map((k) => `  ${k.id.padEnd(width)}  ${k.key}  models: ${k.models.join(', ')}`),
     '',

@@ -43,7 +43,7 @@ function toResponse(reply: BodyReply | StreamReply): Response {
       if (next.done) return controller.close();
       // Kept to a schedule from the stream's start, as the HTTP adapter does.
       due += next.value.delayMs;
-      const wait = due - performance.now();
+      const wait = 'apart' in next.value && next.value.apart ? Math.max(next.value.delayMs, due - performance.now()) : due - performance.now();
       if (next.value.delayMs > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
       if ('reset' in next.value) return controller.error(new TypeError('the mock reset the connection'));
       const bytes = next.value.bytes;

@@ -114,7 +114,7 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
   let due = performance.now();
   for (const frame of reply.stream) {
     due += frame.delayMs;
-    const wait = due - performance.now();
+    const wait = 'apart' in frame && frame.apart ? Math.max(frame.delayMs, due - performance.now()) : due - performance.now();
     if (frame.delayMs > 0 && wait > 0) await Promise.race([new Promise((r) => setTimeout(r, wait).unref()), closed]);
     if (gone) return;
     if ('reset' in frame) {

@@ -4,7 +4,8 @@ import { validatorErrors } from '../../schemas/index.js';
 import type { Problem } from '../../schemas/file.js';
 import { resolveFaults } from '../core/faults/select.js';
 import { textMatcher } from '../core/scenarios.js';
-import type { FaultRef, MockConfig } from './types.js';
+import { parseContent } from '../core/content/choice.js';
+import type { ContentRef, FaultRef, MockConfig } from './types.js';
 
 /** Every violation, as `path: what was expected`; none when the configuration is valid. */
 export function configProblems(config: unknown): string[] {
@@ -40,6 +41,16 @@ export function crossCheck(c: MockConfig): Problem[] {
       out.push({ path, message: `expected a fault of the catalogue; ${(e as Error).message}` });
     }
   };
+  const content = (ref: ContentRef | undefined, path: (string | number)[]) => {
+    if (ref === undefined) return;
+    try {
+      parseContent(ref);
+    } catch (e) {
+      out.push({ path, message: `expected a content profile and split; ${(e as Error).message}` });
+    }
+  };
+  content(c.content, ['content']);
+  c.models.forEach((m, i) => content(m.content, ['models', i, 'content']));
   c.faults?.always?.forEach((f, i) => fault(f, ['faults', 'always', i]));
   c.faults?.random?.pool.forEach((f, i) => fault(f, ['faults', 'random', 'pool', i]));
   c.scenarios?.forEach((s, i) => {
@@ -60,6 +71,7 @@ export function crossCheck(c: MockConfig): Problem[] {
       }
     }
     if (s.reply.fault) fault(s.reply.fault, ['scenarios', i, 'reply', 'fault']);
+    content(s.content, ['scenarios', i, 'content']);
   });
   return out;
 }

@@ -30,7 +30,18 @@ export interface ModelDef {
   compliance: { zdr: boolean; hipaa: boolean; [flag: string]: boolean };
   /** Streaming pace of this model, over the configuration's. */
   timing?: Timing;
+  /** What this model's generated replies hold, over the configuration's. */
+  content?: ContentRef;
 }
+
+/** The text a generated reply holds (`prose`, the default, or markdown, code, unicode, long words). */
+export type ContentProfileName = 'prose' | 'markdown' | 'code' | 'unicode' | 'long-words';
+/** How a stream is cut: `bytes` writes each event in pieces that end inside multi-byte characters
+ * and inside the data: line; `fence` puts a markdown fence's backticks across two deltas. */
+export type ContentSplit = 'none' | 'bytes' | 'fence';
+/** A profile and a split as the x-mock-content header writes them (`unicode; split=bytes`), or
+ * as fields. */
+export type ContentRef = string | { profile?: ContentProfileName; split?: ContentSplit };
 
 /** How a stream is paced. Zeros (the default) send everything at once. */
 export interface Timing {
@@ -104,6 +115,8 @@ export interface Scenario {
   match: ScenarioMatch;
   reply: ScenarioReply;
   timing?: Timing;
+  /** What the generated part of its reply holds, over the model's. */
+  content?: ContentRef;
   /** Set by `conformance mock --record`. */
   recorded?: Recorded;
 }
@@ -140,6 +153,8 @@ export interface MockConfig {
   /** An unmatched request is a 4xx naming the closest scenario instead of a generated reply. */
   strict_scenarios?: boolean;
   timing?: Timing;
+  /** What generated replies hold, for every model. */
+  content?: ContentRef;
   /** Faults applied to every request, or drawn at a rate. */
   faults?: { always?: FaultRef[]; random?: FaultRate };
   /** Most requests the journal keeps (oldest dropped first). */

@@ -1,6 +1,8 @@
 // A completion as the JSON bodies the client receives: one chat.completion, or the sequence of
 // chat.completion.chunk payloads of a stream. They are built without `id` and `created`, which
 // differ per request, so that a request's reply can be prepared once and stamped each time.
+import type { ContentSplit } from '../config/types.js';
+import { fenceChunks } from './content/split.js';
 import type { Completion } from './generate.js';
 
 export interface ReplyMeta {
@@ -36,13 +38,16 @@ const ARG_FRAGMENT = 16;
  * pacing waits for). */
 export type StreamEvent = [payload: string, tokens: number];
 
-export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: boolean, tokensPerChunk = 1): Generator<StreamEvent> {
+/** `split` fence: each markdown fence of the content is cut across two deltas. */
+export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: boolean, tokensPerChunk = 1, split?: ContentSplit): Generator<StreamEvent> {
   // Serialized once per stream: the parts every chunk shares.
   const head = `{"object":"chat.completion.chunk","model":${JSON.stringify(meta.model)},"choices":[{"index":0,"delta":`;
   const tail = includeUsage ? ',"usage":null}' : '}';
   const chunk = (delta: object, finish: string | null = null) => `${head}${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finish)}}]${tail}`;
   yield [chunk({ role: 'assistant', content: '' }), 0];
-  if (c.tokens) {
+  if (c.tokens && split === 'fence') {
+    for (const [text, weight] of fenceChunks(c.tokens, c.weights, Math.max(1, tokensPerChunk))) yield [chunk({ content: text }), weight];
+  } else if (c.tokens) {
     const per = Math.max(1, tokensPerChunk);
     for (let i = 0; i < c.tokens.length; i += per) {
       const weight = c.weights ? c.weights.slice(i, i + per).reduce((a, b) => a + b, 0) : Math.min(per, c.tokens.length - i);

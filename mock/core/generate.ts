@@ -1,6 +1,9 @@
 // Deterministic generation: the same request and seed always give the same reply, and every count
 // in usage is exact under the tokenizer stand-in (tokens.ts).
 import type { ModelDef } from '../config/types.js';
+import { piece } from './content/piece.js';
+import type { Profile } from './content/profile.js';
+import { DEFAULT_PROFILE } from './content/profiles.js';
 import { instanceOf } from './instance.js';
 import { between, hash, pick, prng } from './random.js';
 import { contentText, countTokens, promptTokens, splitTokens } from './tokens.js';
@@ -49,10 +52,12 @@ export interface ChatRequest {
   stream_options?: { include_usage?: boolean | null } | null;
 }
 
+/** The words of a json_object answer (free text comes from the content profile). */
 const WORDS = ['mock', 'reply', 'token', 'model', 'answer', 'stream', 'chunk', 'value', 'delta', 'result', 'signal', 'vector', 'prompt', 'output', 'sample', 'kernel', 'cache', 'layer'];
 const REASONING_BUDGET = { low: 8, medium: 24, high: 64 } as const;
 const REPEAT = /repeat exactly:\s*([\s\S]*)$/i;
 const LONG = /\b(long|essay|detailed|at length|many words|story|paragraphs?)\b/i;
+const TOOL_RESULT_LEAD = piece('Based on the tool result:');
 
 export function lastUserText(req: ChatRequest): string {
   for (let i = req.messages.length - 1; i >= 0; i--) if (req.messages[i].role === 'user') return contentText(req.messages[i].content);
@@ -74,7 +79,7 @@ export interface Script {
   reasoning_tokens?: number;
 }
 
-export function generate(req: ChatRequest, model: ModelDef, script: Script = {}): Completion {
+export function generate(req: ChatRequest, model: ModelDef, script: Script = {}, profile: Profile = DEFAULT_PROFILE): Completion {
   const rand = prng(hash(JSON.stringify([req.model, req.messages, req.seed ?? null, req.tools ?? null, req.response_format ?? null])));
   // The model's own output limit holds whatever the request asks: a server-side cap, as real models have.
   const cap = Math.min(req.max_completion_tokens ?? req.max_tokens ?? Infinity, model.max_output_tokens);
@@ -115,7 +120,7 @@ export function generate(req: ChatRequest, model: ModelDef, script: Script = {})
 
   const stops = req.stop == null ? [] : (Array.isArray(req.stop) ? req.stop : [req.stop]).filter((s) => s.length > 0);
   // A scenario's chunks are pieces of several tokens each; generated text is one token a piece.
-  const pieces = script.chunks ?? splitTokens(script.text ?? textFor(req, rand));
+  const pieces = script.chunks ?? (script.text !== undefined ? splitTokens(script.text) : tokensFor(req, rand, profile));
   const weighted = !!script.chunks;
   // Nothing to watch for: the answer is the pieces up to the budget, with no search per token.
   if (!stops.length && !weighted) {
@@ -180,17 +185,16 @@ function firstStop(content: string, stops: string[], from: number): number {
   return best;
 }
 
-function textFor(req: ChatRequest, rand: () => number): string {
+/** The reply's tokens: structured output and "Repeat exactly:" are what they must be; free text is
+ * the profile's, already tokenized. */
+function tokensFor(req: ChatRequest, rand: () => number, profile: Profile): string[] {
   const user = lastUserText(req);
   const format = req.response_format?.type;
-  if (format === 'json_schema') return JSON.stringify(instanceOf(req.response_format?.json_schema?.schema ?? { type: 'object' }, rand));
-  if (format === 'json_object') return JSON.stringify({ answer: words(rand, between(rand, 3, 8)).trim() });
+  if (format === 'json_schema') return splitTokens(JSON.stringify(instanceOf(req.response_format?.json_schema?.schema ?? { type: 'object' }, rand)));
+  if (format === 'json_object') return splitTokens(JSON.stringify({ answer: words(rand, between(rand, 3, 8)).trim() }));
   const repeat = REPEAT.exec(user);
-  if (repeat) return repeat[1].trim();
-  if (answersToolResult(req)) return `Based on the tool result:${words(rand, between(rand, 6, 14))}.`;
-  const n = LONG.test(user) ? between(rand, 300, 400) : between(rand, 12, 30);
-  const w = words(rand, n);
-  return `${w.charAt(1).toUpperCase()}${w.slice(2)}.`;
+  if (repeat) return splitTokens(repeat[1].trim());
+  return profile.write(rand, LONG.test(user), answersToolResult(req) ? TOOL_RESULT_LEAD : undefined);
 }
 
 function words(rand: () => number, n: number): string {

@@ -1,9 +1,12 @@
 // The mock's core: one plain request in, one plain reply (JSON, or a stream of frames) out.
 // Routing, auth, scenarios, faults and the journal live here; the transports know nothing of them.
 import { DEFAULT_CONFIG } from '../config/default.js';
-import type { KeyDef, MockConfig, ModelDef, Scenario, Timing } from '../config/types.js';
+import type { ContentSplit, KeyDef, MockConfig, ModelDef, Scenario, Timing } from '../config/types.js';
 import { latin1Of } from './bytes.js';
 import { completionJson, stamp, streamChunks, type StreamEvent } from './chunks.js';
+import { mergeContent, parseContent, type ContentChoice } from './content/choice.js';
+import { DEFAULT_PROFILE, PROFILES } from './content/profiles.js';
+import { splitBytes } from './content/split.js';
 import { preflight, withCors } from './cors.js';
 import { errorReply } from './errors.js';
 import { resolveFaults, type FaultRef, type SelectedFault } from './faults/select.js';
@@ -15,7 +18,7 @@ import { hash, prng } from './random.js';
 import { recordedCompletion, recordedFrames } from './recorded.js';
 import { compileScenarios } from './scenarios.js';
 import { bodyDelay, pacedFrames } from './timing.js';
-import type { MockReply, MockRequest } from './types.js';
+import { isStream, type MockReply, type MockRequest } from './types.js';
 import { parameterProblem, requestProblem } from './validate.js';
 
 export interface Mock {
@@ -42,6 +45,7 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache
 // The scheme name is case-insensitive (RFC 9110, 11.1): `bearer KEY` is as good as `Bearer KEY`.
 const BEARER = /^Bearer +(\S+)\s*$/i;
 export const FAULT_HEADER = 'x-mock-fault';
+export const CONTENT_HEADER = 'x-mock-content';
 export const JOURNAL_PATH = '/__mock/requests';
 
 /** A chat request worked out: a fixed reply (an error), or a completion's serialized parts. */
@@ -58,6 +62,7 @@ interface Prepared {
   timing?: Timing;
   /** A recording's pauses, in place of the timing. */
   delays?: number[];
+  split?: ContentSplit;
 }
 
 /** Requests larger than this are worked out each time rather than remembered. */
@@ -75,6 +80,7 @@ interface Trace {
   faults: SelectedFault[];
   stream: boolean;
   timing?: Timing;
+  split?: ContentSplit;
 }
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
@@ -87,6 +93,10 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   // Strict with no scenario at all refuses every chat request: nothing was scripted for it.
   const scenarios = config.scenarios?.length || strictScenarios ? compileScenarios(config.scenarios ?? []) : undefined;
   const journal = new Journal(config.journal_size);
+  // What replies hold, worked out once: for every model, per model (over it), per scenario.
+  const content = config.content ? parseContent(config.content) : undefined;
+  const modelContent = new Map(config.models.map((m) => [m.id, m.content ? mergeContent(content, parseContent(m.content)) : content]));
+  const scenarioContent = new Map<Scenario, ContentChoice>((config.scenarios ?? []).filter((s) => s.content).map((s) => [s, parseContent(s.content!)]));
   const always = resolveFaults([...(config.faults?.always ?? []), ...(opts.faults ?? [])]);
   const random = config.faults?.random;
   const pool = random ? resolveFaults(random.pool) : [];
@@ -106,7 +116,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
 
   /** Everything about a chat request that follows from its bytes and key alone: the mock is
    * deterministic, so it is worked out once and only stamped (id, created) per request. */
-  const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef): Prepared => {
+  const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef, asked: ContentChoice | undefined): Prepared => {
     let body: unknown;
     try {
       body = JSON.parse(text ?? UTF8.decode(typeof raw === 'string' ? undefined : raw));
@@ -128,11 +138,13 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     let timing = model.timing || config.timing ? { ...config.timing, ...model.timing } : undefined;
     let scenario: string | undefined;
     let faults: SelectedFault[] = [];
+    let chosen = modelContent.get(model.id);
     if (scenarios) {
       const found = scenarios.find(request, key.id);
       if (found.scenario) {
         const { reply } = found.scenario;
         scenario = found.scenario.name;
+        chosen = mergeContent(chosen, scenarioContent.get(found.scenario));
         if (found.scenario.timing) timing = { ...timing, ...found.scenario.timing };
         if (reply.fault) faults = resolveFaults([reply.fault]);
         if (reply.error)
@@ -144,13 +156,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         return fixed(errorReply(400, `No scenario matches this request${hint}.`, 'invalid_request_error', 'no_scenario'), { stream });
       }
     }
-    const completion = generate(request, model, script);
+    if (asked) chosen = mergeContent(chosen, asked);
+    const completion = generate(request, model, script, chosen?.profile ? PROFILES[chosen.profile] : DEFAULT_PROFILE);
     const seed = hash(text ?? JSON.stringify(request));
+    const split = chosen?.split && chosen.split !== 'none' ? chosen.split : undefined;
     const common = { scenario, faults, stream, timing, idBase: `chatcmpl-${seed.toString(36)}` };
     if (stream)
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
-      return { ...common, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1)], seed };
+      return { ...common, split, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
     return { ...common, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
@@ -166,13 +180,23 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const prepared = new Map<string, Prepared>();
   const sightings = new Set<number>();
   const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
+    const header = req.headers[CONTENT_HEADER];
+    let asked: ContentChoice | undefined;
+    if (header) {
+      try {
+        asked = parseContent(header);
+      } catch (e) {
+        return errorReply(400, `${CONTENT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_content', null);
+      }
+    }
     const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? latin1Of(req.body) : undefined;
-    // Latin-1 keeps every byte, so the key is exact even for bytes that are not UTF-8.
-    const cacheKey = text !== undefined && text.length <= CACHED_BODY_MAX ? `${key.id}\n${text}` : undefined;
+    // Latin-1 keeps every byte, so the key is exact even for bytes that are not UTF-8. The content
+    // header changes the reply, so it is part of the key (after a NUL, which no JSON body holds).
+    const cacheKey = text !== undefined && text.length <= CACHED_BODY_MAX ? (header ? `${key.id}\u0000${header}\u0000${text}` : `${key.id}\n${text}`) : undefined;
     let p = cacheKey ? prepared.get(cacheKey) : undefined;
     if (!p) {
       const utf8 = typeof req.body === 'string' ? req.body : undefined;
-      p = prepare(utf8, req.body, key);
+      p = prepare(utf8, req.body, key, asked);
       // Kept from its second sighting on: a stream of distinct requests (a test suite, real users)
       // would only fill the cache with replies that never come back, for the collector to trace.
       const sighting = cacheKey ? hash(cacheKey) : 0;
@@ -187,6 +211,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     trace.scenario = p.scenario;
     trace.stream = p.stream;
     trace.timing = p.timing;
+    trace.split = p.split;
     trace.faults.push(...p.faults);
     if (p.reply) return p.reply;
     const id = `${p.idBase}${(++served).toString(36)}`;
@@ -249,6 +274,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     // A scenario may name faults of its own, found while routing.
     const all = trace.faults.length > before ? active.concat(trace.faults.slice(before).filter(due)) : active;
     for (const f of all) if (f.fault.reply) reply = f.fault.reply(reply, r, ctx(f.params));
+    // Cut last, after the faults: a fault counts and rewrites whole events, as a client reads them.
+    if (trace.split === 'bytes' && isStream(reply)) reply = { ...reply, stream: splitBytes(reply.stream) };
 
     journal.add({
       method,

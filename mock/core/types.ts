@@ -10,8 +10,10 @@ export interface MockRequest {
   body?: string | Uint8Array;
 }
 
-/** One write of a stream after a pause, or (a fault) the connection reset at that point. */
-export type Frame = { delayMs: number; bytes: string | Uint8Array } | { delayMs: number; reset: true };
+/** One write of a stream after a pause, or (a fault) the connection reset at that point. Pauses
+ * keep to a schedule from the stream's start (a late write shortens the next pause); `apart` keeps
+ * this one's pause whatever the schedule: the piece must reach the client as a read of its own. */
+export type Frame = { delayMs: number; bytes: string | Uint8Array; apart?: boolean } | { delayMs: number; reset: true };
 
 export type MockReply =
   /** `delayMs`: the whole answer waits that long (a paced non-streamed reply, a slow server). */

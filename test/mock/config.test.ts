@@ -178,10 +178,17 @@ describe('the start-up banner', () => {
       'configuration: built-in; 3 models, 0 scenarios',
       'faults on every request: "rate-limited; times=1"',
       'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',
+      'content of generated replies: prose',
+      'content on one request: the x-mock-content header (prose, markdown, code, unicode, long-words; split=bytes or split=fence)',
       'keys (test values, copy one into your client):',
       `  alpha  ${DEFAULT_CONFIG.keys[0].key}  models: mock-chat-1, mock-reason-1`,
       `  beta   ${DEFAULT_CONFIG.keys[1].key}  models: mock-chat-1, mock-chat-large`,
       '',
     ]);
+  });
+
+  it('names the content configured, for all models and per model', () => {
+    const config = { ...DEFAULT_CONFIG, content: 'markdown; split=fence', models: DEFAULT_CONFIG.models.map((m, i) => (i === 2 ? { ...m, content: { profile: 'unicode' as const, split: 'bytes' as const } } : m)) };
+    expect(banner('http://127.0.0.1:8080', config, { faults: [] }).split('\n')).toContain('content of generated replies: markdown; split=fence, mock-reason-1: unicode; split=bytes');
   });
 });

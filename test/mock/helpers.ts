@@ -65,8 +65,9 @@ export function frames(reply: MockReply): Frame[] {
   return [...reply.stream];
 }
 
+/** The frames' bytes decoded as a whole, as a client reads them: a frame may end inside a character. */
 export function streamText(fs: Frame[]): string {
-  return fs.map((f) => ('bytes' in f ? text(f.bytes) : '')).join('');
+  return Buffer.concat(fs.map((f) => ('bytes' in f ? Buffer.from(f.bytes) : Buffer.alloc(0)))).toString('utf8');
 }
 
 /** The `data:` payloads of a stream, `[DONE]` as a string. */
