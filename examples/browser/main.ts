@@ -2,6 +2,8 @@
 // streamed into the DOM, a tool call and its second turn, a 429 retried, a stream that fails.
 // ?mode=http&base=URL talks to `conformance mock` over HTTP (another origin: CORS);
 // ?mode=page (the default) installs the mock in the page itself.
+import DOMPurify from 'dompurify';
+import { marked } from 'marked';
 import OpenAI from 'openai';
 
 const params = new URLSearchParams(location.search);
@@ -10,8 +12,9 @@ const MODEL = params.get('model') ?? 'mock-chat-1';
 const $ = (id: string) => document.getElementById(id)!;
 const status = (text: string) => ($('status').textContent = text);
 
-/** What the page saw, for a person and for the browser test: when each delta was painted. */
-const seen = { deltas: [] as { at: number; length: number }[], chatRequests: 0 };
+/** What the page saw, for a person and for the browser test: when each delta was painted, and
+ * the reply's text as it came (before markdown rendering). */
+const seen = { deltas: [] as { at: number; length: number }[], text: '', chatRequests: 0 };
 (window as unknown as { chatPage: typeof seen }).chatPage = seen;
 
 async function baseUrl(): Promise<string> {
@@ -36,14 +39,20 @@ async function main(): Promise<void> {
   });
   const busy = (on: boolean) => document.querySelectorAll('button').forEach((b) => (b.disabled = on));
 
-  async function streamInto(target: HTMLElement, prompt: string, headers?: Record<string, string>): Promise<void> {
+  /** The reply as markdown, rendered again on each delta (sanitized: it is a model's text). */
+  async function streamInto(target: HTMLElement, prompt: string, headers: Record<string, string> = {}): Promise<void> {
     target.textContent = '';
+    seen.text = '';
+    const content = ($('content') as HTMLSelectElement).value;
+    const split = ($('split') as HTMLInputElement).checked;
+    if (content || split) headers['x-mock-content'] = `${content || 'prose'}${split ? '; split=bytes' : ''}`;
     const stream = await client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: prompt }] }, { headers });
     for await (const chunk of stream) {
       const delta = chunk.choices[0]?.delta?.content;
       if (!delta) continue;
-      target.append(delta);
-      seen.deltas.push({ at: performance.now(), length: target.textContent!.length });
+      seen.text += delta;
+      target.innerHTML = DOMPurify.sanitize(marked.parse(seen.text, { async: false }));
+      seen.deltas.push({ at: performance.now(), length: seen.text.length });
     }
   }
 

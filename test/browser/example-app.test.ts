@@ -1,8 +1,8 @@
 // The example chat page (examples/browser) in a real browser, headless Chromium from Debian's
 // packages: built with Vite as an app would be, served from one origin, talking to `conformance
-// mock` on another (CORS) and to the mock installed in the page. The reply arrives token by token,
-// the 429 is retried, the stream's error surfaces, a tool call makes its second turn, and the
-// console stays clean. A screenshot per mode is kept in artifacts/.
+// mock` on another (CORS) and to the mock installed in the page. The reply arrives token by token
+// (markdown rendered, emoji cut across reads arriving whole), the 429 is retried, the stream's
+// error surfaces, a tool call makes its second turn, and the console stays clean. A screenshot per mode is kept in artifacts/.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -77,8 +77,9 @@ describe.skipIf(!runs)('the example chat page in headless Chromium', () => {
       expect(deltas.length).toBeGreaterThan(10);
       expect(deltas.at(-1)!.at - deltas[0].at).toBeGreaterThan(50);
       for (let i = 1; i < deltas.length; i++) expect(deltas[i].length).toBeGreaterThan(deltas[i - 1].length);
-      const reply = (await tab.locator('#reply').textContent())!;
-      expect(reply.length).toBe(deltas.at(-1)!.length);
+      const text = (await tab.evaluate('window.chatPage.text')) as string;
+      expect(text.length).toBe(deltas.at(-1)!.length);
+      expect((await tab.locator('#reply').textContent())!.length).toBeGreaterThan(0);
 
       await tab.click('#tool-demo');
       await settled('tool');
@@ -94,6 +95,32 @@ describe.skipIf(!runs)('the example chat page in headless Chromium', () => {
       expect(await tab.locator('#error').textContent()).toMatch(/^stream error: .+/);
       // The chunks before the error were painted, the rest never came.
       expect((await tab.locator('#reply').textContent())!.length).toBeGreaterThan(0);
+
+      // Emoji, CJK and right-to-left text with every event cut inside its characters: they arrive
+      // whole, the same text as unsplit.
+      await tab.selectOption('#content', 'unicode');
+      await tab.fill('#prompt', 'Say hello.');
+      await tab.click('#send');
+      await settled('reply');
+      const whole = (await tab.evaluate('window.chatPage.text')) as string;
+      await tab.check('#split');
+      await tab.click('#send');
+      await settled('reply');
+      const split = (await tab.evaluate('window.chatPage.text')) as string;
+      expect(split).toBe(whole);
+      expect(split).not.toContain('\uFFFD');
+      expect(split).toMatch(/\p{Extended_Pictographic}/u);
+      expect(await tab.locator('#reply').textContent()).toContain(split.split('\n\n').find((p) => /\p{Extended_Pictographic}/u.test(p))!.trim());
+      await tab.uncheck('#split');
+
+      // A markdown reply, rendered as it streams: a code block, a list and a table reach the DOM.
+      await tab.selectOption('#content', 'markdown');
+      await tab.fill('#prompt', 'Write a long, detailed answer about streaming.');
+      await tab.click('#send');
+      await settled('reply');
+      expect(await tab.locator('#reply pre code').count()).toBeGreaterThan(0);
+      expect(await tab.locator('#reply ul li, #reply ol li').count()).toBeGreaterThan(0);
+      expect(await tab.locator('#reply table').count()).toBeGreaterThan(0);
 
       mkdirSync(ARTIFACTS, { recursive: true });
       await tab.screenshot({ path: join(ARTIFACTS, `example-app-${mode}.png`), fullPage: true });
