@@ -71,7 +71,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
 const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
 const PREPARED_MAX = 512;
-const SIGHTINGS_MAX = 8192;
+const SIGHTINGS_MAX = 4096;
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
 interface Trace {
@@ -178,7 +178,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   };
 
   const prepared = new Map<string, Prepared>();
-  const sightings = new Set<number>();
+  const sightings = new Set<string>();
   const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
     const header = req.headers[CONTENT_HEADER];
     let asked: ContentChoice | undefined;
@@ -199,13 +199,13 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       p = prepare(utf8, req.body, key, asked);
       // Kept from its second sighting on: a stream of distinct requests (a test suite, real users)
       // would only fill the cache with replies that never come back, for the collector to trace.
-      const sighting = cacheKey ? hash(cacheKey) : 0;
-      if (cacheKey && sightings.has(sighting)) {
+      // (The key itself is the set's member: its hash is the one the map lookup just computed.)
+      if (cacheKey && sightings.has(cacheKey)) {
         if (prepared.size >= PREPARED_MAX) prepared.delete(prepared.keys().next().value as string);
         prepared.set(cacheKey, p);
       } else if (cacheKey) {
         if (sightings.size >= SIGHTINGS_MAX) sightings.clear();
-        sightings.add(sighting);
+        sightings.add(cacheKey);
       }
     }
     trace.scenario = p.scenario;

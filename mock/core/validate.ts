@@ -4,6 +4,8 @@ import { validator } from '../../schemas/index.js';
 import type { ModelDef, ParameterDescriptor } from '../config/types.js';
 
 const validRequest = validator('request');
+/** Each model's declared parameters, listed once rather than per request. */
+const DECLARED = new WeakMap<ModelDef, [string, ParameterDescriptor][]>();
 
 export function requestProblem(body: unknown): { message: string; param?: string } | undefined {
   const v = validRequest(body);
@@ -16,7 +18,9 @@ export function requestProblem(body: unknown): { message: string; param?: string
 /** A value outside a declared range, enum or item limit. Undeclared fields are left alone: what a
  * model does with a parameter it does not support is not shown in the document. */
 export function parameterProblem(body: Record<string, unknown>, model: ModelDef): { message: string; param: string } | undefined {
-  for (const [name, d] of Object.entries(model.parameters)) {
+  let declared = DECLARED.get(model);
+  if (!declared) DECLARED.set(model, (declared = Object.entries(model.parameters)));
+  for (const [name, d] of declared) {
     const value = body[name];
     if (value === undefined || value === null) continue;
     const why = outside(value, d);
