@@ -68,6 +68,7 @@ interface Prepared {
 /** Requests larger than this are worked out each time rather than remembered. */
 const CACHED_BODY_MAX = 16 * 1024;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const NOT_ASCII = /[^\x00-\x7f]/;
 const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
 const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
 const PREPARED_MAX = 512;
@@ -195,7 +196,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const cacheKey = text !== undefined && text.length <= CACHED_BODY_MAX ? (header ? `${key.id}\u0000${header}\u0000${text}` : `${key.id}\n${text}`) : undefined;
     let p = cacheKey ? prepared.get(cacheKey) : undefined;
     if (!p) {
-      const utf8 = typeof req.body === 'string' ? req.body : undefined;
+      // Bytes that are all ASCII read the same as Latin-1 and as UTF-8: no second decoding.
+      const utf8 = typeof req.body === 'string' ? req.body : text !== undefined && !NOT_ASCII.test(text) ? text : undefined;
       p = prepare(utf8, req.body, key, asked);
       // Kept from its second sighting on: a stream of distinct requests (a test suite, real users)
       // would only fill the cache with replies that never come back, for the collector to trace.
