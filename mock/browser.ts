@@ -1,14 +1,13 @@
 // chat-api-conformance/mock/browser: the mock inside a page, with no server. fetch and
 // XMLHttpRequest calls under the base URL are answered by the same core, configuration and
 // scenarios as `conformance mock`, through @mswjs/interceptors (the interception msw is built on).
-import { BatchInterceptor } from '@mswjs/interceptors';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
 import { configProblems } from './config/check.js';
 import { DEFAULT_CONFIG } from './config/default.js';
 import type { MockConfig } from './config/types.js';
 import { createMock, type Mock, type MockOptions } from './core/handle.js';
-import { answer, isUnder } from './fetch.js';
+import { interceptWith } from './fetch.js';
 
 export { DEFAULT_CONFIG, createMock };
 export type { Mock, MockConfig };
@@ -39,13 +38,6 @@ export function installMock(opts: PageMockOptions = {}): PageMock {
     if (problems.length) throw new Error(`mock configuration:\n${problems.join('\n')}`);
   }
   const mock = createMock(opts.config ?? DEFAULT_CONFIG, opts);
-  const interceptor = new BatchInterceptor({ name: 'conformance-mock-browser', interceptors: [new FetchInterceptor(), new XMLHttpRequestInterceptor()] });
-  interceptor.on('request', async ({ request, controller }) => {
-    if (!isUnder(request.url, baseUrl)) return;
-    const r = await answer(mock, request, baseUrl);
-    if (r instanceof TypeError) controller.errorWith(r);
-    else controller.respondWith(r);
-  });
-  interceptor.apply();
-  return { baseUrl, mock, dispose: () => interceptor.dispose() };
+  const dispose = interceptWith('conformance-mock-browser', [new FetchInterceptor(), new XMLHttpRequestInterceptor()], mock, baseUrl);
+  return { baseUrl, mock, dispose };
 }

@@ -1,13 +1,28 @@
 // A web Request answered by the core as a web Response: what both in-process adapters (Node's
 // interceptors and the browser's) do with a request under the mock's base URL, so they serve the
 // same bytes. Web Request/Response objects live here, off the node:http fast path.
+import { BatchInterceptor, type HttpRequestEventMap, type Interceptor } from '@mswjs/interceptors';
 import { errorReply } from './core/errors.js';
 import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
 import type { Mock } from './core/handle.js';
 import { isRaw, isStream, type BodyReply, type StreamReply } from './core/types.js';
 
 /** Whether a request goes to the mock at `baseUrl` (no trailing slash). */
-export const isUnder = (url: string, baseUrl: string) => url === baseUrl || url.startsWith(`${baseUrl}/`);
+const isUnder = (url: string, baseUrl: string) => url === baseUrl || url.startsWith(`${baseUrl}/`);
+
+/** Answers what these interceptors catch under `baseUrl` with the mock, and lets the rest through.
+ * Returns what restores them. */
+export function interceptWith(name: string, interceptors: Interceptor<HttpRequestEventMap>[], mock: Mock, baseUrl: string): () => void {
+  const interceptor = new BatchInterceptor({ name, interceptors });
+  interceptor.on('request', async ({ request, controller }) => {
+    if (!isUnder(request.url, baseUrl)) return;
+    const r = await answer(mock, request, baseUrl);
+    if (r instanceof TypeError) controller.errorWith(r);
+    else controller.respondWith(r);
+  });
+  interceptor.apply();
+  return () => interceptor.dispose();
+}
 
 /** The mock's answer, or the error a fetch client would see (bytes that are not HTTP). */
 export async function answer(mock: Mock, request: Request, baseUrl: string): Promise<Response | TypeError> {

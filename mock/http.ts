@@ -43,16 +43,19 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
     ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, handler)
     : createServer(handler);
   server.keepAliveTimeout = 5_000;
+  return { ...(await listen(server, opts.port, opts.host, tls ? 'https' : 'http')), server, mock };
+}
+
+/** Listens (on 127.0.0.1 and a free port unless told otherwise) and says where, with what stops it. */
+export async function listen(server: Server, port = 0, host = '127.0.0.1', scheme = 'http'): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+    server.listen(port, host, () => resolve());
   });
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
+  const address = server.address() as AddressInfo;
+  const shown = address.address.includes(':') ? `[${address.address}]` : address.address;
   return {
-    url: `${tls ? 'https' : 'http'}://${host}:${port}`,
-    server,
-    mock,
+    url: `${scheme}://${shown}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,11 +1,10 @@
 // @mswjs/interceptors adapter: fetch, node:http and XMLHttpRequest requests to the base URL are
 // answered in-process by the same core as the HTTP server, with no port.
-import { BatchInterceptor } from '@mswjs/interceptors';
 import { ClientRequestInterceptor } from '@mswjs/interceptors/ClientRequest';
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
 import { createMock, type Mock } from './core/handle.js';
-import { answer, isUnder } from './fetch.js';
+import { interceptWith } from './fetch.js';
 
 export const DEFAULT_INTERCEPT_URL = 'http://mock.conformance.test';
 
@@ -22,16 +21,6 @@ export interface InterceptedMock {
 export function interceptMock(opts: { baseUrl?: string; mock?: Mock } = {}): InterceptedMock {
   const baseUrl = (opts.baseUrl ?? DEFAULT_INTERCEPT_URL).replace(/\/+$/, '');
   const mock = opts.mock ?? createMock();
-  const interceptor = new BatchInterceptor({
-    name: 'conformance-mock',
-    interceptors: [new ClientRequestInterceptor(), new XMLHttpRequestInterceptor(), new FetchInterceptor()],
-  });
-  interceptor.on('request', async ({ request, controller }) => {
-    if (!isUnder(request.url, baseUrl)) return;
-    const r = await answer(mock, request, baseUrl);
-    if (r instanceof TypeError) controller.errorWith(r);
-    else controller.respondWith(r);
-  });
-  interceptor.apply();
-  return { baseUrl, mock, dispose: () => interceptor.dispose() };
+  const dispose = interceptWith('conformance-mock', [new ClientRequestInterceptor(), new XMLHttpRequestInterceptor(), new FetchInterceptor()], mock, baseUrl);
+  return { baseUrl, mock, dispose };
 }

@@ -2,7 +2,6 @@
 // one and keeps each exchange as a scenario (per test, named by a header), or answers from those
 // recordings with the mock's own core. The upstream's key is used on the wire and never written.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request as upstreamRequest } from 'undici';
 import { Redactor } from '../../suites/harness/redact.js';
 import type { MockConfig } from '../config/types.js';
@@ -12,7 +11,7 @@ import type { ChatRequest } from '../core/generate.js';
 import { createMock, type Mock } from '../core/handle.js';
 import type { MockReply } from '../core/types.js';
 import { safeHandle } from '../core/guard.js';
-import { readBody, writeReply } from '../http.js';
+import { listen, readBody, writeReply } from '../http.js';
 import { capture, scenarioName } from './capture.js';
 import { Fixtures, fixtureName, REPLAY_KEY, type ListedModel } from './fixtures.js';
 
@@ -167,22 +166,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     for (const d of scenario.recorded?.drift ?? []) log(`  drift: ${redactor.text(d)}`);
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  return {
-    url: `http://${host}:${port}`,
-    server,
-    fixtures,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { ...(await listen(server, opts.port, opts.host)), server, fixtures };
 }
 
 /** No recording answers this request: a strict-scenario refusal, or no file for the test. */
