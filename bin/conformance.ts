@@ -320,11 +320,22 @@ await yargs(hideBin(process.argv))
   .help()
   .parseAsync();
 
-async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; 'no-delays': boolean; port: number; host: string }): Promise<void> {
+async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; 'no-delays': boolean; port: number; host: string; config?: string; fault: unknown; 'tls-cert'?: string; 'tls-key'?: string; 'tls-client-ca'?: string }): Promise<void> {
   const mode = argv.record ? 'record' : 'replay';
   const dir = (argv.record ?? argv.replay)!;
+  // The recordings are the configuration: a second one would be silently ignored.
+  if (argv.config) usageExit(`--config does not apply to --${mode}: the files in ${dir} are the configuration`);
+  if (mode === 'record' && (argv.fault as string[]).length) usageExit('--fault does not apply to --record: the upstream answers (a replay takes --fault and x-mock-fault)');
   if (argv.upstream && !/^https?:\/\//.test(argv.upstream)) usageExit(`--upstream: expected an http(s) URL, found "${argv.upstream}"`);
+  let tls;
+  try {
+    tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });
+  } catch (e) {
+    usageExit((e as Error).message);
+  }
   const recorder = await startRecorder({
+    tls,
+    faults: argv.fault as string[],
     dir,
     mode,
     upstream: argv.upstream,

@@ -37,13 +37,17 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
       writeReply(res, reply);
     }, () => res.destroy());
   };
-  const tls = opts.tls;
-  // The same handler over TLS: an https server is an http one whose sockets are TLS sockets.
+  const server = serverFor(handler, opts.tls);
+  return { ...(await listen(server, opts.port, opts.host, opts.tls ? 'https' : 'http')), server, mock };
+}
+
+/** An http server, or with `tls` an https one: the same handler, over TLS sockets. */
+export function serverFor(handler: RequestListener, tls?: MockTls): Server {
   const server: Server = tls
     ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, handler)
     : createServer(handler);
   server.keepAliveTimeout = 5_000;
-  return { ...(await listen(server, opts.port, opts.host, tls ? 'https' : 'http')), server, mock };
+  return server;
 }
 
 /** Listens (on 127.0.0.1 and a free port unless told otherwise) and says where, with what stops it. */

@@ -1,17 +1,19 @@
 // `conformance mock --record DIR --upstream URL` and `--replay DIR`: a server that proxies to a real
 // one and keeps each exchange as a scenario (per test, named by a header), or answers from those
 // recordings with the mock's own core. The upstream's key is used on the wire and never written.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { request as upstreamRequest } from 'undici';
 import { Redactor } from '../../suites/harness/redact.js';
 import type { MockConfig } from '../config/types.js';
 import { preflight, withCors } from '../core/cors.js';
 import { errorReply } from '../core/errors.js';
+import { resolveFaults } from '../core/faults/select.js';
 import type { ChatRequest } from '../core/generate.js';
 import { createMock, type Mock } from '../core/handle.js';
 import type { MockReply } from '../core/types.js';
 import { safeHandle } from '../core/guard.js';
-import { listen, readBody, writeReply } from '../http.js';
+import { listen, readBody, serverFor, writeReply } from '../http.js';
+import type { MockTls } from '../tls.js';
 import { capture, scenarioName } from './capture.js';
 import { Fixtures, fixtureName, REPLAY_KEY, type ListedModel } from './fixtures.js';
 
@@ -35,10 +37,14 @@ export interface RecorderOptions {
   redact?: string[];
   /** Replay without the recorded pauses. */
   noDelays?: boolean;
+  /** Replay: faults of the catalogue on every request (as `conformance mock --fault`). */
+  faults?: string[];
   /** The whole upstream exchange, headers and body. */
   timeoutMs?: number;
   port?: number;
   host?: string;
+  /** Serve https. */
+  tls?: MockTls;
   log?: (line: string) => void;
 }
 
@@ -51,6 +57,8 @@ export interface Recorder {
 
 export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   if ((opts.mode === 'record' || opts.fallback) && !opts.upstream) throw new Error(`--upstream is required ${opts.mode === 'record' ? 'to record' : 'with --fallback upstream'}`);
+  // A fault that does not exist is refused now, not on the first request that would use it.
+  if (opts.faults?.length) resolveFaults(opts.faults);
   const upstream = opts.upstream?.replace(/\/+$/, '');
   const testHeader = (opts.testIdHeader ?? TEST_ID_HEADER).toLowerCase();
   const redactHeaders = new Set((opts.redact ?? []).map((r) => r.toLowerCase()));
@@ -65,12 +73,12 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     if (!config) return undefined;
     const cached = mocks.get(name);
     if (cached?.config === config && cached.config.scenarios?.length === config.scenarios?.length) return cached.mock;
-    const mock = createMock(config, { strictScenarios: true, anyKey: { ...REPLAY_KEY, models: config.keys[0].models }, noDelays: opts.noDelays });
+    const mock = createMock(config, { strictScenarios: true, anyKey: { ...REPLAY_KEY, models: config.keys[0].models }, noDelays: opts.noDelays, faults: opts.faults });
     mocks.set(name, { config: { ...config, scenarios: [...(config.scenarios ?? [])] }, mock });
     return mock;
   };
 
-  const server = createServer((req, res) => {
+  const server = serverFor((req, res) => {
     readBody(req, (body) => {
       if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));
       serve(req, res, body).catch((e: Error) => {
@@ -78,7 +86,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
         else res.destroy();
       });
     }, () => res.destroy());
-  });
+  }, opts.tls);
 
   /** Headers as the core takes them, with what --redact names redacted (so a replay matches what was recorded). */
   const headersOf = (req: IncomingMessage): Record<string, string> => {
@@ -166,7 +174,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     for (const d of scenario.recorded?.drift ?? []) log(`  drift: ${redactor.text(d)}`);
   };
 
-  return { ...(await listen(server, opts.port, opts.host)), server, fixtures };
+  return { ...(await listen(server, opts.port, opts.host, opts.tls ? 'https' : 'http')), server, fixtures };
 }
 
 /** No recording answers this request: a strict-scenario refusal, or no file for the test. */

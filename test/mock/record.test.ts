@@ -17,6 +17,8 @@ import { createMock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { fixtureName } from '../../mock/record/fixtures.js';
 import { startRecorder } from '../../mock/record/server.js';
+import { makeCertificates } from '../tls/certificates.js';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 const UPSTREAM_KEY = DEFAULT_CONFIG.keys[0].key;
 const CLIENT_KEY = 'sk-client-side-test-key-0042';
@@ -167,6 +169,30 @@ describe('record and replay', () => {
     }
   });
 
+  it('a replay takes faults like the mock does (x-mock-fault, --fault) and serves https with --tls-cert', async () => {
+    const certs = makeCertificates();
+    const replay = await startRecorder({ dir, mode: 'replay', noDelays: true, tls: { cert: readFileSync(certs.server.cert, 'utf8'), key: readFileSync(certs.server.key, 'utf8') } });
+    try {
+      expect(replay.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const dispatcher = new Agent({ connect: { ca: readFileSync(certs.ca.cert, 'utf8') } });
+      const ask = (headers: Record<string, string> = {}) =>
+        undiciFetch(`${replay.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json', 'x-test-id': 'weather flow', ...headers },
+          body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] }),
+          dispatcher,
+        });
+      const limited = await ask({ 'x-mock-fault': 'rate-limited; retry_after_ms=10' });
+      expect(limited.status).toBe(429);
+      const ok = await ask();
+      expect(((await ok.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe(recorded.plain.text);
+    } finally {
+      await replay.close();
+      rmSync(certs.dir, { recursive: true, force: true });
+    }
+    await expect(startRecorder({ dir, mode: 'replay', faults: ['no-such-fault'] })).rejects.toThrow(/no-such-fault/);
+  });
+
   it('replays at the recorded pace unless told not to', async () => {
     const paced = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, timing: { ttft_ms: 300, tokens_per_second: 0 } }) });
     const slowDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
@@ -246,6 +272,16 @@ describe('conformance mock --record / --replay on the command line', () => {
     rmSync(dir, { recursive: true, force: true });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('conformance: --upstream is required to record\n');
+  });
+
+  it('--config and, when recording, --fault are refused: the recordings and the upstream are the answers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    const withConfig = await run(['--replay', dir, '--config', 'x.yaml']);
+    const withFault = await run(['--record', dir, '--upstream', 'http://127.0.0.1:9', '--fault', 'rate-limited']);
+    rmSync(dir, { recursive: true, force: true });
+    expect(withConfig).toEqual({ code: 2, stderr: `conformance: --config does not apply to --replay: the files in ${dir} are the configuration\n` });
+    expect(withFault.code).toBe(2);
+    expect(withFault.stderr).toMatch(/^conformance: --fault does not apply to --record/);
   });
 
   it('--replay of a folder holding a broken recording names the file and the field', async () => {
