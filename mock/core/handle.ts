@@ -16,6 +16,7 @@ import { Journal } from './journal.js';
 import { catalogDocument, modelList } from './models.js';
 import { hash, prng } from './random.js';
 import { recordedCompletion, recordedFrames } from './recorded.js';
+import { ReplyCache } from './reply-cache.js';
 import { compileScenarios } from './scenarios.js';
 import { bodyDelay, pacedFrames } from './timing.js';
 import { isStream, type MockReply, type MockRequest } from './types.js';
@@ -71,8 +72,6 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const NOT_ASCII = /[^\x00-\x7f]/;
 const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
 const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
-const PREPARED_MAX = 512;
-const SIGHTINGS_MAX = 4096;
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
 interface Trace {
@@ -161,12 +160,14 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const completion = generate(request, model, script, chosen?.profile ? PROFILES[chosen.profile] : DEFAULT_PROFILE);
     const seed = hash(text ?? JSON.stringify(request));
     const split = chosen?.split && chosen.split !== 'none' ? chosen.split : undefined;
-    const common = { scenario, faults, stream, timing, idBase: `chatcmpl-${seed.toString(36)}` };
+    const idBase = `chatcmpl-${seed.toString(36)}`;
+    // Object literals, not spreads: this runs for every distinct request, and a spread of a fresh
+    // object costs more than the rest of the line.
     if (stream)
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
-      return { ...common, split, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
-    return { ...common, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
+      return { scenario, faults, stream, timing, idBase, split, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
+    return { scenario, faults, stream, timing, idBase, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
   const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults'>): Prepared => {
@@ -178,8 +179,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return { ...common, idBase, json: completionJson(completion, { model: model.id }), delayMs: delays.reduce((a, b) => a + b, 0) };
   };
 
-  const prepared = new Map<string, Prepared>();
-  const sightings = new Set<string>();
+  const replies = new ReplyCache<Prepared>();
   const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
     const header = req.headers[CONTENT_HEADER];
     let asked: ContentChoice | undefined;
@@ -190,37 +190,29 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         return errorReply(400, `${CONTENT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_content', null);
       }
     }
+    // Latin-1 keeps every byte, so the text is exact even for bytes that are not UTF-8.
     const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? latin1Of(req.body) : undefined;
-    // Latin-1 keeps every byte, so the key is exact even for bytes that are not UTF-8. The content
-    // header changes the reply, so it is part of the key (after a NUL, which no JSON body holds).
-    const cacheKey = text !== undefined && text.length <= CACHED_BODY_MAX ? (header ? `${key.id}\u0000${header}\u0000${text}` : `${key.id}\n${text}`) : undefined;
-    let p = cacheKey ? prepared.get(cacheKey) : undefined;
+    const cached = text !== undefined && text.length <= CACHED_BODY_MAX;
+    const space = header ? `${key.id}\u0000${header}` : key.id;
+    let p = cached ? replies.get(space, text) : undefined;
     if (!p) {
       // Bytes that are all ASCII read the same as Latin-1 and as UTF-8: no second decoding.
       const utf8 = typeof req.body === 'string' ? req.body : text !== undefined && !NOT_ASCII.test(text) ? text : undefined;
       p = prepare(utf8, req.body, key, asked);
-      // Kept from its second sighting on: a stream of distinct requests (a test suite, real users)
-      // would only fill the cache with replies that never come back, for the collector to trace.
-      // (The key itself is the set's member: its hash is the one the map lookup just computed.)
-      if (cacheKey && sightings.has(cacheKey)) {
-        if (prepared.size >= PREPARED_MAX) prepared.delete(prepared.keys().next().value as string);
-        prepared.set(cacheKey, p);
-      } else if (cacheKey) {
-        if (sightings.size >= SIGHTINGS_MAX) sightings.clear();
-        sightings.add(cacheKey);
-      }
+      if (cached) replies.offer(space, text, p);
     }
     trace.scenario = p.scenario;
     trace.stream = p.stream;
     trace.timing = p.timing;
     trace.split = p.split;
-    trace.faults.push(...p.faults);
+    if (p.faults.length) trace.faults.push(...p.faults);
     if (p.reply) return p.reply;
     const id = `${p.idBase}${(++served).toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
     if (p.events && p.delays) return { status: 200, headers: SSE_HEADERS, stream: recordedFrames(p.events, p.delays, (payload) => stamp(payload, id, created)) };
     if (p.events) return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(p.events, p.timing, p.seed ?? 0, (payload) => stamp(payload, id, created)) };
-    return { status: 200, headers: JSON_HEADERS, body: stamp(p.json!, id, created), ...(p.delayMs ? { delayMs: p.delayMs } : {}) };
+    const body = stamp(p.json!, id, created);
+    return p.delayMs ? { status: 200, headers: JSON_HEADERS, body, delayMs: p.delayMs } : { status: 200, headers: JSON_HEADERS, body };
   };
 
   const route = (req: MockRequest, path: string, method: string, trace: Trace): MockReply => {
