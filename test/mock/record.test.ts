@@ -23,6 +23,8 @@ import { Agent, fetch as undiciFetch } from 'undici';
 const UPSTREAM_KEY = DEFAULT_CONFIG.keys[0].key;
 const CLIENT_KEY = 'sk-client-side-test-key-0042';
 const ORG_SECRET = 'org-secret-value-7731';
+const COOKIE_SECRET = 'cookie-session-value-5519';
+const SECRET_PROMPT = `My org is ${ORG_SECRET}, my session ${COOKIE_SECRET} and my key ${CLIENT_KEY}.`;
 const MODEL = 'mock-chat-1';
 const WEATHER: OpenAI.ChatCompletionTool = {
   type: 'function',
@@ -30,7 +32,7 @@ const WEATHER: OpenAI.ChatCompletionTool = {
 };
 
 const client = (baseURL: string, testId?: string) =>
-  new OpenAI({ apiKey: CLIENT_KEY, baseURL: `${baseURL}/v1`, maxRetries: 0, timeout: 10_000, defaultHeaders: { ...(testId ? { 'x-test-id': testId } : {}), 'x-org-secret': ORG_SECRET } });
+  new OpenAI({ apiKey: CLIENT_KEY, baseURL: `${baseURL}/v1`, maxRetries: 0, timeout: 10_000, defaultHeaders: { ...(testId ? { 'x-test-id': testId } : {}), 'x-org-secret': ORG_SECRET, cookie: `session=${COOKIE_SECRET}` } });
 
 /** What a test's conversation saw: the same calls, made against the recorder and then the replay. */
 async function conversation(c: OpenAI) {
@@ -75,6 +77,7 @@ describe('record and replay', () => {
   let dir: string;
   let upstream: MockServer;
   let recorded: Awaited<ReturnType<typeof conversation>>;
+  let secretAnswer: string;
   const logs: string[] = [];
 
   beforeAll(async () => {
@@ -85,6 +88,8 @@ describe('record and replay', () => {
       recorded = await conversation(client(recorder.url, 'weather flow'));
       // The same prompt under another test id goes to another file.
       await client(recorder.url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] });
+      // Secrets said in the conversation itself: redacted in the recording.
+      secretAnswer = (await client(recorder.url, 'secrets').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: SECRET_PROMPT }] })).choices[0].message.content!;
     } finally {
       await recorder.close();
     }
@@ -97,8 +102,8 @@ describe('record and replay', () => {
     expect(recorded.stream.deltas.length).toBeGreaterThan(20);
     expect(recorded.call.name).toBe('get_weather');
     expect(recorded.models).toContain(MODEL);
-    expect(readdirSync(dir).sort()).toEqual([`${fixtureName('weather flow')}.yaml`, 'default.yaml'].sort());
-    expect(logs.filter((l) => l.startsWith('recorded '))).toHaveLength(7);
+    expect(readdirSync(dir).sort()).toEqual([`${fixtureName('weather flow')}.yaml`, 'default.yaml', 'secrets.yaml'].sort());
+    expect(logs.filter((l) => l.startsWith('recorded '))).toHaveLength(8);
   });
 
   it('every file is a valid mock configuration: matches on the conversation, the reply, the pace', () => {
@@ -116,12 +121,25 @@ describe('record and replay', () => {
     expect(call.match.tools).toEqual(['get_weather']);
   });
 
-  it('no secret reaches the disk: not the upstream key, not the client key, not a --redact header', () => {
+  it('no secret reaches the disk: not the upstream key, not the client key, not a cookie, not a --redact header', () => {
     for (const f of readdirSync(dir)) {
       const text = readFileSync(join(dir, f), 'utf8');
-      for (const secret of [UPSTREAM_KEY, CLIENT_KEY, ORG_SECRET]) expect(text).not.toContain(secret);
+      for (const secret of [UPSTREAM_KEY, CLIENT_KEY, ORG_SECRET, COOKIE_SECRET]) expect(text).not.toContain(secret);
     }
     expect(logs.join('\n')).not.toContain(UPSTREAM_KEY);
+    // The positive control: the conversation that said them was recorded, with each one replaced.
+    const said = loadConfigFile(join(dir, 'secrets.yaml')).scenarios![0].match.messages![0].content;
+    expect(said).toBe('My org is [REDACTED], my session [REDACTED] and my key [REDACTED].');
+  });
+
+  it('a replay redacts a request the same way before matching it, so the conversation that said a secret still matches', async () => {
+    const replay = await startRecorder({ dir, mode: 'replay', noDelays: true, redact: ['x-org-secret'] });
+    try {
+      const again = await client(replay.url, 'secrets').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: SECRET_PROMPT }] });
+      expect(again.choices[0].message.content).toBe(secretAnswer);
+    } finally {
+      await replay.close();
+    }
   });
 
   it('replayed through the official SDK with the upstream gone: the same answers, the same chunks', async () => {
