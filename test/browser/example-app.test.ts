@@ -3,7 +3,8 @@
 // mock` on another (CORS) and to the mock installed in the page. The reply arrives token by token
 // (markdown rendered, emoji cut across reads arriving whole), the 429 is retried, the stream's
 // error surfaces, a tool call makes its second turn, and the console stays clean. A screenshot per mode is kept in artifacts/.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,14 +14,29 @@ import { chromium, type Browser } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
-import { createMock } from '../../mock/core/handle.js';
-import { startMockServer, type MockServer } from '../../mock/http.js';
 
 const CHROMIUM = '/usr/bin/chromium-headless-shell';
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../examples/browser/', import.meta.url));
 const runs = existsSync(CHROMIUM) || process.env.CONFORMANCE_BROWSER_REQUIRED === '1';
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+
+const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
+
+/** `conformance mock --config FILE --port 0`, its URL read from the banner. */
+function startCli(config: string): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'mock', '--config', config, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b;
+      const url = /mock listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) resolve({ url, close: () => (child.kill('SIGTERM'), exited) });
+    });
+    child.once('exit', (code) => reject(new Error(`conformance mock exited ${code}: ${out}`)));
+  });
+}
 
 /** The built page, served as static files from an origin of its own. */
 async function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
@@ -37,15 +53,17 @@ async function serveStatic(dir: string): Promise<{ url: string; server: Server }
 describe.skipIf(!runs)('the example chat page in headless Chromium', () => {
   let browser: Browser;
   let site: { url: string; server: Server };
-  let api: MockServer;
+  let api: { url: string; close(): Promise<void> };
   let out: string;
 
   beforeAll(async () => {
     out = mkdtempSync(join(tmpdir(), 'example-app-'));
     await build({ root: EXAMPLE, configFile: join(EXAMPLE, 'vite.config.ts'), logLevel: 'silent', build: { outDir: out, emptyOutDir: true } });
     site = await serveStatic(out);
-    // The same pace as the page gives its own mock.
-    api = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, timing: { ttft_ms: 120, tokens_per_second: 120 } }) });
+    // `conformance mock` as a frontend team starts it, with the pace the page gives its own mock.
+    const config = join(out, 'mock.json');
+    writeFileSync(config, JSON.stringify({ ...DEFAULT_CONFIG, timing: { ttft_ms: 120, tokens_per_second: 120 } }));
+    api = await startCli(config);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
   }, 120_000);
   afterAll(async () => {
