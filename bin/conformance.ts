@@ -19,6 +19,9 @@ import { serverTls } from '../mock/tls.js';
 import { createMock } from '../mock/core/handle.js';
 import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
+import { parseContent } from '../mock/core/content/choice.js';
+import { PROFILE_NAMES } from '../mock/core/content/profiles.js';
+import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { startRecorder, TEST_ID_HEADER } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 
@@ -275,6 +278,7 @@ await yargs(hideBin(process.argv))
         .option('tls-key', { type: 'string', describe: 'The PEM private key of --tls-cert' })
         .option('tls-client-ca', { type: 'string', describe: 'With --tls-cert: require a client certificate signed by a CA of this PEM file (mutual TLS)' })
         .option('strict-scenarios', { type: 'boolean', describe: 'Refuse a chat request no scenario matches (a 400 naming the closest)' })
+        .option('content', { type: 'string', describe: `What generated replies hold, for every model: a profile (${PROFILE_NAMES.join(', ')}) and/or split=bytes|fence, e.g. "markdown; split=fence"` })
         .option('fault', { type: 'string', array: true, default: [], describe: "Serve with a named fault (repeatable; 'name; key=value' for parameters); see --list-faults" })
         .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' })
         .option('record', { type: 'string', describe: 'Proxy to --upstream and save each exchange as a scenario in this folder (a file per test)' })
@@ -296,7 +300,15 @@ await yargs(hideBin(process.argv))
       let mock;
       let tls;
       try {
-        const config = argv.config ? loadConfigFile(argv.config) : undefined;
+        let config = argv.config ? loadConfigFile(argv.config) : undefined;
+        if (argv.content !== undefined) {
+          try {
+            parseContent(argv.content);
+          } catch (e) {
+            throw new Error(`--content: ${(e as Error).message}`);
+          }
+          config = { ...(config ?? DEFAULT_CONFIG), content: argv.content };
+        }
         mock = createMock(config, { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
         tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });
       } catch (e) {

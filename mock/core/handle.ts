@@ -64,6 +64,8 @@ interface Prepared {
   /** A recording's pauses, in place of the timing. */
   delays?: number[];
   split?: ContentSplit;
+  /** The content profile and split in effect: `markdown; split=bytes`. */
+  content?: string;
 }
 
 /** Requests larger than this are worked out each time rather than remembered. */
@@ -81,6 +83,7 @@ interface Trace {
   stream: boolean;
   timing?: Timing;
   split?: ContentSplit;
+  content?: string;
 }
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
@@ -161,13 +164,14 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const seed = hash(text ?? JSON.stringify(request));
     const split = chosen?.split && chosen.split !== 'none' ? chosen.split : undefined;
     const idBase = `chatcmpl-${seed.toString(36)}`;
+    const content = `${chosen?.profile ?? DEFAULT_PROFILE.name}${split ? `; split=${split}` : ''}`;
     // Object literals, not spreads: this runs for every distinct request, and a spread of a fresh
     // object costs more than the rest of the line.
     if (stream)
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
-      return { scenario, faults, stream, timing, idBase, split, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
-    return { scenario, faults, stream, timing, idBase, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
+      return { scenario, faults, stream, timing, idBase, split, content, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
+    return { scenario, faults, stream, timing, idBase, content, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
   const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults'>): Prepared => {
@@ -205,6 +209,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     trace.stream = p.stream;
     trace.timing = p.timing;
     trace.split = p.split;
+    trace.content = p.content;
     if (p.faults.length) trace.faults.push(...p.faults);
     if (p.reply) return p.reply;
     const id = `${p.idBase}${(++served).toString(36)}`;
@@ -281,6 +286,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       status: 'status' in reply ? reply.status : 0,
       stream: 'stream' in reply,
       timing: trace.timing ?? null,
+      content: trace.content ?? null,
     });
     return withCors(req, reply, config.cors);
   };

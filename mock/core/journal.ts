@@ -17,6 +17,9 @@ export interface JournalEntry {
   stream: boolean;
   /** The pacing applied to the reply (time to first token, tokens per second), if any. */
   timing: unknown;
+  /** The content profile and split in effect for a completion (`markdown; split=bytes`; the profile
+   * shapes generated free text, not scripted, recorded or structured replies); null for anything else. */
+  content: string | null;
 }
 
 const BODY_TEXT_MAX = 4096;

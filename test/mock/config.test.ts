@@ -1,7 +1,7 @@
 // Configuration files: the full example loads, the built-in default serves with no file, and every
 // kind of mistake is a ConfigError naming the file, the line, the path and what was expected; the
 // CLI refuses to start on one (exit 2, that one message).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +167,37 @@ describe('configuration files', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('conformance: fault "drop-after" takes no parameter "chunk" (it takes chunks, times)\n');
+  });
+});
+
+describe('conformance mock --content', () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+    });
+
+  it('refuses a profile that does not exist, naming it', async () => {
+    const r = await run(['--content', 'markdwn']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn" \(the profiles are prose, markdown, code, unicode, long-words\)\n$/);
+  });
+
+  it('sets what every generated reply holds, over the configuration, and says so on start', async () => {
+    const child = spawn(process.execPath, [BIN, 'mock', '--content', 'markdown; split=fence', '--port', '0']);
+    try {
+      const banner = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (b: Buffer) => (out += b) && out.includes('keys (') && resolve(out));
+      });
+      expect(banner).toContain('content of generated replies: markdown; split=fence');
+      const url = /listening on (\S+)/.exec(banner)![1];
+      const r = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_CONFIG.keys[0].key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Write a long answer.' }] }) });
+      expect(((await r.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toMatch(/^#/m);
+      const journal = (await (await fetch(`${url}/__mock/requests`)).json()) as { data: { content: string | null }[] };
+      expect(journal.data.map((e) => e.content)).toEqual(['markdown; split=fence']);
+    } finally {
+      child.kill();
+    }
   });
 });
 
