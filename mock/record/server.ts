@@ -3,6 +3,7 @@
 // recordings with the mock's own core. The upstream's key is used on the wire and never written.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { request as upstreamRequest } from 'undici';
+import { contentCoding, decoderFor } from '../../suites/harness/http.js';
 import { Redactor } from '../../suites/harness/redact.js';
 import type { MockConfig } from '../config/types.js';
 import { preflight, withCors } from '../core/cors.js';
@@ -151,7 +152,19 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     }
     res.end();
     if (gone) return log(`not recorded: the client left before ${method} ${path} was answered`);
-    await record(method, path.split('?')[0], body, up.statusCode, replyHeaders, Buffer.concat(kept), reads, name);
+    let answer: Buffer = Buffer.concat(kept);
+    const coding = contentCoding(replyHeaders['content-encoding']);
+    if (coding) {
+      // The client got the bytes as they came; the recording holds what they say. (Their pace is
+      // lost: the reads were of compressed bytes.)
+      try {
+        answer = await decoded(answer, coding);
+      } catch (e) {
+        return log(`not recorded: ${method} ${path}: its ${coding} body could not be decoded: ${(e as Error).message}`);
+      }
+      reads.splice(0, reads.length, { end: answer.length, ms: reads.at(-1)?.ms ?? 0 });
+    }
+    await record(method, path.split('?')[0], body, up.statusCode, replyHeaders, answer, reads, name);
   };
 
   const record = async (method: string, path: string, body: Buffer, status: number, headers: Record<string, string>, answer: Buffer, reads: { end: number; ms: number }[], name: string): Promise<void> => {
@@ -193,4 +206,17 @@ function modelsOf(answer: Buffer): ListedModel[] {
   } catch {
     return [];
   }
+}
+
+/** A whole body in a content coding, decoded with the kit's own decoders. */
+function decoded(bytes: Buffer, coding: string): Promise<Buffer> {
+  const decoder = decoderFor(coding);
+  if (!decoder) return Promise.reject(new Error(`no decoder for "${coding}"`));
+  return new Promise((resolve, reject) => {
+    const out: Buffer[] = [];
+    decoder.on('data', (c: Buffer) => out.push(c));
+    decoder.on('end', () => resolve(Buffer.concat(out)));
+    decoder.on('error', reject);
+    decoder.end(bytes);
+  });
 }

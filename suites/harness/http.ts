@@ -194,13 +194,13 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 }
 
 /** The one content coding to undo, lower case; identity and none give undefined. */
-function contentCoding(header: string | undefined): string | undefined {
+export function contentCoding(header: string | undefined): string | undefined {
   const coding = header?.trim().toLowerCase();
   return coding && coding !== 'identity' ? (coding === 'x-gzip' ? 'gzip' : coding) : undefined;
 }
 
 /** A streaming decoder for a coding, as every HTTP client has; undefined for one it cannot undo. */
-function decoderFor(coding: string): zlib.Gunzip | zlib.Unzip | zlib.BrotliDecompress | undefined {
+export function decoderFor(coding: string): zlib.Gunzip | zlib.Unzip | zlib.BrotliDecompress | undefined {
   // Unzip reads both gzip and zlib-wrapped deflate, whatever the header says of the two.
   if (coding === 'gzip' || coding === 'deflate') return zlib.createUnzip();
   if (coding === 'br') return zlib.createBrotliDecompress();

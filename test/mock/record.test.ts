@@ -258,6 +258,27 @@ describe('record and replay', () => {
     }
   });
 
+  it('an upstream that compresses its answers anyway: the client gets them as sent, the recording what they say', async () => {
+    const gzipping = await startMockServer({ mock: createMock(DEFAULT_CONFIG, { faults: ['legal-gzip'] }) });
+    const gzDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    try {
+      const rec = await startRecorder({ dir: gzDir, mode: 'record', upstream: gzipping.url, upstreamKey: UPSTREAM_KEY });
+      const c = client(rec.url);
+      const plain = await c.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] });
+      let streamed = '';
+      for await (const chunk of await c.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'Hi there.' }] })) streamed += chunk.choices[0]?.delta?.content ?? '';
+      await rec.close();
+      const [json, stream] = loadConfigFile(join(gzDir, 'default.yaml')).scenarios!;
+      expect(json.reply.text).toBe(plain.choices[0].message.content);
+      expect(json.recorded!.drift).toBeUndefined();
+      expect(stream.reply.chunks!.join('')).toBe(streamed);
+      expect(stream.recorded!.drift).toBeUndefined();
+    } finally {
+      await gzipping.close();
+      rmSync(gzDir, { recursive: true, force: true });
+    }
+  });
+
   it('with --fallback upstream, what has no recording is recorded on the spot and then replayed', async () => {
     const live = await startMockServer({ mock: createMock(DEFAULT_CONFIG) });
     const fbDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
