@@ -77,6 +77,9 @@ export interface ScenarioMatch {
   stream?: boolean;
   /** The whole conversation (ids not compared): what a recording matches. */
   messages?: ConversationMessage[];
+  /** The fields that shape an answer (max_tokens, stop, temperature...), exactly as sent: the
+   * request must send these and no other of them. */
+  parameters?: Record<string, unknown>;
 }
 
 /** A message as a recording matches it: what the client said, not the ids the server made up. */

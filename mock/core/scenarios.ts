@@ -31,6 +31,29 @@ export function conversationOf(req: ChatRequest): ConversationMessage[] {
 const sameMessage = (a: ConversationMessage, b: ConversationMessage) =>
   a.role === b.role && (a.content ?? null) === (b.content ?? null) && JSON.stringify(a.tool_calls ?? []) === JSON.stringify(b.tool_calls ?? []);
 
+/** The request fields, besides the conversation, that change what a model answers: a recording
+ * keeps those the request sent, and matches only a request that sends the same (and no other). */
+export const SHAPING_PARAMETERS = [
+  'max_tokens', 'max_completion_tokens', 'stop', 'temperature', 'top_p', 'seed', 'n', 'tool_choice', 'parallel_tool_calls',
+  'presence_penalty', 'frequency_penalty', 'logit_bias', 'reasoning_effort', 'response_format',
+] as const;
+
+export function parametersOf(req: ChatRequest): Record<string, unknown> {
+  const body = req as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const name of SHAPING_PARAMETERS) if (body[name] !== undefined && body[name] !== null) out[name] = body[name];
+  return out;
+}
+
+/** The first shaping parameter whose value differs from the recorded one (absent and null alike). */
+function parametersDiffer(want: Record<string, unknown>): (req: ChatRequest) => string | undefined {
+  return (req) => {
+    const got = parametersOf(req);
+    for (const name of SHAPING_PARAMETERS) if (JSON.stringify(got[name] ?? null) !== JSON.stringify(want[name] ?? null)) return `parameters.${name}`;
+    return undefined;
+  };
+}
+
 /** Where a conversation departs from the one recorded, for the strict-scenario error. */
 function conversationDiffers(want: ConversationMessage[]): (req: ChatRequest) => string | undefined {
   return (req) => {
@@ -87,6 +110,10 @@ function conditions(match: ScenarioMatch): Rule[] {
   if (match.tool_result !== undefined) out.push(['tool_result', toolResult(match.tool_result)]);
   if (match.response_format !== undefined) out.push(['response_format', (r) => (r.response_format?.type ?? 'text') === match.response_format]);
   if (match.stream !== undefined) out.push(['stream', (r) => (r.stream === true) === match.stream]);
+  if (match.parameters !== undefined) {
+    const differs = parametersDiffer(match.parameters);
+    out.push(['parameters', (r) => differs(r) === undefined, differs]);
+  }
   if (match.messages !== undefined) {
     const differs = conversationDiffers(match.messages);
     out.push(['messages', (r) => differs(r) === undefined, differs]);

@@ -6,7 +6,7 @@ import { parseSse } from '../../suites/harness/sse.js';
 import type { Scenario, ScenarioMatch, ScenarioReply } from '../config/types.js';
 import type { ChatRequest } from '../core/generate.js';
 import { lastUserText } from '../core/generate.js';
-import { conversationOf } from '../core/scenarios.js';
+import { conversationOf, parametersOf } from '../core/scenarios.js';
 
 export interface Exchange {
   request: ChatRequest;
@@ -33,6 +33,7 @@ export function matchOf(req: ChatRequest): ScenarioMatch {
     stream: req.stream === true,
     tools: tools.length ? tools : false,
     ...(req.response_format?.type ? { response_format: req.response_format.type as ScenarioMatch['response_format'] } : {}),
+    parameters: parametersOf(req),
     messages: conversationOf(req),
   };
 }

@@ -78,6 +78,7 @@ describe('record and replay', () => {
   let upstream: MockServer;
   let recorded: Awaited<ReturnType<typeof conversation>>;
   let secretAnswer: string;
+  let cutAnswer: string;
   const logs: string[] = [];
 
   beforeAll(async () => {
@@ -88,6 +89,8 @@ describe('record and replay', () => {
       recorded = await conversation(client(recorder.url, 'weather flow'));
       // The same prompt under another test id goes to another file.
       await client(recorder.url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] });
+      // The same conversation asked with a limit: its own recording.
+      cutAnswer = (await client(recorder.url, 'params').chat.completions.create({ model: MODEL, max_tokens: 3, messages: [{ role: 'user', content: 'Hello there.' }] })).choices[0].message.content!;
       // Secrets said in the conversation itself: redacted in the recording.
       secretAnswer = (await client(recorder.url, 'secrets').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: SECRET_PROMPT }] })).choices[0].message.content!;
     } finally {
@@ -102,8 +105,8 @@ describe('record and replay', () => {
     expect(recorded.stream.deltas.length).toBeGreaterThan(20);
     expect(recorded.call.name).toBe('get_weather');
     expect(recorded.models).toContain(MODEL);
-    expect(readdirSync(dir).sort()).toEqual([`${fixtureName('weather flow')}.yaml`, 'default.yaml', 'secrets.yaml'].sort());
-    expect(logs.filter((l) => l.startsWith('recorded '))).toHaveLength(8);
+    expect(readdirSync(dir).sort()).toEqual([`${fixtureName('weather flow')}.yaml`, 'default.yaml', 'params.yaml', 'secrets.yaml'].sort());
+    expect(logs.filter((l) => l.startsWith('recorded '))).toHaveLength(9);
   });
 
   it('every file is a valid mock configuration: matches on the conversation, the reply, the pace', () => {
@@ -168,6 +171,21 @@ describe('record and replay', () => {
       const streamed = streamText({ model: provider(MODEL), prompt: 'Tell me a long story.', maxRetries: 0 });
       expect(await streamed.text).toBe(recorded.stream.deltas.join(''));
       expect((await streamed.usage).outputTokens).toBe(recorded.stream.usage!.completion_tokens);
+    } finally {
+      await replay.close();
+    }
+  });
+
+  it('the parameters that shape an answer are part of the match: the same conversation with another limit is another request', async () => {
+    const replay = await startRecorder({ dir, mode: 'replay', noDelays: true });
+    try {
+      const c = client(replay.url, 'params');
+      const ask = (extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming>) => c.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }], ...extra });
+      expect((await ask({ max_tokens: 3 })).choices[0].message.content).toBe(cutAnswer);
+      for (const extra of [{ max_tokens: 4 }, {}, { max_tokens: 3, temperature: 0 }]) {
+        const err = await ask(extra).catch((e: unknown) => e);
+        expect((err as Error).message).toMatch(/which differs in parameters\.(max_tokens|temperature)/);
+      }
     } finally {
       await replay.close();
     }
