@@ -297,6 +297,28 @@ describe('record and replay', () => {
     }
   });
 
+  it('an upstream that cannot be reached is a 502 JSON error naming why, and nothing is recorded', async () => {
+    const deadDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const rec = await startRecorder({ dir: deadDir, mode: 'record', upstream: `http://127.0.0.1:${port}`, upstreamKey: UPSTREAM_KEY, timeoutMs: 2_000 });
+    try {
+      const r = await fetch(`${rec.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }) });
+      expect(r.status).toBe(502);
+      const body = (await r.json()) as { error: { message: string; code: string } };
+      expect(body.error.code).toBe('recorder_error');
+      expect(body.error.message).toMatch(/ECONNREFUSED/);
+      expect(body.error.message).not.toContain(UPSTREAM_KEY);
+      expect(readdirSync(deadDir)).toEqual([]);
+    } finally {
+      await rec.close();
+      rmSync(deadDir, { recursive: true, force: true });
+    }
+  });
+
   it('with --fallback upstream, what has no recording is recorded on the spot and then replayed', async () => {
     const live = await startMockServer({ mock: createMock(DEFAULT_CONFIG) });
     const fbDir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
