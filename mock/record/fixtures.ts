@@ -29,6 +29,8 @@ export function fixtureName(testId: string | undefined): string {
 
 export class Fixtures {
   private readonly configs = new Map<string, MockConfig>();
+  /** Bumped by each addition to a file: what serves it is rebuilt then, and only then. */
+  private readonly versions = new Map<string, number>();
   private writing = new Map<string, Promise<void>>();
 
   constructor(
@@ -52,6 +54,10 @@ export class Fixtures {
     return [...this.configs.keys()];
   }
 
+  version(name: string): number {
+    return this.versions.get(name) ?? 0;
+  }
+
   /** The next scenario's number in that file. */
   count(name: string): number {
     return this.configs.get(name)?.scenarios?.length ?? 0;
@@ -67,6 +73,7 @@ export class Fixtures {
     }
     config.keys[0].models = config.models.map((m) => m.id);
     this.configs.set(name, config);
+    this.versions.set(name, this.version(name) + 1);
     const text = this.redactor.text(header(name) + stringify(config, { lineWidth: 0 }));
     const previous = this.writing.get(name) ?? Promise.resolve();
     const next = previous.then(() => {

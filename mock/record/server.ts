@@ -5,7 +5,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { request as upstreamRequest } from 'undici';
 import { contentCoding, decoderFor } from '../../suites/harness/http.js';
 import { Redactor } from '../../suites/harness/redact.js';
-import type { MockConfig } from '../config/types.js';
 import { preflight, withCors } from '../core/cors.js';
 import { errorReply } from '../core/errors.js';
 import { resolveFaults } from '../core/faults/select.js';
@@ -67,15 +66,16 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   for (const value of opts.redact ?? []) redactor.add(value);
   const fixtures = new Fixtures(opts.dir, redactor);
   const log = opts.log ?? (() => {});
-  // A replay serves each file with a mock of its own, rebuilt when a fallback adds to the file.
-  const mocks = new Map<string, { config: MockConfig; mock: Mock }>();
+  // A replay serves each file with a mock of its own, kept across requests (its journal, a fault's
+  // `times`) and rebuilt only when a fallback adds to the file.
+  const mocks = new Map<string, { version: number; mock: Mock }>();
   const mockFor = (name: string): Mock | undefined => {
     const config = fixtures.get(name);
     if (!config) return undefined;
     const cached = mocks.get(name);
-    if (cached?.config === config && cached.config.scenarios?.length === config.scenarios?.length) return cached.mock;
+    if (cached?.version === fixtures.version(name)) return cached.mock;
     const mock = createMock(config, { strictScenarios: true, anyKey: { ...REPLAY_KEY, models: config.keys[0].models }, noDelays: opts.noDelays, faults: opts.faults });
-    mocks.set(name, { config: { ...config, scenarios: [...(config.scenarios ?? [])] }, mock });
+    mocks.set(name, { version: fixtures.version(name), mock });
     return mock;
   };
 
@@ -89,7 +89,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     }, () => res.destroy());
   }, opts.tls);
 
-  /** Headers as the core takes them, with what --redact names redacted (so a replay matches what was recorded). */
+  /** Headers as the core takes them: one value per name. */
   const headersOf = (req: IncomingMessage): Record<string, string> => {
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;

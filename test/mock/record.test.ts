@@ -220,6 +220,10 @@ describe('record and replay', () => {
         });
       const limited = await ask({ 'x-mock-fault': 'rate-limited; retry_after_ms=10' });
       expect(limited.status).toBe(429);
+      // One mock serves the file across requests: `times` counts, so a retry gets through.
+      const once = 'rate-limited; retry_after_ms=10; times=1';
+      expect((await ask({ 'x-mock-fault': once })).status).toBe(429);
+      expect((await ask({ 'x-mock-fault': once })).status).toBe(200);
       const ok = await ask();
       expect(((await ok.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe(recorded.plain.text);
     } finally {
