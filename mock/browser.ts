@@ -7,7 +7,7 @@ import { configProblems } from './config/check.js';
 import { DEFAULT_CONFIG } from './config/default.js';
 import type { MockConfig } from './config/types.js';
 import { createMock, type Mock, type MockOptions } from './core/handle.js';
-import { interceptWith } from './fetch.js';
+import { answer, interceptWith } from './fetch.js';
 
 export { DEFAULT_CONFIG, createMock };
 export type { Mock, MockConfig };
@@ -33,11 +33,31 @@ export interface PageMockOptions extends MockOptions {
  * naming each field. */
 export function installMock(opts: PageMockOptions = {}): PageMock {
   const baseUrl = (opts.baseUrl ?? DEFAULT_BROWSER_URL).replace(/\/+$/, '');
+  const mock = checkedMock(opts);
+  const dispose = interceptWith('conformance-mock-browser', [new FetchInterceptor(), new XMLHttpRequestInterceptor()], mock, baseUrl);
+  return { baseUrl, mock, dispose };
+}
+
+/** For a project that already runs msw (or any fetch-level router): the mock as a handler of web
+ * Requests, to mount under its base URL, e.g.
+ * `http.all('https://mock.conformance.test/*', ({ request }) => handler(request))`. */
+export function fetchHandler(opts: PageMockOptions = {}): ((request: Request) => Promise<Response>) & { mock: Mock } {
+  const baseUrl = (opts.baseUrl ?? DEFAULT_BROWSER_URL).replace(/\/+$/, '');
+  const mock = checkedMock(opts);
+  const handler = async (request: Request) => {
+    const r = await answer(mock, request, baseUrl);
+    // Bytes that are not HTTP: what fetch makes of them, a network error.
+    if (r instanceof TypeError) return Response.error();
+    return r;
+  };
+  return Object.assign(handler, { mock });
+}
+
+/** A configuration mistake throws, naming each field. */
+function checkedMock(opts: PageMockOptions): Mock {
   if (opts.config) {
     const problems = configProblems(opts.config);
     if (problems.length) throw new Error(`mock configuration:\n${problems.join('\n')}`);
   }
-  const mock = createMock(opts.config ?? DEFAULT_CONFIG, opts);
-  const dispose = interceptWith('conformance-mock-browser', [new FetchInterceptor(), new XMLHttpRequestInterceptor()], mock, baseUrl);
-  return { baseUrl, mock, dispose };
+  return createMock(opts.config ?? DEFAULT_CONFIG, opts);
 }

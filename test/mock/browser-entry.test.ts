@@ -33,3 +33,43 @@ describe('chat-api-conformance/mock/browser', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('the browser entry, run here', () => {
+  const KEY = 'sk-mock-alpha-000000000000000000000001';
+  const chat = (url: string, body: object) =>
+    new Request(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('fetchHandler answers web Requests as the server does: a model list, a stream to [DONE], a 401', async () => {
+    const { fetchHandler, DEFAULT_BROWSER_URL } = await import('../../mock/browser.js');
+    const handler = fetchHandler();
+    const list = await handler(new Request(`${DEFAULT_BROWSER_URL}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } }));
+    expect(list.status).toBe(200);
+    expect(((await list.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toEqual(['mock-chat-1', 'mock-reason-1']);
+    const stream = await handler(chat(DEFAULT_BROWSER_URL, { model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Hi' }] }));
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await stream.text()).toMatch(/data: \[DONE\]\n\n$/);
+    const refused = await handler(new Request(`${DEFAULT_BROWSER_URL}/v1/models`));
+    expect(refused.status).toBe(401);
+    expect(handler.mock.journal.list()).toHaveLength(3);
+  });
+
+  it('a configuration mistake throws, naming the field', async () => {
+    const { installMock, DEFAULT_CONFIG } = await import('../../mock/browser.js');
+    expect(() => installMock({ config: { ...DEFAULT_CONFIG, timing: { ttft_ms: -1 } } })).toThrow(/timing\.ttft_ms: expected a number >= 0, found -1/);
+  });
+
+  it('installMock answers fetch under its base URL until disposed, then gives fetch back', async () => {
+    const { installMock } = await import('../../mock/browser.js');
+    const original = globalThis.fetch;
+    const page = installMock({ baseUrl: 'http://page.mock.test' });
+    expect(globalThis.fetch).not.toBe(original);
+    try {
+      const r = await fetch(chat(page.baseUrl, { model: 'mock-chat-1', messages: [{ role: 'user', content: 'Repeat exactly: in the page' }] }));
+      expect(((await r.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('in the page');
+    } finally {
+      page.dispose();
+    }
+    // Restored: no request of this test leaves the process.
+    expect(globalThis.fetch).toBe(original);
+  });
+});
