@@ -3,7 +3,7 @@
 // from the text before it is written; writes to one file are serialized and atomic.
 import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { Document, isPair, isScalar, isSeq, visit } from 'yaml';
 import { Redactor } from '../../suites/harness/redact.js';
 import { hash } from '../core/random.js';
 import { loadConfigFile } from '../config/load.js';
@@ -74,7 +74,7 @@ export class Fixtures {
     config.keys[0].models = config.models.map((m) => m.id);
     this.configs.set(name, config);
     this.versions.set(name, this.version(name) + 1);
-    const text = this.redactor.text(header(name) + stringify(config, { lineWidth: 0 }));
+    const text = this.redactor.text(header(name) + yamlOf(config));
     const previous = this.writing.get(name) ?? Promise.resolve();
     const next = previous.then(() => {
       const file = this.file(name);
@@ -116,4 +116,15 @@ function upsertModel(config: MockConfig, m: ListedModel): void {
     compliance: { zdr: false, hipaa: false },
   };
   config.models.push(def);
+}
+
+/** The file's YAML, a recording's pauses on one line each: a list of numbers reads better flat. */
+function yamlOf(config: MockConfig): string {
+  const doc = new Document(config);
+  visit(doc, {
+    Pair(_key, pair) {
+      if (isPair(pair) && isScalar(pair.key) && pair.key.value === 'delays_ms' && isSeq(pair.value)) pair.value.flow = true;
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
 }
