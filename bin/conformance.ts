@@ -339,6 +339,9 @@ async function recordOrReplay(argv: { record?: string; replay?: string; upstream
   if (argv.config) usageExit(`--config does not apply to --${mode}: the files in ${dir} are the configuration`);
   if (mode === 'record' && (argv.fault as string[]).length) usageExit('--fault does not apply to --record: the upstream answers (a replay takes --fault and x-mock-fault)');
   if (argv.upstream && !/^https?:\/\//.test(argv.upstream)) usageExit(`--upstream: expected an http(s) URL, found "${argv.upstream}"`);
+  // Requests keep their path (/v1/chat/completions): an upstream given with /v1 would get /v1/v1/...
+  if (argv.upstream && baseUrlWarning(argv.upstream))
+    process.stderr.write(`conformance: warning: --upstream ends in /v1, and requests keep their /v1/... path: did you mean ${argv.upstream.replace(/\/v1\/?$/, '')}?\n`);
   let tls;
   try {
     tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });

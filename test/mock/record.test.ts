@@ -367,6 +367,18 @@ describe('conformance mock --record / --replay on the command line', () => {
     expect(withFault.stderr).toMatch(/^conformance: --fault does not apply to --record/);
   });
 
+  it('warns of an upstream given with /v1, which requests would double', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    const child = execFile(process.execPath, [BIN, 'mock', '--record', dir, '--upstream', 'http://127.0.0.1:9/v1', '--port', '0']);
+    const stderr = await new Promise<string>((resolve) => {
+      let err = '';
+      child.stderr!.on('data', (b: Buffer) => (err += b) && err.includes('\n') && resolve(err));
+    });
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+    expect(stderr).toBe('conformance: warning: --upstream ends in /v1, and requests keep their /v1/... path: did you mean http://127.0.0.1:9?\n');
+  });
+
   it('--replay of a folder holding a broken recording names the file and the field', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
     writeFileSync(join(dir, 'default.yaml'), 'keys: []\nmodels: []\nscenarios:\n  - name: x\n    match: {}\n    reply: { texts: hi }\n');
