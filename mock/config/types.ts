@@ -162,6 +162,8 @@ export interface MockConfig {
   faults?: { always?: FaultRef[]; random?: FaultRate };
   /** Most requests the journal keeps (oldest dropped first). */
   journal_size?: number;
+  /** Served as it is at /models.json (a recording's), instead of the catalog derived from models. */
+  catalog?: Record<string, unknown>;
   /** The cross-origin policy; without it, any origin and any requested header are allowed. */
   cors?: CorsPolicy;
 }

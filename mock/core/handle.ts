@@ -91,7 +91,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const models = new Map(config.models.map((m) => [m.id, m]));
   // Bodies that never change are serialized once, not per request.
   const lists = new Map(config.keys.map((k) => [k.id, JSON.stringify(modelList(config, k))]));
-  const catalog = JSON.stringify(catalogDocument(config));
+  const catalog = JSON.stringify(config.catalog ?? catalogDocument(config));
   const strictScenarios = opts.strictScenarios ?? config.strict_scenarios ?? false;
   // Strict with no scenario at all refuses every chat request: nothing was scripted for it.
   const scenarios = config.scenarios?.length || strictScenarios ? compileScenarios(config.scenarios ?? []) : undefined;

@@ -63,9 +63,10 @@ export class Fixtures {
     return this.configs.get(name)?.scenarios?.length ?? 0;
   }
 
-  /** Adds a recording (and the models it names) and writes the file. */
-  add(name: string, scenario: Scenario | undefined, listed: ListedModel[] = []): Promise<void> {
+  /** Adds a recording (and the models it names, or the catalog) and writes the file. */
+  add(name: string, scenario: Scenario | undefined, listed: ListedModel[] = [], catalog?: Record<string, unknown>): Promise<void> {
     const config = this.configs.get(name) ?? { keys: [{ ...REPLAY_KEY }], models: [], strict_scenarios: true, scenarios: [] };
+    if (catalog) config.catalog = catalog;
     for (const m of listed) upsertModel(config, m);
     if (scenario) {
       if (scenario.match.model) upsertModel(config, { id: scenario.match.model });

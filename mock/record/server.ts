@@ -5,6 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { request as upstreamRequest } from 'undici';
 import { contentCoding, decoderFor } from '../../suites/harness/http.js';
 import { Redactor } from '../../suites/harness/redact.js';
+import { validator } from '../../schemas/index.js';
 import { preflight, withCors } from '../core/cors.js';
 import { errorReply } from '../core/errors.js';
 import { resolveFaults } from '../core/faults/select.js';
@@ -18,6 +19,7 @@ import { capture, scenarioName } from './capture.js';
 import { Fixtures, fixtureName, REPLAY_KEY, type ListedModel } from './fixtures.js';
 
 export const TEST_ID_HEADER = 'x-test-id';
+const validCatalog = validator('catalog');
 /** Of an upstream answer, at most this much is kept for its recording; the client gets it all. */
 const RECORD_MAX_BYTES = 16 * 1024 * 1024;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
@@ -172,6 +174,19 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
       const listed = modelsOf(answer);
       await fixtures.add(name, undefined, listed);
       return log(`recorded ${fixtures.file(name)}: the model list (${listed.length} models)`);
+    }
+    if (method === 'GET' && path.endsWith('/models.json') && status === 200) {
+      let doc: unknown;
+      try {
+        doc = JSON.parse(answer.toString('utf8'));
+      } catch {
+        return log(`not recorded: the catalog at ${path} is not JSON`);
+      }
+      if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return log(`not recorded: the catalog at ${path} is not a JSON object`);
+      await fixtures.add(name, undefined, [], doc as Record<string, unknown>);
+      log(`recorded ${fixtures.file(name)}: the catalog`);
+      for (const d of validCatalog(doc).errors) log(`  drift: ${d}`);
+      return;
     }
     if (method !== 'POST' || !path.endsWith('/v1/chat/completions')) return;
     let request: ChatRequest;

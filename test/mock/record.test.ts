@@ -79,6 +79,7 @@ describe('record and replay', () => {
   let recorded: Awaited<ReturnType<typeof conversation>>;
   let secretAnswer: string;
   let cutAnswer: string;
+  let catalogSeen: unknown;
   const logs: string[] = [];
 
   beforeAll(async () => {
@@ -89,6 +90,8 @@ describe('record and replay', () => {
       recorded = await conversation(client(recorder.url, 'weather flow'));
       // The same prompt under another test id goes to another file.
       await client(recorder.url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] });
+      // The public catalog, as a model picker reads it.
+      catalogSeen = await (await fetch(`${recorder.url}/models.json`, { headers: { 'x-test-id': 'weather flow' } })).json();
       // The same conversation asked with a limit: its own recording.
       cutAnswer = (await client(recorder.url, 'params').chat.completions.create({ model: MODEL, max_tokens: 3, messages: [{ role: 'user', content: 'Hello there.' }] })).choices[0].message.content!;
       // Secrets said in the conversation itself: redacted in the recording.
@@ -106,7 +109,7 @@ describe('record and replay', () => {
     expect(recorded.call.name).toBe('get_weather');
     expect(recorded.models).toContain(MODEL);
     expect(readdirSync(dir).sort()).toEqual([`${fixtureName('weather flow')}.yaml`, 'default.yaml', 'params.yaml', 'secrets.yaml'].sort());
-    expect(logs.filter((l) => l.startsWith('recorded '))).toHaveLength(9);
+    expect(logs.filter((l) => l.startsWith('recorded '))).toHaveLength(10);
   });
 
   it('every file is a valid mock configuration: matches on the conversation, the reply, the pace', () => {
@@ -157,6 +160,9 @@ describe('record and replay', () => {
       expect(again.next).toBe(recorded.next);
       expect(again.streamedCall).toEqual(recorded.streamedCall);
       expect(again.models).toEqual(recorded.models);
+      // The catalog as the upstream served it, not one derived from placeholder models.
+      expect(await (await fetch(`${replay.url}/models.json`, { headers: { 'x-test-id': 'weather flow' } })).json()).toEqual(catalogSeen);
+      expect((catalogSeen as { data: unknown[] }).data.length).toBe(DEFAULT_CONFIG.models.length);
     } finally {
       await replay.close();
     }
