@@ -68,6 +68,9 @@ interface Prepared {
   content?: string;
 }
 
+/** The split a content choice asks for; `none` is none. */
+const splitOf = (c: ContentChoice | undefined): ContentSplit | undefined => (c?.split && c.split !== 'none' ? c.split : undefined);
+
 /** Requests larger than this are worked out each time rather than remembered. */
 const CACHED_BODY_MAX = 16 * 1024;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -152,7 +155,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         if (reply.fault) faults = resolveFaults([reply.fault]);
         if (reply.error)
           return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
-        if (found.scenario.recorded) return recording(request, model, reply, { scenario, stream, faults });
+        // A recording's text is what it is; how its stream is cut still follows the request.
+        if (found.scenario.recorded) return recording(request, model, reply, { scenario, stream, faults, split: splitOf(mergeContent(chosen, asked)) });
         script = reply;
       } else if (strictScenarios) {
         const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
@@ -162,7 +166,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (asked) chosen = mergeContent(chosen, asked);
     const completion = generate(request, model, script, chosen?.profile ? PROFILES[chosen.profile] : DEFAULT_PROFILE);
     const seed = hash(text ?? JSON.stringify(request));
-    const split = chosen?.split && chosen.split !== 'none' ? chosen.split : undefined;
+    const split = splitOf(chosen);
     const idBase = `chatcmpl-${seed.toString(36)}`;
     const content = `${chosen?.profile ?? DEFAULT_PROFILE.name}${split ? `; split=${split}` : ''}`;
     // Object literals, not spreads: this runs for every distinct request, and a spread of a fresh
@@ -174,12 +178,12 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return { scenario, faults, stream, timing, idBase, content, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
-  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults'>): Prepared => {
+  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split'>): Prepared => {
     const completion = recordedCompletion(reply, request);
     const delays = opts.noDelays ? [] : reply.delays_ms ?? [];
     const idBase = `chatcmpl-${hash(JSON.stringify(request)).toString(36)}`;
     if (common.stream)
-      return { ...common, idBase, delays, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true)] };
+      return { ...common, idBase, delays, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, 1, common.split)] };
     return { ...common, idBase, json: completionJson(completion, { model: model.id }), delayMs: delays.reduce((a, b) => a + b, 0) };
   };
 

@@ -159,6 +159,27 @@ describe('record and replay', () => {
       expect(again.call).toEqual(recorded.call);
       expect(again.next).toBe(recorded.next);
       expect(again.streamedCall).toEqual(recorded.streamedCall);
+      // A recorded stream cut inside its characters (x-mock-content: split=bytes) reads the same.
+      let split = '';
+      const c = client(replay.url, 'weather flow');
+      const pieces = await c.chat.completions.create(
+        { model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Tell me a long story.' }] },
+        { headers: { 'x-mock-content': 'split=bytes' } },
+      );
+      for await (const chunk of pieces) split += chunk.choices[0]?.delta?.content ?? '';
+      expect(split).toBe(recorded.stream.deltas.join(''));
+      // And it was cut: many more reads than events.
+      const reads = async (headers: Record<string, string>) => {
+        const r = await fetch(`${replay.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json', 'x-test-id': 'weather flow', ...headers },
+          body: JSON.stringify({ model: MODEL, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Tell me a long story.' }] }),
+        });
+        let n = 0;
+        for await (const _ of r.body!) n++;
+        return n;
+      };
+      expect(await reads({ 'x-mock-content': 'split=bytes' })).toBeGreaterThan(2 * (await reads({})));
       expect(again.models).toEqual(recorded.models);
       // The catalog as the upstream served it, not one derived from placeholder models.
       expect(await (await fetch(`${replay.url}/models.json`, { headers: { 'x-test-id': 'weather flow' } })).json()).toEqual(catalogSeen);
