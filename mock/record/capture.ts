@@ -124,7 +124,8 @@ function fromStream(x: Exchange, drift: string[]): ScenarioReply {
     for (const t of Array.isArray(delta.tool_calls) ? (delta.tool_calls as { index?: number; id?: string; function?: { name?: string; arguments?: string } }[]) : []) {
       const call = (calls[t.index ?? 0] ??= { name: '', arguments: '' });
       if (t.id) call.id = t.id;
-      if (t.function?.name) call.name += t.function.name;
+      // The name comes whole in a call's first delta; a server that repeats it later is not appending.
+      if (t.function?.name && !call.name) call.name = t.function.name;
       if (t.function?.arguments) call.arguments += t.function.arguments;
     }
   });
