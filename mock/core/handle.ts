@@ -66,10 +66,22 @@ interface Prepared {
   split?: ContentSplit;
   /** The content profile and split in effect: `markdown; split=bytes`. */
   content?: string;
+  /** In place of the usual headers (a recording that tells its drift). */
+  headers?: Record<string, string>;
 }
 
 /** The split a content choice asks for; `none` is none. */
 const splitOf = (c: ContentChoice | undefined): ContentSplit | undefined => (c?.split && c.split !== 'none' ? c.split : undefined);
+
+export const DRIFT_HEADER = 'x-mock-recorded-drift';
+
+/** A recording whose upstream departed from the document says so on every replay: how many
+ * departures, and the first (in ASCII, as a header must be); the rest are in its file. */
+function driftHeaders(drift: readonly string[] | undefined, stream: boolean): Record<string, string> | undefined {
+  if (!drift?.length) return undefined;
+  const first = drift[0].replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+  return { ...(stream ? SSE_HEADERS : JSON_HEADERS), [DRIFT_HEADER]: `${drift.length}; ${first}` };
+}
 
 /** Requests larger than this are worked out each time rather than remembered. */
 const CACHED_BODY_MAX = 16 * 1024;
@@ -156,7 +168,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         if (reply.error)
           return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
         // A recording's text is what it is; how its stream is cut still follows the request.
-        if (found.scenario.recorded) return recording(request, model, reply, { scenario, stream, faults, split: splitOf(mergeContent(chosen, asked)) });
+        if (found.scenario.recorded) return recording(request, model, reply, { scenario, stream, faults, split: splitOf(mergeContent(chosen, asked)), headers: driftHeaders(found.scenario.recorded.drift, stream) });
         script = reply;
       } else if (strictScenarios) {
         const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
@@ -178,7 +190,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return { scenario, faults, stream, timing, idBase, content, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
-  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split'>): Prepared => {
+  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split' | 'headers'>): Prepared => {
     const completion = recordedCompletion(reply, request);
     const delays = opts.noDelays ? [] : reply.delays_ms ?? [];
     const idBase = `chatcmpl-${hash(JSON.stringify(request)).toString(36)}`;
@@ -218,10 +230,11 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (p.reply) return p.reply;
     const id = `${p.idBase}${(++served).toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
-    if (p.events && p.delays) return { status: 200, headers: SSE_HEADERS, stream: recordedFrames(p.events, p.delays, (payload) => stamp(payload, id, created)) };
+    if (p.events && p.delays) return { status: 200, headers: p.headers ?? SSE_HEADERS, stream: recordedFrames(p.events, p.delays, (payload) => stamp(payload, id, created)) };
     if (p.events) return { status: 200, headers: SSE_HEADERS, stream: pacedFrames(p.events, p.timing, p.seed ?? 0, (payload) => stamp(payload, id, created)) };
     const body = stamp(p.json!, id, created);
-    return p.delayMs ? { status: 200, headers: JSON_HEADERS, body, delayMs: p.delayMs } : { status: 200, headers: JSON_HEADERS, body };
+    const headers = p.headers ?? JSON_HEADERS;
+    return p.delayMs ? { status: 200, headers, body, delayMs: p.delayMs } : { status: 200, headers, body };
   };
 
   const route = (req: MockRequest, path: string, method: string, trace: Trace): MockReply => {

@@ -252,6 +252,7 @@ describe('record and replay', () => {
       expect((await ask({ 'x-mock-fault': once })).status).toBe(429);
       expect((await ask({ 'x-mock-fault': once })).status).toBe(200);
       const ok = await ask();
+      expect(ok.headers.get('x-mock-recorded-drift')).toBeNull();
       expect(((await ok.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe(recorded.plain.text);
     } finally {
       await replay.close();
@@ -298,6 +299,11 @@ describe('record and replay', () => {
       expect(((await r.json()) as { choices: { finish_reason: string }[] }).choices[0].finish_reason).toBe('eos');
       await rec.close();
       const drift = loadConfigFile(join(driftDir, 'default.yaml')).scenarios![0].recorded!.drift!;
+      // Replayed, it says so on every answer (the file holds the rest).
+      const replay = await startRecorder({ dir: driftDir, mode: 'replay' });
+      const again = await fetch(`${replay.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }) });
+      await replay.close();
+      expect(again.headers.get('x-mock-recorded-drift')).toBe(`${drift.length}; ${drift[0]}`);
       expect(drift.join('\n')).toMatch(/finish_reason.*\[2\.3/);
       expect(drift.join('\n')).toMatch(/usage/);
       expect(lines.some((l) => /drift: .*finish_reason/.test(l))).toBe(true);
