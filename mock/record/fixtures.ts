@@ -1,7 +1,7 @@
 // Recordings on disk: one file per test (named by a request header), each a complete configuration
 // of the mock, so a file also runs on its own with `conformance mock --config`. Secrets are removed
 // from the text before it is written; writes to one file are serialized and atomic.
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isPair, isScalar, isSeq, visit } from 'yaml';
 import { Redactor } from '../../suites/harness/redact.js';
@@ -9,7 +9,7 @@ import { hash } from '../core/random.js';
 import { loadConfigFile } from '../config/load.js';
 import type { KeyDef, MockConfig, ModelDef, Scenario } from '../config/types.js';
 
-export const DEFAULT_FIXTURE = 'default';
+const DEFAULT_FIXTURE = 'default';
 /** The key every file declares; a replay takes any Bearer key as this one. */
 export const REPLAY_KEY: KeyDef = { id: 'recorded', key: 'sk-mock-replay-any-key', models: [] };
 
@@ -85,10 +85,6 @@ export class Fixtures {
     });
     this.writing.set(name, next.catch(() => {}));
     return next;
-  }
-
-  exists(name: string): boolean {
-    return this.configs.has(name) || existsSync(this.file(name));
   }
 }
 
