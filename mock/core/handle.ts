@@ -73,7 +73,7 @@ interface Prepared {
 /** The split a content choice asks for; `none` is none. */
 const splitOf = (c: ContentChoice | undefined): ContentSplit | undefined => (c?.split && c.split !== 'none' ? c.split : undefined);
 
-export const DRIFT_HEADER = 'x-mock-recorded-drift';
+const DRIFT_HEADER = 'x-mock-recorded-drift';
 
 /** A recording whose upstream departed from the document says so on every replay: how many
  * departures, and the first (in ASCII, as a header must be); the rest are in its file. */

@@ -33,7 +33,7 @@ const sameMessage = (a: ConversationMessage, b: ConversationMessage) =>
 
 /** The request fields, besides the conversation, that change what a model answers: a recording
  * keeps those the request sent, and matches only a request that sends the same (and no other). */
-export const SHAPING_PARAMETERS = [
+const SHAPING_PARAMETERS = [
   'max_tokens', 'max_completion_tokens', 'stop', 'temperature', 'top_p', 'seed', 'n', 'tool_choice', 'parallel_tool_calls',
   'presence_penalty', 'frequency_penalty', 'logit_bias', 'reasoning_effort', 'response_format',
 ] as const;
