@@ -288,7 +288,8 @@ await yargs(hideBin(process.argv))
         .option('fallback', { choices: ['upstream'] as const, describe: 'With --replay: record what has no recording from --upstream' })
         .option('test-id-header', { type: 'string', default: TEST_ID_HEADER, describe: 'The request header naming the test, and so the file of its recordings' })
         .option('redact', { type: 'string', array: true, default: [], describe: 'A header name or a value to keep out of recordings (repeatable)' })
-        .option('no-delays', { type: 'boolean', default: false, describe: 'With --replay: answer at once instead of at the recorded pace' })
+        // Declared as `delays` (on by default): yargs reads --no-delays as its negation.
+        .option('delays', { type: 'boolean', default: true, describe: 'With --replay: keep the recorded pace; --no-delays answers at once' })
         .conflicts('record', 'replay'),
     async (argv) => {
       if (argv.record || argv.replay) return recordOrReplay(argv);
@@ -332,7 +333,7 @@ await yargs(hideBin(process.argv))
   .help()
   .parseAsync();
 
-async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; 'no-delays': boolean; port: number; host: string; config?: string; fault: unknown; 'tls-cert'?: string; 'tls-key'?: string; 'tls-client-ca'?: string }): Promise<void> {
+async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; delays: boolean; port: number; host: string; config?: string; fault: unknown; 'tls-cert'?: string; 'tls-key'?: string; 'tls-client-ca'?: string }): Promise<void> {
   const mode = argv.record ? 'record' : 'replay';
   const dir = (argv.record ?? argv.replay)!;
   // The recordings are the configuration: a second one would be silently ignored.
@@ -358,7 +359,7 @@ async function recordOrReplay(argv: { record?: string; replay?: string; upstream
     fallback: argv.fallback === 'upstream',
     testIdHeader: argv['test-id-header'],
     redact: argv.redact,
-    noDelays: argv['no-delays'],
+    noDelays: !argv.delays,
     port: argv.port,
     host: argv.host,
     log: (line) => process.stderr.write(`${line}\n`),

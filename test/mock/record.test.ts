@@ -1,6 +1,6 @@
 // Record and replay, end to end: one mock records from another (streamed and not, tools included)
 // through the official SDK, then the recordings are replayed with the upstream gone.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -410,6 +410,39 @@ describe('conformance mock --record / --replay on the command line', () => {
     child.kill();
     rmSync(dir, { recursive: true, force: true });
     expect(stderr).toBe('conformance: warning: --upstream ends in /v1, and requests keep their /v1/... path: did you mean http://127.0.0.1:9?\n');
+  });
+
+  it('--replay keeps the recorded pace, and --no-delays answers at once', async () => {
+    const paced = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, timing: { ttft_ms: 300, tokens_per_second: 0 } }) });
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    try {
+      const rec = await startRecorder({ dir, mode: 'record', upstream: paced.url, upstreamKey: UPSTREAM_KEY });
+      await client(rec.url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] });
+      await rec.close();
+      for (const flags of [[], ['--no-delays']]) {
+        const child = spawn(process.execPath, [BIN, 'mock', '--replay', dir, '--port', '0', ...flags]);
+        try {
+          const url = await new Promise<string>((resolve) => {
+            let out = '';
+            child.stdout.on('data', (b: Buffer) => {
+              out += b;
+              const m = /on (http:\/\/\S+)/.exec(out);
+              if (m) resolve(m[1]);
+            });
+          });
+          const started = performance.now();
+          await client(url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] });
+          const took = performance.now() - started;
+          if (flags.length) expect(took).toBeLessThan(250);
+          else expect(took).toBeGreaterThanOrEqual(250);
+        } finally {
+          child.kill();
+        }
+      }
+    } finally {
+      await paced.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('--replay of a folder holding a broken recording names the file and the field', async () => {
