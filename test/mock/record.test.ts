@@ -412,6 +412,46 @@ describe('conformance mock --record / --replay on the command line', () => {
     expect(stderr).toBe('conformance: warning: --upstream ends in /v1, and requests keep their /v1/... path: did you mean http://127.0.0.1:9?\n');
   });
 
+  it('--record from the command line: the key from CONFORMANCE_UPSTREAM_KEY, the file from --test-id-header, --redact applied', async () => {
+    const upstream = await startMockServer({ mock: createMock(DEFAULT_CONFIG) });
+    const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
+    const child = spawn(process.execPath, [BIN, 'mock', '--record', dir, '--upstream', upstream.url, '--test-id-header', 'x-case', '--redact', 'x-org', '--port', '0'], {
+      env: { ...process.env, CONFORMANCE_UPSTREAM_KEY: UPSTREAM_KEY },
+    });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b));
+    try {
+      const url = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (b: Buffer) => {
+          out += b;
+          const m = /on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]);
+        });
+      });
+      const r = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk-any-client-key-778899', 'content-type': 'application/json', 'x-case': 'case-one', 'x-org': 'org-value-445566' },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'For org-value-445566: hello.' }] }),
+      });
+      expect(r.status).toBe(200);
+      await r.json();
+      // The recording is written once the answer has gone out: wait for its line.
+      for (let i = 0; i < 100 && !stderr.includes('case-one.yaml'); i++) await new Promise((res) => setTimeout(res, 50));
+      const text = readFileSync(join(dir, 'case-one.yaml'), 'utf8');
+      expect(text).toContain('For [REDACTED]: hello.');
+      for (const secret of [UPSTREAM_KEY, 'sk-any-client-key-778899', 'org-value-445566']) {
+        expect(text).not.toContain(secret);
+        expect(stderr).not.toContain(secret);
+      }
+      expect(stderr).toMatch(/recorded .*case-one\.yaml: recorded 1: mock-chat-1/);
+    } finally {
+      child.kill();
+      await upstream.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--replay keeps the recorded pace, and --no-delays answers at once', async () => {
     const paced = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, timing: { ttft_ms: 300, tokens_per_second: 0 } }) });
     const dir = mkdtempSync(join(tmpdir(), 'conformance-record-'));
