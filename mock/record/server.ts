@@ -67,6 +67,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   const redactor = new Redactor().add(opts.upstreamKey);
   for (const value of opts.redact ?? []) redactor.add(value);
   const fixtures = new Fixtures(opts.dir, redactor);
+  const pending = new Set<Promise<void>>();
   const log = opts.log ?? (() => {});
   // A replay serves each file with a mock of its own, kept across requests (its journal, a fault's
   // `times`) and rebuilt only when a fallback adds to the file.
@@ -166,7 +167,9 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
       }
       reads.splice(0, reads.length, { end: answer.length, ms: reads.at(-1)?.ms ?? 0 });
     }
-    await record(method, path.split('?')[0], body, up.statusCode, replyHeaders, answer, reads, name);
+    const saving = record(method, path.split('?')[0], body, up.statusCode, replyHeaders, answer, reads, name);
+    pending.add(saving);
+    await saving.finally(() => pending.delete(saving));
   };
 
   const record = async (method: string, path: string, body: Buffer, status: number, headers: Record<string, string>, answer: Buffer, reads: { end: number; ms: number }[], name: string): Promise<void> => {
@@ -202,7 +205,9 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     for (const d of scenario.recorded?.drift ?? []) log(`  drift: ${redactor.text(d)}`);
   };
 
-  return { ...(await listen(server, opts.port, opts.host, opts.tls ? 'https' : 'http')), server, fixtures };
+  const listening = await listen(server, opts.port, opts.host, opts.tls ? 'https' : 'http');
+  // Closing waits for the recordings being written: what was answered is on disk.
+  return { ...listening, server, fixtures, close: () => listening.close().then(() => Promise.allSettled([...pending])).then(() => {}) };
 }
 
 /** No recording answers this request: a strict-scenario refusal, or no file for the test. */
