@@ -85,10 +85,13 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   const server = serverFor((req, res) => {
     readBody(req, (body) => {
       if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));
-      serve(req, res, body).catch((e: Error) => {
+      // Every exchange is pending until its recording is written: closing waits for them.
+      const exchange = serve(req, res, body).catch((e: Error) => {
         if (!res.headersSent) writeReply(res, errorReply(502, `The recorder failed: ${redactor.text(e.message)}`, 'server_error', 'recorder_error'));
         else res.destroy();
       });
+      pending.add(exchange);
+      void exchange.finally(() => pending.delete(exchange));
     }, () => res.destroy());
   }, opts.tls);
 
@@ -155,21 +158,24 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     }
     res.end();
     if (gone) return log(`not recorded: the client left before ${method} ${path} was answered`);
-    let answer: Buffer = Buffer.concat(kept);
-    const coding = contentCoding(replyHeaders['content-encoding']);
+    await save(method, path.split('?')[0], body, up.statusCode, replyHeaders, Buffer.concat(kept), reads, name);
+  };
+
+  /** The answer in plain bytes, then its recording. */
+  const save = async (method: string, path: string, body: Buffer, status: number, headers: Record<string, string>, raw: Buffer, reads: { end: number; ms: number }[], name: string): Promise<void> => {
+    let answer = raw;
+    const coding = contentCoding(headers['content-encoding']);
     if (coding) {
       // The client got the bytes as they came; the recording holds what they say. (Their pace is
       // lost: the reads were of compressed bytes.)
       try {
-        answer = await decoded(answer, coding);
+        answer = await decoded(raw, coding);
       } catch (e) {
         return log(`not recorded: ${method} ${path}: its ${coding} body could not be decoded: ${(e as Error).message}`);
       }
       reads.splice(0, reads.length, { end: answer.length, ms: reads.at(-1)?.ms ?? 0 });
     }
-    const saving = record(method, path.split('?')[0], body, up.statusCode, replyHeaders, answer, reads, name);
-    pending.add(saving);
-    await saving.finally(() => pending.delete(saving));
+    await record(method, path, body, status, headers, answer, reads, name);
   };
 
   const record = async (method: string, path: string, body: Buffer, status: number, headers: Record<string, string>, answer: Buffer, reads: { end: number; ms: number }[], name: string): Promise<void> => {
@@ -206,8 +212,14 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   };
 
   const listening = await listen(server, opts.port, opts.host, opts.tls ? 'https' : 'http');
-  // Closing waits for the recordings being written: what was answered is on disk.
-  return { ...listening, server, fixtures, close: () => listening.close().then(() => Promise.allSettled([...pending])).then(() => {}) };
+  // Closing lets the exchanges under way finish (each bounded by the upstream timeout) and their
+  // recordings reach the disk, taking no new one; then it cuts what is left (idle connections).
+  const close = async () => {
+    server.close();
+    await Promise.allSettled([...pending]);
+    await listening.close();
+  };
+  return { ...listening, server, fixtures, close };
 }
 
 /** No recording answers this request: a strict-scenario refusal, or no file for the test. */
