@@ -1,6 +1,6 @@
 // Record and replay, end to end: one mock records from another (streamed and not, tools included)
 // through the official SDK, then the recordings are replayed with the upstream gone.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -377,6 +377,16 @@ describe('record and replay', () => {
 
 describe('conformance mock --record / --replay on the command line', () => {
   const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
+  /** The URL its start-up lines name. */
+  const urlOf = (child: ChildProcessWithoutNullStreams) =>
+    new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (b: Buffer) => {
+        out += b;
+        const m = /on (https?:\/\/\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+    });
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
@@ -421,14 +431,7 @@ describe('conformance mock --record / --replay on the command line', () => {
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b));
     try {
-      const url = await new Promise<string>((resolve) => {
-        let out = '';
-        child.stdout.on('data', (b: Buffer) => {
-          out += b;
-          const m = /on (http:\/\/\S+)/.exec(out);
-          if (m) resolve(m[1]);
-        });
-      });
+      const url = await urlOf(child);
       const r = await fetch(`${url}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: 'Bearer sk-any-client-key-778899', 'content-type': 'application/json', 'x-case': 'case-one', 'x-org': 'org-value-445566' },
@@ -462,14 +465,7 @@ describe('conformance mock --record / --replay on the command line', () => {
       for (const flags of [[], ['--no-delays']]) {
         const child = spawn(process.execPath, [BIN, 'mock', '--replay', dir, '--port', '0', ...flags]);
         try {
-          const url = await new Promise<string>((resolve) => {
-            let out = '';
-            child.stdout.on('data', (b: Buffer) => {
-              out += b;
-              const m = /on (http:\/\/\S+)/.exec(out);
-              if (m) resolve(m[1]);
-            });
-          });
+          const url = await urlOf(child);
           const started = performance.now();
           await client(url).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] });
           const took = performance.now() - started;
