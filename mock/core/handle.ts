@@ -157,6 +157,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     let scenario: string | undefined;
     let faults: SelectedFault[] = [];
     let chosen = modelContent.get(model.id);
+    // Seeds the reply's id and its pacing: the same request, the same every time.
+    const seed = hash(text ?? JSON.stringify(request));
     if (scenarios) {
       const found = scenarios.find(request, key.id);
       if (found.scenario) {
@@ -168,7 +170,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         if (reply.error)
           return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
         // A recording's text is what it is; how its stream is cut still follows the request.
-        if (found.scenario.recorded) return recording(request, model, reply, { scenario, stream, faults, split: splitOf(mergeContent(chosen, asked)), headers: driftHeaders(found.scenario.recorded.drift, stream) });
+        if (found.scenario.recorded) return recording(request, model, reply, seed, { scenario, stream, faults, split: splitOf(mergeContent(chosen, asked)), headers: driftHeaders(found.scenario.recorded.drift, stream) });
         script = reply;
       } else if (strictScenarios) {
         const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
@@ -177,7 +179,6 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     }
     if (asked) chosen = mergeContent(chosen, asked);
     const completion = generate(request, model, script, chosen?.profile ? PROFILES[chosen.profile] : DEFAULT_PROFILE);
-    const seed = hash(text ?? JSON.stringify(request));
     const split = splitOf(chosen);
     const idBase = `chatcmpl-${seed.toString(36)}`;
     const content = `${chosen?.profile ?? DEFAULT_PROFILE.name}${split ? `; split=${split}` : ''}`;
@@ -190,10 +191,10 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return { scenario, faults, stream, timing, idBase, content, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
-  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split' | 'headers'>): Prepared => {
+  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, seed: number, common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split' | 'headers'>): Prepared => {
     const completion = recordedCompletion(reply, request);
     const delays = opts.noDelays ? [] : reply.delays_ms ?? [];
-    const idBase = `chatcmpl-${hash(JSON.stringify(request)).toString(36)}`;
+    const idBase = `chatcmpl-${seed.toString(36)}`;
     if (common.stream)
       return { ...common, idBase, delays, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, 1, common.split)] };
     return { ...common, idBase, json: completionJson(completion, { model: model.id }), delayMs: delays.reduce((a, b) => a + b, 0) };

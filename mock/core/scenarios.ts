@@ -15,9 +15,18 @@ export function textMatcher(pattern: string): (text: string) => boolean {
 
 type Condition = (req: ChatRequest, keyId: string) => boolean;
 
+/** Worked out once per request: a replay file's every recording compares against it. */
+const conversations = new WeakMap<ChatRequest, ConversationMessage[]>();
+
 /** The conversation as a recording keeps it: roles, texts and calls, without the ids a server
  * made up (a replay makes its own, and the next turn sends those back). */
 export function conversationOf(req: ChatRequest): ConversationMessage[] {
+  let known = conversations.get(req);
+  if (!known) conversations.set(req, (known = normalized(req)));
+  return known;
+}
+
+function normalized(req: ChatRequest): ConversationMessage[] {
   return req.messages.map((m) => {
     const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as { function?: { name?: string; arguments?: string } }[]) : [];
     return {

@@ -3,7 +3,7 @@
 // recordings with the mock's own core. The upstream's key is used on the wire and never written.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { request as upstreamRequest } from 'undici';
-import { contentCoding, decoderFor } from '../../suites/harness/http.js';
+import { contentCoding, decoderFor, flattenHeaders } from '../../suites/harness/http.js';
 import { Redactor } from '../../suites/harness/redact.js';
 import { validator } from '../../schemas/index.js';
 import { preflight, withCors } from '../core/cors.js';
@@ -95,15 +95,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     }, () => res.destroy());
   }, opts.tls);
 
-  /** Headers as the core takes them: one value per name. */
-  const headersOf = (req: IncomingMessage): Record<string, string> => {
-    const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-    return out;
-  };
-
   const serve = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
-    const headers = headersOf(req);
+    const headers = flattenHeaders(req.headers);
     const plain = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body };
     if (plain.method === 'OPTIONS') return writeReply(res, preflight(plain));
     // Every secret the client sent is one more thing a recording must not hold.
@@ -139,8 +132,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
       headersTimeout: opts.timeoutMs ?? 120_000,
       bodyTimeout: opts.timeoutMs ?? 120_000,
     });
-    const replyHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) replyHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
+    const replyHeaders = flattenHeaders(up.headers);
+    for (const k of HOP_BY_HOP) delete replyHeaders[k];
     const cors = withCors({ method, path, headers }, { status: up.statusCode, headers: replyHeaders, body: '' });
     res.writeHead(up.statusCode, 'headers' in cors ? cors.headers : replyHeaders);
     res.flushHeaders();

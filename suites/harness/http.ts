@@ -187,7 +187,8 @@ export class HttpClient {
   }
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+/** One value per name, in lower case; a field sent twice is joined as HTTP joins it. */
+export function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
