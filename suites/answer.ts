@@ -1,16 +1,62 @@
-// What a chat request got back, read the same way on both paths (one JSON body, or a stream of
-// chunks), so a rule is written once: a check judges its rule only on a valid answer, and counts a
-// refusal only when the answer is one.
+// What a chat request got back, read part by part the same way on both paths (one JSON body, or a
+// stream of chunks), so a rule is written once and judged on the parts it reads: a broken part is
+// reported by the one check that owns it, and every other check that reads it is not-tested,
+// blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
+// answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { catalog, choicesOf, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, type StreamRead } from './api.js';
-import { fail, notTested, type Verdict } from './harness/check.js';
+import { catalog, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, type StreamRead } from './api.js';
+import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
 import type { ApiPath } from './paths.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 
-const validResponse = validator('response');
-const validError = validator('error');
-const validChunk = validator('chunk');
+/** The parts an answer is read in. `served`: a 2xx whose body parses (JSON) or that opens a stream;
+ * `complete`, `events`, `chunk-json`: a stream that reached its end, dispatched events, each a JSON
+ * chunk; the rest are the fields of 2.3 (or of each chunk). */
+export const PARTS = ['served', 'complete', 'events', 'chunk-json', 'envelope', 'object', 'index', 'role', 'content', 'finish_reason', 'usage', 'usage-details', 'tool-calls'] as const;
+export type Part = (typeof PARTS)[number];
+export type Way = 'json' | 'stream';
+
+/** What each part holds, for the list and the README. */
+export const PART_MEANING: Record<Part, string> = {
+  served: 'a 2xx whose body parses as JSON, or that opens a stream',
+  complete: 'the stream reached its end (no cut)',
+  events: 'the stream dispatched server-sent events',
+  'chunk-json': "each event's data, but [DONE], is a JSON object",
+  envelope: 'id, created and model of the body (or of every chunk), and its choices, each with a message (or delta) object',
+  object: 'object is chat.completion (chat.completion.chunk on a stream)',
+  index: "each choice's index (its position in choices)",
+  role: "the message's role (the first delta's, on a stream) is assistant",
+  content: "the message's content is a string (and refusal a string or null); on a stream, each delta's content a string or null",
+  finish_reason: "each choice's finish_reason is one of the four (on a stream, choice 0 gets at least one)",
+  usage: 'usage with integer prompt_tokens, completion_tokens and total_tokens',
+  'usage-details': "usage's prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens",
+  'tool-calls': 'tool calls with an id, type function, a function name and arguments as a string (on a stream, tool-call deltas)',
+};
+
+/** The one check that fails when a part is broken, on each way (json, stream). `served` is the
+ * basic request's: a check's own request is its own to fail. */
+export const OWNERS: Record<Part, Partial<Record<Way, string>>> = {
+  served: { json: 'chat.role.user', stream: 'chat.role.user' },
+  complete: { stream: 'stream.complete' },
+  events: { stream: 'stream.events' },
+  'chunk-json': { stream: 'stream.chunk-json' },
+  envelope: { json: 'chat.response-shape', stream: 'stream.chunk-schema' },
+  object: { json: 'chat.object', stream: 'stream.chunk-schema' },
+  index: { json: 'chat.choice-index', stream: 'stream.chunk-schema' },
+  role: { json: 'chat.assistant-role', stream: 'stream.first-delta-role' },
+  content: { json: 'chat.content', stream: 'stream.chunk-schema' },
+  finish_reason: { json: 'chat.finish-reason', stream: 'chat.finish-reason' },
+  usage: { json: 'chat.usage', stream: 'usage.stream-present' },
+  'usage-details': { json: 'chat.usage-details', stream: 'usage.stream-shape' },
+  'tool-calls': { json: 'tools.call-valid', stream: 'tools.stream' },
+};
+
+/** The parts every reader needs, whatever its rule: the answer, and on a stream, a readable one. */
+const BASE: Record<Way, Part[]> = { json: ['served'], stream: ['served', 'complete', 'events', 'chunk-json'] };
+
+/** The parts of each way that a check may own, with their owner. */
+export const ownedOn = (way: Way): [Part, string][] => PARTS.flatMap((p) => (OWNERS[p][way] ? [[p, OWNERS[p][way]!] as [Part, string]] : []));
 
 export interface ToolCallRead {
   index: number;
@@ -22,7 +68,8 @@ export interface ToolCallRead {
   raw?: Record<string, unknown>;
 }
 
-/** A valid answer, whichever path it came by. */
+/** An answer read leniently, whichever path it came by: every value is what could be read, and
+ * `broken` says which parts are not sound and why. */
 export interface Answer {
   stream: boolean;
   ex: Exchange;
@@ -40,88 +87,260 @@ export interface Answer {
   body?: Record<string, unknown>;
   /** The stream as read (stream path). */
   read?: StreamRead;
+  broken: Partial<Record<Part, string>>;
 }
 
-export type Reading = { answer: Answer; problem?: undefined } | { answer?: undefined; problem: string };
+const v = (ref: Parameters<typeof validator>[0]) => validator(ref);
+/** A field the schema leaves optional: absent is sound. */
+const optional = (ref: Parameters<typeof validator>[0]) => {
+  const check = validator(ref);
+  return (x: unknown) => (x === undefined ? { ok: true, errors: [] } : check(x));
+};
+const JSON_PARTS = {
+  id: v('response#/properties/id'),
+  created: v('response#/properties/created'),
+  model: v('response#/properties/model'),
+  object: v('response#/properties/object'),
+  index: v('response#/$defs/choice/properties/index'),
+  role: v('response#/$defs/assistantMessage/properties/role'),
+  content: v('response#/$defs/assistantMessage/properties/content'),
+  refusal: optional('response#/$defs/assistantMessage/properties/refusal'),
+  finishReason: v('response#/$defs/finishReason'),
+  count: v('response#/$defs/usage/properties/prompt_tokens'),
+  promptDetails: v('response#/$defs/usage/properties/prompt_tokens_details'),
+  completionDetails: v('response#/$defs/usage/properties/completion_tokens_details'),
+  toolCalls: optional('response#/$defs/assistantMessage/properties/tool_calls'),
+};
+const CHUNK_PARTS = {
+  id: v('chunk#/properties/id'),
+  created: v('chunk#/properties/created'),
+  model: v('chunk#/properties/model'),
+  object: v('chunk#/properties/object'),
+  index: v('chunk#/$defs/chunkChoice/properties/index'),
+  content: optional('chunk#/$defs/delta/properties/content'),
+  refusal: optional('chunk#/$defs/delta/properties/refusal'),
+  toolCalls: optional('chunk#/$defs/delta/properties/tool_calls'),
+};
 
-/** A chat answer on the path it was asked on, or why it is not a valid one: refused, cut, empty,
- * not a completion of 2.3, or not a complete stream of valid chunks. */
-export function readAnswer(ex: Exchange, stream: boolean): Reading {
-  if (!is2xx(ex)) return { problem: `the request was not served: ${describe(ex)}${errorText(ex)}` };
+const show = (x: unknown) => {
+  const s = x === undefined ? 'absent' : JSON.stringify(x);
+  return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+};
+const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x);
+/** The first of a list of problems, and how many more. */
+const first = (problems: string[]) => (problems.length ? `${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}` : undefined);
+
+/** A usage object's parts: its three counts, and its details. */
+function usageProblems(usage: unknown, where: string): { usage?: string; details?: string } {
+  if (!isObject(usage)) return { usage: `${where} is ${show(usage)}, not a usage object`, details: `${where} is missing` };
+  const counts = (['prompt_tokens', 'completion_tokens', 'total_tokens'] as const).filter((k) => !JSON_PARTS.count(usage[k]).ok).map((k) => `${where}.${k} is ${show(usage[k])}, not an integer`);
+  const details = [
+    ...(JSON_PARTS.promptDetails(usage.prompt_tokens_details).ok ? [] : [`${where}.prompt_tokens_details is ${show(usage.prompt_tokens_details)}, not an object with an integer cached_tokens`]),
+    ...(JSON_PARTS.completionDetails(usage.completion_tokens_details).ok ? [] : [`${where}.completion_tokens_details is ${show(usage.completion_tokens_details)}, not an object with an integer reasoning_tokens`]),
+  ];
+  return { usage: first(counts), details: first(details) };
+}
+
+/** A chat answer on the path it was asked on, read part by part. */
+export function readAnswer(ex: Exchange, stream: boolean): Answer {
+  const empty: Answer = { stream, ex, content: '', toolCalls: [], finishReason: undefined, models: [], created: [], broken: {} };
+  if (!is2xx(ex)) return { ...empty, broken: { served: `the request was not served: ${describe(ex)}${errorText(ex)}` } };
+  return stream ? readStreamed(ex, empty) : readJson(ex, empty);
+}
+
+function readJson(ex: Exchange, empty: Answer): Answer {
   const cut = cutShort(ex);
-  if (cut) return { problem: cut };
-  return stream ? readStreamed(ex) : readJson(ex);
-}
-
-function readJson(ex: Exchange): Reading {
+  if (cut) return { ...empty, broken: { served: cut } };
   const json = bodyJson(ex);
-  if (!json.ok) return { problem: json.error };
-  const v = validResponse(json.value);
-  if (!v.ok) return { problem: `the answer is not a chat completion of 2.3: ${v.errors.join('; ')}` };
-  const body = json.value as Record<string, unknown>;
-  const choice = (body.choices as Record<string, unknown>[])[0];
-  const message = choice.message as { content: string; tool_calls?: unknown };
-  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Record<string, unknown>[]) : [];
+  if (!json.ok) return { ...empty, broken: { served: json.error } };
+  if (!isObject(json.value)) return { ...empty, broken: { served: `the body is ${show(json.value)}, not a JSON object` } };
+  const body = json.value;
+  const broken: Answer['broken'] = {};
+  const choices = Array.isArray(body.choices) ? body.choices : [];
+  const envelope = [
+    ...(['id', 'created', 'model'] as const).filter((k) => !JSON_PARTS[k](body[k]).ok).map((k) => `${k} is ${show(body[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`),
+    ...(!Array.isArray(body.choices) ? [`choices is ${show(body.choices)}, not an array`] : !choices.length ? ['choices is empty'] : []),
+    ...choices.flatMap((c, i) => (isObject(c) && isObject(c.message) ? [] : [`choices[${i}]${isObject(c) ? '.message' : ''} is not an object`])),
+  ];
+  broken.envelope = first(envelope);
+  if (!JSON_PARTS.object(body.object).ok) broken.object = `object is ${show(body.object)}, not "chat.completion"`;
+  const objects = choices.filter(isObject);
+  const messages = objects.map((c) => (isObject(c.message) ? c.message : {}));
+  broken.index = first(choices.flatMap((c, i) => (isObject(c) && c.index === i ? [] : [`choices[${i}].index is ${show(isObject(c) ? c.index : undefined)}`])));
+  broken.role = first(messages.flatMap((m, i) => (JSON_PARTS.role(m.role).ok ? [] : [`choices[${i}].message.role is ${show(m.role)}, not "assistant"`])));
+  broken.content = first(
+    messages.flatMap((m, i) => [
+      ...(JSON_PARTS.content(m.content).ok ? [] : [`choices[${i}].message.content is ${show(m.content)}, not a string${Array.isArray(m.tool_calls) && m.tool_calls.length ? ' (beside tool_calls)' : ''}`]),
+      ...(JSON_PARTS.refusal(m.refusal).ok ? [] : [`choices[${i}].message.refusal is ${show(m.refusal)}, not a string or null`]),
+    ]),
+  );
+  broken.finish_reason = first(objects.flatMap((c, i) => (JSON_PARTS.finishReason(c.finish_reason).ok ? [] : [`choices[${i}].finish_reason is ${show(c.finish_reason)}, not one of stop, length, tool_calls, content_filter`])));
+  const u = usageProblems(body.usage, 'usage');
+  broken.usage = u.usage;
+  broken['usage-details'] = u.details;
+  broken['tool-calls'] = first(messages.flatMap((m, i) => (JSON_PARTS.toolCalls(m.tool_calls).ok ? [] : [`choices[${i}].message.tool_calls is not a list of calls with id, type "function", function.name and function.arguments as a string: ${show(m.tool_calls)}`])));
+  const message = messages[0] ?? {};
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
   return {
-    answer: {
-      stream: false,
-      ex,
-      content: message.content,
-      toolCalls: calls.map((raw, index) => {
-        const fn = raw.function as { name?: unknown; arguments?: unknown };
-        return { index, id: raw.id, name: fn.name, arguments: String(fn.arguments), raw };
-      }),
-      finishReason: choice.finish_reason,
-      usage: body.usage as Record<string, unknown>,
-      models: [body.model],
-      created: [body.created],
-      body,
-    },
+    ...empty,
+    content: typeof message.content === 'string' ? message.content : '',
+    toolCalls: calls.map((raw, index) => {
+      const fn = isObject(raw.function) ? raw.function : {};
+      return { index, id: raw.id, name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? null), raw };
+    }),
+    finishReason: isObject(choices[0]) ? choices[0].finish_reason : undefined,
+    usage: isObject(body.usage) ? body.usage : undefined,
+    models: [body.model],
+    created: [body.created],
+    body,
+    broken: prune(broken),
   };
 }
 
-function readStreamed(ex: Exchange): Reading {
+function readStreamed(ex: Exchange, empty: Answer): Answer {
   const read = readStream(ex);
-  if (!read.payloads.length) return { problem: `no server-sent event carried data (${ex.body.length ? `${ex.body.length} bytes, content-type ${ex.headers['content-type'] ?? 'none'}` : 'the body is empty'})` };
-  const notJson = read.payloads.find((p) => p.error !== undefined);
-  if (notJson) return { problem: `event ${notJson.at} of the stream is not JSON (${notJson.error})` };
-  const invalid = read.chunks.map(({ at, chunk }) => ({ at, v: validChunk(chunk) })).find((c) => !c.v.ok);
-  if (invalid) return { problem: `event ${invalid.at} of the stream is not a valid chunk: ${invalid.v.errors.join('; ')}` };
-  if (!read.chunks.length) return { problem: 'the stream carried no chunk' };
-  let content = '';
+  const broken: Answer['broken'] = {};
+  const cut = cutShort(ex);
+  if (cut) broken.complete = cut;
+  if (!read.sse.events.length) broken.events = `no server-sent event was dispatched (${ex.body.length ? `${ex.body.length} bytes, content-type ${ex.headers['content-type'] ?? 'none'}` : 'the body is empty'})`;
+  broken['chunk-json'] = first(read.payloads.filter((p) => p.data !== '[DONE]' && !isObject(p.json)).map((p) => `event ${p.at} is ${p.error !== undefined ? `not JSON (${p.error})` : `JSON but not an object: ${show(p.json)}`}`));
+  const envelope: string[] = [];
+  const object: string[] = [];
+  const index: string[] = [];
+  const content: string[] = [];
+  const calls: string[] = [];
+  const reasons: unknown[] = [];
+  let role: string | undefined;
+  let roleSeen = false;
+  let text = '';
   let finishReason: unknown;
-  let usage: Record<string, unknown> | undefined;
-  const calls = new Map<number, ToolCallRead>();
-  for (const { chunk } of read.chunks) {
-    if (chunk.usage && typeof chunk.usage === 'object') usage = chunk.usage as Record<string, unknown>;
-    for (const choice of choicesOf(chunk)) {
+  let usage: unknown;
+  const toolCalls = new Map<number, ToolCallRead>();
+  for (const { at, chunk } of read.chunks) {
+    for (const k of ['id', 'created', 'model'] as const) if (!CHUNK_PARTS[k](chunk[k]).ok) envelope.push(`event ${at}: ${k} is ${show(chunk[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`);
+    if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
+    if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
+    if (chunk.usage !== null && chunk.usage !== undefined) usage = chunk.usage;
+    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+      if (!isObject(choice) || !isObject(choice.delta)) {
+        envelope.push(`event ${at}: a choice ${isObject(choice) ? 'has no delta object' : 'is not an object'}`);
+        continue;
+      }
+      if (!CHUNK_PARTS.index(choice.index).ok) index.push(`event ${at}: a choice's index is ${show(choice.index)}`);
+      const delta = choice.delta;
+      if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
+      if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
+      if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok) calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas with an integer index: ${show(delta.tool_calls)}`);
       if (choice.index !== 0) continue;
-      if (choice.finish_reason !== null && choice.finish_reason !== undefined) finishReason = choice.finish_reason;
-      const delta = (choice.delta ?? {}) as { content?: unknown; tool_calls?: unknown };
-      if (typeof delta.content === 'string') content += delta.content;
+      if (!roleSeen) {
+        roleSeen = true;
+        if (delta.role !== 'assistant') role = `the first delta (event ${at}) has role ${show(delta.role)}, not "assistant"`;
+      } else if (delta.role !== undefined && delta.role !== null && delta.role !== 'assistant') role ??= `event ${at}: a delta has role ${show(delta.role)}`;
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
+      if (typeof delta.content === 'string') text += delta.content;
       if (!Array.isArray(delta.tool_calls)) continue;
-      for (const d of delta.tool_calls as { index: number; id?: unknown; function?: { name?: unknown; arguments?: unknown } | null }[]) {
-        let call = calls.get(d.index);
-        if (!call) calls.set(d.index, (call = { index: d.index, arguments: '' }));
+      for (const d of delta.tool_calls) {
+        if (!isObject(d) || typeof d.index !== 'number') continue;
+        let call = toolCalls.get(d.index);
+        if (!call) toolCalls.set(d.index, (call = { index: d.index, arguments: '' }));
+        const fn = isObject(d.function) ? d.function : {};
         if (call.id === undefined && d.id) call.id = d.id;
-        if (call.name === undefined && d.function?.name) call.name = d.function.name;
-        if (typeof d.function?.arguments === 'string') call.arguments += d.function.arguments;
+        if (call.name === undefined && fn.name) call.name = fn.name;
+        if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
       }
     }
   }
+  Object.assign(broken, {
+    envelope: first(envelope),
+    object: first(object),
+    index: first(index),
+    role: read.chunks.length && !roleSeen ? 'no chunk carries a delta of choice 0' : role,
+    content: first(content),
+    'tool-calls': first(calls),
+  });
+  const bad = reasons.filter((r) => !JSON_PARTS.finishReason(r).ok);
+  if (bad.length) broken.finish_reason = `finish_reason ${show(bad[0])} is not one of stop, length, tool_calls, content_filter`;
+  else if (!reasons.length) broken.finish_reason = `no chunk gives choice 0 a finish_reason (${read.chunks.length} chunks)`;
+  const u = usage !== undefined ? usageProblems(usage, 'the streamed usage') : { usage: `no chunk carries the usage (${read.chunks.length} chunks)`, details: 'no chunk carries the usage' };
+  broken.usage = u.usage;
+  broken['usage-details'] = u.details;
   return {
-    answer: {
-      stream: true,
-      ex,
-      content,
-      toolCalls: [...calls.values()].sort((a, b) => a.index - b.index),
-      finishReason,
-      usage,
-      models: read.chunks.map((c) => c.chunk.model),
-      created: read.chunks.map((c) => c.chunk.created),
-      read,
-    },
+    ...empty,
+    content: text,
+    toolCalls: [...toolCalls.values()].sort((a, b) => a.index - b.index),
+    finishReason,
+    usage: isObject(usage) ? usage : undefined,
+    models: read.chunks.map((c) => c.chunk.model),
+    created: read.chunks.map((c) => c.chunk.created),
+    read,
+    broken: prune(broken),
   };
+}
+
+const prune = (broken: Answer['broken']) => Object.fromEntries(Object.entries(broken).filter(([, why]) => why !== undefined)) as Answer['broken'];
+
+export const wayOf = (stream: boolean | undefined): Way => (stream ? 'stream' : 'json');
+
+/** The parts a rule that reads `reads` needs sound, on a way: the base of every answer, and its own. */
+export const needed = (way: Way, reads: readonly Part[]): Part[] => [...new Set([...BASE[way], ...reads])];
+
+/** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing.
+ * `served`: who owns this request's being served (absent: the caller; then nothing blocks on it). */
+export function blockedOn(a: Answer, parts: readonly Part[], served?: string): Verdict | undefined {
+  const way = wayOf(a.stream);
+  for (const part of parts) {
+    const why = a.broken[part];
+    if (why === undefined) continue;
+    const owner = part === 'served' ? served : OWNERS[part][way];
+    if (!owner) continue;
+    return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner);
+  }
+  return undefined;
+}
+
+/** An owner's verdict on its part of an answer, once the parts it needs first are sound. */
+export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: string): Verdict {
+  const before = blockedOn(a, first.filter((p) => p !== part), served);
+  if (before) return before;
+  if (part === 'served' && a.broken.served) return fail(a.broken.served);
+  const why = a.broken[part];
+  return why === undefined ? pass() : fail(why);
+}
+
+export interface Asked {
+  /** What the request was, for messages: `a long essay with max_tokens 1`. */
+  what: string;
+  /** The check that owns this request's being served (the basic request's is chat.role.user); absent,
+   * the request is the calling check's own, and an unserved answer fails it. */
+  servedBy?: string;
+  /** An optional request field (tools, response_format): a model that refuses it with a JSON error
+   * leaves the check not-tested unless the catalog declares the field for it. */
+  feature?: 'tools' | 'response_format';
+}
+
+/** The answer to a request the document allows, with the parts the rule reads sound, or the verdict
+ * that ends the check: its own request not served fails it; a broken part it reads leaves it
+ * not-tested, blocked by the part's owner. */
+export async function answerTo(ctx: CheckContext, ex: Exchange, path: ApiPath, reads: readonly Part[], asked: Asked): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
+  const a = readAnswer(ex, !!path.stream);
+  const unserved = a.broken.served;
+  if (unserved !== undefined) {
+    if (asked.feature && is4xx(ex) && bodyJson(ex).ok && errorText(ex)) {
+      const declared = path.model !== undefined && asked.feature in (declaredParameters((await catalog(ctx)).entries.get(path.model)) ?? {});
+      if (!declared) return { verdict: notTested(`the model refuses ${asked.feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
+    }
+    if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
+  }
+  const verdict = blockedOn(a, needed(a.stream ? 'stream' : 'json', reads), asked.servedBy);
+  return verdict ? { verdict } : { answer: a };
+}
+
+/** Whether a positive control was served: a 2xx whose body parses, or that opens a stream with
+ * events. Nothing else of the answer is asked: a broken field is its owner's to report, and must not
+ * hide a refusal the control stands for. Undefined when served; otherwise why not. */
+export function notServed(ex: Exchange, stream: boolean): string | undefined {
+  const a = readAnswer(ex, stream);
+  return a.broken.served ?? (stream ? a.broken.events : undefined);
 }
 
 /** How an answer to a request that must not be served reads. A refusal is a 4xx that says the
@@ -140,24 +359,12 @@ export function refusalOf(ex: Exchange, opts: { notFoundRefuses?: boolean } = {}
   return { kind: 'neither', why: `status ${s} is a server error, not a refusal${errorText(ex)}` };
 }
 
-/** The answer to a request the document allows, or the verdict that ends the check: a request
- * carrying an optional feature (tools, response_format) that the model refuses with a JSON error is
- * not-tested, unless the catalog declares the feature for it (4.1 leaves unsupported parameters
- * open); any other problem fails the check, since the request was valid. */
-export async function validAnswer(ctx: CheckContext, ex: Exchange, path: ApiPath, what: string, feature?: 'tools' | 'response_format'): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
-  const read = readAnswer(ex, !!path.stream);
-  if (read.answer) return { answer: read.answer };
-  if (feature && is4xx(ex) && bodyJson(ex).ok && errorText(ex)) {
-    const declared = path.model !== undefined && feature in (declaredParameters((await catalog(ctx)).entries.get(path.model)) ?? {});
-    if (!declared) return { verdict: notTested(`the model refuses ${feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
-  }
-  return { verdict: fail(`${what} got no valid answer: ${read.problem}`) };
-}
+const validError = validator('error');
 
 /** What keeps an error answer's body from the convention ({"error": {"message": ...}}), or nothing. */
 export function errorBodyProblem(ex: Exchange): string | undefined {
   const json = bodyJson(ex);
   if (!json.ok) return `the error body: ${json.error}`;
-  const v = validError(json.value);
-  return v.ok ? undefined : `the error body does not match the convention: ${v.errors.join(', ')}`;
+  const r = validError(json.value);
+  return r.ok ? undefined : `the error body does not match the convention: ${r.errors.join(', ')}`;
 }

@@ -2,7 +2,7 @@
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
 import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, type ApiCheck, type CheckDef, type Auth } from './api.js';
-import { errorBodyProblem, readAnswer, refusalOf, validAnswer } from './answer.js';
+import { errorBodyProblem, notServed, refusalOf } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import { basicCredential, containsKey } from './harness/redact.js';
@@ -82,8 +82,9 @@ async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise
   const { model, problem } = await baseline(ctx);
   if (problem) return { problem: `${problem}: a refusal without it proves nothing`, notes: [] };
   if (!model) return { body: sayOk(PLACEHOLDER_MODEL), notes: [`no model is listed; the chat requests named "${PLACEHOLDER_MODEL}"`] };
-  const served = readAnswer(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
-  return served.answer ? { body: sayOk(model), notes: [] } : { problem: `with the primary key, the same request was not served (${served.problem}): a refusal without it proves nothing`, notes: [] };
+  // Served is all a control asks: a broken field of its answer is its owner's, and must not hide a refusal.
+  const unserved = notServed(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
+  return unserved === undefined ? { body: sayOk(model), notes: [] } : { problem: `with the primary key, the same request was not served (${unserved}): a refusal without it proves nothing`, notes: [] };
 }
 
 function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential, body: ReturnType<typeof sayOk> | undefined): Promise<Exchange> {
@@ -214,8 +215,8 @@ export const keyScope: CheckDef = {
     const verdicts = await Promise.all(
       tried.map(async ({ model, owner, other: lacking }): Promise<Verdict> => {
         // A model its own key cannot use either would be refused for another reason.
-        const own = await validAnswer(ctx, await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, owner), path, `${model} with the ${owner} key`);
-        if (own.verdict) return notTested(`the control failed: ${own.verdict.message}`);
+        const own = notServed(await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, owner), !!path.stream);
+        if (own !== undefined) return notTested(`the control failed: ${model} with the ${owner} key was not served (${own})`);
         const r = refusalOf(await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${lacking} key, which does not list it`, lacking), { notFoundRefuses: true });
         if (r.kind === 'refused') return pass();
         return fail(`the ${lacking} key asking for ${model}, which only the ${owner} key's list holds, was not refused: ${r.why}; the list holds the models a key can use`);

@@ -1,17 +1,14 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
-import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, catalog, contextLength, isUnixSeconds, errorText, is2xx, outputLength, readReply, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { validAnswer, type Answer } from './answer.js';
+import { enumAt, schemaAt } from '../schemas/index.js';
+import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { answerTo, needed, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
-import { MODELS, modelsTaking, STREAM, type ApiPath } from './paths.js';
+import { MODELS, modelsTaking, STREAM, takes, type ApiPath } from './paths.js';
+import { toolRequest } from './tools.js';
 
-const validResponse = validator('response');
-const validUsage = validator('response#/$defs/usage');
-const validPromptDetails = validator('response#/$defs/usage/properties/prompt_tokens_details');
-const validCompletionDetails = validator('response#/$defs/usage/properties/completion_tokens_details');
 const OBJECT = schemaAt('response#/properties/object').const;
 const ASSISTANT = schemaAt('response#/$defs/assistantMessage/properties/role').const;
 const FINISH_REASONS = enumAt('response#/$defs/finishReason');
@@ -27,19 +24,27 @@ export const basic = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, basicB
 const EACH = { stream: STREAM, model: MODELS };
 const JSON_EACH = { model: MODELS };
 
-/** A rule about the basic JSON reply's body, read leniently: the rule judges its own field. */
-const onBasicBody = (rule: (body: Record<string, unknown>) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
-  const reply = readReply(await basic(ctx, path));
-  return reply.body ? rule(reply.body) : fail(`the basic request gave no readable response: ${reply.problem}`);
-};
+/** The basic request is chat.role.user's own: a check that reads its answer is blocked when it is not served. */
+const BASIC: Asked = { what: 'the basic request', servedBy: 'chat.role.user' };
 
-/** A rule about a valid answer to the basic request, on its path. */
-const onBasicAnswer = (rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>) => async (ctx: CheckContext, path: ApiPath) => {
-  const got = await validAnswer(ctx, await basic(ctx, path), path, 'the basic request');
-  return got.verdict ?? rule(got.answer, ctx, path);
-};
+/** A rule about the answer to the basic request, judged when the parts it reads are sound. */
+const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>): Pick<CheckDef, 'reads' | 'run'> => ({
+  reads,
+  async run(ctx, path) {
+    const got = await answerTo(ctx, await basic(ctx, path), path, reads, BASIC);
+    return got.verdict ?? rule(got.answer, ctx, path);
+  },
+});
 
-const choicesOf = (body: Record<string, unknown>) => (Array.isArray(body.choices) ? (body.choices as Record<string, unknown>[]) : []);
+/** The rule of the owner of a part: the basic answer's part is sound. */
+const owning = (part: Part): Pick<CheckDef, 'reads' | 'run'> => ({
+  reads: [part],
+  async run(ctx, path) {
+    const a = readAnswer(await basic(ctx, path), !!path.stream);
+    return ownPart(a, part, needed(wayOf(path.stream), []), BASIC.servedBy);
+  },
+});
+
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
 
 // --- 2.1, 2.2: the roles of a conversation --------------------------------------------------------
@@ -89,9 +94,11 @@ const roleCheck = (role: string): CheckDef => ({
   level: 'must',
   // A tool message needs a tool call, so only models that may take tools.
   paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
+  reads: ['served'],
   async run(ctx, path) {
-    const ex = await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
-    const got = await validAnswer(ctx, ex, path, `a valid conversation with a ${role} message`, role === 'tool' ? 'tools' : undefined);
+    // The basic request is this very conversation: its being served is chat.role.user's to judge.
+    const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
+    const got = await answerTo(ctx, ex, path, [], { what: `a valid conversation with a ${role} message`, feature: role === 'tool' ? 'tools' : undefined });
     return got.verdict ?? pass();
   },
 });
@@ -100,17 +107,11 @@ const roleCheck = (role: string): CheckDef => ({
 
 export const responseShape: CheckDef = {
   id: 'chat.response-shape',
-  title: 'A chat completion answers a JSON response with id, object, created, model, choices and usage',
+  title: 'A chat completion answers a JSON body with id, created and model, and choices that each hold a message',
   section: '2.3',
   level: 'must',
   paths: JSON_EACH,
-  async run(ctx, path) {
-    const ex = await basic(ctx, path);
-    const reply = readReply(ex);
-    if (!reply.body) return fail(`the basic request gave no readable response: ${reply.problem}${errorText(ex)}`);
-    const v = validResponse(reply.body);
-    return v.ok ? pass() : fail(`the response does not match 2.3: ${v.errors.join('; ')}`);
-  },
+  ...owning('envelope'),
 };
 
 export const objectConstant: CheckDef = {
@@ -119,7 +120,7 @@ export const objectConstant: CheckDef = {
   section: '2.3',
   level: 'must',
   paths: JSON_EACH,
-  run: onBasicBody((body) => (body.object === OBJECT ? pass() : fail(`object is ${show(body.object)}, not "${OBJECT}"`))),
+  ...owning('object'),
 };
 
 export const choiceIndex: CheckDef = {
@@ -128,12 +129,7 @@ export const choiceIndex: CheckDef = {
   section: '2.3',
   level: 'must',
   paths: JSON_EACH,
-  run: onBasicBody((body) => {
-    const choices = choicesOf(body);
-    if (!choices.length) return fail('the response has no choices');
-    const wrong = choices.flatMap((c, i) => (c?.index === i ? [] : [`choices[${i}].index is ${show(c?.index)}`]));
-    return failIfAny(wrong);
-  }),
+  ...owning('index'),
 };
 
 export const finishReason: CheckDef = {
@@ -142,24 +138,7 @@ export const finishReason: CheckDef = {
   section: '2.3',
   level: 'must',
   paths: EACH,
-  async run(ctx, path) {
-    const ex = await basic(ctx, path);
-    if (!path.stream) {
-      const reply = readReply(ex);
-      if (!reply.body) return fail(`the basic request gave no readable response: ${reply.problem}`);
-      const choices = choicesOf(reply.body);
-      if (!choices.length) return fail('the response has no choices');
-      const wrong = choices.flatMap((c, i) => (FINISH_REASONS.includes(c?.finish_reason) ? [] : [`choices[${i}].finish_reason is ${show(c?.finish_reason)}`]));
-      return wrong.length ? fail(`${wrong.join('; ')}; 2.3 allows ${FINISH_REASONS.join(', ')}`) : pass();
-    }
-    const s = readStream(ex);
-    if (s.problem) return fail(s.problem);
-    const reasons = s.chunks.flatMap(({ at, chunk }) => (Array.isArray(chunk.choices) ? chunk.choices : []).map((c) => ({ at, reason: (c as { finish_reason?: unknown })?.finish_reason })));
-    const given = reasons.filter((r) => r.reason !== null && r.reason !== undefined);
-    if (!given.length) return fail(`no chunk of the stream gives a finish_reason (${s.chunks.length} chunks)`);
-    const wrong = given.filter((r) => !FINISH_REASONS.includes(r.reason)).map((r) => `event ${r.at}: finish_reason ${show(r.reason)}`);
-    return wrong.length ? fail(`${wrong.join('; ')}; 2.3 allows ${FINISH_REASONS.join(', ')}`) : pass();
-  },
+  ...owning('finish_reason'),
 };
 
 export const assistantRole: CheckDef = {
@@ -168,15 +147,31 @@ export const assistantRole: CheckDef = {
   section: '2.3',
   level: 'must',
   paths: JSON_EACH,
-  run: onBasicBody((body) => {
-    const choices = choicesOf(body);
-    if (!choices.length) return fail('the response has no choices');
-    const wrong = choices.flatMap((c, i) => {
-      const role = (c?.message as { role?: unknown } | undefined)?.role;
-      return role === ASSISTANT ? [] : [`choices[${i}].message.role is ${show(role)}`];
-    });
+  ...owning('role'),
+};
+
+export const contentString: CheckDef = {
+  id: 'chat.content',
+  title: "Each choice's message carries its content as a string, also beside tool_calls",
+  section: '2.2, 2.3',
+  level: 'must',
+  paths: JSON_EACH,
+  reads: ['content'],
+  async run(ctx, path) {
+    // The basic answer, and an answer that calls a tool: there content sits beside tool_calls.
+    const answers = [readAnswer(await basic(ctx, path), false)];
+    if (await takes(ctx, path.model!, 'tools')) answers.push(readAnswer(await toolRequest(ctx, { model: path.model }, 'required'), false));
+    const wrong: string[] = [];
+    for (const a of answers) {
+      // Another request's refusal is that check's to report (tools.finish-reason and the roles).
+      if (a.broken.served !== undefined) continue;
+      const v = ownPart(a, 'content', ['served'], BASIC.servedBy);
+      if (v.outcome === 'fail') wrong.push(`${a.ex.label}: ${v.message}`);
+    }
+    const basicServed = answers[0].broken.served;
+    if (basicServed !== undefined && !wrong.length) return notTested(`needs the answer served (${basicServed}): see chat.role.user`, 'chat.role.user');
     return failIfAny(wrong);
-  }),
+  },
 };
 
 export const usagePresent: CheckDef = {
@@ -185,18 +180,7 @@ export const usagePresent: CheckDef = {
   section: '2.3',
   level: 'must',
   paths: JSON_EACH,
-  run: onBasicBody((body) => {
-    if (body.usage === undefined || body.usage === null) return fail('the response has no usage');
-    const v = validUsage(body.usage);
-    return v.ok ? pass() : fail(`usage does not match 2.3: ${v.errors.join('; ')}`);
-  }),
-};
-
-/** The three counts as numbers, or why the sum cannot be judged. */
-const counts = (body: Record<string, unknown>) => {
-  const u = (body.usage ?? undefined) as Record<string, unknown> | undefined;
-  const [p, c, t] = [u?.prompt_tokens, u?.completion_tokens, u?.total_tokens];
-  return typeof p === 'number' && typeof c === 'number' && typeof t === 'number' ? { p, c, t } : undefined;
+  ...owning('usage'),
 };
 
 export const usageTotal: CheckDef = {
@@ -206,10 +190,9 @@ export const usageTotal: CheckDef = {
   level: 'should',
   convention: 'The document lists total_tokens without defining it; the convention is the sum of prompt and completion tokens.',
   paths: JSON_EACH,
-  run: onBasicBody((body) => {
-    const n = counts(body);
-    if (!n) return notTested('usage has no numeric prompt_tokens, completion_tokens and total_tokens (see chat.usage)');
-    return n.t === n.p + n.c ? pass() : fail(`total_tokens ${n.t} is not prompt_tokens ${n.p} + completion_tokens ${n.c} = ${n.p + n.c}`);
+  ...onBasic(['usage'], (a) => {
+    const { prompt_tokens: p, completion_tokens: c, total_tokens: t } = a.usage as Record<string, number>;
+    return t === p + c ? pass() : fail(`total_tokens ${t} is not prompt_tokens ${p} + completion_tokens ${c} = ${p + c}`);
   }),
 };
 
@@ -219,15 +202,7 @@ export const usageDetails: CheckDef = {
   section: '2.3',
   level: 'must',
   paths: JSON_EACH,
-  run: onBasicBody((body) => {
-    const u = body.usage as Record<string, unknown> | undefined;
-    if (!u || typeof u !== 'object') return notTested('the response has no usage (see chat.usage)');
-    const wrong = [
-      ...(validPromptDetails(u.prompt_tokens_details).ok ? [] : [`prompt_tokens_details is ${show(u.prompt_tokens_details)}, not an object with an integer cached_tokens`]),
-      ...(validCompletionDetails(u.completion_tokens_details).ok ? [] : [`completion_tokens_details is ${show(u.completion_tokens_details)}, not an object with an integer reasoning_tokens`]),
-    ];
-    return wrong.length ? fail(`usage lacks the details of 2.3: ${wrong.join('; ')}`) : pass();
-  }),
+  ...owning('usage-details'),
 };
 
 export const createdSeconds: CheckDef = {
@@ -237,7 +212,7 @@ export const createdSeconds: CheckDef = {
   level: 'should',
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds, as for models.',
   paths: EACH,
-  run: onBasicAnswer((a) => {
+  ...onBasic(['envelope'], (a) => {
     const wrong = a.created.map((c, i) => ({ c, i })).filter(({ c }) => !isUnixSeconds(c));
     if (!wrong.length) return pass();
     const where = a.stream ? `${wrong.length} of ${a.created.length} chunks, the first (chunk ${wrong[0].i})` : 'the response';
@@ -255,7 +230,7 @@ export const modelEcho: CheckDef = {
   level: 'should',
   convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
   paths: EACH,
-  run: onBasicAnswer((a, _ctx, path) => {
+  ...onBasic(['envelope'], (a, _ctx, path) => {
     const asked = path.model!;
     const other = a.models.find((m) => m !== asked && !(typeof m === 'string' && m.startsWith(asked) && DATED.test(m.slice(asked.length))));
     return other === undefined ? pass() : fail(`the ${a.stream ? 'stream' : 'response'} names model ${show(other)}, not ${JSON.stringify(asked)} or a dated id of it`);
@@ -270,15 +245,16 @@ export const streamFalseJson: CheckDef = {
   section: '4.1',
   level: 'must',
   paths: JSON_EACH,
+  reads: ['served'],
   async run(ctx, path) {
     const ex = await ask(ctx, path, { ...basicBody(path.model!), stream: false }, 'chat completion with stream: false');
-    if (!is2xx(ex)) return fail(`the request with stream: false was refused: ${readReply(ex).problem}${errorText(ex)}`);
+    if (!is2xx(ex)) return fail(`the request with stream: false was not served: ${readAnswer(ex, false).broken.served}`);
     const wrong: string[] = [];
     const type = ex.headers['content-type'] ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) wrong.push(`content-type is ${show(type || undefined)}, not JSON`);
+    // The body's fields are the response checks' to judge; here only that it is one JSON body.
     const json = bodyJson(ex);
     if (!json.ok) wrong.push(json.error);
-    else if ((json.value as { object?: unknown })?.object !== OBJECT) wrong.push(`object is ${show((json.value as { object?: unknown })?.object)}, not "${OBJECT}"`);
     return failIfAny(wrong);
   },
 };
@@ -320,26 +296,24 @@ async function knownLimit(ctx: CheckContext, model: string, a: Answer): Promise<
 const completionTokens = (a: Answer) => (typeof a.usage?.completion_tokens === 'number' ? (a.usage.completion_tokens as number) : undefined);
 const reasoningTokens = (a: Answer) => (a.usage?.completion_tokens_details as { reasoning_tokens?: unknown } | undefined)?.reasoning_tokens;
 
+const MAX_TOKENS_READS: Part[] = ['finish_reason', 'usage'];
+
 export const maxTokens: CheckDef = {
   id: 'chat.max-tokens',
   title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
   section: '2.1, 4.1, 8',
   level: 'must',
   paths: EACH,
+  reads: MAX_TOKENS_READS,
   async run(ctx, path) {
     const ex = await essay(ctx, path);
     const cap = sentCap(ex);
-    const got = await validAnswer(ctx, ex, path, `a long essay with max_tokens ${cap}`);
+    const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what: `a long essay with max_tokens ${cap}` });
     if (got.verdict) return got.verdict;
     const a = got.answer;
     const wrong: string[] = [];
     if (a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
-    const spent = completionTokens(a);
-    if (spent === undefined) {
-      // Usage is chat.usage's and usage.stream-present's to fail; without it only the finish can be judged.
-      const unverified = `the ${a.stream ? 'stream carries no usage' : 'response has no usage.completion_tokens'}, so the cap cannot be verified`;
-      return wrong.length ? fail(`${wrong.join('; ')}; ${unverified}`) : notTested(unverified);
-    }
+    const spent = completionTokens(a)!;
     if (cap !== undefined && spent > cap) {
       const reasoning = reasoningTokens(a);
       wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
@@ -354,11 +328,12 @@ export const lengthOnlyAtLimit: CheckDef = {
   section: '4.1',
   level: 'must',
   paths: EACH,
+  reads: MAX_TOKENS_READS,
   async run(ctx, path) {
     const wrong: string[] = [];
     let judged = 0;
-    for (const [what, ex] of [['the essay', await essay(ctx, path)], ['the basic answer', await basic(ctx, path)]] as const) {
-      const got = await validAnswer(ctx, ex, path, what);
+    for (const [what, ex, servedBy] of [['the essay', await essay(ctx, path), 'chat.max-tokens'], ['the basic answer', await basic(ctx, path), BASIC.servedBy]] as const) {
+      const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, servedBy });
       if (got.verdict) return got.verdict;
       const a = got.answer;
       if (a.finishReason !== 'length') continue;
@@ -381,10 +356,9 @@ export const naturalStop: CheckDef = {
   section: '4.1',
   level: 'must',
   paths: EACH,
-  run: onBasicAnswer(async (a, ctx, path) => {
-    const spent = completionTokens(a);
+  ...onBasic(['finish_reason', 'usage', 'tool-calls'], async (a, ctx, path) => {
+    const spent = completionTokens(a)!;
     if (a.toolCalls.length) return notTested('the basic answer called a tool');
-    if (spent === undefined) return notTested('the answer carries no completion_tokens to tell whether a limit ended it');
     const { limit, what } = await knownLimit(ctx, path.model!, a);
     if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
     return a.finishReason === 'stop' ? pass() : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
@@ -398,6 +372,7 @@ export const CHAT: ApiCheck[] = inSuite('chat', [
   choiceIndex,
   finishReason,
   assistantRole,
+  contentString,
   usagePresent,
   usageTotal,
   usageDetails,

@@ -4,7 +4,7 @@
 // the same route and path was served.
 import { enumAt } from '../schemas/index.js';
 import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { errorBodyProblem, readAnswer, refusalOf, type Refusal } from './answer.js';
+import { errorBodyProblem, notServed, readAnswer, refusalOf, type Refusal } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, skip, type Verdict } from './harness/check.js';
 import { bodyJson, bodyText, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -45,8 +45,8 @@ async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?:
   if (problem) return { problem: `${problem}: an error answer proves nothing without a served request` };
   if (c.needsModel && !model) return { problem: `${c.what} needs a model the key can use; name one with --model` };
   if (model) {
-    const control = readAnswer(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
-    if (!control.answer) return { problem: `the valid request on the same path was not served (${control.problem}): an error answer proves nothing without it` };
+    const unserved = notServed(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
+    if (unserved !== undefined) return { problem: `the valid request on the same path was not served (${unserved}): an error answer proves nothing without it` };
   }
   const body = c.body(model ?? NO_SUCH_MODEL, !!path.stream);
   // Only the fault differs from a valid request: the rest stays within what the catalog declares.
@@ -188,7 +188,8 @@ export const contentFilter: CheckDef = {
         seen++;
         const stream = /^text\/event-stream/i.test(ex.headers['content-type'] ?? '') || !bodyJson(ex).ok;
         const read = readAnswer(ex, stream);
-        if (!read.answer) wrong.push(`${ex.label} ended with content_filter but is no complete response: ${read.problem}`);
+        const incomplete = read.broken.served ?? read.broken.complete ?? read.broken.events;
+        if (incomplete !== undefined) wrong.push(`${ex.label} ended with content_filter but is no complete response: ${incomplete}`);
       }
     }
     if (wrong.length) return fail(wrong.join('; '));

@@ -1,7 +1,7 @@
 // Section 2.4 and 4.2: the model list and its models.
 import { schemaAt, validator } from '../schemas/index.js';
 import { ask, cutShort, describe, is2xx, isUnixSeconds, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
-import { readAnswer } from './answer.js';
+import { notServed } from './answer.js';
 import { failIfAny, fail, pass, type Verdict } from './harness/check.js';
 import { LISTED } from './paths.js';
 import { bodyJson } from './harness/exchanges.js';
@@ -90,8 +90,9 @@ export const idsUsable: CheckDef = {
   // last and one of each kind; --all-models tries every one.
   paths: { model: LISTED },
   async run(ctx, path) {
-    const read = readAnswer(await ask(ctx, path, sayOk(path.model!), `chat with listed model ${path.model}`), false);
-    return read.answer ? pass() : fail(`listed model ${path.model} got no valid answer: ${read.problem}`);
+    // Accepted and answered: the answer's fields are the response checks' to judge.
+    const unserved = notServed(await ask(ctx, path, sayOk(path.model!), `chat with listed model ${path.model}`), false);
+    return unserved === undefined ? pass() : fail(`listed model ${path.model} was not served: ${unserved}`);
   },
 };
 

@@ -2,7 +2,7 @@
 // parameter a model under test declares is a path; the values tried come from its descriptor, never
 // from this file: both ends and a value inside are accepted, just beyond each end refused.
 import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor } from './api.js';
-import { readAnswer, refusalOf } from './answer.js';
+import { notServed, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, type Axis, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
 import { MODELS, type ApiPath } from './paths.js';
@@ -135,8 +135,8 @@ export const inRangeAccepted: CheckDef = {
     const trials = inRange(String(path.parameter), await descriptor(ctx, path));
     const verdicts = await Promise.all(
       trials.map(async (t): Promise<Verdict> => {
-        const read = readAnswer(await tryValue(ctx, path, t), false);
-        return read.answer ? pass() : fail(`${shown(path, t)} got no valid answer: ${read.problem}`);
+        const unserved = notServed(await tryValue(ctx, path, t), false);
+        return unserved === undefined ? pass() : fail(`${shown(path, t)} was not served: ${unserved}`);
       }),
     );
     return combine(verdicts);
@@ -156,8 +156,8 @@ export const outOfRangeRefused: CheckDef = {
     if (!trials.length) return notTested(`${String(path.parameter)} declares no bound (a min, max, max_items or enum) to go beyond`);
     // The control: the values the descriptor allows are served, or a refusal proves nothing.
     for (const t of inRange(String(path.parameter), d)) {
-      const read = readAnswer(await tryValue(ctx, path, t), false);
-      if (!read.answer) return notTested(`the control ${shown(path, t)} was not served (${read.problem}): a refusal proves nothing`);
+      const unserved = notServed(await tryValue(ctx, path, t), false);
+      if (unserved !== undefined) return notTested(`the control ${shown(path, t)} was not served (${unserved}): a refusal proves nothing; see parameters.in-range`, 'parameters.in-range');
     }
     const verdicts = await Promise.all(
       trials.map(async (t): Promise<Verdict> => {

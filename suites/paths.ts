@@ -89,17 +89,20 @@ export const MODELS: Axis<CheckContext> = async (ctx) => points(await modelsUnde
 /** The models under test that may take an optional request field: those whose catalog entry
  * declares it, and those the catalog does not describe (for tools and response_format their answer
  * tells: a refusal leaves the path not-tested). */
-export const modelsTaking = (field: 'tools' | 'response_format' | 'stop'): Axis<CheckContext> => async (ctx) => {
+export const modelsTaking = (field: OptionalField): Axis<CheckContext> => async (ctx) => {
   const [list, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
-  return points(
-    list,
-    (m) => {
-      const params = declaredParameters(cat.entries.get(m.id));
-      return !params || field in params;
-    },
-    `no model under test declares ${field} in the catalog`,
-  );
+  return points(list, (m) => mayTake(cat.entries.get(m.id), field), `no model under test declares ${field} in the catalog`);
 };
+
+type OptionalField = 'tools' | 'response_format' | 'stop';
+
+const mayTake = (entry: Record<string, unknown> | undefined, field: OptionalField) => {
+  const params = declaredParameters(entry);
+  return !params || field in params;
+};
+
+/** Whether a model may take an optional field, as modelsTaking decides it. */
+export const takes = async (ctx: CheckContext, model: string, field: OptionalField) => mayTake((await catalog(ctx)).entries.get(model), field);
 
 /** The listed models a check tries by name: the first, the last and the models under test (every
  * listed one with --all-models), with a note of how many of how many. */

@@ -2,7 +2,7 @@
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { errorBodyProblem, readAnswer, refusalOf, validAnswer, type Answer } from './answer.js';
+import { answerTo, blockedOn, errorBodyProblem, needed, notServed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import type { Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -45,21 +45,26 @@ function pick(text: string): Omit<Reference, 'text'> | undefined {
 
 /** The JSON answer sent twice: sequences are picked only from an answer that reproduces. A stream
  * path also needs its own unstopped answer to match, or a cut in it could not be judged. */
-function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { problem: string }> {
+function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { problem: string; blockedBy?: string }> {
   return ctx.memo(`stop-reference:${path.model}:${path.stream ? 'stream' : 'json'}`, async (c) => {
     const once = await ask(c, { model: path.model }, repeatBody(path.model!), 'reproducible answer without stop');
     const again = await c.send({ ...once.request, repeat: 1 }, `${once.label}, sent again`);
     const reads = [once, again].map((ex) => readAnswer(ex, false));
-    const bad = reads.find((r) => !r.answer);
-    if (bad) return { problem: `the reproducible request without stop got no valid answer: ${bad.problem}` };
-    const [first, second] = reads.map((r) => r.answer!.content);
+    for (const r of reads) {
+      if (r.broken.served !== undefined) return { problem: `the reproducible request without stop got no answer: ${r.broken.served}` };
+      const blocked = blockedOn(r, ['content']);
+      if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
+    }
+    const [first, second] = reads.map((r) => r.content);
     if (first !== second) return { problem: `the answer does not reproduce (seed 7, temperature 0 where declared): ${show(first)}, then ${show(second)}; the cut of a stop sequence cannot be known` };
     const picked = pick(first);
     if (!picked) return { problem: `the answer is too short to pick stop sequences from: ${show(first)}` };
     if (path.stream) {
       const streamed = readAnswer(await ask(c, path, repeatBody(path.model!), 'reproducible answer without stop'), true);
-      if (!streamed.answer) return { problem: `the reproducible request without stop, streamed, got no valid answer: ${streamed.problem}` };
-      if (streamed.answer.content !== first) return { problem: `streamed, the same request answers ${show(streamed.answer.content)}, not ${show(first)}` };
+      if (streamed.broken.served !== undefined) return { problem: `the reproducible request without stop, streamed, got no answer: ${streamed.broken.served}` };
+      const blocked = blockedOn(streamed, needed('stream', ['content']));
+      if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
+      if (streamed.content !== first) return { problem: `streamed, the same request answers ${show(streamed.content)}, not ${show(first)}` };
     }
     return { text: first, ...picked };
   });
@@ -79,13 +84,22 @@ const stopField = (ref: Reference, form: string): string | string[] => (form ===
  * never holds (size 2 is the array form of the rules below, so it is shared). */
 const arrayOf = (ref: Reference, size: number) => [ref.word, ...FILLERS].slice(0, size);
 
-/** The stopped answer on a path and form, with what it is judged against. */
-async function stopped(ctx: CheckContext, path: ApiPath): Promise<{ verdict: Verdict } | { ref: Reference; seq: string; a: Answer; verdict?: undefined }> {
+/** Without a reference answer the cut cannot be known. */
+const noReference = (ref: { problem: string; blockedBy?: string }) => notTested(ref.problem, ref.blockedBy);
+
+/** Whose request is the stopped one of a form: the string and the array of two are the acceptance
+ * checks' own; the sequence across tokens is stop.ends-generation's. */
+const SERVED_BY: Record<string, string> = { string: 'stop.string', array: 'stop.array', span: 'stop.ends-generation' };
+
+/** The stopped answer on a path and form, with the parts a rule reads sound, and what it is judged against. */
+async function stopped(ctx: CheckContext, path: ApiPath, reads: readonly Part[], self: string): Promise<{ verdict: Verdict } | { ref: Reference; seq: string; a: Answer; verdict?: undefined }> {
   const ref = await reference(ctx, path);
-  if ('problem' in ref) return { verdict: notTested(ref.problem) };
-  const stop = stopField(ref, String(path.form));
-  const got = await validAnswer(ctx, await ask(ctx, path, repeatBody(path.model!, { stop }), `stop ${JSON.stringify(stop)}`), path, `stop ${JSON.stringify(stop)}`);
-  return got.verdict ? got : { ref, seq: sequenceOf(ref, String(path.form)), a: got.answer };
+  if ('problem' in ref) return { verdict: noReference(ref) };
+  const form = String(path.form);
+  const stop = stopField(ref, form);
+  const servedBy = SERVED_BY[form] === self ? undefined : SERVED_BY[form];
+  const got = await answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop }), `stop ${JSON.stringify(stop)}`), path, reads, { what: `stop ${JSON.stringify(stop)}`, servedBy });
+  return got.verdict ? got : { ref, seq: sequenceOf(ref, form), a: got.answer };
 }
 
 /** The models under test that may take stop (declared, or not described by the catalog). */
@@ -93,10 +107,13 @@ const STOPPING = { stream: STREAM, model: modelsTaking('stop') };
 const ON_FORMS = { ...STOPPING, form: FORMS };
 
 /** A rule about a stopped answer, where the sequence's place in the unstopped one is known. */
-const onStopped = (rule: (a: Answer, seq: string, ref: Reference) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
-  const got = await stopped(ctx, path);
-  return got.verdict ?? rule(got.a, got.seq, got.ref);
-};
+const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict): Pick<CheckDef, 'reads' | 'run'> => ({
+  reads,
+  async run(ctx, path) {
+    const got = await stopped(ctx, path, reads, self);
+    return got.verdict ?? rule(got.a, got.seq, got.ref);
+  },
+});
 
 /** Where the unstopped answer ends if the sequence stops it: just after its first occurrence. */
 const cutEnd = (ref: Reference, seq: string) => ref.text.indexOf(seq) + seq.length;
@@ -107,7 +124,8 @@ export const stopString: CheckDef = {
   section: '2.1',
   level: 'must',
   paths: STOPPING,
-  run: (ctx, path) => onStopped(() => pass())(ctx, { ...path, form: 'string' }),
+  reads: ['served'],
+  run: (ctx, path) => onStopped('stop.string', [], () => pass()).run(ctx, { ...path, form: 'string' }),
 };
 
 /** Array sizes to send: 1, 2 and 4 (both ends and one inside), or up to what the catalog declares. */
@@ -123,16 +141,19 @@ export const stopArray: CheckDef = {
   section: '2.1, 8',
   level: 'must',
   paths: STOPPING,
+  reads: ['served'],
   async run(ctx, path) {
     const ref = await reference(ctx, path);
-    if ('problem' in ref) return notTested(ref.problem);
+    if ('problem' in ref) return noReference(ref);
     const { sizes, declared } = await arraySizes(ctx, path.model!);
     const wrong: string[] = [];
     const got = await Promise.all(
-      sizes.map(async (size) => validAnswer(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, size) }), `stop ${JSON.stringify(arrayOf(ref, size))}`), path, `stop as an array of ${size}`)),
+      sizes.map(async (size) => answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, size) }), `stop ${JSON.stringify(arrayOf(ref, size))}`), path, [], { what: `stop as an array of ${size}` })),
     );
-    for (const g of got) if (g.verdict) wrong.push(g.verdict.message ?? g.verdict.outcome);
+    for (const g of got) if (g.verdict?.outcome === 'fail') wrong.push(g.verdict.message!);
     if (wrong.length) return fail(wrong.join('; '));
+    const open = got.find((g) => g.verdict);
+    if (open) return open.verdict!;
     return pass(declared !== undefined && declared < DOCUMENT_LIMIT ? [`the catalog declares stop.max_items ${declared}, so arrays of up to ${sizes.at(-1)} were sent`] : undefined);
   },
 };
@@ -143,7 +164,7 @@ export const endsGeneration: CheckDef = {
   section: '2.1',
   level: 'must',
   paths: ON_FORMS,
-  run: onStopped((a, seq, ref) => {
+  ...onStopped('stop.ends-generation', ['content'], (a, seq, ref) => {
     const end = cutEnd(ref, seq);
     const at = a.content.indexOf(seq);
     if (at >= 0 && at + seq.length < a.content.length) return fail(`the content goes on after the stop sequence ${show(seq)}: ${show(a.content)}`);
@@ -158,7 +179,7 @@ export const stopFinishReason: CheckDef = {
   section: '4.1',
   level: 'must',
   paths: ON_FORMS,
-  run: onStopped((a, seq, ref) => {
+  ...onStopped('stop.finish-reason', ['content', 'finish_reason'], (a, seq, ref) => {
     // Ended by the sequence: the answer stopped at or before it, where the unstopped one went on.
     if (a.content.length > cutEnd(ref, seq) || cutEnd(ref, seq) >= ref.text.length) return notTested(`the stop sequence ${show(seq)} did not end the answer (stop.ends-generation judges that)`);
     return a.finishReason === 'stop' ? pass() : fail(`the answer stopped at ${show(seq)} with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2)`);
@@ -172,7 +193,7 @@ export const notInContent: CheckDef = {
   level: 'should',
   convention: 'The document says generation stops at a stop sequence; that the sequence itself is left out of the content is the convention.',
   paths: ON_FORMS,
-  run: onStopped((a, seq) => (a.content.includes(seq) ? fail(`the content contains the stop sequence ${show(seq)}: ${show(a.content)}`) : pass())),
+  ...onStopped('stop.not-in-content', ['content'], (a, seq) => (a.content.includes(seq) ? fail(`the content contains the stop sequence ${show(seq)}: ${show(a.content)}`) : pass())),
 };
 
 export const exactPrefix: CheckDef = {
@@ -182,7 +203,7 @@ export const exactPrefix: CheckDef = {
   level: 'should',
   convention: 'The document says generation stops at a stop sequence; that the content is exactly the text before it is the convention.',
   paths: ON_FORMS,
-  run: onStopped((a, seq, ref) => {
+  ...onStopped('stop.exact-prefix', ['content'], (a, seq, ref) => {
     const expected = ref.text.slice(0, ref.text.indexOf(seq));
     return a.content === expected ? pass() : fail(`content is ${show(a.content)}, not ${show(expected)} (the unstopped answer up to ${show(seq)})`);
   }),
@@ -195,11 +216,12 @@ const fiveBody = (ref: Reference, model: string) => repeatBody(model, { stop: ar
  * refusal proves nothing. */
 async function five(ctx: CheckContext, path: ApiPath): Promise<{ ex: Exchange; verdict?: undefined } | { ex?: undefined; verdict: Verdict }> {
   const ref = await reference(ctx, path);
-  if ('problem' in ref) return { verdict: notTested(ref.problem) };
+  if ('problem' in ref) return { verdict: noReference(ref) };
   const { declared } = await arraySizes(ctx, path.model!);
   if (declared !== undefined && declared < DOCUMENT_LIMIT) return { verdict: notTested(`the catalog declares stop.max_items ${declared}: four are not accepted either`) };
-  const four = await validAnswer(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`), path, 'stop as an array of 4');
-  if (four.verdict) return { verdict: notTested(`the control failed: ${four.verdict.message}`) };
+  // The control asks only that four be served: a broken field of its answer is its owner's to report.
+  const four = notServed(await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`), !!path.stream);
+  if (four) return { verdict: notTested(`the control failed: stop as an array of 4 was not served (${four}): see stop.array`, 'stop.array') };
   return { ex: await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5') };
 }
 

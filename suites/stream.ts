@@ -1,10 +1,11 @@
 // Sections 4.1 (rule 3) and 6: with stream true, the response is a stream of server-sent events.
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
-import { enumAt, validator } from '../schemas/index.js';
-import { ask, chat, choicesOf, DONE_MARKER, fit, readStream, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
+import { validator } from '../schemas/index.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS, type ApiPath } from './paths.js';
+import { blockedOn, readAnswer, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import { excerpt, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -20,19 +21,23 @@ export const plainStream = async (ctx: CheckContext, model: string) => chat(ctx,
 /** Each model under test: the framing rules hold for every model's stream. */
 export const STREAM_PATHS = { model: MODELS };
 
-/** A rule applied to what streamed back; a refused request fails it, since with stream true the
- * answer must be a stream. */
-export const onStream =
-  (send: (ctx: CheckContext, model: string) => Promise<Exchange>, rule: (s: StreamRead, ex: Exchange) => Verdict) =>
-  async (ctx: CheckContext, path: ApiPath): Promise<Verdict> => {
+/** A rule applied to what streamed back, once the parts it reads are sound (these checks read the
+ * stream itself, so they name each part they need, the stream's own included). The basic stream is
+ * chat.role.user's to be served; a check's own stream (`servedBy` null) fails when it is not. */
+export const onStream = (
+  send: (ctx: CheckContext, model: string) => Promise<Exchange>,
+  reads: Part[],
+  rule: (s: StreamRead, ex: Exchange, a: Answer) => Verdict,
+  servedBy: string | null = 'chat.role.user',
+): Pick<CheckDef, 'reads' | 'run'> => ({
+  reads,
+  async run(ctx: CheckContext, path: ApiPath): Promise<Verdict> {
     const ex = await send(ctx, path.model!);
-    const s = readStream(ex);
-    return s.problem ? fail(s.problem) : rule(s, ex);
-  };
-
-/** A chunk rule needs chunks: without any, chunk-json or events already says why. */
-export const withChunks = (rule: (s: StreamRead, ex: Exchange) => Verdict) => (s: StreamRead, ex: Exchange): Verdict =>
-  s.chunks.length ? rule(s, ex) : notTested(s.payloads.length ? 'no event carried a JSON chunk (see stream.chunk-json)' : 'the stream carried no events (see stream.events)');
+    const a = readAnswer(ex, true);
+    if (servedBy === null && a.broken.served) return fail(a.broken.served);
+    return blockedOn(a, reads, servedBy ?? undefined) ?? rule(a.read!, ex, a);
+  },
+});
 
 const show = (v: unknown) => excerpt(JSON.stringify(v) ?? String(v), 120);
 const upTo = (items: string[], n = 5) => (items.length > n ? [...items.slice(0, n), `… ${items.length - n} more`] : items).join('; ');
@@ -45,7 +50,7 @@ export const contentType: CheckDef = {
   section: '4.1, 6.1',
   level: 'must',
   paths: STREAM_PATHS,
-  run: onStream(streamed, (_s, ex) => {
+  ...onStream(streamed, ['served'], (_s, ex) => {
       const header = ex.headers['content-type'];
       if (header === undefined) return fail(`the streamed response has no Content-Type; a server-sent event stream is ${SSE_TYPE}`);
       // Media types compare case-insensitively; parameters (charset) do not change the type.
@@ -92,7 +97,7 @@ export const events: CheckDef = {
   section: '6.1',
   level: 'must',
   paths: STREAM_PATHS,
-  run: onStream(streamed, ({ sse }) => {
+  ...onStream(streamed, ['served'], ({ sse }) => {
       const wrong: string[] = [];
       if (!sse.events.length) wrong.push('no server-sent event was dispatched (an event is data: lines ended by a blank line)');
       if (tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
@@ -109,7 +114,7 @@ export const complete: CheckDef = {
   section: '6.1',
   level: 'must',
   paths: STREAM_PATHS,
-  run: onStream(streamed, ({ sse }, ex) => {
+  ...onStream(streamed, ['served'], ({ sse }, ex) => {
       if (ex.complete && !ex.error) return pass();
       const seen = ex.body.length ? `; the last bytes seen: ${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
       return fail(`the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`);
@@ -123,14 +128,31 @@ export const chunkJson: CheckDef = {
   level: 'should',
   convention: 'The document does not show the chunks (4.1, 6); the convention is one JSON chunk per event.',
   paths: STREAM_PATHS,
-  run: onStream(streamed, ({ payloads }) => {
-      if (!payloads.length) return notTested('the stream carried no events (see stream.events)');
+  ...onStream(streamed, ['served', 'events'], ({ payloads }) => {
       const wrong = payloads.filter((p) => p.error !== undefined).map((p) => `event ${p.at} is not JSON (${p.error}): ${excerpt(p.data, 120)}`);
       return wrong.length ? fail(`${wrong.length} of ${payloads.length} events: ${upTo(wrong, 3)}`) : pass();
     }),
 };
 
 const validChunk = validator('chunk');
+
+/** A chunk without the fields whose rules other checks own (usage, finish_reason, the delta's role
+ * and tool calls), so that the chunk's schema judges only the parts stream.chunk-schema owns. */
+function ownFields(chunk: unknown): unknown {
+  if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) return chunk;
+  const { usage: _usage, ...rest } = chunk as Record<string, unknown>;
+  if (!Array.isArray(rest.choices)) return rest;
+  return {
+    ...rest,
+    choices: rest.choices.map((c) => {
+      if (!c || typeof c !== 'object' || Array.isArray(c)) return c;
+      const { finish_reason: _f, ...choice } = c as Record<string, unknown>;
+      if (!choice.delta || typeof choice.delta !== 'object' || Array.isArray(choice.delta)) return choice;
+      const { role: _r, tool_calls: _t, ...delta } = choice.delta as Record<string, unknown>;
+      return { ...choice, delta };
+    }),
+  };
+}
 
 export const chunkSchema: CheckDef = {
   id: 'stream.chunk-schema',
@@ -139,18 +161,16 @@ export const chunkSchema: CheckDef = {
   level: 'should',
   convention: 'The document does not show the chunks (4.1, 6); the convention is the OpenAI chat.completion.chunk.',
   paths: STREAM_PATHS,
-  run: onStream(
-      streamed,
-      withChunks(({ payloads }) => {
-        const wrong = payloads
-          .filter((p) => p.json !== undefined)
-          .flatMap((p) => {
-            const v = validChunk(p.json);
-            return v.ok ? [] : [`event ${p.at}: ${v.errors.join(', ')}`];
-          });
-        return wrong.length ? fail(`chunks that are not a chat.completion.chunk: ${upTo(wrong, 3)}`) : pass();
-      }),
-    ),
+  ...onStream(streamed, ['served', 'events'], ({ payloads }) => {
+      const wrong = payloads
+        .filter((p) => p.json !== undefined && typeof p.json === 'object' && p.json !== null && !Array.isArray(p.json))
+        .flatMap((p) => {
+          const v = validChunk(ownFields(p.json));
+          return v.ok ? [] : [`event ${p.at}: ${v.errors.join(', ')}`];
+        });
+      if (wrong.length) return fail(`chunks that are not a chat.completion.chunk: ${upTo(wrong, 3)}`);
+      return payloads.some((p) => p.json !== undefined) ? pass() : notTested('no event carried a JSON chunk: see stream.chunk-json', 'stream.chunk-json');
+    }),
 };
 
 export const singleId: CheckDef = {
@@ -160,16 +180,12 @@ export const singleId: CheckDef = {
   level: 'should',
   convention: 'Each chunk repeats the id of the completion it belongs to.',
   paths: STREAM_PATHS,
-  run: onStream(
-      streamed,
-      withChunks(({ chunks }) => {
-        const ids = new Map<unknown, number>();
-        for (const { at, chunk } of chunks) if (chunk.id !== undefined && !ids.has(chunk.id)) ids.set(chunk.id, at);
-        if (!ids.size) return notTested('no chunk carries an id (see stream.chunk-schema)');
-        if (ids.size === 1) return pass();
-        return fail(`the chunks carry ${ids.size} different ids: ${upTo([...ids].map(([id, at]) => `${show(id)} from event ${at}`))}`);
-      }),
-    ),
+  ...onStream(streamed, ['served', 'events', 'chunk-json', 'envelope'], ({ chunks }) => {
+      const ids = new Map<unknown, number>();
+      for (const { at, chunk } of chunks) if (!ids.has(chunk.id)) ids.set(chunk.id, at);
+      if (ids.size === 1) return pass();
+      return fail(`the chunks carry ${ids.size} different ids: ${upTo([...ids].map(([id, at]) => `${show(id)} from event ${at}`))}`);
+    }),
 };
 
 export const firstDeltaRole: CheckDef = {
@@ -179,9 +195,10 @@ export const firstDeltaRole: CheckDef = {
   level: 'should',
   convention: 'The first chunk of a choice names its role, as the message of 2.2 does; later deltas omit it.',
   paths: STREAM_PATHS,
-  run: onStream(
+  ...onStream(
       streamed,
-      withChunks(({ chunks }) => {
+      ['served', 'events', 'chunk-json'],
+      ({ chunks }) => {
         const first = new Map<unknown, { at: number; delta: unknown }>();
         for (const { at, chunk } of chunks) for (const c of choicesOf(chunk)) if (!first.has(c.index)) first.set(c.index, { at, delta: c.delta });
         if (!first.size) return notTested('no chunk carries a choice');
@@ -189,22 +206,23 @@ export const firstDeltaRole: CheckDef = {
           .filter(([, { delta }]) => (delta as { role?: unknown } | undefined)?.role !== 'assistant')
           .map(([index, { at, delta }]) => `choice ${show(index)} starts at event ${at} with delta ${show(delta)}`);
         return wrong.length ? fail(`the first delta of a choice lacks role "assistant": ${upTo(wrong)}`) : pass();
-      }),
+      },
     ),
 };
 
-const FINISH_REASONS = enumAt('response#/$defs/finishReason');
 
 export const oneFinishReason: CheckDef = {
   id: 'stream.one-finish-reason',
-  title: `Each choice ends with exactly one finish_reason, one of ${FINISH_REASONS.join(', ')}`,
+  title: 'Each choice ends with exactly one finish_reason',
   section: '2.3, 6',
   level: 'should',
   convention: 'Every chunk of a choice has finish_reason null but the one that ends it (2.3 gives the values).',
   paths: STREAM_PATHS,
-  run: onStream(
+  ...onStream(
       streamed,
-      withChunks(({ chunks }) => {
+      // The values are chat.finish-reason's to judge; here, how many each choice gets.
+      ['served', 'events', 'complete', 'chunk-json', 'finish_reason'],
+      ({ chunks }) => {
         // Choice 0 always exists: a stream whose choices never appear never finishes either.
         const reasons = new Map<unknown, { at: number; reason: unknown }[]>([[0, []]]);
         for (const { at, chunk } of chunks)
@@ -215,12 +233,10 @@ export const oneFinishReason: CheckDef = {
           }
         const wrong = [...reasons].flatMap(([index, list]) => {
           if (!list.length) return [`choice ${show(index)} never gets a finish_reason`];
-          const out = list.length > 1 ? [`choice ${show(index)} gets ${list.length} finish_reasons: ${list.map((r) => `${show(r.reason)} at event ${r.at}`).join(', ')}`] : [];
-          for (const r of list) if (!FINISH_REASONS.includes(r.reason)) out.push(`choice ${show(index)} ends with ${show(r.reason)}, not one of ${FINISH_REASONS.join(', ')}`);
-          return out;
+          return list.length > 1 ? [`choice ${show(index)} gets ${list.length} finish_reasons: ${list.map((r) => `${show(r.reason)} at event ${r.at}`).join(', ')}`] : [];
         });
         return wrong.length ? fail(upTo(wrong)) : pass();
-      }),
+      },
     ),
 };
 
@@ -231,7 +247,8 @@ export const doneMarker: CheckDef = {
   level: 'should',
   convention: `The document does not show the end-of-stream marker (6); the convention is a last event data: ${DONE_MARKER}.`,
   paths: STREAM_PATHS,
-  run: onStream(streamed, ({ sse, doneAt }, ex) => {
+  // A cut stream has no end to judge: stream.complete reports the cut.
+  ...onStream(streamed, ['served', 'events', 'complete'], ({ sse, doneAt }, ex) => {
       const last = sse.events.at(-1);
       if (doneAt === undefined) return fail(`the stream ends without data: ${DONE_MARKER}; its last event${last ? `: ${excerpt(last.data, 120)}` : ' is missing'}`);
       const wrong: string[] = [];

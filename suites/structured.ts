@@ -3,7 +3,7 @@
 // leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
 import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { validAnswer, type Answer } from './answer.js';
+import { answerTo, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
 import { modelsTaking, STREAM, type ApiPath } from './paths.js';
@@ -45,7 +45,7 @@ const shown = (v: unknown) => {
 /** The content of the answer as JSON, or the verdict that ends the check: an answer that did not
  * end naturally (length, content_filter) may be cut mid-JSON, which proves nothing. */
 async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body: ChatBody): Promise<{ value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict }> {
-  const got = await validAnswer(ctx, await ask(ctx, path, body, `response_format ${kind}`), path, `response_format ${kind}`, 'response_format');
+  const got = await answerTo(ctx, await ask(ctx, path, body, `response_format ${kind}`), path, READS, { what: `response_format ${kind}`, feature: 'response_format' });
   if (got.verdict) return got;
   const a: Answer = got.answer;
   if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
@@ -57,12 +57,16 @@ async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body:
 }
 
 const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };
+const READS: Part[] = ['content', 'finish_reason'];
 
 /** A rule about the JSON content of a response_format request, on both paths. */
-const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
-  const read = await contentJson(ctx, path, kind, body(path.model!));
-  return read.verdict ?? rule(read.value);
-};
+const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict): Pick<CheckDef, 'reads' | 'run'> => ({
+  reads: READS,
+  async run(ctx, path) {
+    const read = await contentJson(ctx, path, kind, body(path.model!));
+    return read.verdict ?? rule(read.value);
+  },
+});
 
 export const jsonObject: CheckDef = {
   id: 'structured.json-object',
@@ -71,7 +75,7 @@ export const jsonObject: CheckDef = {
   level: 'should',
   convention: 'The contents of response_format are not shown; by convention {type: "json_object"} makes the content one JSON object.',
   paths: ON_STRUCTURED,
-  run: onContent('json_object', jsonObjectBody, (v) => (v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`))),
+  ...onContent('json_object', jsonObjectBody, (v) => (v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`))),
 };
 
 export const jsonSchema: CheckDef = {
@@ -81,7 +85,7 @@ export const jsonSchema: CheckDef = {
   level: 'should',
   convention: 'The contents of response_format are not shown; by convention {type: "json_schema", json_schema: {name, strict: true, schema}} makes the content conform to the schema.',
   paths: ON_STRUCTURED,
-  run: onContent('json_schema', jsonSchemaBody, (value) => {
+  ...onContent('json_schema', jsonSchemaBody, (value) => {
     const v = validateWith(PERSON, value);
     return v.ok ? pass() : fail(`with response_format json_schema, the content does not match the schema: ${v.schemaError ?? v.errors.join('; ')} (content ${shown(value)})`);
   }),

@@ -3,7 +3,7 @@
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
 import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { validAnswer, type Answer, type ToolCallRead } from './answer.js';
+import { answerTo, type Answer, type Part, type ToolCallRead } from './answer.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import type { CheckContext } from './harness/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY, type ApiPath } from './paths.js';
@@ -93,17 +93,24 @@ function callProblems(call: ToolCallRead): string[] {
 
 const ON_TOOLS = { stream: STREAM, model: modelsTaking('tools') };
 
-/** The answer to a tool request on a path, or the verdict that ends the check. */
-async function answered(ctx: CheckContext, path: ApiPath, choice: string): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
+/** The tool request under one tool_choice, on a path: one exchange, whichever checks read it. */
+export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) => ask(ctx, path, asked(path.model!, choice), CHOICE_AXIS.find((c) => c.value === choice)!.label);
+
+/** The answer to a tool request on a path, with the parts a rule reads sound, or the verdict that
+ * ends the check. Its being served is tools.finish-reason's to judge, which asks every choice. */
+async function answered(ctx: CheckContext, path: ApiPath, choice: string, reads: readonly Part[], own = false): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const label = CHOICE_AXIS.find((c) => c.value === choice)!.label;
-  return validAnswer(ctx, await ask(ctx, path, asked(path.model!, choice), label), path, label, 'tools');
+  return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy: own ? undefined : 'tools.finish-reason', feature: 'tools' });
 }
 
-/** A rule about the answer under one tool_choice. */
-const under = (choice: string, rule: (a: Answer) => Verdict) => async (ctx: CheckContext, path: ApiPath) => {
-  const got = await answered(ctx, path, choice);
-  return got.verdict ?? rule(got.answer);
-};
+/** A rule about the answer under one tool_choice (the path's, when not named), and the parts it reads. */
+const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict): Pick<CheckDef, 'reads' | 'run'> => ({
+  reads,
+  async run(ctx, path) {
+    const got = await answered(ctx, path, choice ?? String(path.choice), reads);
+    return got.verdict ?? rule(got.answer);
+  },
+});
 
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
@@ -115,11 +122,14 @@ export const finishReason: CheckDef = {
   section: '4.1',
   level: 'must',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS },
-  run: (ctx, path) =>
-    under(String(path.choice), (a) => {
-      if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
-      return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
-    })(ctx, path),
+  reads: ['finish_reason', 'tool-calls'],
+  async run(ctx, path) {
+    const got = await answered(ctx, path, String(path.choice), ['finish_reason', 'tool-calls'], true);
+    if (got.verdict) return got.verdict;
+    const a = got.answer;
+    if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
+    return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
+  },
 };
 
 export const requiredCalls: CheckDef = {
@@ -129,7 +139,7 @@ export const requiredCalls: CheckDef = {
   level: 'should',
   convention: 'tool_choice "required" is listed without its meaning; by convention it forces at least one call.',
   paths: ON_TOOLS,
-  run: under('required', (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
+  ...under('required', ['tool-calls', 'finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
 };
 
 export const validCalls: CheckDef = {
@@ -139,12 +149,16 @@ export const validCalls: CheckDef = {
   level: 'should',
   convention: 'Tool definitions and calls are not shown; by convention a call names one of the functions the request declares, with arguments as JSON text.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS.filter((c) => c.value !== 'none') },
-  run: (ctx, path) =>
-    under(String(path.choice), (a) => {
-      if (!a.toolCalls.length) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})`);
-      const problems = a.toolCalls.flatMap(callProblems);
-      return failIfAny(problems);
-    })(ctx, path),
+  reads: ['tool-calls', 'finish_reason'],
+  async run(ctx, path) {
+    // Owner of the tool calls' shape on a JSON answer (tools.stream owns the deltas of a stream).
+    const got = await answered(ctx, path, String(path.choice), path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']);
+    if (got.verdict) return got.verdict;
+    const a = got.answer;
+    const shape = path.stream ? undefined : a.broken['tool-calls'];
+    if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})`);
+    return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+  },
 };
 
 export const strictArguments: CheckDef = {
@@ -154,7 +168,7 @@ export const strictArguments: CheckDef = {
   level: 'should',
   convention: 'Tool definitions are not shown; by convention strict: true makes the arguments conform to the parameters schema.',
   paths: ON_TOOLS,
-  run: under('required', (a) => {
+  ...under('required', ['tool-calls'], (a) => {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
     if (!calls.length) return notTested('the tool_choice "required" answer holds no call of a declared function with JSON arguments (tools.required, tools.call-valid say why)');
     const wrong = calls.flatMap((c) => {
@@ -172,7 +186,7 @@ export const noneCalls: CheckDef = {
   level: 'should',
   convention: 'tool_choice "none" is listed without its meaning; by convention the model then calls no tool.',
   paths: ON_TOOLS,
-  run: under('none', (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
+  ...under('none', ['tool-calls'], (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
 };
 
 export const namedCall: CheckDef = {
@@ -182,7 +196,7 @@ export const namedCall: CheckDef = {
   level: 'should',
   convention: 'The named form of tool_choice is not shown; by convention {type: "function", function: {name}} forces a call of that function.',
   paths: ON_TOOLS,
-  run: under('named', (a) => {
+  ...under('named', ['tool-calls', 'finish_reason'], (a) => {
     if (!a.toolCalls.length) return cutBeforeCall(a) ?? fail(`tool_choice named ${NAMED}, but the message calls no tool (${ended(a)})`);
     const others = a.toolCalls.map((c) => c.name).filter((n) => n !== NAMED);
     return others.length ? fail(`tool_choice named ${NAMED}, but the model called ${others.map(shown).join(', ')}`) : pass();
@@ -196,12 +210,15 @@ export const streamedDeltas: CheckDef = {
   level: 'should',
   convention: 'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id and function.name, then argument fragments under the same index.',
   paths: { stream: STREAM_ONLY, model: modelsTaking('tools') },
+  reads: ['tool-calls', 'finish_reason'],
   async run(ctx, path) {
-    const got = await answered(ctx, path, 'required');
+    // Owner of the tool-call deltas' shape on a stream.
+    const got = await answered(ctx, path, 'required', ['finish_reason']);
     if (got.verdict) return got.verdict;
     const s = readStream(got.answer.ex);
     const seen = new Set<number>();
-    const problems: string[] = [];
+    const shape = got.answer.broken['tool-calls'];
+    const problems: string[] = shape ? [shape] : [];
     for (const { at, chunk } of s.chunks)
       for (const choice of choicesOf(chunk)) {
         const deltas = (choice.delta as { tool_calls?: unknown } | undefined)?.tool_calls;
@@ -213,7 +230,7 @@ export const streamedDeltas: CheckDef = {
           if (lacks.length) problems.push(`event ${at}: the first delta of tool call ${d.index} lacks ${lacks.join(' and ')}`);
         }
       }
-    if (!seen.size) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta (tools.required says why)');
+    if (!seen.size && !problems.length) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta (tools.required says why)');
     return failIfAny(problems);
   },
 };
@@ -224,8 +241,9 @@ export const resultAnswered: CheckDef = {
   section: '2.1, 2.2',
   level: 'must',
   paths: ON_TOOLS,
+  reads: ['served'],
   async run(ctx, path) {
-    const first = await answered(ctx, path, 'required');
+    const first = await answered(ctx, path, 'required', ['tool-calls']);
     // A call goes back only whole: a tool message must name its call's id.
     const calls = first.answer?.toolCalls.filter((c) => !callProblems(c).length && typeof c.id === 'string' && c.id) ?? [];
     const usable = calls.length > 0;
@@ -238,7 +256,7 @@ export const resultAnswered: CheckDef = {
       { role: 'assistant', content: usable ? first.answer!.content : '', tool_calls: sentBack.map((c) => ({ ...c, type: 'function' })) },
       ...sentBack.map((c) => ({ role: 'tool', tool_call_id: (c as { id: string }).id, content: JSON.stringify(RESULTS[(c as { function: { name: FunctionName } }).function.name] ?? { ok: true }) })),
     ];
-    const got = await validAnswer(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: MAX_TOKENS }, 'conversation ending in a tool result'), path, 'a conversation ending in a tool result', 'tools');
+    const got = await answerTo(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: MAX_TOKENS }, 'conversation ending in a tool result'), path, [], { what: 'a conversation ending in a tool result', feature: 'tools' });
     if (got.verdict) return got.verdict;
     return pass(usable ? [] : ['the tool_choice "required" answer held no usable tool call, so a fixed get_weather call was sent back']);
   },

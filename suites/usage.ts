@@ -1,37 +1,35 @@
 // Section 6.2: stream_options.include_usage is the documented way to get usage in a stream. Where
 // the usage arrives and what it holds follow the OpenAI-compatible convention.
-import { validator } from '../schemas/index.js';
 import { choicesOf, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
-import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
+import { failIfAny, fail, pass, type Verdict } from './harness/check.js';
 import { excerpt } from './harness/exchanges.js';
-import { readAnswer } from './answer.js';
+import { blockedOn, needed, ownPart, readAnswer, type Part } from './answer.js';
 import { basic } from './chat.js';
-import { onStream, plainStream, STREAM_PATHS, streamed, withChunks } from './stream.js';
+import { onStream, plainStream, STREAM_PATHS, streamed } from './stream.js';
 
 type UsageChunk = { at: number; chunk: Record<string, unknown>; usage: unknown };
 
 const usageChunks = (s: StreamRead): UsageChunk[] =>
   s.chunks.filter(({ chunk }) => chunk.usage !== null && chunk.usage !== undefined).map(({ at, chunk }) => ({ at, chunk, usage: chunk.usage }));
 
-/** A rule about the usage a stream delivered; without any, usage.stream-present says why. */
-const withUsage = (rule: (found: UsageChunk[], s: StreamRead) => Verdict) =>
-  withChunks((s) => {
-    const found = usageChunks(s);
-    return found.length ? rule(found, s) : notTested('no chunk carries usage (see usage.stream-present)');
-  });
+/** What a rule about the streamed usage needs: a whole stream of JSON chunks, and the usage with its counts. */
+const STREAM_READ: Part[] = ['served', 'events', 'complete', 'chunk-json'];
+const USAGE_READ: Part[] = [...STREAM_READ, 'usage'];
+
+/** A rule about the usage a stream delivered, once usage.stream-present's part is sound. */
+const onUsage = (rule: (found: UsageChunk[], s: StreamRead) => Verdict) => onStream(streamed, USAGE_READ, (s) => rule(usageChunks(s), s));
 
 const show = (v: unknown) => excerpt(JSON.stringify(v) ?? String(v), 160);
 
 export const streamPresent: CheckDef = {
   id: 'usage.stream-present',
-  title: 'With stream_options.include_usage true, the stream carries the usage',
-  section: '6.2',
+  title: 'With stream_options.include_usage true, the stream carries the usage, with integer prompt_tokens, completion_tokens and total_tokens',
+  section: '6.2, 2.3',
   level: 'must',
   paths: STREAM_PATHS,
-  run: onStream(
-      streamed,
-      withChunks((s) => (usageChunks(s).length ? pass() : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`))),
-    ),
+  ...onStream(streamed, STREAM_READ, (s, _ex, a) =>
+    usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, 'chat.role.user') : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`),
+  ),
 };
 
 export const streamSingle: CheckDef = {
@@ -41,10 +39,7 @@ export const streamSingle: CheckDef = {
   level: 'should',
   convention: 'The usage of the whole completion is sent once; every other chunk has usage null or none.',
   paths: STREAM_PATHS,
-  run: onStream(
-      streamed,
-      withUsage((found) => (found.length === 1 ? pass() : fail(`${found.length} chunks carry a usage (events ${found.map((f) => f.at).join(', ')}); one is expected`))),
-    ),
+  ...onUsage((found) => (found.length === 1 ? pass() : fail(`${found.length} chunks carry a usage (events ${found.map((f) => f.at).join(', ')}); one is expected`))),
 };
 
 export const streamPosition: CheckDef = {
@@ -54,9 +49,7 @@ export const streamPosition: CheckDef = {
   level: 'should',
   convention: 'The usage arrives in a chunk of its own, once generation has finished, with an empty choices array.',
   paths: STREAM_PATHS,
-  run: onStream(
-      streamed,
-      withUsage((found, s) => {
+  ...onUsage((found, s) => {
         // With several, the last is the one a client keeps (usage.stream-single judges the rest).
         const { at, chunk } = found[found.length - 1];
         const finishes = s.chunks.filter((c) => choicesOf(c.chunk).some((ch) => ch.finish_reason !== null && ch.finish_reason !== undefined)).map((c) => c.at);
@@ -67,28 +60,16 @@ export const streamPosition: CheckDef = {
         if (!Array.isArray(chunk.choices) || chunk.choices.length) wrong.push(`its choices are ${show(chunk.choices)}, not []`);
         return wrong.length ? fail(`the usage chunk is out of place: ${wrong.join('; ')}`) : pass();
       }),
-    ),
 };
-
-const validUsage = validator('response#/$defs/usage');
 
 export const streamShape: CheckDef = {
   id: 'usage.stream-shape',
-  title: 'The streamed usage has the fields of 2.3: prompt_tokens, completion_tokens, total_tokens',
+  title: 'The streamed usage carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens, as the usage of 2.3 does',
   section: '6.2',
   level: 'should',
-  convention: 'The streamed usage is the usage object of the non-streamed response (2.3).',
+  convention: 'The streamed usage is the usage object of the non-streamed response (2.3), details included.',
   paths: STREAM_PATHS,
-  run: onStream(
-      streamed,
-      withUsage((found) => {
-        const wrong = found.flatMap(({ at, usage }) => {
-          const v = validUsage(usage);
-          return v.ok ? [] : [`event ${at}: ${v.errors.join(', ')}`];
-        });
-        return wrong.length ? fail(`the streamed usage does not match 2.3: ${wrong.join('; ')}`) : pass();
-      }),
-    ),
+  ...onStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, 'chat.role.user')),
 };
 
 export const streamTotal: CheckDef = {
@@ -98,18 +79,15 @@ export const streamTotal: CheckDef = {
   level: 'should',
   convention: 'The total counts the prompt and the completion, nothing else.',
   paths: STREAM_PATHS,
-  run: onStream(
-      streamed,
-      withUsage((found) => {
+  ...onUsage((found) => {
         const counts = found.map(({ at, usage }) => ({ at, u: usage as { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown } }));
+        // Only the usage a client keeps (the last) is usage.stream-present's to shape; earlier ones are counted as they come.
         const summable = counts.filter(({ u }) => [u.prompt_tokens, u.completion_tokens, u.total_tokens].every(Number.isInteger));
-        if (!summable.length) return notTested('no streamed usage has three integer counts (see usage.stream-shape)');
         const wrong = summable
           .filter(({ u }) => (u.prompt_tokens as number) + (u.completion_tokens as number) !== u.total_tokens)
           .map(({ at, u }) => `event ${at}: ${String(u.prompt_tokens)} + ${String(u.completion_tokens)} is not ${String(u.total_tokens)}`);
         return wrong.length ? fail(`total_tokens is not the sum: ${wrong.join('; ')}`) : pass();
       }),
-    ),
 };
 
 export const streamAbsent: CheckDef = {
@@ -119,14 +97,18 @@ export const streamAbsent: CheckDef = {
   level: 'should',
   convention: 'include_usage is how a client asks for usage in a stream (6.2); without it, chunks carry none (or null).',
   paths: STREAM_PATHS,
-  run: onStream(
-      plainStream,
-      withChunks((s) => {
-        const found = usageChunks(s);
-        return found.length ? fail(`include_usage was not set, yet ${found.length} chunk(s) carry a usage; the first, event ${found[0].at}: ${show(found[0].usage)}`) : pass();
-      }),
-    ),
+  ...onStream(
+    plainStream,
+    ['served', 'events'],
+    (s) => {
+      const found = usageChunks(s);
+      return found.length ? fail(`include_usage was not set, yet ${found.length} chunk(s) carry a usage; the first, event ${found[0].at}: ${show(found[0].usage)}`) : pass();
+    },
+    null,
+  ),
 };
+
+const COUNTS_READ: Part[] = ['usage', 'content'];
 
 export const streamCounts: CheckDef = {
   id: 'usage.stream-counts',
@@ -135,17 +117,17 @@ export const streamCounts: CheckDef = {
   level: 'should',
   convention: 'Usage counts tokens, not chunks: the same request has the same prompt_tokens streamed or not, and the same completion_tokens when it gets the same text.',
   paths: STREAM_PATHS,
+  reads: COUNTS_READ,
   async run(ctx, path) {
     const json = readAnswer(await basic(ctx, { model: path.model }), false);
-    if (!json.answer) return notTested(`the basic request got no valid answer (${json.problem}), so there is nothing to compare with`);
     const stream = readAnswer(await streamed(ctx, path.model!), true);
-    if (!stream.answer) return notTested(`the streamed request got no valid answer (${stream.problem}; see the stream suite)`);
-    const [j, s] = [json.answer.usage!, stream.answer.usage];
-    if (!s) return notTested('no chunk carries usage (see usage.stream-present)');
+    const blocked = blockedOn(json, needed('json', COUNTS_READ), 'chat.role.user') ?? blockedOn(stream, needed('stream', COUNTS_READ), 'chat.role.user');
+    if (blocked) return blocked;
+    const [j, s] = [json.usage!, stream.usage!];
     const wrong: string[] = [];
     if (s.prompt_tokens !== j.prompt_tokens) wrong.push(`prompt_tokens is ${show(s.prompt_tokens)} streamed and ${show(j.prompt_tokens)} not, for the same prompt`);
-    if (stream.answer.content === json.answer.content && s.completion_tokens !== j.completion_tokens)
-      wrong.push(`completion_tokens is ${show(s.completion_tokens)} streamed and ${show(j.completion_tokens)} not, for the same text (${stream.answer.read!.chunks.length} chunks)`);
+    if (stream.content === json.content && s.completion_tokens !== j.completion_tokens)
+      wrong.push(`completion_tokens is ${show(s.completion_tokens)} streamed and ${show(j.completion_tokens)} not, for the same text (${stream.read!.chunks.length} chunks)`);
     return failIfAny(wrong);
   },
 };

@@ -30,6 +30,9 @@ export interface Verdict {
   message?: string;
   /** Legal but noteworthy observations (extra fields, SSE comments); shown at level info. */
   notes?: string[];
+  /** For not-tested: the check whose failure kept this one from judging its rule (the owner of a
+   * broken part of the answer it reads), so a report shows one defect once, under its owner. */
+  blockedBy?: string;
 }
 
 export interface CheckMeta {
@@ -42,6 +45,9 @@ export interface CheckMeta {
   level: Level;
   /** For `should`: the convention the document leaves open, one line. */
   convention?: string;
+  /** The parts of an answer its rule reads (`finish_reason`, `usage`): it judges the rule whenever
+   * they are sound, and is not-tested, blocked by their owner, when one is not. */
+  reads?: readonly string[];
 }
 
 /** One value of one path axis: `{ value: true, label: 'stream' }`, `{ value: 'm1', label: 'm1' }`. */
@@ -84,6 +90,7 @@ export interface PathResult {
   outcome: Outcome;
   message?: string;
   notes?: string[];
+  blockedBy?: string;
   evidence: Evidence[];
   durationMs: number;
 }
@@ -96,6 +103,8 @@ export interface CheckResult extends CheckMeta {
   /** The messages of the paths that gave the outcome, each after its path's label. */
   message?: string;
   notes?: string[];
+  /** Not-tested: the checks whose failures kept its paths from being judged, one each. */
+  blockedBy?: string[];
   /** The evidence of the paths that gave the outcome. */
   evidence: Evidence[];
   durationMs: number;
@@ -109,7 +118,7 @@ export interface CheckResult extends CheckMeta {
 
 export const pass = (notes?: string[]): Verdict => ({ outcome: 'pass', notes: notes?.length ? notes : undefined });
 export const fail = (message: string, notes?: string[]): Verdict => ({ outcome: 'fail', message, notes });
-export const notTested = (message: string): Verdict => ({ outcome: 'not-tested', message });
+export const notTested = (message: string, blockedBy?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy } : {}) });
 export const skip = (message: string): Verdict => ({ outcome: 'skip', message });
 
 /** Pass when nothing is wrong; otherwise fail, saying everything that is. */
@@ -122,7 +131,8 @@ export function combine(verdicts: Verdict[]): Verdict {
   const fails = verdicts.filter((v) => v.outcome === 'fail');
   if (fails.length) return fail(fails.map((v) => v.message).join('; '), notes);
   const open = verdicts.filter((v) => v.outcome === 'not-tested');
-  if (open.length) return { outcome: 'not-tested', message: open.map((v) => v.message).join('; '), notes };
+  const blockedBy = open.find((v) => v.blockedBy)?.blockedBy;
+  if (open.length) return { outcome: 'not-tested', message: open.map((v) => v.message).join('; '), notes, ...(blockedBy ? { blockedBy } : {}) };
   if (verdicts.length && verdicts.every((v) => v.outcome === 'skip')) return verdicts[0];
   if (!verdicts.length) return notTested('nothing to test');
   return pass(notes);

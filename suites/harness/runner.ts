@@ -152,6 +152,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       outcome: verdict.outcome,
       message: verdict.message === undefined ? undefined : redactor.text(verdict.message),
       notes: verdict.notes?.map((n) => redactor.text(n)),
+      ...(verdict.outcome === 'not-tested' && verdict.blockedBy ? { blockedBy: verdict.blockedBy } : {}),
       // A discovery's exchanges (the model list, the catalog) are evidence only when the path sent
       // nothing of its own: otherwise they would bury the request that broke the rule.
       evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor, opts.target.tls?.flags)) : [],
@@ -265,12 +266,14 @@ function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
       }
     }
   const allNotes = [...new Set(pathNotes)];
+  const blockedBy = outcome === 'not-tested' ? [...new Set(deciding.flatMap((p) => (p.blockedBy ? [p.blockedBy] : [])))] : [];
   return {
     ...meta,
     sections: sectionsOf(meta.section),
     outcome,
     message: messages.length ? messages.join('; ') : undefined,
     notes: allNotes.length ? allNotes : undefined,
+    ...(blockedBy.length ? { blockedBy } : {}),
     evidence,
     durationMs: paths.reduce((n, p) => Math.max(n, p.durationMs), 0),
     ...(named ? { axes: Object.keys(axes), paths } : {}),
