@@ -10,18 +10,20 @@ import type { CheckContext } from './harness/runner.js';
 import type { ApiPath } from './paths.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 
-/** The parts an answer is read in. `served`: a 2xx whose body parses (JSON) or that opens a stream;
- * `complete`, `events`, `chunk-json`: a stream that reached its end, dispatched events, each a JSON
- * chunk; the rest are the fields of 2.3 (or of each chunk). */
-export const PARTS = ['served', 'complete', 'events', 'chunk-json', 'envelope', 'object', 'index', 'role', 'content', 'finish_reason', 'usage', 'usage-details', 'tool-calls'] as const;
+/** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
+ * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,
+ * each event a JSON chunk; the rest are the fields of 2.3 (or of each chunk). `served` and `events`
+ * belong to the request: the check that sends it owns them (the basic request's, chat.role.user
+ * and stream.events). */
+export const PARTS = ['served', 'events', 'complete', 'chunk-json', 'envelope', 'object', 'index', 'role', 'content', 'finish_reason', 'usage', 'usage-details', 'tool-calls'] as const;
 export type Part = (typeof PARTS)[number];
 export type Way = 'json' | 'stream';
 
 /** What each part holds, for the list and the README. */
 export const PART_MEANING: Record<Part, string> = {
-  served: 'a 2xx whose body parses as JSON, or that opens a stream',
-  complete: 'the stream reached its end (no cut)',
+  served: 'a 2xx, whose body parses as a JSON object on the JSON path',
   events: 'the stream dispatched server-sent events',
+  complete: 'the stream reached its end (no cut)',
   'chunk-json': "each event's data, but [DONE], is a JSON object",
   envelope: 'id, created and model of the body (or of every chunk), and its choices, each with a message (or delta) object',
   object: 'object is chat.completion (chat.completion.chunk on a stream)',
@@ -38,8 +40,8 @@ export const PART_MEANING: Record<Part, string> = {
  * basic request's: a check's own request is its own to fail. */
 export const OWNERS: Record<Part, Partial<Record<Way, string>>> = {
   served: { json: 'chat.role.user', stream: 'chat.role.user' },
-  complete: { stream: 'stream.complete' },
   events: { stream: 'stream.events' },
+  complete: { stream: 'stream.complete' },
   'chunk-json': { stream: 'stream.chunk-json' },
   envelope: { json: 'chat.response-shape', stream: 'stream.chunk-schema' },
   object: { json: 'chat.object', stream: 'stream.chunk-schema' },
@@ -53,7 +55,9 @@ export const OWNERS: Record<Part, Partial<Record<Way, string>>> = {
 };
 
 /** The parts every reader needs, whatever its rule: the answer, and on a stream, a readable one. */
-const BASE: Record<Way, Part[]> = { json: ['served'], stream: ['served', 'complete', 'events', 'chunk-json'] };
+export const BASE: Record<Way, readonly Part[]> = { json: ['served'], stream: ['served', 'events', 'complete', 'chunk-json'] };
+/** The parts that say only whether the request was served as asked: a rule of acceptance reads these alone. */
+const ACCEPTED: readonly Part[] = ['served', 'events'];
 
 /** The parts of each way that a check may own, with their owner. */
 export const ownedOn = (way: Way): [Part, string][] => PARTS.flatMap((p) => (OWNERS[p][way] ? [[p, OWNERS[p][way]!] as [Part, string]] : []));
@@ -202,7 +206,7 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   const broken: Answer['broken'] = {};
   const cut = cutShort(ex);
   if (cut) broken.complete = cut;
-  if (!read.sse.events.length) broken.events = `no server-sent event was dispatched (${ex.body.length ? `${ex.body.length} bytes, content-type ${ex.headers['content-type'] ?? 'none'}` : 'the body is empty'})`;
+  if (!read.sse.events.length) return { ...empty, read, broken: { events: `no server-sent event was dispatched (${ex.body.length ? `${ex.body.length} bytes, content-type ${ex.headers['content-type'] ?? 'none'}` : 'the body is empty'})` } };
   broken['chunk-json'] = first(read.payloads.filter((p) => p.data !== '[DONE]' && !isObject(p.json)).map((p) => `event ${p.at} is ${p.error !== undefined ? `not JSON (${p.error})` : `JSON but not an object: ${show(p.json)}`}`));
   const envelope: string[] = [];
   const object: string[] = [];
@@ -281,17 +285,24 @@ const prune = (broken: Answer['broken']) => Object.fromEntries(Object.entries(br
 
 export const wayOf = (stream: boolean | undefined): Way => (stream ? 'stream' : 'json');
 
-/** The parts a rule that reads `reads` needs sound, on a way: the base of every answer, and its own. */
-export const needed = (way: Way, reads: readonly Part[]): Part[] => [...new Set([...BASE[way], ...reads])];
+/** The parts a rule that reads `reads` needs sound, on a way: the base of every answer, and its own.
+ * A rule of acceptance (served, and on a stream events) needs nothing more. */
+export const needed = (way: Way, reads: readonly Part[]): readonly Part[] => (reads.some((p) => !ACCEPTED.includes(p)) ? [...new Set([...BASE[way], ...reads])] : [...reads]);
 
-/** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing.
- * `served`: who owns this request's being served (absent: the caller; then nothing blocks on it). */
-export function blockedOn(a: Answer, parts: readonly Part[], served?: string): Verdict | undefined {
+/** Whose a request's own parts are: `served` (absent: the caller's own request; nothing blocks on
+ * it), and `events` when another check owns them (the basic stream's are stream.events'). */
+export interface RequestOwners {
+  servedBy?: string;
+  readableBy?: string;
+}
+
+/** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing. */
+export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readableBy }: RequestOwners = {}): Verdict | undefined {
   const way = wayOf(a.stream);
   for (const part of parts) {
     const why = a.broken[part];
     if (why === undefined) continue;
-    const owner = part === 'served' ? served : OWNERS[part][way];
+    const owner = part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way];
     if (!owner) continue;
     return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner);
   }
@@ -299,7 +310,7 @@ export function blockedOn(a: Answer, parts: readonly Part[], served?: string): V
 }
 
 /** An owner's verdict on its part of an answer, once the parts it needs first are sound. */
-export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: string): Verdict {
+export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: RequestOwners): Verdict {
   const before = blockedOn(a, first.filter((p) => p !== part), served);
   if (before) return before;
   if (part === 'served' && a.broken.served) return fail(a.broken.served);
@@ -307,12 +318,12 @@ export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: 
   return why === undefined ? pass() : fail(why);
 }
 
-export interface Asked {
+/** The basic request ("Count from one to ten"), which most rules read: served is chat.role.user's, its stream's events stream.events'. */
+export const BASIC_OWNERS = { servedBy: 'chat.role.user', readableBy: 'stream.events' } as const;
+
+export interface Asked extends RequestOwners {
   /** What the request was, for messages: `a long essay with max_tokens 1`. */
   what: string;
-  /** The check that owns this request's being served (the basic request's is chat.role.user); absent,
-   * the request is the calling check's own, and an unserved answer fails it. */
-  servedBy?: string;
   /** An optional request field (tools, response_format): a model that refuses it with a JSON error
    * leaves the check not-tested unless the catalog declares the field for it. */
   feature?: 'tools' | 'response_format';
@@ -331,16 +342,19 @@ export async function answerTo(ctx: CheckContext, ex: Exchange, path: ApiPath, r
     }
     if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
   }
-  const verdict = blockedOn(a, needed(a.stream ? 'stream' : 'json', reads), asked.servedBy);
+  const parts = needed(wayOf(a.stream), reads);
+  // A stream of the caller's own that dispatches nothing was not answered as asked.
+  if (a.broken.events !== undefined && parts.includes('events') && !(asked.readableBy ?? asked.servedBy)) return { verdict: fail(`${asked.what} got no stream: ${a.broken.events}`) };
+  const verdict = blockedOn(a, parts, asked);
   return verdict ? { verdict } : { answer: a };
 }
 
-/** Whether a positive control was served: a 2xx whose body parses, or that opens a stream with
+/** Whether a positive control was served: a 2xx whose body parses, or a stream that dispatches
  * events. Nothing else of the answer is asked: a broken field is its owner's to report, and must not
  * hide a refusal the control stands for. Undefined when served; otherwise why not. */
 export function notServed(ex: Exchange, stream: boolean): string | undefined {
   const a = readAnswer(ex, stream);
-  return a.broken.served ?? (stream ? a.broken.events : undefined);
+  return a.broken.served ?? a.broken.events;
 }
 
 /** How an answer to a request that must not be served reads. A refusal is a 4xx that says the

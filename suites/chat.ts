@@ -2,7 +2,7 @@
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt } from '../schemas/index.js';
 import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
-import { answerTo, needed, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
+import { answerTo, BASE, BASIC_OWNERS, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -25,7 +25,7 @@ const EACH = { stream: STREAM, model: MODELS };
 const JSON_EACH = { model: MODELS };
 
 /** The basic request is chat.role.user's own: a check that reads its answer is blocked when it is not served. */
-const BASIC: Asked = { what: 'the basic request', servedBy: 'chat.role.user' };
+const BASIC: Asked = { what: 'the basic request', ...BASIC_OWNERS };
 
 /** A rule about the answer to the basic request, judged when the parts it reads are sound. */
 const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>): Pick<CheckDef, 'reads' | 'run'> => ({
@@ -41,7 +41,7 @@ const owning = (part: Part): Pick<CheckDef, 'reads' | 'run'> => ({
   reads: [part],
   async run(ctx, path) {
     const a = readAnswer(await basic(ctx, path), !!path.stream);
-    return ownPart(a, part, needed(wayOf(path.stream), []), BASIC.servedBy);
+    return ownPart(a, part, BASE[wayOf(path.stream)], BASIC);
   },
 });
 
@@ -94,11 +94,12 @@ const roleCheck = (role: string): CheckDef => ({
   level: 'must',
   // A tool message needs a tool call, so only models that may take tools.
   paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
-  reads: ['served'],
+  // Served as asked; the basic stream's events are stream.events' (it reads that very stream).
+  reads: role === 'user' ? ['served'] : ['served', 'events'],
   async run(ctx, path) {
     // The basic request is this very conversation: its being served is chat.role.user's to judge.
     const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
-    const got = await answerTo(ctx, ex, path, [], { what: `a valid conversation with a ${role} message`, feature: role === 'tool' ? 'tools' : undefined });
+    const got = await answerTo(ctx, ex, path, role === 'user' ? ['served'] : ['served', 'events'], { what: `a valid conversation with a ${role} message`, feature: role === 'tool' ? 'tools' : undefined });
     return got.verdict ?? pass();
   },
 });
@@ -150,27 +151,39 @@ export const assistantRole: CheckDef = {
   ...owning('role'),
 };
 
+/** Whether an exchange is a chat completion asked of a model, answered as one JSON body. */
+const jsonAnswerOf = (ex: Exchange, model: string) => {
+  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex)) return false;
+  try {
+    const body = JSON.parse(ex.request.body ?? '') as { model?: unknown; stream?: unknown };
+    return body.model === model && body.stream !== true;
+  } catch {
+    return false;
+  }
+};
+
 export const contentString: CheckDef = {
   id: 'chat.content',
-  title: "Each choice's message carries its content as a string, also beside tool_calls",
+  title: "Each choice's message carries its content as a string, also beside tool_calls, on every JSON answer of the run",
   section: '2.2, 2.3',
   level: 'must',
   paths: JSON_EACH,
   reads: ['content'],
+  // Content is read by many rules on many requests (a tool call's answer, a tool result's): its
+  // owner judges every JSON answer the run received, so a part broken on any of them is reported here.
+  last: true,
   async run(ctx, path) {
-    // The basic answer, and an answer that calls a tool: there content sits beside tool_calls.
-    const answers = [readAnswer(await basic(ctx, path), false)];
-    if (await takes(ctx, path.model!, 'tools')) answers.push(readAnswer(await toolRequest(ctx, { model: path.model }, 'required'), false));
+    const basicAnswer = readAnswer(await basic(ctx, path), false);
+    if (await takes(ctx, path.model!, 'tools')) await toolRequest(ctx, { model: path.model }, 'required');
     const wrong: string[] = [];
-    for (const a of answers) {
-      // Another request's refusal is that check's to report (tools.finish-reason and the roles).
-      if (a.broken.served !== undefined) continue;
-      const v = ownPart(a, 'content', ['served'], BASIC.servedBy);
-      if (v.outcome === 'fail') wrong.push(`${a.ex.label}: ${v.message}`);
+    for (const ex of (await ctx.received()).filter((e) => jsonAnswerOf(e, path.model!))) {
+      const a = readAnswer(ex, false);
+      if (a.broken.served !== undefined || a.broken.content === undefined) continue;
+      if (!wrong.length) ctx.cite(ex);
+      wrong.push(`${ex.label}: ${a.broken.content}`);
     }
-    const basicServed = answers[0].broken.served;
-    if (basicServed !== undefined && !wrong.length) return notTested(`needs the answer served (${basicServed}): see chat.role.user`, 'chat.role.user');
-    return failIfAny(wrong);
+    if (wrong.length) return fail(wrong.length > 3 ? `${wrong.slice(0, 3).join('; ')}; and ${wrong.length - 3} more answers` : wrong.join('; '));
+    return ownPart(basicAnswer, 'content', ['served'], BASIC);
   },
 };
 
@@ -202,7 +215,13 @@ export const usageDetails: CheckDef = {
   section: '2.3',
   level: 'must',
   paths: JSON_EACH,
-  ...owning('usage-details'),
+  reads: ['usage-details'],
+  async run(ctx, path) {
+    const a = readAnswer(await basic(ctx, path), false);
+    // No usage at all is chat.usage's failure: the details have nothing to be in.
+    if (a.broken.served === undefined && !a.usage) return notTested(`needs usage (${a.broken.usage}): see chat.usage`, 'chat.usage');
+    return ownPart(a, 'usage-details', BASE.json, BASIC);
+  },
 };
 
 export const createdSeconds: CheckDef = {
@@ -332,8 +351,8 @@ export const lengthOnlyAtLimit: CheckDef = {
   async run(ctx, path) {
     const wrong: string[] = [];
     let judged = 0;
-    for (const [what, ex, servedBy] of [['the essay', await essay(ctx, path), 'chat.max-tokens'], ['the basic answer', await basic(ctx, path), BASIC.servedBy]] as const) {
-      const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, servedBy });
+    for (const [what, ex, owners] of [['the essay', await essay(ctx, path), { servedBy: 'chat.max-tokens' }], ['the basic answer', await basic(ctx, path), BASIC]] as const) {
+      const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, ...owners });
       if (got.verdict) return got.verdict;
       const a = got.answer;
       if (a.finishReason !== 'length') continue;

@@ -188,7 +188,7 @@ export const contentFilter: CheckDef = {
         seen++;
         const stream = /^text\/event-stream/i.test(ex.headers['content-type'] ?? '') || !bodyJson(ex).ok;
         const read = readAnswer(ex, stream);
-        const incomplete = read.broken.served ?? read.broken.complete ?? read.broken.events;
+        const incomplete = read.broken.served ?? read.broken.events ?? read.broken.complete;
         if (incomplete !== undefined) wrong.push(`${ex.label} ended with content_filter but is no complete response: ${incomplete}`);
       }
     }

@@ -2,10 +2,10 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS, type ApiPath } from './paths.js';
-import { blockedOn, readAnswer, type Answer, type Part } from './answer.js';
+import { BASIC_OWNERS, blockedOn, readAnswer, type Answer, type Part, type RequestOwners } from './answer.js';
 import { fail, notTested, pass, type Verdict } from './harness/check.js';
 import { excerpt, type Exchange } from './harness/exchanges.js';
 import type { CheckContext } from './harness/runner.js';
@@ -28,14 +28,15 @@ export const onStream = (
   send: (ctx: CheckContext, model: string) => Promise<Exchange>,
   reads: Part[],
   rule: (s: StreamRead, ex: Exchange, a: Answer) => Verdict,
-  servedBy: string | null = 'chat.role.user',
+  owners: RequestOwners | null = BASIC_OWNERS,
 ): Pick<CheckDef, 'reads' | 'run'> => ({
   reads,
   async run(ctx: CheckContext, path: ApiPath): Promise<Verdict> {
     const ex = await send(ctx, path.model!);
     const a = readAnswer(ex, true);
-    if (servedBy === null && a.broken.served) return fail(a.broken.served);
-    return blockedOn(a, reads, servedBy ?? undefined) ?? rule(a.read!, ex, a);
+    const own = owners === null ? (a.broken.served ?? (reads.includes('events') ? a.broken.events : undefined)) : undefined;
+    if (own !== undefined) return fail(own);
+    return blockedOn(a, reads, owners ?? {}) ?? rule(a.read ?? readStream(ex), ex, a);
   },
 });
 
@@ -247,8 +248,8 @@ export const doneMarker: CheckDef = {
   level: 'should',
   convention: `The document does not show the end-of-stream marker (6); the convention is a last event data: ${DONE_MARKER}.`,
   paths: STREAM_PATHS,
-  // A cut stream has no end to judge: stream.complete reports the cut.
-  ...onStream(streamed, ['served', 'events', 'complete'], ({ sse, doneAt }, ex) => {
+  // A cut stream has no end to judge (stream.complete reports the cut), nor has one whose events are no chunks.
+  ...onStream(streamed, ['served', 'events', 'complete', 'chunk-json'], ({ sse, doneAt }, ex) => {
       const last = sse.events.at(-1);
       if (doneAt === undefined) return fail(`the stream ends without data: ${DONE_MARKER}; its last event${last ? `: ${excerpt(last.data, 120)}` : ' is missing'}`);
       const wrong: string[] = [];

@@ -3,7 +3,7 @@
 import { choicesOf, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { failIfAny, fail, pass, type Verdict } from './harness/check.js';
 import { excerpt } from './harness/exchanges.js';
-import { blockedOn, needed, ownPart, readAnswer, type Part } from './answer.js';
+import { BASIC_OWNERS, blockedOn, needed, ownPart, readAnswer, type Part } from './answer.js';
 import { basic } from './chat.js';
 import { onStream, plainStream, STREAM_PATHS, streamed } from './stream.js';
 
@@ -28,7 +28,7 @@ export const streamPresent: CheckDef = {
   level: 'must',
   paths: STREAM_PATHS,
   ...onStream(streamed, STREAM_READ, (s, _ex, a) =>
-    usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, 'chat.role.user') : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`),
+    usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, BASIC_OWNERS) : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`),
   ),
 };
 
@@ -69,7 +69,7 @@ export const streamShape: CheckDef = {
   level: 'should',
   convention: 'The streamed usage is the usage object of the non-streamed response (2.3), details included.',
   paths: STREAM_PATHS,
-  ...onStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, 'chat.role.user')),
+  ...onStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, BASIC_OWNERS)),
 };
 
 export const streamTotal: CheckDef = {
@@ -121,7 +121,7 @@ export const streamCounts: CheckDef = {
   async run(ctx, path) {
     const json = readAnswer(await basic(ctx, { model: path.model }), false);
     const stream = readAnswer(await streamed(ctx, path.model!), true);
-    const blocked = blockedOn(json, needed('json', COUNTS_READ), 'chat.role.user') ?? blockedOn(stream, needed('stream', COUNTS_READ), 'chat.role.user');
+    const blocked = blockedOn(json, needed('json', COUNTS_READ), BASIC_OWNERS) ?? blockedOn(stream, needed('stream', COUNTS_READ), BASIC_OWNERS);
     if (blocked) return blocked;
     const [j, s] = [json.usage!, stream.usage!];
     const wrong: string[] = [];

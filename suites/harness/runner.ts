@@ -19,6 +19,8 @@ export interface CheckContext {
   secret(value: string): void;
   /** Every exchange of the run so far: for a check that runs last and judges them all. */
   received(): Promise<Exchange[]>;
+  /** Names an exchange as the one that broke the rule: it leads the check's evidence (and its curl). */
+  cite(ex: Exchange): void;
 }
 
 export interface Filters {
@@ -107,6 +109,11 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
         redactor.add(value);
       },
       received: () => exchanges.all(),
+      cite(ex) {
+        const at = used.indexOf(ex);
+        if (at >= 0) used.splice(at, 1);
+        used.unshift(ex);
+      },
     };
     return ctx;
   };

@@ -146,7 +146,7 @@ const BASE: Fault[] = [
   {
     name: 'tools-result-empty',
     description: 'The answer to a tool result carries neither content nor tool_calls',
-    fails: ['chat.role.tool', 'tools.result-answered'],
+    fails: ['chat.content'],
     reply: onMessage(answersTool, (m) => {
       m.content = null;
       delete m.tool_calls;
