@@ -225,7 +225,7 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
     if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
     if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
     if (chunk.usage !== null && chunk.usage !== undefined) usage = chunk.usage;
-    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+    for (const [position, choice] of (Array.isArray(chunk.choices) ? chunk.choices : []).entries()) {
       if (!isObject(choice) || !isObject(choice.delta)) {
         envelope.push(`event ${at}: a choice ${isObject(choice) ? 'has no delta object' : 'is not an object'}`);
         continue;
@@ -235,7 +235,8 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
       if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
       if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok) calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas with an integer index: ${show(delta.tool_calls)}`);
-      if (choice.index !== 0) continue;
+      // Read leniently (a malformed index is the chunk schema's to report): by its place otherwise.
+      if ((CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
       if (!roleSeen) {
         roleSeen = true;
         if (delta.role !== 'assistant') role = `the first delta (event ${at}) has role ${show(delta.role)}, not "assistant"`;
@@ -243,10 +244,12 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
       if (typeof delta.content === 'string') text += delta.content;
       if (!Array.isArray(delta.tool_calls)) continue;
-      for (const d of delta.tool_calls) {
-        if (!isObject(d) || typeof d.index !== 'number') continue;
-        let call = toolCalls.get(d.index);
-        if (!call) toolCalls.set(d.index, (call = { index: d.index, arguments: '' }));
+      for (const [place, d] of delta.tool_calls.entries()) {
+        if (!isObject(d)) continue;
+        // Without an index (tools.stream reports it), a delta is taken for the call at its place.
+        const at = typeof d.index === 'number' ? d.index : place;
+        let call = toolCalls.get(at);
+        if (!call) toolCalls.set(at, (call = { index: at, arguments: '' }));
         const fn = isObject(d.function) ? d.function : {};
         if (call.id === undefined && d.id) call.id = d.id;
         if (call.name === undefined && fn.name) call.name = fn.name;

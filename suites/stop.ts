@@ -237,6 +237,8 @@ export const fiveRefused: CheckDef = {
   section: '8',
   level: 'must',
   paths: STOPPING,
+  // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
+  reads: [],
   run: onFive((ex) => {
     const r = refusalOf(ex);
     return r.kind === 'refused' ? pass() : fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
@@ -250,6 +252,8 @@ export const five4xx: CheckDef = {
   level: 'should',
   convention: 'The document leaves error statuses and bodies unshown (7); the convention is a 4xx with {"error": {"message": ...}}.',
   paths: STOPPING,
+  // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
+  reads: [],
   run: onFive((ex) => {
     if (!is4xx(ex)) return fail(`five stop sequences got status ${ex.status ?? 'none'}, not a 4xx${errorText(ex)}`);
     const problem = errorBodyProblem(ex);

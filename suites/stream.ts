@@ -227,10 +227,12 @@ export const oneFinishReason: CheckDef = {
         // Choice 0 always exists: a stream whose choices never appear never finishes either.
         const reasons = new Map<unknown, { at: number; reason: unknown }[]>([[0, []]]);
         for (const { at, chunk } of chunks)
-          for (const c of choicesOf(chunk)) {
-            const list = reasons.get(c.index) ?? [];
+          for (const [place, c] of choicesOf(chunk).entries()) {
+            // A malformed index is stream.chunk-schema's to report; the choice is then taken by its place.
+            const index = Number.isInteger(c.index) ? c.index : place;
+            const list = reasons.get(index) ?? [];
             if (c.finish_reason !== null && c.finish_reason !== undefined) list.push({ at, reason: c.finish_reason });
-            reasons.set(c.index, list);
+            reasons.set(index, list);
           }
         const wrong = [...reasons].flatMap(([index, list]) => {
           if (!list.length) return [`choice ${show(index)} never gets a finish_reason`];

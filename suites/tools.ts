@@ -122,9 +122,10 @@ export const finishReason: CheckDef = {
   section: '4.1',
   level: 'must',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS },
-  reads: ['finish_reason', 'tool-calls'],
+  // Whether a call was made is read leniently: the calls' shape is tools.call-valid's and tools.stream's.
+  reads: ['finish_reason'],
   async run(ctx, path) {
-    const got = await answered(ctx, path, String(path.choice), ['finish_reason', 'tool-calls'], true);
+    const got = await answered(ctx, path, String(path.choice), ['finish_reason'], true);
     if (got.verdict) return got.verdict;
     const a = got.answer;
     if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
@@ -139,7 +140,7 @@ export const requiredCalls: CheckDef = {
   level: 'should',
   convention: 'tool_choice "required" is listed without its meaning; by convention it forces at least one call.',
   paths: ON_TOOLS,
-  ...under('required', ['tool-calls', 'finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
+  ...under('required', ['finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
 };
 
 export const validCalls: CheckDef = {
@@ -186,7 +187,7 @@ export const noneCalls: CheckDef = {
   level: 'should',
   convention: 'tool_choice "none" is listed without its meaning; by convention the model then calls no tool.',
   paths: ON_TOOLS,
-  ...under('none', ['tool-calls'], (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
+  ...under('none', ['finish_reason'], (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
 };
 
 export const namedCall: CheckDef = {
@@ -196,7 +197,7 @@ export const namedCall: CheckDef = {
   level: 'should',
   convention: 'The named form of tool_choice is not shown; by convention {type: "function", function: {name}} forces a call of that function.',
   paths: ON_TOOLS,
-  ...under('named', ['tool-calls', 'finish_reason'], (a) => {
+  ...under('named', ['finish_reason'], (a) => {
     if (!a.toolCalls.length) return cutBeforeCall(a) ?? fail(`tool_choice named ${NAMED}, but the message calls no tool (${ended(a)})`);
     const others = a.toolCalls.map((c) => c.name).filter((n) => n !== NAMED);
     return others.length ? fail(`tool_choice named ${NAMED}, but the model called ${others.map(shown).join(', ')}`) : pass();

@@ -1,32 +1,13 @@
 // Faults proving the checks of the chat suite: the roles of a conversation (2.1, 2.2), the
 // non-streamed response (2.3), stream: false (4.1) and max_tokens (2.1, 8).
 import { errorReply } from '../errors.js';
-import { isStream, type MockRequest } from '../types.js';
+import type { MockRequest } from '../types.js';
 import { parameterProblem } from '../validate.js';
 import type { Fault, FaultContext } from './fault.js';
-import { isChat, requestJson, withJson, withPayloads, withRequestJson } from './rewrite.js';
+import { isChat, onAnswers, onChunks, onCompletion, requestJson, withRequestJson } from './rewrite.js';
 import { only } from './scope.js';
 
 type Json = Record<string, any>;
-type Reply = NonNullable<Fault['reply']>;
-
-/** Only a chat completion answered as one JSON body (200) is bent: refusals and streams stay. */
-const onCompletion =
-  (edit: (body: Json, request: Json, ctx: FaultContext) => unknown): Reply =>
-  (r, req, ctx) =>
-    isChat(req) && !isStream(r) && 'status' in r && r.status === 200 ? withJson(r, (b) => edit(b, requestJson(req) ?? {}, ctx)) : r;
-
-/** Every chat completion is bent: the JSON body, or each chunk of a stream. */
-const onAnswers =
-  (edit: (answer: Json, request: Json, ctx: FaultContext) => void): Reply =>
-  (r, req, ctx) =>
-    isStream(r) ? onChunks(edit)(r, req, ctx) : onCompletion(edit)(r, req, ctx);
-
-/** The chunks of a streamed chat completion (200) are bent, each as JSON; the terminator stays. */
-const onChunks =
-  (edit: (chunk: Json, request: Json, ctx: FaultContext) => void): Reply =>
-  (r, req, ctx) =>
-    isChat(req) && isStream(r) && r.status === 200 ? withPayloads(r, (ps) => (ps.forEach((p) => p && typeof p === 'object' && edit(p, requestJson(req) ?? {}, ctx)), ps)) : r;
 
 /** The kit's ordinary request ("Count from one to ten in words.", alone, with no field that makes it
  * another suite's request): the faults that must bend one answer only (a refusal, a broken stream)
@@ -74,6 +55,7 @@ const BASE: Fault[] = [
     description:
       'The basic conversation of one user message, not streamed, is refused (400): the mock insists on a system message first',
     fails: ['chat.role.user', 'chat.stream-false'],
+    breaks: ['json:served'],
     // Narrowed to the basic request, so that the other suites' one-message requests are still
     // answered; the chat suite's checks read this very conversation, so they fail with it.
     reply: (r, req) => (isBasic(req) && requestJson(req)?.stream !== true ? refusal('role user is not supported without a system message') : r),
@@ -96,24 +78,28 @@ const BASE: Fault[] = [
     name: 'chat-created-string',
     description: 'The response gives created as a string, not an integer',
     fails: ['chat.response-shape'],
+    breaks: ['json:envelope'],
     reply: onCompletion((b) => void (b.created = String(b.created))),
   },
   {
     name: 'chat-object-chat-completions',
     description: 'The response says object: "chat.completions" instead of "chat.completion"',
     fails: ['chat.object'],
+    breaks: ['json:object'],
     reply: onCompletion((b) => void (b.object = 'chat.completions')),
   },
   {
     name: 'chat-choice-index-out-of-order',
     description: 'The response holds two choices indexed 1 then 0',
     fails: ['chat.choice-index'],
+    breaks: ['json:index'],
     reply: onCompletion((b) => void (b.choices = [{ ...b.choices[0], index: 1 }, { ...b.choices[0], index: 0 }])),
   },
   {
     name: 'chat-finish-reason-eos',
     description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "eos" instead of "stop"',
     fails: ['chat.finish-reason'],
+    breaks: ['json:finish_reason'],
     reply: onCompletion((b, request) => {
       if (stopsOf(request).length) return;
       for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'eos';
@@ -123,18 +109,21 @@ const BASE: Fault[] = [
     name: 'chat-role-bot',
     description: 'The answer\'s message has role "bot" instead of "assistant"',
     fails: ['chat.assistant-role'],
+    breaks: ['json:role'],
     reply: onCompletion((b) => void (b.choices[0].message.role = 'bot')),
   },
   {
     name: 'chat-usage-missing',
     description: 'The response carries no usage',
     fails: ['chat.usage'],
+    breaks: ['json:usage'],
     reply: onCompletion((b) => void delete b.usage),
   },
   {
     name: 'chat-usage-counts-strings',
     description: 'usage.prompt_tokens is a string, not an integer',
     fails: ['chat.usage'],
+    breaks: ['json:usage'],
     reply: onCompletion((b) => void (b.usage.prompt_tokens = String(b.usage.prompt_tokens))),
   },
   {
@@ -147,6 +136,7 @@ const BASE: Fault[] = [
     name: 'chat-usage-details-missing',
     description: 'usage lacks prompt_tokens_details and completion_tokens_details',
     fails: ['chat.usage-details'],
+    breaks: ['json:usage-details'],
     reply: onCompletion((b) => void (delete b.usage.prompt_tokens_details, delete b.usage.completion_tokens_details)),
   },
   {

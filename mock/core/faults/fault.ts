@@ -16,6 +16,9 @@ export interface Fault {
   /** The check ids this fault makes fail, exactly. Empty for a legal variation, which every check
    * must pass. */
   fails: readonly string[];
+  /** The parts of an answer it breaks, as `way:part` (`json:usage-details`, `stream:complete`): the
+   * checks that own those parts are the ones it fails (the suites' answer reader names the owners). */
+  breaks?: readonly string[];
   /** The path the deviation is on (`stream`, `mock-reason-1`, `case`): every failing path of every
    * check it fails names it, so a check is shown to catch a fault that hides on one path. */
   on?: string;

@@ -3,6 +3,7 @@
 import { AUTH_FAULTS } from './auth.js';
 import { CATALOG_FAULTS } from './catalog.js';
 import { CHAT_FAULTS } from './chat.js';
+import { ENGINE_FAULTS } from './engines.js';
 import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
 import { FRONTEND } from './frontend.js';
@@ -29,6 +30,7 @@ export const FAULTS: readonly Fault[] = [
   ...STREAM_FAULTS,
   ...USAGE_FAULTS,
   ...ERRORS_FAULTS,
+  ...ENGINE_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
 ];

@@ -3,6 +3,7 @@
 import { DONE, eventBytes, frames } from '../sse.js';
 import { isRaw, isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import { textOf } from '../bytes.js';
+import type { FaultContext } from './fault.js';
 
 const pathOf = (req: MockRequest) => req.path.split('?')[0].replace(/\/+$/, '');
 export const isChat = (req: MockRequest) => pathOf(req) === '/v1/chat/completions';
@@ -90,3 +91,26 @@ export const keyOf = (req: MockRequest, config: { keys: { key: string; id: strin
   const key = bearerKey(req);
   return key === undefined ? undefined : config.keys.find((k) => k.key === key);
 };
+
+// --- Bending chat answers: the JSON body of a completion, the chunks of a stream, or both ----------
+
+type Json = Record<string, any>;
+type Reply = (r: MockReply, req: MockRequest, ctx: FaultContext) => MockReply;
+
+/** Only a chat completion answered as one JSON body (200) is bent: refusals and streams stay. */
+export const onCompletion =
+  (edit: (body: Json, request: Json, ctx: FaultContext) => unknown): Reply =>
+  (r, req, ctx) =>
+    isChat(req) && !isStream(r) && 'status' in r && r.status === 200 ? withJson(r, (b) => edit(b, requestJson(req) ?? {}, ctx)) : r;
+
+/** Every chat completion is bent: the JSON body, or each chunk of a stream. */
+export const onAnswers =
+  (edit: (answer: Json, request: Json, ctx: FaultContext) => void): Reply =>
+  (r, req, ctx) =>
+    isStream(r) ? onChunks(edit)(r, req, ctx) : onCompletion(edit)(r, req, ctx);
+
+/** The chunks of a streamed chat completion (200) are bent, each as JSON; the terminator stays. */
+export const onChunks =
+  (edit: (chunk: Json, request: Json, ctx: FaultContext) => void): Reply =>
+  (r, req, ctx) =>
+    isChat(req) && isStream(r) && r.status === 200 ? withPayloads(r, (ps) => (ps.forEach((p) => p && typeof p === 'object' && edit(p, requestJson(req) ?? {}, ctx)), ps)) : r;

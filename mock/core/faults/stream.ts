@@ -8,11 +8,15 @@
 import { isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { isBasic } from './chat.js';
-import { DONE, requestJson, withPayloads, withStreamText } from './rewrite.js';
+import { DONE, onChunks, requestJson, withPayloads, withStreamText } from './rewrite.js';
+import { errorReply } from '../errors.js';
 import { bytesOf, concatBytes } from '../bytes.js';
 
 /** The kit's ordinary request, streamed. */
 const isPlainStream = (req: MockRequest) => isBasic(req) && requestJson(req)?.stream === true;
+
+/** The basic request streamed as the kit asks every stream (with include_usage). */
+const isBasicStream = (req: MockRequest) => isPlainStream(req) && (requestJson(req)?.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
 
 /** Bends the plain streamed completion only (see above); every other reply is left alone. */
 const onPlain = (edit: (r: MockReply) => MockReply): Fault['reply'] => (r, req) => (isStream(r) && isPlainStream(req) ? edit(r) : r);
@@ -20,6 +24,43 @@ const onPlain = (edit: (r: MockReply) => MockReply): Fault['reply'] => (r, req) 
 const isFinish = (p: any) => typeof p === 'object' && p?.choices?.[0]?.finish_reason;
 
 export const STREAM_FAULTS: Fault[] = [
+  {
+    name: 'stream-basic-refused',
+    description: 'The basic request streamed is refused (400): a one-message conversation is served only as one JSON body',
+    fails: ['chat.role.user'],
+    breaks: ['stream:served'],
+    reply: (r, req) => (isBasicStream(req) ? errorReply(400, 'streaming is not supported for this conversation', 'invalid_request_error') : r),
+  },
+  {
+    name: 'stream-basic-empty',
+    description: 'The basic request streamed is answered 200 text/event-stream with an empty body: no event at all',
+    fails: ['stream.events'],
+    breaks: ['stream:events'],
+    reply: (r, req) => (isStream(r) && isBasicStream(req) ? { ...r, stream: [] } : r),
+  },
+  {
+    name: 'stream-chunk-model-missing',
+    description: 'Chunks of the basic stream carry no model',
+    fails: ['stream.chunk-schema'],
+    breaks: ['stream:envelope'],
+    reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? (delete p.model, p) : p)))),
+  },
+  {
+    name: 'stream-delta-content-parts',
+    description: "Every stream's deltas carry content as a list of parts ([{type: \"text\", text}]), not as text (a vendor whose reasoning models answer in parts)",
+    fails: ['stream.chunk-schema'],
+    breaks: ['stream:content'],
+    reply: onChunks((c) => {
+      for (const choice of c.choices ?? []) if (typeof choice?.delta?.content === 'string') choice.delta.content = [{ type: 'text', text: choice.delta.content }];
+    }),
+  },
+  {
+    name: 'stream-chunk-index-string',
+    description: 'Choices of the basic stream give their index as a string ("0")',
+    fails: ['stream.chunk-schema'],
+    breaks: ['stream:index'],
+    reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, choices: (p.choices ?? []).map((c: any) => ({ ...c, index: String(c.index) })) } : p)))),
+  },
   {
     name: 'stream-json-content-type',
     description: 'Streams are served with Content-Type application/json instead of text/event-stream',
@@ -53,6 +94,7 @@ export const STREAM_FAULTS: Fault[] = [
     name: 'stream-reset',
     description: 'A plain stream is cut by a connection reset after its first three events, with no finishing chunk and no [DONE]',
     fails: ['stream.complete'],
+    breaks: ['stream:complete'],
     // The pause lets the client read what was sent before the reset discards its buffers.
     reply: onPlain((r) => (isStream(r) ? { ...r, stream: [...[...r.stream].slice(0, 3), { delayMs: 30, reset: true } satisfies Frame] } : r)),
   },
@@ -60,6 +102,7 @@ export const STREAM_FAULTS: Fault[] = [
     name: 'stream-json-split-over-events',
     description: 'One JSON chunk of a plain stream is split over two events',
     fails: ['stream.chunk-json'],
+    breaks: ['stream:chunk-json'],
     reply: onPlain((r) =>
       withPayloads(r, (ps) => {
         const text = JSON.stringify(ps[2]);
@@ -72,6 +115,7 @@ export const STREAM_FAULTS: Fault[] = [
     name: 'stream-chunk-object-wrong',
     description: 'Chunks of the basic stream say object: "chat.completion" instead of "chat.completion.chunk"',
     fails: ['stream.chunk-schema'],
+    breaks: ['stream:object'],
     reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, object: 'chat.completion' } : p)))),
   },
   {
@@ -84,6 +128,7 @@ export const STREAM_FAULTS: Fault[] = [
     name: 'stream-first-delta-without-role',
     description: 'The first delta of a stream has no role',
     fails: ['stream.first-delta-role'],
+    breaks: ['stream:role'],
     reply: (r) =>
       withPayloads(r, (ps) => {
         delete ps[0]?.choices?.[0]?.delta?.role;
@@ -105,6 +150,7 @@ export const STREAM_FAULTS: Fault[] = [
     name: 'stream-finish-reason-outside-enum',
     description: 'The finishing chunk of a plain stream says finish_reason "done"',
     fails: ['chat.finish-reason'],
+    breaks: ['stream:finish_reason'],
     reply: onPlain((r) =>
       withPayloads(r, (ps) => {
         ps[ps.findIndex(isFinish)].choices[0].finish_reason = 'done';

@@ -147,6 +147,7 @@ const BASE: Fault[] = [
     name: 'tools-result-empty',
     description: 'The answer to a tool result carries neither content nor tool_calls',
     fails: ['chat.content'],
+    breaks: ['json:content'],
     reply: onMessage(answersTool, (m) => {
       m.content = null;
       delete m.tool_calls;

@@ -20,6 +20,7 @@ export const USAGE_FAULTS: Fault[] = [
     name: 'usage-stream-missing',
     description: 'include_usage is ignored: no chunk of the stream carries the usage',
     fails: ['usage.stream-present'],
+    breaks: ['stream:usage'],
     reply: onUsageStream((ps) => ps.filter((p) => !isUsageChunk(p))),
   },
   {
@@ -52,6 +53,7 @@ export const USAGE_FAULTS: Fault[] = [
     name: 'usage-stream-shape',
     description: 'The streamed usage of the basic stream has prompt_tokens as a string, not an integer',
     fails: ['usage.stream-present'],
+    breaks: ['stream:usage'],
     reply: (r, req, ctx) => (isBasic(req) ? onUsageStream((ps) => ps.map((p) => (isUsageChunk(p) ? { ...p, usage: { ...p.usage, prompt_tokens: String(p.usage.prompt_tokens) } } : p)))(r, req, ctx) : r),
   },
   {

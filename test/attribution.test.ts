@@ -1,0 +1,79 @@
+// One defect, one failure. Every part of an answer has one owner per path, and the faults that break
+// exactly that part fail exactly its owner (test/faults.test.ts holds each fault to its `fails`);
+// the shapes real engines send cost one failure each and hide nothing; and a shape defect does not
+// blind the checks whose controls ask only that a request be served.
+import { describe, expect, it } from 'vitest';
+import { createMock } from '../mock/core/handle.js';
+import { FAULTS, faultNamed } from '../mock/core/faults/index.js';
+import { ENGINE_FAULTS } from '../mock/core/faults/engines.js';
+import { OWNERS, PARTS, type Way } from '../suites/answer.js';
+import { CHECKS } from '../suites/index.js';
+import { runAgainstMock } from './support/run.js';
+
+const byId = new Map(CHECKS.map((c) => [c.id, c]));
+const PROVING = FAULTS.filter((f) => !f.hostile && !f.frontend);
+
+describe('attribution', () => {
+  it('every part of an answer has one owner on each way, a check of the registry', () => {
+    for (const part of PARTS)
+      for (const way of ['json', 'stream'] as Way[]) {
+        const owner = OWNERS[part][way];
+        if (part === 'complete' || part === 'chunk-json' || part === 'events') {
+          expect(OWNERS[part].json, `${part} is a stream's part`).toBeUndefined();
+          if (way === 'json') continue;
+        }
+        expect(owner, `${way}:${part} has an owner`).toBeDefined();
+        expect(byId.has(owner!), `${way}:${part} is owned by ${owner}, which is no check`).toBe(true);
+      }
+  });
+
+  it('every owner is shown failing by a fault that breaks its part, and by no fault that breaks another', () => {
+    for (const part of PARTS)
+      for (const way of ['json', 'stream'] as Way[]) {
+        const owner = OWNERS[part][way];
+        if (!owner) continue;
+        const breaking = PROVING.filter((f) => f.breaks?.includes(`${way}:${part}`));
+        expect(breaking.length, `no fault breaks ${way}:${part}`).toBeGreaterThan(0);
+        for (const f of breaking) expect(f.fails, `${f.name} breaks ${way}:${part}`).toContain(owner);
+      }
+    // A fault that says which parts it breaks fails their owners and nothing else (but a refusal,
+    // which is also a refusal of every other check's request of the same conversation).
+    for (const f of PROVING.filter((x) => x.breaks?.length && !x.breaks.some((b) => b.endsWith(':served')))) {
+      const owners = new Set(f.breaks!.map((b) => OWNERS[b.split(':')[1] as (typeof PARTS)[number]][b.split(':')[0] as Way]));
+      expect([...f.fails].sort(), f.name).toEqual([...owners].sort());
+    }
+  });
+
+  it('every check declares the parts it reads, each a part of the reader', () => {
+    const chatChecks = CHECKS.filter((c) => ['chat', 'stop', 'tools', 'structured', 'stream', 'usage'].includes(c.suite));
+    for (const c of chatChecks) {
+      expect(c.reads, `${c.id} declares what it reads`).toBeDefined();
+      for (const p of c.reads!) expect(PARTS as readonly string[], `${c.id} reads ${p}`).toContain(p);
+    }
+  });
+
+  it.concurrent.each(ENGINE_FAULTS.map((f) => [f.name, f] as const))('%s leaves no more MUST checks not-tested than the correct mock', async (_name, fault) => {
+    const [correct, bent] = await Promise.all([runAgainstMock(CHECKS), runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) })]);
+    const open = (rs: typeof correct) => [...rs.values()].filter((r) => r.level === 'must' && r.outcome === 'not-tested').map((r) => `${r.id}: ${r.message}`);
+    expect(open(bent)).toEqual(open(correct));
+  });
+
+  it('a shape defect hides no auth hole and no accepted five stops: all three are reported', async () => {
+    const faults = ['engine-usage-no-completion-details', 'auth-chat-bare-bearer-accepted', 'stop-five-accepted'].map(faultNamed);
+    const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults }) });
+    const failed = [...results.values()].filter((r) => r.outcome === 'fail').map((r) => r.id).sort();
+    expect(failed).toEqual([...new Set(faults.flatMap((f) => f.fails))].sort());
+    expect(failed).toEqual(expect.arrayContaining(['chat.usage-details', 'auth.chat.malformed', 'stop.five-refused']));
+  });
+
+  it('a not-tested verdict names the check that blocked it, in its message and as blockedBy', async () => {
+    const results = await runAgainstMock(CHECKS.filter((c) => ['chat.usage', 'chat.usage-total', 'chat.max-tokens'].includes(c.id)), { mock: createMock(undefined, { faults: ['chat-usage-missing'] }) });
+    expect(results.get('chat.usage')!.outcome).toBe('fail');
+    for (const id of ['chat.usage-total', 'chat.max-tokens']) {
+      const r = results.get(id)!;
+      expect(r.outcome, `${id}: ${r.message}`).toBe('not-tested');
+      expect(r.blockedBy).toEqual(['chat.usage']);
+      expect(r.message).toContain('needs usage (usage is absent, not a usage object): see chat.usage');
+    }
+  });
+});
