@@ -11,6 +11,7 @@ import { liveLine } from '../suites/harness/report/progress.js';
 import { validator } from '../schemas/index.js';
 import { sectionsOf } from '../suites/harness/runner.js';
 import { CHECKS, SUITES } from '../suites/index.js';
+import { OWNERS, PARTS } from '../suites/answer.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
 import { baseUrlWarning } from '../suites/harness/target.js';
 import { banner } from '../mock/banner.js';
@@ -35,6 +36,8 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 
 /** The faults that make a check fail (declared in the catalogue, verified by test/faults.test.ts). */
 const provenBy = (id: string) => FAULTS.filter((f) => f.fails.includes(id)).map((f) => f.name);
+/** The parts of an answer a check owns, as `way:part`: it is the one check that fails when they break. */
+const ownsOf = (id: string) => PARTS.flatMap((part) => (['json', 'stream'] as const).filter((way) => OWNERS[part][way] === id).map((way) => `${way}:${part}`));
 
 function usageExit(message: string): never {
   process.stderr.write(`conformance: ${message}\n`);
@@ -237,7 +240,7 @@ await yargs(hideBin(process.argv))
     (argv) => {
       const untestable = COVERAGE.filter(isUntestable).map((c) => ({ section: c.section, rule: c.quote, why: c.untestable }));
       if (argv.json) {
-        const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), provenBy: provenBy(meta.id) }));
+        const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), owns: ownsOf(meta.id), provenBy: provenBy(meta.id) }));
         process.stdout.write(`${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, checks, untestable, coverage: COVERAGE, figure: coverageFigure() }, null, 2)}\n`);
         return;
       }
@@ -258,6 +261,9 @@ await yargs(hideBin(process.argv))
         for (const c of checks) {
           process.stdout.write(`  ${c.id.padEnd(width)}  ${c.section.padEnd(12)} ${c.level.padEnd(6)}  ${c.title}\n`);
           if (c.paths) process.stdout.write(`  ${''.padEnd(width)}  paths: ${Object.keys(c.paths).join(' × ')}\n`);
+          if (c.reads?.length) process.stdout.write(`  ${''.padEnd(width)}  reads: ${c.reads.join(', ')}\n`);
+          const owns = ownsOf(c.id);
+          if (owns.length) process.stdout.write(`  ${''.padEnd(width)}  owns: ${owns.join(', ')}\n`);
           const proof = provenBy(c.id);
           process.stdout.write(`  ${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
         }

@@ -3,6 +3,7 @@
 // run would fail (the exit code's rule), a not-tested or skipped path is a skipped test.
 //
 //   import { describeConformance } from 'chat-api-conformance/vitest';
+//   describeConformance({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.KEY });                       // a running server
 //   describeConformance({ start: async () => { const s = await startMyServer(); return { baseUrl: s.url, apiKey: 'k', close: () => s.close() }; } });
 import { afterAll, describe, it } from 'vitest';
 import type { CheckResult, PathResult } from './harness/check.js';
@@ -18,12 +19,35 @@ export interface ServerUnderTest {
   close?: () => unknown;
 }
 
-export interface ConformanceOptions extends Omit<SessionOptions, 'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl'> {
-  /** Starts the server (or names a running one). Called while the tests are collected: the paths to
-   * test come from what the server lists. */
-  start: () => ServerUnderTest | Promise<ServerUnderTest>;
+interface CommonOptions extends Omit<SessionOptions, 'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl'> {
   /** The describe block's name. */
   name?: string;
+}
+
+/** A server the tests start: called while the tests are collected (the paths to test come from what
+ * the server lists), stopped by its close once they are done. */
+export interface StartedServer extends CommonOptions {
+  start: () => ServerUnderTest | Promise<ServerUnderTest>;
+}
+
+/** A server already running: its base URL and keys. */
+export type RunningServer = CommonOptions & Omit<ServerUnderTest, 'close'> & { start?: undefined };
+
+export type ConformanceOptions = StartedServer | RunningServer;
+
+const USAGE = "describeConformance takes a running server, { baseUrl: 'http://127.0.0.1:8080', apiKey }, or one it starts, { start: async () => ({ baseUrl, apiKey, close }) }";
+
+/** How to reach the server the options name (started when they say how), or a TypeError that says
+ * both forms: thrown while the file is collected, where the mistake is. */
+function serverOf(opts: ConformanceOptions): () => ServerUnderTest | Promise<ServerUnderTest> {
+  if (!opts || typeof opts !== 'object') throw new TypeError(`${USAGE}; it was given ${opts === null ? 'null' : typeof opts}`);
+  const start: unknown = opts.start;
+  if (typeof start === 'function') return start as StartedServer['start'];
+  if (start !== undefined) throw new TypeError(`${USAGE}; start is ${typeof start}, not a function`);
+  const { baseUrl, apiKey, secondApiKey, siteUrl } = opts as RunningServer;
+  if (typeof baseUrl !== 'string' || !baseUrl) throw new TypeError(`${USAGE}; neither was given`);
+  if (typeof apiKey !== 'string' || !apiKey) throw new TypeError(`${USAGE}; apiKey is missing for ${baseUrl}`);
+  return () => ({ baseUrl, apiKey, secondApiKey, siteUrl });
 }
 
 export interface ConformanceCase {
@@ -69,10 +93,12 @@ export function conformanceCases(results: CheckResult[], opts: { strict?: boolea
 /** Declares the conformance suite: starts the server while collecting, runs every selected check
  * once, and declares a test per check and path that reports its verdict. */
 export function describeConformance(opts: ConformanceOptions): void {
+  const reach = serverOf(opts);
   describe(opts.name ?? 'chat API conformance', async () => {
-    const server = await opts.start();
+    const server = await reach();
     afterAll(() => server.close?.());
-    const { start: _start, name: _name, ...session } = opts;
+    const { start: _start, name: _name, ...rest } = opts as StartedServer & Partial<ServerUnderTest>;
+    const { baseUrl: _b, apiKey: _k, secondApiKey: _s, siteUrl: _u, ...session } = rest;
     const report = await runSession({ ...session, baseUrl: server.baseUrl, apiKey: server.apiKey, secondApiKey: server.secondApiKey, siteUrl: server.siteUrl });
     const byCheck = new Map<string, ConformanceCase[]>();
     for (const c of conformanceCases(report.results, report.options)) byCheck.set(c.check, [...(byCheck.get(c.check) ?? []), c]);

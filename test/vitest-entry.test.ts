@@ -1,7 +1,7 @@
 // chat-api-conformance/vitest as a team uses it: their server (here the mock) started inside their
 // tests, held to the document by a test per check and path; and the cases that entry makes fail
 // exactly where a run would, with what broke and the command that replays it.
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createMock } from '../mock/core/handle.js';
 import { startMockServer } from '../mock/http.js';
 import { runSession } from '../suites/session.js';
@@ -15,6 +15,19 @@ describeConformance({
     const server = await startMockServer();
     return { baseUrl: server.url, apiKey: KEY, secondApiKey: SECOND_KEY, close: () => server.close() };
   },
+});
+
+// A server that is already running when the file is collected: named by its URL and key alone.
+const running = await startMockServer();
+afterAll(() => running.close());
+describeConformance({ name: 'a running mock, named by its URL and key', suites: ['stop'], baseUrl: running.url, apiKey: KEY });
+
+describe('describeConformance', () => {
+  it('says both forms when given neither, and what is wrong with the one given', () => {
+    expect(() => describeConformance({} as never)).toThrow(/running server, \{ baseUrl: .*, apiKey \}, or one it starts, \{ start: .*; neither was given/);
+    expect(() => describeConformance({ baseUrl: 'http://127.0.0.1:1' } as never)).toThrow(/apiKey is missing for http:\/\/127\.0\.0\.1:1/);
+    expect(() => describeConformance({ start: 'yes' } as never)).toThrow(/start is string, not a function/);
+  });
 });
 
 describe('conformance cases', () => {

@@ -2,7 +2,7 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../check.js';
-import { failsRun, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -27,14 +27,19 @@ function evidence(e: Evidence): string {
   }</details>`;
 }
 
-function check(r: CheckResult, report: RunReport): string {
+function check(r: CheckResult, report: RunReport, under: Map<string, CheckResult[]>): string {
   const v = verdictOf(r, report);
   const paths = (r.paths ?? []).filter((p) => p.outcome !== 'pass' && p.outcome !== 'skip' && (p.message || p.evidence.length));
-  const body = paths.length
+  const blocked = under.get(r.id) ?? [];
+  // A check blocked by a failure points there; the failure lists what it blocked.
+  const body = onlyBlocked(r, under)
+    ? `<p class="blocked">blocked by ${r.blockedBy!.map((id) => `<a href="#${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</p>`
+    : (blocked.length ? `<p class="blocked">${esc(r.id)} failed; ${blocked.length} check(s) could not judge their rule without it: ${blocked.map((b) => `<code>${esc(b.id)}</code>`).join(', ')}</p>` : '') +
+      (paths.length
     ? paths.map((p) => `<div class="path"><p><span class="label">[${esc(p.label)}]</span> ${esc(p.message ?? p.outcome)}</p>${p.evidence.map(evidence).join('')}</div>`).join('')
-    : `${r.message ? `<p>${esc(r.message)}</p>` : ''}${r.evidence.map(evidence).join('')}`;
+    : `${r.message ? `<p>${esc(r.message)}</p>` : ''}${r.evidence.map(evidence).join('')}`);
   const count = r.paths && r.paths.length > 1 ? `<span class="paths">${r.paths.length} paths</span>` : '';
-  return `<section class="check ${v}" data-suite="${esc(r.suite)}" data-level="${r.level}" data-verdict="${v}">
+  return `<section class="check ${v}" id="${esc(r.id)}" data-suite="${esc(r.suite)}" data-level="${r.level}" data-verdict="${v}">
 <h3><span class="badge ${v}">${LABEL[v]}</span> <code>${esc(r.id)}</code> <span class="level">${r.level}</span> <span class="section">§${esc(r.section)}</span> ${count}</h3>
 <p class="title">${esc(r.title)}</p>${r.expected ? `<p class="expected">expected failure (baseline): ${esc(r.expected.reason)}</p>` : ''}${r.convention ? `<p class="convention">Convention: ${esc(r.convention)}</p>` : ''}${body}${
     r.notes?.length ? `<ul class="notes">${r.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''
@@ -66,6 +71,7 @@ export function renderHtml(report: RunReport): string {
   const suites = [...new Set(report.results.map((r) => r.suite))];
   const verdicts = ORDER.filter((v) => results.some((r) => verdictOf(r, report) === v));
   const passed = report.exitCode === 0;
+  const under = blockedUnder(report.results);
   const s = report.summary;
   const counts = (['must', 'should'] as const).map((l) => `${l}: ${s[l].pass} passed, ${s[l].fail} failed, ${s[l]['not-tested']} not tested`).join(' · ');
   return `<!doctype html>
@@ -78,7 +84,7 @@ ${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}
     report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''
   }</header>
 <nav class="filters">${select('suite', suites)}${select('level', ['must', 'should', 'info'])}${select('verdict', verdicts, (v) => LABEL[v])}<span id="shown">${results.length} checks</span></nav>
-<main>${results.map((r) => check(r, report)).join('\n')}</main>
+<main>${results.map((r) => check(r, report, under)).join('\n')}</main>
 <script>${SCRIPT}</script></body></html>
 `;
 }

@@ -2,7 +2,7 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../check.js';
-import { failsRun, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 
 const EXCERPT_MAX = 1500;
@@ -27,8 +27,10 @@ function evidenceBlock(e: Evidence): string[] {
   return out;
 }
 
-function detail(r: CheckResult): string[] {
+function detail(r: CheckResult, under: Map<string, CheckResult[]>): string[] {
   const out = [`#### \`${r.id}\` (${r.level}, §${r.section})`, '', r.title, ''];
+  const blocked = under.get(r.id) ?? [];
+  if (blocked.length) out.push(`${r.id} failed; ${blocked.length} check(s) could not judge their rule without it: ${blocked.map((b) => `\`${b.id}\``).join(', ')}.`, '');
   if (r.convention) out.push(`> Convention: ${r.convention}`, '');
   const failing = (r.paths ?? []).filter((p) => p.outcome === r.outcome && p.label);
   if (failing.length) {
@@ -50,7 +52,9 @@ export function renderMarkdown(report: RunReport): string {
   const o = report.options;
   const failing = report.results.filter((r) => failsRun(r, o));
   const findings = report.results.filter((r) => r.outcome === 'fail' && !failsRun(r, o));
-  const untested = report.results.filter((r) => r.outcome === 'not-tested' && !failsRun(r, o));
+  const under = blockedUnder(report.results);
+  // A check blocked by a failure is shown under that failure, once.
+  const untested = report.results.filter((r) => r.outcome === 'not-tested' && !failsRun(r, o) && !onlyBlocked(r, under));
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
   const tls = tlsNote(report);
@@ -73,7 +77,7 @@ export function renderMarkdown(report: RunReport): string {
     if (b.stale.length) out.push('');
   }
   for (const w of report.warnings) out.push(`> ⚠️ ${w}`, '');
-  if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap(detail));
+  if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap((r) => detail(r, under)));
   if (findings.length)
     out.push(
       `### Findings that do not fail the run (${findings.length})`,

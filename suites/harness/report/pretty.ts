@@ -2,7 +2,7 @@
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../check.js';
-import { failsRun, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, reasonPhrase, tlsNote, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
 
 const REQUEST_BODY_MAX = 300;
@@ -102,7 +102,7 @@ function pathCounts(r: CheckResult): string {
   return paths.length > 1 ? `${paths.length} paths${parts.length > 1 ? `: ${parts.join(', ')}` : ''}` : '';
 }
 
-function resultLines(r: CheckResult, c: ChalkInstance): string[] {
+function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckResult[]>): string[] {
   const also = r.section.includes(',') ? c.gray(` (§${safe(r.section)})`) : '';
   const counts = pathCounts(r);
   const title = `${mark(r, c)} ${tag(r.level, c)} ${c.bold(safe(r.id))}: ${safe(r.title)}${also}${counts ? c.gray(` [${counts}]`) : ''}`;
@@ -124,11 +124,16 @@ function resultLines(r: CheckResult, c: ChalkInstance): string[] {
     r.evidence.forEach((e, i) => lines.push(...evidenceLines(e, i, c, ind)));
   } else if (r.outcome === 'fail') {
     if (msg) lines.push(`${ind}${c.yellow('note:')} ${msg}`);
+  } else if (r.outcome === 'not-tested' && onlyBlocked(r, under)) {
+    // Its cause is reported once, under the failure that blocked it.
+    lines.push(`${ind}${c.yellow('not tested:')} blocked by ${r.blockedBy!.map(safe).join(', ')} (see there)`);
   } else if (r.outcome === 'not-tested') {
     lines.push(`${ind}${c.yellow('not tested:')} ${msg ?? 'no reason given'}`);
   } else if (r.outcome === 'skip' && msg) {
     lines.push(`${ind}${c.gray(`skipped: ${msg}`)}`);
   }
+  const blocked = r.outcome === 'fail' ? (under.get(r.id) ?? []) : [];
+  if (blocked.length) lines.push(`${ind}${c.yellow(`${safe(r.id)} failed; ${blocked.length} check${blocked.length === 1 ? '' : 's'} could not judge ${blocked.length === 1 ? 'its rule' : 'their rules'} without it:`)} ${blocked.map((b) => safe(b.id)).join(', ')}`);
   for (const n of r.notes ?? []) lines.push(`${ind}${c.yellow('note:')} ${safe(n)}`);
   return lines;
 }
@@ -169,9 +174,20 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     if (list) list.push(r);
     else bySection.set(primary, [r]);
   }
+  const under = blockedUnder(report.results);
   for (const section of [...bySection.keys()].sort(compareSections)) {
     out.push('', c.bold.underline(sectionHeading(section)));
-    for (const r of bySection.get(section)!) out.push(...resultLines(r, c));
+    for (const r of bySection.get(section)!) out.push(...resultLines(r, c, under));
+  }
+
+  // As pytest's short summary: one line per failed check, where a reader starts.
+  const failed = report.results.filter((r) => r.outcome === 'fail' && r.level !== 'info');
+  if (failed.length) {
+    out.push('', c.bold('Failed'));
+    for (const r of failed) {
+      const blocked = under.get(r.id)?.length;
+      out.push(`  ${c.red('FAILED')} ${safe(r.id)} ${tag(r.level, c).trim()} §${safe(r.section)}${r.expected ? c.yellow(' (expected)') : ''}: ${safe(reasonPhrase(r))}${blocked ? c.gray(` (+${blocked} blocked)`) : ''}`);
+    }
   }
 
   out.push('', c.bold('Summary'));

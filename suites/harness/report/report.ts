@@ -71,3 +71,29 @@ export function failsRun(r: CheckResult, opts: GateOptions): boolean {
 export function exitCodeFor(results: CheckResult[], opts: GateOptions, stale: readonly unknown[] = []): 0 | 1 {
   return results.some((r) => failsRun(r, opts)) || stale.length ? 1 : 0;
 }
+
+/** The checks each failure kept from judging their rule (a not-tested result whose every deciding
+ * path names it in blockedBy), by the failed check's id: a report shows them under their cause. */
+export function blockedUnder(results: readonly CheckResult[]): Map<string, CheckResult[]> {
+  const failed = new Set(results.filter((r) => r.outcome === 'fail').map((r) => r.id));
+  const under = new Map<string, CheckResult[]>();
+  for (const r of results) {
+    if (r.outcome !== 'not-tested') continue;
+    for (const cause of r.blockedBy ?? []) {
+      if (!failed.has(cause)) continue;
+      under.set(cause, [...(under.get(cause) ?? []), r]);
+    }
+  }
+  return under;
+}
+
+/** Whether a not-tested result is explained by failures of the run alone. */
+export const onlyBlocked = (r: CheckResult, under: Map<string, CheckResult[]>) =>
+  r.outcome === 'not-tested' && !!r.blockedBy?.length && r.blockedBy.every((id) => under.get(id)?.includes(r)) && (r.paths ?? []).every((p) => p.outcome !== 'not-tested' || !!p.blockedBy);
+
+/** One phrase for a failure: its first message, up to the first path's reason, cut short. */
+export function reasonPhrase(r: CheckResult, max = 110): string {
+  const text = (r.message ?? r.outcome).replace(/\s+/g, ' ');
+  const first = text.split(/; (?=\[)/)[0];
+  return first.length > max ? `${first.slice(0, max - 1)}…` : first;
+}
