@@ -104,7 +104,9 @@ function refusedCheck(op: Operation, kind: 'missing' | 'malformed' | 'wrong-key'
       if (!cred) return notTested(`the key has no such form (${String(path.form)})`);
       const { body, problem, notes } = await control(ctx, op, path);
       if (problem) return notTested(problem);
-      const r = refusalOf(await send(ctx, op, path, cred, body));
+      const ex = await send(ctx, op, path, cred, body);
+      ctx.cite(ex);
+      const r = refusalOf(ex);
       if (r.kind === 'refused') return pass(notes);
       return fail(`${ROUTES[op]} with ${cred.label} was not refused: ${r.why}; it requires Authorization: Bearer <API_KEY>`);
     },
@@ -217,7 +219,9 @@ export const keyScope: CheckDef = {
         // A model its own key cannot use either would be refused for another reason.
         const own = notServed(await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, owner), !!path.stream);
         if (own !== undefined) return notTested(`the control failed: ${model} with the ${owner} key was not served (${own})`);
-        const r = refusalOf(await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${lacking} key, which does not list it`, lacking), { notFoundRefuses: true });
+        const asked = await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${lacking} key, which does not list it`, lacking);
+        ctx.cite(asked);
+        const r = refusalOf(asked, { notFoundRefuses: true });
         if (r.kind === 'refused') return pass();
         return fail(`the ${lacking} key asking for ${model}, which only the ${owner} key's list holds, was not refused: ${r.why}; the list holds the models a key can use`);
       }),

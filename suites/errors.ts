@@ -51,7 +51,10 @@ async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?:
   const body = c.body(model ?? NO_SUCH_MODEL, !!path.stream);
   // Only the fault differs from a valid request: the rest stays within what the catalog declares.
   const sent = typeof body === 'string' ? body : await fit(ctx, path.stream ? { ...body, stream: true } : body);
-  return { ex: await chat(ctx, sent, { label: path.stream ? `${c.what}, streamed` : c.what }) };
+  const ex = await chat(ctx, sent, { label: path.stream ? `${c.what}, streamed` : c.what });
+  // The faulty request leads the evidence: the control before it only made it meaningful.
+  ctx.cite(ex);
+  return { ex };
 }
 
 const refusal = (c: Case, ex: Exchange): Refusal => refusalOf(ex, { notFoundRefuses: c.aboutModel });

@@ -135,8 +135,11 @@ export const inRangeAccepted: CheckDef = {
     const trials = inRange(String(path.parameter), await descriptor(ctx, path));
     const verdicts = await Promise.all(
       trials.map(async (t): Promise<Verdict> => {
-        const unserved = notServed(await tryValue(ctx, path, t), false);
-        return unserved === undefined ? pass() : fail(`${shown(path, t)} was not served: ${unserved}`);
+        const ex = await tryValue(ctx, path, t);
+        const unserved = notServed(ex, false);
+        if (unserved === undefined) return pass();
+        ctx.cite(ex);
+        return fail(`${shown(path, t)} was not served: ${unserved}`);
       }),
     );
     return combine(verdicts);
@@ -161,8 +164,11 @@ export const outOfRangeRefused: CheckDef = {
     }
     const verdicts = await Promise.all(
       trials.map(async (t): Promise<Verdict> => {
-        const r = refusalOf(await tryValue(ctx, path, t));
-        return r.kind === 'refused' ? pass() : fail(`${shown(path, t)} was not refused: ${r.why}`);
+        const ex = await tryValue(ctx, path, t);
+        const r = refusalOf(ex);
+        if (r.kind === 'refused') return pass();
+        ctx.cite(ex);
+        return fail(`${shown(path, t)} was not refused: ${r.why}`);
       }),
     );
     return combine(verdicts);

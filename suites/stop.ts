@@ -222,7 +222,9 @@ async function five(ctx: CheckContext, path: ApiPath): Promise<{ ex: Exchange; v
   // The control asks only that four be served: a broken field of its answer is its owner's to report.
   const four = notServed(await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`), !!path.stream);
   if (four) return { verdict: notTested(`the control failed: stop as an array of 4 was not served (${four}): see stop.array`, 'stop.array') };
-  return { ex: await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5') };
+  const ex = await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5');
+  ctx.cite(ex);
+  return { ex };
 }
 
 /** A rule about the answer to five sequences, on both paths and each model. */

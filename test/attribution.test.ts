@@ -76,4 +76,21 @@ describe('attribution', () => {
       expect(r.message).toContain('needs usage (usage is absent, not a usage object): see chat.usage');
     }
   });
+
+  it("a failure's evidence starts with the exchange that broke the rule, not with its control", async () => {
+    const results = await runAgainstMock(
+      CHECKS.filter((c) => ['parameters.out-of-range', 'errors.invalid-json'].includes(c.id)),
+      { mock: createMock(undefined, { faults: ['parameters-ranges-ignored', 'errors-invalid-json-500'] }) },
+    );
+    const range = results.get('parameters.out-of-range')!;
+    expect(range.outcome, range.message).toBe('fail');
+    const failing = range.paths!.find((p) => p.outcome === 'fail')!;
+    // The value the path is about, beyond the declared range, is the first request shown.
+    const first = JSON.parse(failing.evidence[0].request.body!) as Record<string, unknown>;
+    expect(failing.message).toContain(`${String(failing.path.parameter)}=${JSON.stringify(first[String(failing.path.parameter)])}`);
+    expect(failing.evidence[0].reproduce).toMatch(/^curl /);
+    const json = results.get('errors.invalid-json')!;
+    expect(json.outcome, json.message).toBe('fail');
+    for (const p of json.paths!.filter((x) => x.outcome === 'fail')) expect(() => JSON.parse(p.evidence[0].request.body!)).toThrow();
+  });
 });
