@@ -42,7 +42,7 @@ describe('chat suite', () => {
     const r = await outcomeOf('chat.role.developer', faulty('chat-role-developer-refused-streamed'));
     expect(r.outcome).toBe('fail');
     expect(failing(r)).toEqual(['stream, mock-chat-1', 'stream, mock-reason-1']);
-    expect(r.message).toMatch(/^\[stream, mock-chat-1\] a valid conversation with a developer message got no valid answer: the request was not served: status 400/);
+    expect(r.message).toMatch(/^\[stream, mock-chat-1\] a valid conversation with a developer message got no answer: the request was not served: status 400/);
   });
 
   it('chat.max-tokens holds the reasoning model to the cap, reasoning tokens included', async () => {

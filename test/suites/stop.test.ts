@@ -89,12 +89,14 @@ describe('stop suite', () => {
     }
   });
 
-  it('a server that refuses every stop sequence fails stop.string and leaves the rules that need a cut unjudged', async () => {
+  it('a server that refuses every stop sequence fails the checks whose requests it refused, and leaves the rules that need a cut unjudged, blocked by them', async () => {
     const mock = rewrittenMock((req, reply) => (isChat(req) && stopsOf(requestJson(req)).length ? errorReply(400, 'stop is not supported', 'invalid_request_error') : reply));
     const [string, notIn] = await outcomes(['stop.string', 'stop.not-in-content'], mock);
     expect(string.outcome).toBe('fail');
-    expect(notIn.outcome, notIn.message).toBe('fail');
-    expect(notIn.message).toContain('got no valid answer: the request was not served: status 400 (stop is not supported)');
+    expect(string.message).toContain('got no answer: the request was not served: status 400 (stop is not supported)');
+    expect(notIn.outcome, notIn.message).toBe('not-tested');
+    expect(notIn.blockedBy).toEqual(['stop.string', 'stop.array', 'stop.ends-generation']);
+    expect(notIn.message).toContain('needs the answer served (the request was not served: status 400 (stop is not supported)): see stop.string');
   });
 
   it('each failure names its path: stream or not, model, form', async () => {

@@ -100,12 +100,13 @@ describe('stream suite', () => {
     expect(results.get('stream.events')?.message).toMatch(/--model/);
   });
 
-  it('fails every check on a refused streaming request, naming the refusal', async () => {
+  it('leaves every check not-tested on a refused streaming request, blocked by the check whose request it is, naming the refusal', async () => {
     const refuse: Fault = { name: 'refuse', description: 'Streams are refused', fails: [], reply: (r, req) => (isChat(req) && isStream(r) ? { status: 400, headers: { 'content-type': 'application/json' }, body: '{}' } : r) };
     const results = await runAgainstMock(STREAM, { mock: createMock(undefined, { faults: [refuse] }) });
     for (const r of results.values()) {
-      expect(r.outcome, r.id).toBe('fail');
-      expect(r.message).toMatch(/refused: status 400/);
+      expect(r.outcome, r.id).toBe('not-tested');
+      expect(r.blockedBy, r.id).toEqual(['chat.role.user']);
+      expect(r.message).toMatch(/not served: status 400\): see chat\.role\.user/);
     }
   });
 });

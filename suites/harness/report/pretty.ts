@@ -186,7 +186,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     out.push('', c.bold('Failed'));
     for (const r of failed) {
       const blocked = under.get(r.id)?.length;
-      out.push(`  ${c.red('FAILED')} ${safe(r.id)} ${tag(r.level, c).trim()} §${safe(r.section)}${r.expected ? c.yellow(' (expected)') : ''}: ${safe(reasonPhrase(r))}${blocked ? c.gray(` (+${blocked} blocked)`) : ''}`);
+      out.push(`  ${c.red('FAILED')} ${safe(r.id)} ${TAG[r.level]} §${safe(r.section)}${r.expected ? c.yellow(' (expected)') : ''}: ${safe(reasonPhrase(r))}${blocked ? c.gray(` (+${blocked} blocked)`) : ''}`);
     }
   }
 
