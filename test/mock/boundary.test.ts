@@ -67,6 +67,9 @@ describe('the rules', () => {
     expect(originAllowed('https://anyone.example', ['*'], '/__mock/requests')).toBe(false);
     expect(originAllowed('https://app.example.com', ['*', 'https://app.example.com'], '/__mock/requests')).toBe(true);
     expect(originAllowed('http://localhost:1234', [], '/__mock/requests')).toBe(true);
+    // Pages opened from file:// send "null": only when named.
+    expect(originAllowed('null', [], '/v1/models')).toBe(false);
+    expect(originAllowed('null', ['null'], '/v1/models')).toBe(true);
   });
 
   it('hosts: IP literals, localhost and *.localhost, and the names given (.name for subdomains)', () => {
