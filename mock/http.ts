@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MockTls } from './tls.js';
-import { boundaryOf, refusal } from './boundary.js';
+import { boundaryGuard, boundaryOf } from './boundary.js';
 import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
 import { createMock, type Mock } from './core/handle.js';
 import { isRaw, isStream, type MockReply, type StreamReply } from './core/types.js';
@@ -31,12 +31,11 @@ export interface MockServerOptions {
 
 export async function startMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const mock = opts.mock ?? createMock();
-  const boundary = boundaryOf(mock.config);
-  const scheme = opts.tls ? 'https' : 'http';
+  const guard = boundaryGuard(boundaryOf(mock.config), opts.tls ? 'https' : 'http');
   // Callbacks, not promises, on the way in: this path serves every request.
   const handler: RequestListener = (req, res) => {
     // Before the core sees it: a refused Host or Origin leaves no trace (journal, a fault's `times`).
-    const refused = refusal({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers }, boundary, scheme);
+    const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     if (refused) return writeReply(res, refused);
     readBody(req, (body) => {
       const reply = body === undefined

@@ -6,7 +6,7 @@ import { request as upstreamRequest } from 'undici';
 import { contentCoding, decoderFor, flattenHeaders } from '../../suites/harness/http.js';
 import { Redactor } from '../../suites/harness/redact.js';
 import { validator } from '../../schemas/index.js';
-import { boundaryOf, hostProblem, isLoopbackAddress, originProblem, refusal } from '../boundary.js';
+import { boundaryGuard, boundaryOf, hostProblem, isLoopbackAddress, originProblem } from '../boundary.js';
 import type { CorsPolicy } from '../config/types.js';
 import { preflight, withCors } from '../core/cors.js';
 import { errorReply } from '../core/errors.js';
@@ -82,7 +82,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   }
   const boundary = boundaryOf({}, { origins: opts.allowOrigins, hosts: opts.allowedHosts });
   const cors: CorsPolicy = { origins: [...boundary.origins] };
-  const scheme = opts.tls ? 'https' : 'http';
+  const guard = boundaryGuard(boundary, opts.tls ? 'https' : 'http');
   // A fault that does not exist is refused now, not on the first request that would use it.
   if (opts.faults?.length) resolveFaults(opts.faults);
   const upstream = opts.upstream?.replace(/\/+$/, '');
@@ -108,7 +108,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
 
   const server = serverFor((req, res) => {
     // Before anything: a refused Host or Origin is never proxied, so the upstream key is not sent.
-    const refused = refusal({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers }, boundary, scheme);
+    const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     if (refused) return writeReply(res, refused);
     readBody(req, (body) => {
       if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { banner, boundaryLines } from '../../mock/banner.js';
-import { hostAllowed, isLoopbackAddress, isLoopbackOrigin, originAllowed } from '../../mock/boundary.js';
+import { boundaryGuard, hostAllowed, isLoopbackAddress, isLoopbackOrigin, originAllowed } from '../../mock/boundary.js';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { loadConfigFile } from '../../mock/config/load.js';
 import { createMock } from '../../mock/core/handle.js';
@@ -82,6 +82,19 @@ describe('the rules', () => {
     expect(hostAllowed('a.team.lan', ['.team.lan'])).toBe(true);
     expect(hostAllowed('team.lan', ['.team.lan'])).toBe(true);
     expect(hostAllowed('evilteam.lan', ['.team.lan'])).toBe(false);
+  });
+
+  it('the guard remembers verdicts per value, and a flood of made-up names changes none of them', () => {
+    const guard = boundaryGuard({ origins: [], hosts: ['mock.team.lan'] }, 'http');
+    const status = (headers: Record<string, string>) => guard({ method: 'GET', path: '/__mock/requests', headers }) === undefined ? 'passes' : 'refused';
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 300; i++) expect(status({ host: `n${i}.evil.example` })).toBe('refused');
+      expect(status({ host: 'mock.team.lan:80' })).toBe('passes');
+      expect(status({ host: 'evil.example' })).toBe('refused');
+      // Its own origin depends on the Host it came with.
+      expect(status({ host: 'mock.team.lan:80', origin: 'http://mock.team.lan' })).toBe('passes');
+      expect(status({ host: '127.0.0.1:80', origin: 'http://mock.team.lan' })).toBe('refused');
+    }
   });
 
   it('a loopback address to listen on is 127.0.0.0/8, ::1 or localhost', () => {
