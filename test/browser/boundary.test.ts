@@ -90,6 +90,8 @@ describe.skipIf(!runs)('the mock and the recorder in headless Chromium, against 
         await attempt('chat as a simple request', () => fetch(`${recorderUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body }));
         await attempt('chat in no-cors mode', () => fetch(`${recorderUrl}/v1/chat/completions`, { method: 'POST', mode: 'no-cors', body }));
         // Ways that need no script's reading at all: an image, and a form posted into a frame.
+        // (This function runs in the page; the tests are type-checked without the DOM's types.)
+        const { document, Image } = globalThis as unknown as { document: any; Image: new () => { onload: unknown; onerror: unknown; src: string } };
         await new Promise((r) => {
           const img = new Image();
           img.onload = img.onerror = r;

@@ -182,7 +182,7 @@ describe('conformance mock over HTTP', () => {
   it('a foreign Host (DNS rebinding) gets a 403 naming --allowed-host on every route, whatever its Origin', async () => {
     const s = await serve();
     const host = `evil.example:${portOf(s.url)}`;
-    const requests = [
+    const requests: Parameters<typeof send>[1][] = [
       { method: 'POST', path: '/v1/chat/completions', headers: chatHeaders({ host }), body: CHAT_BODY },
       { path: '/v1/models', headers: { host, authorization: `Bearer ${KEY}` } },
       { path: '/models.json', headers: { host } },
