@@ -14,7 +14,8 @@ import { CHECKS, SUITES } from '../suites/index.js';
 import { OWNERS, PARTS } from '../suites/answer.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
 import { baseUrlWarning } from '../suites/harness/target.js';
-import { banner } from '../mock/banner.js';
+import { banner, boundaryLines } from '../mock/banner.js';
+import { boundaryOf, hostProblem, originProblem, type Boundary } from '../mock/boundary.js';
 import { startMockServer } from '../mock/http.js';
 import { serverTls } from '../mock/tls.js';
 import { createMock } from '../mock/core/handle.js';
@@ -296,9 +297,14 @@ await yargs(hideBin(process.argv))
         .option('redact', { type: 'string', array: true, default: [], describe: 'A header name or a value to keep out of recordings (repeatable)' })
         // Declared as `delays` (on by default): yargs reads --no-delays as its negation.
         .option('delays', { type: 'boolean', default: true, describe: 'With --replay: keep the recorded pace; --no-delays answers at once' })
+        .option('allow-origin', { type: 'string', array: true, default: [], describe: 'Let pages of this origin call the mock, besides loopback ones (repeatable; * for any page, never the /__mock/ routes)' })
+        .option('allowed-host', { type: 'string', array: true, default: [], describe: 'Answer requests addressed to this host name, besides IP addresses, localhost and *.localhost (repeatable; .team.lan for it and its subdomains)' })
+        .option('allow-remote-record', { type: 'boolean', default: false, describe: 'Record (or --fallback upstream) on a non-loopback --host: whoever reaches it spends the upstream key' })
         .conflicts('record', 'replay'),
     async (argv) => {
-      if (argv.record || argv.replay) return recordOrReplay(argv);
+      const named = namedBoundary(argv['allow-origin'] as string[], argv['allowed-host'] as string[]);
+      if (argv.record || argv.replay) return recordOrReplay(argv, named);
+      if (argv['allow-remote-record']) usageExit('--allow-remote-record applies to --record and to --replay with --fallback upstream');
       if (argv['list-faults']) {
         const width = Math.max(...FAULTS.map((f) => f.name.length));
         for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`);
@@ -316,6 +322,12 @@ await yargs(hideBin(process.argv))
           }
           config = { ...(config ?? DEFAULT_CONFIG), content: argv.content };
         }
+        // The flags add to what the file allows: one boundary, which the banner and the server read.
+        if (named.origins.length || named.hosts.length) {
+          const base = config ?? DEFAULT_CONFIG;
+          const b = boundaryOf(base, named);
+          config = { ...base, cors: { ...base.cors, origins: [...b.origins] }, allowed_hosts: [...b.hosts] };
+        }
         mock = createMock(config, { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
         tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });
       } catch (e) {
@@ -324,7 +336,7 @@ await yargs(hideBin(process.argv))
       const server = await startMockServer({ port: argv.port, host: argv.host, mock, tls }).catch((e: Error) =>
         usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
       );
-      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[], tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] } }));
+      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[], host: argv.host, tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] } }));
       const stop = () => server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
@@ -339,7 +351,20 @@ await yargs(hideBin(process.argv))
   .help()
   .parseAsync();
 
-async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; delays: boolean; port: number; host: string; config?: string; fault: unknown; 'tls-cert'?: string; 'tls-key'?: string; 'tls-client-ca'?: string }): Promise<void> {
+/** The origins and hosts named with --allow-origin and --allowed-host, or exit 2 naming the bad one. */
+function namedBoundary(origins: string[], hosts: string[]): Boundary {
+  for (const o of origins) {
+    const problem = originProblem(o);
+    if (problem) usageExit(`--allow-origin: ${problem}`);
+  }
+  for (const h of hosts) {
+    const problem = hostProblem(h);
+    if (problem) usageExit(`--allowed-host: ${problem}`);
+  }
+  return { origins, hosts };
+}
+
+async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; delays: boolean; port: number; host: string; config?: string; fault: unknown; 'tls-cert'?: string; 'tls-key'?: string; 'tls-client-ca'?: string; 'allow-remote-record': boolean }, named: Boundary): Promise<void> {
   const mode = argv.record ? 'record' : 'replay';
   const dir = (argv.record ?? argv.replay)!;
   // The recordings are the configuration: a second one would be silently ignored.
@@ -368,6 +393,9 @@ async function recordOrReplay(argv: { record?: string; replay?: string; upstream
     noDelays: !argv.delays,
     port: argv.port,
     host: argv.host,
+    allowOrigins: [...named.origins],
+    allowedHosts: [...named.hosts],
+    allowRemote: argv['allow-remote-record'],
     log: (line) => process.stderr.write(`${line}\n`),
   }).catch((e: Error) => usageExit(e.message));
   const files = recorder.fixtures.names();
@@ -375,6 +403,7 @@ async function recordOrReplay(argv: { record?: string; replay?: string; upstream
     [
       mode === 'record' ? `recording from ${argv.upstream} on ${recorder.url} into ${dir}` : `replaying ${dir} on ${recorder.url} (${files.length} files${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
       `a file per test: the ${argv['test-id-header']} header names it (none: default.yaml); any Bearer key is taken${mode === 'record' ? ", the upstream's key is sent in its place" : ''}`,
+      ...boundaryLines(named, argv.host, mode === 'record' || argv.fallback === 'upstream'),
       '',
     ].join('\n'),
   );

@@ -1,17 +1,20 @@
-// What `conformance mock` says when it starts: where it listens, the configuration in use, the
-// faults that are on, and the keys to copy (test values: the mock's keys are no secrets).
+// What `conformance mock` says when it starts: where it listens and who may call it, the
+// configuration in use, the faults that are on, and the keys to copy (test values: the mock's keys
+// are no secrets).
 import type { ContentRef, MockConfig } from './config/types.js';
 import { PROFILE_NAMES } from './core/content/profiles.js';
+import { boundaryOf, isLoopbackAddress, type Boundary } from './boundary.js';
 
 const shown = (c: ContentRef) => (typeof c === 'string' ? c : [c.profile, c.split && `split=${c.split}`].filter(Boolean).join('; '));
 
-export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[]; tls?: { cert: string; clientCa?: string } }): string {
+export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[]; host?: string; tls?: { cert: string; clientCa?: string } }): string {
   const c = config;
   const random = c.faults?.random;
   const faults = [...(c.faults?.always ?? []).map((f) => (typeof f === 'string' ? f : f.name)), ...from.faults];
   const width = Math.max(...c.keys.map((k) => k.id.length));
   return [
     `mock listening on ${url} (base URL and site URL)`,
+    ...boundaryLines(boundaryOf(c), from.host ?? '127.0.0.1'),
     ...(from.tls ? [`TLS: certificate ${from.tls.cert}${from.tls.clientCa ? `; client certificates required, signed by a CA of ${from.tls.clientCa}` : ''} (a client that does not trust its CA: conformance run --ca-cert FILE)`] : []),
     `configuration: ${from.file ?? 'built-in'}; ${c.models.length} models, ${c.scenarios?.length ?? 0} scenarios${c.strict_scenarios ? ' (strict)' : ''}`,
     `faults on every request: ${faults.length ? faults.map((f) => `"${f}"`).join(', ') : 'none'}`,
@@ -23,4 +26,17 @@ export function banner(url: string, config: MockConfig, from: { file?: string; f
     ...c.keys.map((k) => `  ${k.id.padEnd(width)}  ${k.key}  models: ${k.models.join(', ')}`),
     '',
   ].join('\n');
+}
+
+/** Who may call: the origins and hosts allowed, and a warning wherever that is wider than this
+ * machine's own pages (a `*`, an address the network reaches). */
+export function boundaryLines(b: Boundary, host: string, upstreamKey = false): string[] {
+  const named = b.origins.filter((o) => o.trim() !== '*');
+  const any = named.length < b.origins.length;
+  return [
+    `origins allowed: loopback (http(s)://localhost, *.localhost, 127.0.0.0/8, [::1], any port)${named.length ? `, ${named.join(', ')}` : ''}${any ? ', and any page (*) on the API routes' : ''}; more with --allow-origin ORIGIN`,
+    `hosts allowed: IP addresses, localhost, *.localhost${b.hosts.length ? `, ${b.hosts.join(', ')}` : ''}; more with --allowed-host NAME`,
+    ...(any ? [`warning: origin * is allowed: any web page open in a browser here can call the mock${upstreamKey ? ', spend the upstream key' : ''} and read the answers (the /__mock/ routes stay with the origins named)`] : []),
+    ...(isLoopbackAddress(host) ? [] : [`warning: listening on ${host}, reachable from the network: anyone who can reach this machine can call the mock${upstreamKey ? ' and spend the upstream key' : ''}`]),
+  ];
 }

@@ -1,6 +1,7 @@
 // A web Request answered by the core as a web Response: what both in-process adapters (Node's
 // interceptors and the browser's) do with a request under the mock's base URL, so they serve the
-// same bytes. Web Request/Response objects live here, off the node:http fast path.
+// same bytes. Web Request/Response objects live here, off the node:http fast path. No Host or Origin
+// is checked here (mock/boundary.ts): there is no socket, so no other page can reach this mock.
 import { BatchInterceptor, type HttpRequestEventMap, type Interceptor } from '@mswjs/interceptors';
 import { errorReply } from './core/errors.js';
 import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';

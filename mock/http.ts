@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MockTls } from './tls.js';
+import { boundaryGuard, boundaryOf } from './boundary.js';
 import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
 import { createMock, type Mock } from './core/handle.js';
 import { isRaw, isStream, type MockReply, type StreamReply } from './core/types.js';
@@ -20,6 +21,8 @@ export interface MockServer {
 
 export interface MockServerOptions {
   port?: number;
+  /** The address to listen on (127.0.0.1). Which Host names and Origins are answered is the
+   * mock's configuration: `allowed_hosts` and `cors.origins` (mock/boundary.ts). */
   host?: string;
   mock?: Mock;
   /** Serve https with this certificate and key (and require client certificates of `clientCa`). */
@@ -28,8 +31,12 @@ export interface MockServerOptions {
 
 export async function startMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const mock = opts.mock ?? createMock();
+  const guard = boundaryGuard(boundaryOf(mock.config), opts.tls ? 'https' : 'http');
   // Callbacks, not promises, on the way in: this path serves every request.
   const handler: RequestListener = (req, res) => {
+    // Before the core sees it: a refused Host or Origin leaves no trace (journal, a fault's `times`).
+    const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
+    if (refused) return writeReply(res, refused);
     readBody(req, (body) => {
       const reply = body === undefined
         ? tooLarge()

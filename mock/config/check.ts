@@ -5,6 +5,7 @@ import type { Problem } from '../../schemas/file.js';
 import { resolveFaults } from '../core/faults/select.js';
 import { textMatcher } from '../core/scenarios.js';
 import { parseContent } from '../core/content/choice.js';
+import { hostProblem, originProblem } from '../boundary.js';
 import type { ContentRef, FaultRef, MockConfig } from './types.js';
 
 /** Every violation, as `path: what was expected`; none when the configuration is valid. */
@@ -49,6 +50,14 @@ export function crossCheck(c: MockConfig): Problem[] {
       out.push({ path, message: `expected a content profile and split; ${(e as Error).message}` });
     }
   };
+  c.cors?.origins?.forEach((o, i) => {
+    const problem = originProblem(o);
+    if (problem) out.push({ path: ['cors', 'origins', i], message: problem });
+  });
+  c.allowed_hosts?.forEach((h, i) => {
+    const problem = hostProblem(h);
+    if (problem) out.push({ path: ['allowed_hosts', i], message: problem });
+  });
   content(c.content, ['content']);
   c.models.forEach((m, i) => content(m.content, ['models', i, 'content']));
   c.faults?.always?.forEach((f, i) => fault(f, ['faults', 'always', i]));

@@ -164,12 +164,15 @@ export interface MockConfig {
   journal_size?: number;
   /** Served as it is at /models.json (a recording's), instead of the catalog derived from models. */
   catalog?: Record<string, unknown>;
-  /** The cross-origin policy; without it, any origin and any requested header are allowed. */
+  /** The cross-origin policy; without it, loopback origins and any requested header are allowed. */
   cors?: CorsPolicy;
+  /** Host names a request may be addressed to besides IP addresses, localhost and *.localhost
+   * (over HTTP; the guard against DNS rebinding). */
+  allowed_hosts?: string[];
 }
 
 export interface CorsPolicy {
-  /** The origins a page may call from, or `*`. */
+  /** Origins a page may call from besides the loopback ones, or `*` (never the /__mock/ routes). */
   origins?: string[];
   /** The request headers a page may send. */
   headers?: string[];

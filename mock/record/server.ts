@@ -6,6 +6,8 @@ import { request as upstreamRequest } from 'undici';
 import { contentCoding, decoderFor, flattenHeaders } from '../../suites/harness/http.js';
 import { Redactor } from '../../suites/harness/redact.js';
 import { validator } from '../../schemas/index.js';
+import { boundaryGuard, boundaryOf, hostProblem, isLoopbackAddress, originProblem } from '../boundary.js';
+import type { CorsPolicy } from '../config/types.js';
 import { preflight, withCors } from '../core/cors.js';
 import { errorReply } from '../core/errors.js';
 import { resolveFaults } from '../core/faults/select.js';
@@ -44,7 +46,15 @@ export interface RecorderOptions {
   /** The whole upstream exchange, headers and body. */
   timeoutMs?: number;
   port?: number;
+  /** The address to listen on (127.0.0.1); another than a loopback one needs `allowRemote` to
+   * record, since whoever reaches it spends the upstream key. */
   host?: string;
+  /** Origins a page may call from besides the loopback ones (as the mock's cors.origins). */
+  allowOrigins?: string[];
+  /** Host names requests may be addressed to besides IP addresses, localhost and *.localhost. */
+  allowedHosts?: string[];
+  /** Record (or replay with fallback) on a non-loopback address: anyone who reaches it spends the key. */
+  allowRemote?: boolean;
   /** Serve https. */
   tls?: MockTls;
   log?: (line: string) => void;
@@ -59,6 +69,20 @@ export interface Recorder {
 
 export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   if ((opts.mode === 'record' || opts.fallback) && !opts.upstream) throw new Error(`--upstream is required ${opts.mode === 'record' ? 'to record' : 'with --fallback upstream'}`);
+  const records = opts.mode === 'record' || !!opts.fallback;
+  if (records && opts.host && !isLoopbackAddress(opts.host) && !opts.allowRemote)
+    throw new Error(`${opts.mode === 'record' ? '--record' : '--fallback upstream'} on --host ${opts.host} would let anyone who can reach this machine spend the upstream key: listen on a loopback address (the default, 127.0.0.1), or add --allow-remote-record to mean it`);
+  for (const o of opts.allowOrigins ?? []) {
+    const problem = originProblem(o);
+    if (problem) throw new Error(`--allow-origin: ${problem}`);
+  }
+  for (const h of opts.allowedHosts ?? []) {
+    const problem = hostProblem(h);
+    if (problem) throw new Error(`--allowed-host: ${problem}`);
+  }
+  const boundary = boundaryOf({}, { origins: opts.allowOrigins, hosts: opts.allowedHosts });
+  const cors: CorsPolicy = { origins: [...boundary.origins] };
+  const guard = boundaryGuard(boundary, opts.tls ? 'https' : 'http');
   // A fault that does not exist is refused now, not on the first request that would use it.
   if (opts.faults?.length) resolveFaults(opts.faults);
   const upstream = opts.upstream?.replace(/\/+$/, '');
@@ -83,6 +107,9 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   };
 
   const server = serverFor((req, res) => {
+    // Before anything: a refused Host or Origin is never proxied, so the upstream key is not sent.
+    const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
+    if (refused) return writeReply(res, refused);
     readBody(req, (body) => {
       if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));
       // Every exchange is pending until its recording is written: closing waits for them.
@@ -98,7 +125,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   const serve = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
     const headers = flattenHeaders(req.headers);
     const plain = { method: req.method ?? 'GET', path: req.url ?? '/', headers, body };
-    if (plain.method === 'OPTIONS') return writeReply(res, preflight(plain));
+    if (plain.method === 'OPTIONS') return writeReply(res, preflight(plain, cors));
     // Every secret the client sent is one more thing a recording must not hold.
     const bearer = /^\s*\S+\s+(\S+)/.exec(headers.authorization ?? '')?.[1];
     redactor.add(bearer);
@@ -110,7 +137,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
       const mock = mockFor(name);
       const redacted = { ...plain, body: Buffer.from(redactor.text(body.toString('utf8'))) };
       const reply = mock ? safeHandle(mock, redacted) : noRecording(name, headers[testHeader]);
-      if (!opts.fallback || !unrecorded(reply)) return writeReply(res, withCors(plain, reply));
+      if (!opts.fallback || !unrecorded(reply)) return writeReply(res, withCors(plain, reply, cors));
     }
     await proxy(req, res, body, headers, name);
   };
@@ -134,8 +161,8 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     });
     const replyHeaders = flattenHeaders(up.headers);
     for (const k of HOP_BY_HOP) delete replyHeaders[k];
-    const cors = withCors({ method, path, headers }, { status: up.statusCode, headers: replyHeaders, body: '' });
-    res.writeHead(up.statusCode, 'headers' in cors ? cors.headers : replyHeaders);
+    const allowed = withCors({ method, path, headers }, { status: up.statusCode, headers: replyHeaders, body: '' }, cors);
+    res.writeHead(up.statusCode, 'headers' in allowed ? allowed.headers : replyHeaders);
     res.flushHeaders();
     const kept: Buffer[] = [];
     const reads: { end: number; ms: number }[] = [];

@@ -202,10 +202,12 @@ describe('conformance mock --content', () => {
 });
 
 describe('the start-up banner', () => {
-  it('names the configuration in use, the faults that are on, and each key itself to copy', () => {
+  it('names who may call, the configuration in use, the faults that are on, and each key itself to copy', () => {
     const text = banner('http://127.0.0.1:8080', DEFAULT_CONFIG, { faults: ['rate-limited; times=1'] });
     expect(text.split('\n')).toEqual([
       'mock listening on http://127.0.0.1:8080 (base URL and site URL)',
+      'origins allowed: loopback (http(s)://localhost, *.localhost, 127.0.0.0/8, [::1], any port); more with --allow-origin ORIGIN',
+      'hosts allowed: IP addresses, localhost, *.localhost; more with --allowed-host NAME',
       'configuration: built-in; 3 models, 0 scenarios',
       'faults on every request: "rate-limited; times=1"',
       'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',

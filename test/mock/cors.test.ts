@@ -1,6 +1,7 @@
 // CORS: a browser page calls the mock cross-origin. A preflight is answered, allowing the headers
 // the SDKs send (Authorization by name, which a wildcard does not cover); an answer to a request
-// with an Origin can be read, retry headers included; a request without one is left untouched.
+// with an allowed Origin (loopback, or named) can be read, retry headers included; a request
+// without one is left untouched.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock } from '../../mock/core/handle.js';
@@ -36,6 +37,18 @@ describe('CORS', () => {
     expect(mock.journal.list()).toHaveLength(0);
   });
 
+  it('with no policy, only pages of loopback origins get the allow headers (over HTTP, the others a 403: boundary.test.ts)', () => {
+    const mock = createMock();
+    for (const origin of ['http://localhost:5173', 'http://127.0.0.1:4173', 'http://[::1]:3000', 'http://app.localhost']) {
+      expect(headersOf(mock.handle({ method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin, 'access-control-request-method': 'POST' } }))['access-control-allow-origin']).toBe(origin);
+      expect(headersOf(chat(mock, user('hi'), { origin }))['access-control-allow-origin']).toBe(origin);
+    }
+    const foreign = 'https://evil.example';
+    expect(corsHeaders(mock.handle({ method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: foreign, 'access-control-request-method': 'POST' } }))).toEqual([]);
+    expect(corsHeaders(chat(mock, user('hi'), { origin: foreign }))).toEqual([]);
+    expect(corsHeaders(mock.handle({ method: 'GET', path: '/__mock/requests', headers: { origin: foreign } }))).toEqual([]);
+  });
+
   it('with cors.origins and cors.headers, mirrors a real policy: other origins are not allowed, only the listed headers are', () => {
     const mock = createMock({ ...DEFAULT_CONFIG, cors: { origins: [ORIGIN], headers: ['authorization', 'content-type'] } });
     const ours = mock.handle({ method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-custom' } });
@@ -49,6 +62,8 @@ describe('CORS', () => {
     expect(headersOf(chat(mock, user('hi'), { origin: ORIGIN }))['access-control-allow-origin']).toBe(ORIGIN);
     const any = createMock({ ...DEFAULT_CONFIG, cors: { origins: ['*'] } });
     expect(headersOf(chat(any, user('hi'), { origin: 'https://anyone.example' }))['access-control-allow-origin']).toBe('https://anyone.example');
+    // The mock's own routes are never opened by *.
+    expect(corsHeaders(any.handle({ method: 'GET', path: '/__mock/requests', headers: { origin: 'https://anyone.example' } }))).toEqual([]);
   });
 
   it('lets a page read every answer to a request with an Origin, retry headers exposed', () => {
