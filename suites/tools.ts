@@ -44,7 +44,13 @@ type FunctionName = (typeof TOOL_SET)[number]['function']['name'];
 const DECLARED = new Map<string, unknown>(TOOL_SET.map((t) => [t.function.name, t.function.parameters]));
 const NAMED: FunctionName = 'get_time';
 
+/** A question one of the tools answers: auto may call it, none must not, and the named form must
+ * call the other one all the same. */
 const ASK = [{ role: 'user', content: 'What is the weather in Paris right now, in celsius?' }];
+/** A question no tool answers, for tool_choice "required": a server that takes "required" for "auto"
+ * answers it in words, where one that honours it must call a tool anyway. */
+const UNINVITED = [{ role: 'user', content: 'Say hello in one short sentence.' }];
+const askFor = (choice: string) => (choice === 'required' ? UNINVITED : ASK);
 /** Room for a reasoning model to think before it calls; a tool call itself is short. */
 const MAX_TOKENS = 1024;
 
@@ -52,7 +58,7 @@ const MAX_TOKENS = 1024;
 const CHOICES: Record<string, unknown> = { auto: 'auto', required: 'required', none: 'none', named: { type: 'function', function: { name: NAMED } } };
 const CHOICE_AXIS: readonly AxisPoint[] = Object.keys(CHOICES).map((c) => ({ value: c, label: c === 'named' ? `tool_choice naming ${NAMED}` : `tool_choice ${c}` }));
 
-const asked = (model: string, choice: string): ChatBody => ({ model, messages: ASK, tools: TOOL_SET, tool_choice: CHOICES[choice], max_tokens: MAX_TOKENS });
+const asked = (model: string, choice: string): ChatBody => ({ model, messages: askFor(choice), tools: TOOL_SET, tool_choice: CHOICES[choice], max_tokens: MAX_TOKENS });
 
 /** What the tool "returns" in the follow-up turn. */
 const RESULTS: Record<FunctionName, object> = {
@@ -157,7 +163,9 @@ export const validCalls: CheckDef = {
     if (got.verdict) return got.verdict;
     const a = got.answer;
     const shape = path.stream ? undefined : a.broken['tool-calls'];
-    if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})`);
+    // No call where one was due is the forcing check's to fail (tools.required, tools.named).
+    const forcedBy = path.choice === 'required' ? 'tools.required' : path.choice === 'named' ? 'tools.named' : undefined;
+    if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
     return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
   },
 };
@@ -171,7 +179,7 @@ export const strictArguments: CheckDef = {
   paths: ON_TOOLS,
   ...under('required', ['tool-calls'], (a) => {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
-    if (!calls.length) return notTested('the tool_choice "required" answer holds no call of a declared function with JSON arguments (tools.required, tools.call-valid say why)');
+    if (!calls.length) return notTested('the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid', a.toolCalls.length ? 'tools.call-valid' : 'tools.required');
     const wrong = calls.flatMap((c) => {
       const v = validateWith(DECLARED.get(String(c.name)), JSON.parse(c.arguments));
       return v.ok ? [] : [`${String(c.name)}(${shown(c.arguments)}): ${v.schemaError ?? v.errors.join(', ')}`];
@@ -231,7 +239,7 @@ export const streamedDeltas: CheckDef = {
           if (lacks.length) problems.push(`event ${at}: the first delta of tool call ${d.index} lacks ${lacks.join(' and ')}`);
         }
       }
-    if (!seen.size && !problems.length) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta (tools.required says why)');
+    if (!seen.size && !problems.length) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required');
     return failIfAny(problems);
   },
 };
@@ -252,7 +260,7 @@ export const resultAnswered: CheckDef = {
       ? calls.map((c) => c.raw ?? { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })
       : [FIXED_CALL];
     const messages = [
-      ...ASK,
+      ...askFor('required'),
       // Content is a string (2.2), also on the turn that carries tool_calls.
       { role: 'assistant', content: usable ? first.answer!.content : '', tool_calls: sentBack.map((c) => ({ ...c, type: 'function' })) },
       ...sentBack.map((c) => ({ role: 'tool', tool_call_id: (c as { id: string }).id, content: JSON.stringify(RESULTS[(c as { function: { name: FunctionName } }).function.name] ?? { ok: true }) })),

@@ -223,6 +223,16 @@ function honourChoice(req: ChatRequest, calls: ToolCall[], rand: () => number): 
   return calls;
 }
 
+/** Whether a user's words ask for what a tool does: a word of four letters or more of its name
+ * (get_weather: weather) or of its description, found in the text. */
+function invites(user: string, tool: { function: { name: string; description?: string } }): boolean {
+  const words = `${tool.function.name.replace(/[_-]+/g, ' ')} ${tool.function.description ?? ''}`.toLowerCase().match(/\p{L}{4,}/gu) ?? [];
+  return words.some((w) => !COMMON.has(w) && new RegExp(`\\b${w}`, 'u').test(user));
+}
+
+/** Words of a tool's description that say nothing of what it is for. */
+const COMMON = new Set(['current', 'this', 'that', 'with', 'from', 'into', 'given', 'return', 'returns', 'value', 'data', 'tool', 'function', 'call', 'user', 'input', 'output', 'some', 'what', 'when', 'where', 'which']);
+
 function toolCallsFor(req: ChatRequest, rand: () => number): ToolCall[] {
   const tools = req.tools ?? [];
   if (!tools.length) return [];
@@ -237,7 +247,11 @@ function toolCallsFor(req: ChatRequest, rand: () => number): ToolCall[] {
     // auto: call a tool until the conversation holds its result, so an agent loop ends.
     if (choice === 'auto' && answersToolResult(req)) return [];
     const user = lastUserText(req).toLowerCase();
-    tool = tools.find((t) => user.includes(t.function.name.toLowerCase())) ?? pick(rand, tools);
+    const invited = tools.find((t) => user.includes(t.function.name.toLowerCase())) ?? tools.find((t) => invites(user, t));
+    // auto calls a tool only when the conversation asks for what one does, as a model would;
+    // required calls one whatever was asked.
+    if (choice === 'auto' && !invited) return [];
+    tool = invited ?? pick(rand, tools);
   }
   const args = instanceOf(tool.function.parameters ?? { type: 'object', properties: {} }, rand);
   return [{ id: `call_${hash(JSON.stringify([tool.function.name, args, rand()])).toString(36)}`, name: tool.function.name, arguments: JSON.stringify(args) }];

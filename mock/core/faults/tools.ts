@@ -3,7 +3,7 @@
 import { errorReply } from '../errors.js';
 import { isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
-import { isChat, requestJson, withJson, withPayloads } from './rewrite.js';
+import { isChat, requestJson, withJson, withPayloads, withRequestJson } from './rewrite.js';
 import { only } from './scope.js';
 
 type Body = Record<string, any>;
@@ -159,6 +159,12 @@ const named = (name: string) => BASE.find((f) => f.name === name)!;
 
 const NEW: Fault[] = [
   callEndsWithStop('tools-auto-finish-stop', choiceIs('auto'), 'tool_choice "auto"'),
+  {
+    name: 'tools-required-as-auto',
+    description: 'tool_choice "required" is taken for "auto": a tool is called only when the conversation asks for one, streamed or not',
+    fails: ['tools.required'],
+    request: (req) => (chatBody(req)?.tool_choice === 'required' ? withRequestJson(req, (b) => void (b.tool_choice = 'auto')) : req),
+  },
   {
     name: 'tools-finish-tool-calls-without-call',
     description: 'Under tool_choice "none" the message calls no tool, yet finish_reason is "tool_calls"',
