@@ -2,7 +2,7 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, is2xx, readStream, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS, type ApiPath } from './paths.js';
 import { BASIC_OWNERS, blockedOn, readAnswer, type Answer, type Part, type RequestOwners } from './answer.js';
@@ -21,24 +21,65 @@ export const plainStream = async (ctx: CheckContext, model: string) => chat(ctx,
 /** Each model under test: the framing rules hold for every model's stream. */
 export const STREAM_PATHS = { model: MODELS };
 
+/** A streamed chat completion of the run, to a model, answered 2xx, that `asked` accepts (by its body). */
+function streamOf(ex: Exchange, model: string, asked: (body: Record<string, unknown>) => boolean): boolean {
+  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex)) return false;
+  try {
+    const body = JSON.parse(ex.request.body ?? '') as Record<string, unknown>;
+    return body.stream === true && body.model === model && asked(body);
+  } catch {
+    return false;
+  }
+}
+
+export interface EveryStream {
+  /** Which of the run's other streams the rule holds for (all, by default; the usage rules: those
+   * that asked include_usage). */
+  asked?: (body: Record<string, unknown>) => boolean;
+}
+
 /** A rule applied to what streamed back, once the parts it reads are sound (these checks read the
  * stream itself, so they name each part they need, the stream's own included). The basic stream is
- * chat.role.user's to be served; a check's own stream (`servedBy` null) fails when it is not. */
+ * chat.role.user's to be served; a check's own stream (`owners` null) fails when it is not. With
+ * `every`, the rule is also held on every other stream the run received for the model (tool calls,
+ * stop sequences, structured output): it runs last, and a stream whose parts it needs are broken is
+ * left to those parts' owners. */
 export const onStream = (
   send: (ctx: CheckContext, model: string) => Promise<Exchange>,
   reads: Part[],
   rule: (s: StreamRead, ex: Exchange, a: Answer) => Verdict,
   owners: RequestOwners | null = BASIC_OWNERS,
-): Pick<CheckDef, 'reads' | 'run'> => ({
+  every?: EveryStream,
+): Pick<CheckDef, 'reads' | 'run' | 'last'> => ({
   reads,
+  ...(every ? { last: true } : {}),
   async run(ctx: CheckContext, path: ApiPath): Promise<Verdict> {
     const ex = await send(ctx, path.model!);
     const a = readAnswer(ex, true);
     const own = owners === null ? (a.broken.served ?? (reads.includes('events') ? a.broken.events : undefined)) : undefined;
     if (own !== undefined) return fail(own);
-    return blockedOn(a, reads, owners ?? {}) ?? rule(a.read ?? readStream(ex), ex, a);
+    const verdict = blockedOn(a, reads, owners ?? {}) ?? rule(a.read ?? readStream(ex), ex, a);
+    if (!every) return verdict;
+    const wrong: string[] = [];
+    for (const other of (await ctx.received()).filter((e) => e !== ex && streamOf(e, path.model!, every.asked ?? (() => true)))) {
+      const b = readAnswer(other, true);
+      // Another request's being served as a stream is its owner's to report (stop.string, tools.finish-reason...),
+      // and so are the broken parts this rule reads: nothing is judged on them here.
+      if (blockedOn(b, ['served', 'events', ...reads], { servedBy: 'its owner', readableBy: 'its owner' })) continue;
+      const v = rule(b.read ?? readStream(other), other, b);
+      if (v.outcome !== 'fail') continue;
+      if (!wrong.length && verdict.outcome !== 'fail') ctx.cite(other);
+      wrong.push(`${other.label}: ${v.message}`);
+    }
+    if (!wrong.length) return verdict;
+    const others = wrong.length > 3 ? [...wrong.slice(0, 3), `and ${wrong.length - 3} more streams`] : wrong;
+    return fail([...(verdict.outcome === 'fail' ? [`the basic stream: ${verdict.message}`] : []), ...others].join('; '), verdict.notes);
   },
 });
+
+/** A rule of the basic stream held on every stream of the run too (those `asked` accepts). */
+export const onEveryStream = (send: Parameters<typeof onStream>[0], reads: Part[], rule: Parameters<typeof onStream>[2], asked?: EveryStream['asked']) =>
+  onStream(send, reads, rule, BASIC_OWNERS, { asked });
 
 const show = (v: unknown) => excerpt(JSON.stringify(v) ?? String(v), 120);
 const upTo = (items: string[], n = 5) => (items.length > n ? [...items.slice(0, n), `… ${items.length - n} more`] : items).join('; ');
@@ -51,7 +92,7 @@ export const contentType: CheckDef = {
   section: '4.1, 6.1',
   level: 'must',
   paths: STREAM_PATHS,
-  ...onStream(streamed, ['served'], (_s, ex) => {
+  ...onEveryStream(streamed, ['served'], (_s, ex) => {
       const header = ex.headers['content-type'];
       if (header === undefined) return fail(`the streamed response has no Content-Type; a server-sent event stream is ${SSE_TYPE}`);
       // Media types compare case-insensitively; parameters (charset) do not change the type.
@@ -98,7 +139,7 @@ export const events: CheckDef = {
   section: '6.1',
   level: 'must',
   paths: STREAM_PATHS,
-  ...onStream(streamed, ['served'], ({ sse }) => {
+  ...onEveryStream(streamed, ['served'], ({ sse }) => {
       const wrong: string[] = [];
       if (!sse.events.length) wrong.push('no server-sent event was dispatched (an event is data: lines ended by a blank line)');
       if (tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
@@ -115,7 +156,7 @@ export const complete: CheckDef = {
   section: '6.1',
   level: 'must',
   paths: STREAM_PATHS,
-  ...onStream(streamed, ['served'], ({ sse }, ex) => {
+  ...onEveryStream(streamed, ['served'], ({ sse }, ex) => {
       if (ex.complete && !ex.error) return pass();
       const seen = ex.body.length ? `; the last bytes seen: ${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
       return fail(`the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`);
@@ -129,7 +170,7 @@ export const chunkJson: CheckDef = {
   level: 'should',
   convention: 'The document does not show the chunks (4.1, 6); the convention is one JSON chunk per event.',
   paths: STREAM_PATHS,
-  ...onStream(streamed, ['served', 'events'], ({ payloads }) => {
+  ...onEveryStream(streamed, ['served', 'events'], ({ payloads }) => {
       const wrong = payloads.filter((p) => p.error !== undefined).map((p) => `event ${p.at} is not JSON (${p.error}): ${excerpt(p.data, 120)}`);
       return wrong.length ? fail(`${wrong.length} of ${payloads.length} events: ${upTo(wrong, 3)}`) : pass();
     }),
@@ -162,7 +203,7 @@ export const chunkSchema: CheckDef = {
   level: 'should',
   convention: 'The document does not show the chunks (4.1, 6); the convention is the OpenAI chat.completion.chunk.',
   paths: STREAM_PATHS,
-  ...onStream(streamed, ['served', 'events'], ({ payloads }) => {
+  ...onEveryStream(streamed, ['served', 'events'], ({ payloads }) => {
       const wrong = payloads
         .filter((p) => p.json !== undefined && typeof p.json === 'object' && p.json !== null && !Array.isArray(p.json))
         .flatMap((p) => {
@@ -181,7 +222,7 @@ export const singleId: CheckDef = {
   level: 'should',
   convention: 'Each chunk repeats the id of the completion it belongs to.',
   paths: STREAM_PATHS,
-  ...onStream(streamed, ['served', 'events', 'chunk-json', 'envelope'], ({ chunks }) => {
+  ...onEveryStream(streamed, ['served', 'events', 'chunk-json', 'envelope'], ({ chunks }) => {
       const ids = new Map<unknown, number>();
       for (const { at, chunk } of chunks) if (!ids.has(chunk.id)) ids.set(chunk.id, at);
       if (ids.size === 1) return pass();
@@ -196,7 +237,7 @@ export const firstDeltaRole: CheckDef = {
   level: 'should',
   convention: 'The first chunk of a choice names its role, as the message of 2.2 does; later deltas omit it.',
   paths: STREAM_PATHS,
-  ...onStream(
+  ...onEveryStream(
       streamed,
       ['served', 'events', 'chunk-json'],
       ({ chunks }) => {
@@ -219,7 +260,7 @@ export const oneFinishReason: CheckDef = {
   level: 'should',
   convention: 'Every chunk of a choice has finish_reason null but the one that ends it (2.3 gives the values).',
   paths: STREAM_PATHS,
-  ...onStream(
+  ...onEveryStream(
       streamed,
       // The values are chat.finish-reason's to judge; here, how many each choice gets.
       ['served', 'events', 'complete', 'chunk-json', 'finish_reason'],
@@ -251,7 +292,7 @@ export const doneMarker: CheckDef = {
   convention: `The document does not show the end-of-stream marker (6); the convention is a last event data: ${DONE_MARKER}.`,
   paths: STREAM_PATHS,
   // A cut stream has no end to judge (stream.complete reports the cut), nor has one whose events are no chunks.
-  ...onStream(streamed, ['served', 'events', 'complete', 'chunk-json'], ({ sse, doneAt }, ex) => {
+  ...onEveryStream(streamed, ['served', 'events', 'complete', 'chunk-json'], ({ sse, doneAt }, ex) => {
       const last = sse.events.at(-1);
       if (doneAt === undefined) return fail(`the stream ends without data: ${DONE_MARKER}; its last event${last ? `: ${excerpt(last.data, 120)}` : ' is missing'}`);
       const wrong: string[] = [];

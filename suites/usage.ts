@@ -5,7 +5,7 @@ import { failIfAny, fail, pass, type Verdict } from './harness/check.js';
 import { excerpt } from './harness/exchanges.js';
 import { BASIC_OWNERS, blockedOn, needed, ownPart, readAnswer, type Part } from './answer.js';
 import { basic } from './chat.js';
-import { onStream, plainStream, STREAM_PATHS, streamed } from './stream.js';
+import { onEveryStream, onStream, plainStream, STREAM_PATHS, streamed } from './stream.js';
 
 type UsageChunk = { at: number; chunk: Record<string, unknown>; usage: unknown };
 
@@ -17,7 +17,10 @@ const STREAM_READ: Part[] = ['served', 'events', 'complete', 'chunk-json'];
 const USAGE_READ: Part[] = [...STREAM_READ, 'usage'];
 
 /** A rule about the usage a stream delivered, once usage.stream-present's part is sound. */
-const onUsage = (rule: (found: UsageChunk[], s: StreamRead) => Verdict) => onStream(streamed, USAGE_READ, (s) => rule(usageChunks(s), s));
+const onUsage = (rule: (found: UsageChunk[], s: StreamRead) => Verdict) => onEveryStream(streamed, USAGE_READ, (s) => rule(usageChunks(s), s), askedUsage);
+
+/** The streams that asked for usage: the usage rules hold on each of them. */
+const askedUsage = (body: Record<string, unknown>) => (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
 
 const show = (v: unknown) => excerpt(JSON.stringify(v) ?? String(v), 160);
 
@@ -27,8 +30,9 @@ export const streamPresent: CheckDef = {
   section: '6.2, 2.3',
   level: 'must',
   paths: STREAM_PATHS,
-  ...onStream(streamed, STREAM_READ, (s, _ex, a) =>
+  ...onEveryStream(streamed, STREAM_READ, (s, _ex, a) =>
     usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, BASIC_OWNERS) : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`),
+    askedUsage,
   ),
 };
 
@@ -69,7 +73,7 @@ export const streamShape: CheckDef = {
   level: 'should',
   convention: 'The streamed usage is the usage object of the non-streamed response (2.3), details included.',
   paths: STREAM_PATHS,
-  ...onStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, BASIC_OWNERS)),
+  ...onEveryStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, BASIC_OWNERS), askedUsage),
 };
 
 export const streamTotal: CheckDef = {

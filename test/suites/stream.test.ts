@@ -11,6 +11,7 @@ import { isStream } from '../../mock/core/types.js';
 import { limitsFor } from '../../suites/harness/http.js';
 import { runChecks } from '../../suites/harness/runner.js';
 import { STREAM } from '../../suites/stream.js';
+import { CHECKS as ALL } from '../../suites/index.js';
 import { USAGE } from '../../suites/usage.js';
 import { KEY, notPassing, runAgainstMock } from '../support/run.js';
 
@@ -108,5 +109,22 @@ describe('stream suite', () => {
       expect(r.blockedBy, r.id).toEqual(['chat.role.user']);
       expect(r.message).toMatch(/not served: status 400\): see chat\.role\.user/);
     }
+  });
+});
+
+describe('stream rules on every stream', () => {
+  it.concurrent.each([
+    ['stream-no-done-tool-calls', 'stream.done-marker', /tool/],
+    ['stream-first-delta-without-role-structured', 'stream.first-delta-role', /response_format/],
+    ['stream-usage-before-finish-tool-calls', 'usage.stream-position', /tool/],
+  ])('%s: %s fails, naming the stream it broke on, with that stream as its first evidence', async (fault, id, label) => {
+    const results = await runAgainstMock(ALL.filter((c) => c.suite !== 'catalog'), { mock: createMock(undefined, { faults: [fault] }) });
+    const r = results.get(id)!;
+    expect(r.outcome, `${r.outcome}: ${r.message}`).toBe('fail');
+    expect(r.message).not.toContain('the basic stream');
+    expect(r.message).toMatch(label);
+    const path = r.paths!.find((p) => p.outcome === 'fail')!;
+    expect(path.evidence[0].label).toMatch(label);
+    expect(JSON.parse(path.evidence[0].request.body!).stream).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { LEGAL } from './legal.js';
 import { MODEL_FAULTS } from './models.js';
 import { PARAMETERS_FAULTS } from './parameters.js';
 import { STOP_FAULTS } from './stop.js';
-import { STREAM_FAULTS } from './stream.js';
+import { EVERY_STREAM_FAULTS, STREAM_FAULTS } from './stream.js';
 import { STRUCTURED_FAULTS } from './structured.js';
 import { TOOLS_FAULTS } from './tools.js';
 import { USAGE_FAULTS } from './usage.js';
@@ -28,6 +28,7 @@ export const FAULTS: readonly Fault[] = [
   ...CATALOG_FAULTS,
   ...AUTH_FAULTS,
   ...STREAM_FAULTS,
+  ...EVERY_STREAM_FAULTS,
   ...USAGE_FAULTS,
   ...ERRORS_FAULTS,
   ...ENGINE_FAULTS,

@@ -177,3 +177,65 @@ export const STREAM_FAULTS: Fault[] = [
     reply: (r) => withStreamText(r, (t) => `${t}oops`),
   },
 ];
+
+// --- The stream rules on every stream: each broken only on the streams of tool calls, or only on
+// those of structured output, so a rule judged on the basic stream alone would miss it. ------------
+
+type Kind = { name: string; label: string; is: (body: Record<string, unknown>) => boolean };
+const KINDS: Kind[] = [
+  { name: 'tool-calls', label: 'streams that offer tools', is: (b) => Array.isArray(b.tools) && b.tools.length > 0 },
+  { name: 'structured', label: 'streams asked for structured output (response_format)', is: (b) => !!b.response_format },
+];
+
+/** One rule's deviation: what it does to a stream's payloads (or its text), and the check it breaks. */
+const ON_EVERY: { name: string; what: string; fails: string; payloads?: (ps: any[]) => unknown[]; text?: (t: string) => string | Frame[] }[] = [
+  {
+    name: 'invalid-utf8',
+    what: 'carry a byte that is not UTF-8 in the first chunk',
+    fails: 'stream.events',
+    text: (t) => {
+      const at = t.indexOf('"model":"') + '"model":"'.length;
+      return [{ delayMs: 0, bytes: concatBytes(bytesOf(t.slice(0, at)), Uint8Array.of(0xff), bytesOf(t.slice(at))) }];
+    },
+  },
+  { name: 'first-delta-without-role', what: 'open with a delta that has no role', fails: 'stream.first-delta-role', payloads: (ps) => (delete ps[0]?.choices?.[0]?.delta?.role, ps) },
+  {
+    name: 'two-finish-reasons',
+    what: 'give an early chunk a finish_reason too',
+    fails: 'stream.one-finish-reason',
+    payloads: (ps) => {
+      const early = ps.findIndex((p, i) => i > 0 && p?.choices?.[0] && !p.choices[0].finish_reason);
+      if (early >= 0) ps[early].choices[0].finish_reason = 'stop';
+      return ps;
+    },
+  },
+  { name: 'ids-differ', what: 'change their id after the second chunk', fails: 'stream.single-id', payloads: (ps) => ps.map((p, i) => (i >= 2 && typeof p === 'object' ? { ...p, id: 'chatcmpl-other' } : p)) },
+  {
+    name: 'usage-before-finish',
+    what: 'send the usage chunk before the chunk with the finish_reason',
+    fails: 'usage.stream-position',
+    payloads: (ps) => {
+      const usage = ps.find((p) => typeof p === 'object' && p?.usage);
+      if (!usage) return ps;
+      const rest = ps.filter((p) => p !== usage);
+      const at = rest.findIndex(isFinish);
+      return at < 0 ? ps : [...rest.slice(0, at), usage, ...rest.slice(at)];
+    },
+  },
+  { name: 'no-done', what: 'end without data: [DONE]', fails: 'stream.done-marker', payloads: (ps) => ps.filter((p) => p !== DONE) },
+];
+
+export const EVERY_STREAM_FAULTS: Fault[] = KINDS.flatMap((kind) =>
+  ON_EVERY.map(
+    (d): Fault => ({
+      name: `stream-${d.name}-${kind.name}`,
+      description: `Only ${kind.label} ${d.what}`,
+      fails: [d.fails],
+      reply: (r, req) => {
+        const body = requestJson(req);
+        if (!isStream(r) || !body || !kind.is(body)) return r;
+        return d.payloads ? withPayloads(r, d.payloads) : withStreamText(r, d.text!);
+      },
+    }),
+  ),
+);
