@@ -5,14 +5,23 @@ import type { SseParse } from './harness/sse.js';
 import type { CheckContext } from './harness/runner.js';
 import { modelsUnderTest, type ApiPath } from './paths.js';
 
-/** Whose credentials a request carries; a header given as an array is sent once per value. */
-export type Auth = 'primary' | 'second' | 'none' | { header: string | string[] };
+/** Whose credentials a request carries: an Authorization header (an array is sent once per value),
+ * or, with no Authorization at all, the key in another header or in the query, as other APIs' gateways
+ * take it. */
+export type Auth = 'primary' | 'second' | 'none' | { header: string | string[] } | { elsewhere: { header?: [string, string]; query?: [string, string] } };
 
 function authHeaders(ctx: CheckContext, auth: Auth): Record<string, string | string[]> {
   if (auth === 'none') return {};
   if (auth === 'primary') return { authorization: `Bearer ${ctx.target.apiKey}` };
   if (auth === 'second') return { authorization: `Bearer ${ctx.target.secondApiKey ?? ''}` };
+  if ('elsewhere' in auth) return auth.elsewhere.header ? { [auth.elsewhere.header[0]]: auth.elsewhere.header[1] } : {};
   return { authorization: auth.header };
+}
+
+/** The query a credential adds to a route's path, if any. */
+function withQuery(path: string, auth: Auth | undefined): string {
+  const q = typeof auth === 'object' && 'elsewhere' in auth ? auth.elsewhere.query : undefined;
+  return q ? `${path}?${encodeURIComponent(q[0])}=${encodeURIComponent(q[1])}` : path;
 }
 
 export const apiUrl = (ctx: CheckContext, path: string) => `${ctx.target.baseUrl}${path}`;
@@ -25,7 +34,7 @@ export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: 
   return ctx.send(
     {
       method: 'POST',
-      url: apiUrl(ctx, '/v1/chat/completions'),
+      url: apiUrl(ctx, withQuery('/v1/chat/completions', opts.auth)),
       headers: { 'content-type': 'application/json', ...authHeaders(ctx, opts.auth ?? 'primary') },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     },
@@ -34,7 +43,7 @@ export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: 
 }
 
 export function listModels(ctx: CheckContext, auth: Auth = 'primary', label = 'model list'): Promise<Exchange> {
-  return ctx.send({ method: 'GET', url: apiUrl(ctx, '/v1/models'), headers: authHeaders(ctx, auth) }, label);
+  return ctx.send({ method: 'GET', url: apiUrl(ctx, withQuery('/v1/models', auth)), headers: authHeaders(ctx, auth) }, label);
 }
 
 export function getCatalog(ctx: CheckContext): Promise<Exchange> {

@@ -41,9 +41,21 @@ const MALFORMED: Record<string, { label: string; header(key: string): string | s
   basic: { label: 'Basic credentials carrying the key', header: (k) => `Basic ${basicCredential(k)}` },
   token: { label: 'the key under the Token scheme', header: (k) => `Token ${k}` },
   bare: { label: '"Bearer" with no key', header: () => 'Bearer' },
+  // Schemes API gateways use for keys (Elastic's ApiKey, fal's Key): none of them is Bearer.
+  apikey: { label: 'the key under the ApiKey scheme', header: (k) => `ApiKey ${k}` },
+  key: { label: 'the key under the Key scheme', header: (k) => `Key ${k}` },
   // A wrong key first: whichever one a server reads, a request that carries a wrong key is no
   // request with "the" key (RFC 9110, 5.3: Authorization is not a list).
   twice: { label: 'Authorization sent twice, a wrong key first', header: (k) => [`Bearer ${NEAR_MISSES['last-char'].make(k)}`, `Bearer ${k}`] },
+};
+
+/** With no Authorization at all, the key where other LLM APIs' gateways and SDKs read it: Anthropic's
+ * x-api-key, Azure OpenAI's api-key, Gemini's x-goog-api-key header and its key= query parameter. */
+const ELSEWHERE: Record<string, { label: string; where: { header?: 'x-api-key' | 'api-key' | 'x-goog-api-key'; query?: 'key' } }> = {
+  'x-api-key': { label: 'the key in an x-api-key header and no Authorization', where: { header: 'x-api-key' } },
+  'api-key': { label: 'the key in an api-key header and no Authorization', where: { header: 'api-key' } },
+  'x-goog-api-key': { label: 'the key in an x-goog-api-key header and no Authorization', where: { header: 'x-goog-api-key' } },
+  query: { label: 'the key as a key= query parameter and no Authorization', where: { query: 'key' } },
 };
 
 const axis = (forms: Record<string, { label: string }>): AxisPoint[] => Object.keys(forms).map((value) => ({ value, label: value }));
@@ -55,9 +67,15 @@ interface Credential {
   secrets: string[];
 }
 
-function credential(ctx: CheckContext, kind: 'missing' | 'malformed' | 'wrong-key', form?: string): Credential | undefined {
+type Kind = 'missing' | 'malformed' | 'wrong-key' | 'key-elsewhere';
+
+function credential(ctx: CheckContext, kind: Kind, form?: string): Credential | undefined {
   const key = ctx.target.apiKey;
   if (kind === 'missing') return { label: 'no Authorization header', auth: 'none', secrets: [] };
+  if (kind === 'key-elsewhere') {
+    const { label, where } = ELSEWHERE[form!];
+    return { label, auth: { elsewhere: { header: where.header && [where.header, key], query: where.query && [where.query, key] } }, secrets: [key] };
+  }
   if (kind === 'malformed') {
     const m = MALFORMED[form!];
     const header = m.header(key);
@@ -91,19 +109,30 @@ function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential,
   return op === 'models' ? listModels(ctx, cred.auth, `model list with ${cred.label}`) : ask(ctx, path, body!, `chat with ${cred.label}`, cred.auth);
 }
 
-function refusedCheck(op: Operation, kind: 'missing' | 'malformed' | 'wrong-key', title: string): CheckDef {
-  const forms = kind === 'malformed' ? axis(MALFORMED) : kind === 'wrong-key' ? axis(NEAR_MISSES) : undefined;
+/** The chat paths a kind of credential is tried on: the key elsewhere is a gateway's reading of the
+ * request, the same streamed or not, so its requests go on the JSON path only. */
+const chatPaths = (kind: Kind): Record<string, readonly AxisPoint[]> => (kind === 'key-elsewhere' ? {} : { stream: STREAM });
+
+function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
+  const forms = kind === 'malformed' ? axis(MALFORMED) : kind === 'wrong-key' ? axis(NEAR_MISSES) : kind === 'key-elsewhere' ? axis(ELSEWHERE) : undefined;
   return {
     id: `auth.${op}.${kind}`,
     title,
     section: '5.1',
     level: 'must',
-    paths: { ...(op === 'chat' ? { stream: STREAM } : {}), ...(forms ? { form: forms } : {}) },
+    paths: { ...(op === 'chat' ? chatPaths(kind) : {}), ...(forms ? { form: forms } : {}) },
+    reads: [],
     async run(ctx, path) {
       const cred = credential(ctx, kind, path.form as string | undefined);
       if (!cred) return notTested(`the key has no such form (${String(path.form)})`);
       const { body, problem, notes } = await control(ctx, op, path);
       if (problem) return notTested(problem);
+      if (kind === 'key-elsewhere') {
+        // The key elsewhere proves something only where no credential at all is refused: a server
+        // that serves anyone is auth.<op>.missing's to fail, once.
+        const bare = refusalOf(await send(ctx, op, { stream: false }, credential(ctx, 'missing')!, body));
+        if (bare.kind !== 'refused') return notTested(`a request with no credential at all was not refused either (${bare.why}): see auth.${op}.missing`, `auth.${op}.missing`);
+      }
       const ex = await send(ctx, op, path, cred, body);
       ctx.cite(ex);
       const r = refusalOf(ex);
@@ -115,8 +144,10 @@ function refusedCheck(op: Operation, kind: 'missing' | 'malformed' | 'wrong-key'
 
 export const chatMissing = refusedCheck('chat', 'missing', 'A chat completion without an Authorization header is refused');
 export const modelsMissing = refusedCheck('models', 'missing', 'The model list without an Authorization header is refused');
-export const chatMalformed = refusedCheck('chat', 'malformed', 'A chat completion whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, a bare "Bearer", the header twice) is refused');
-export const modelsMalformed = refusedCheck('models', 'malformed', 'The model list whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, a bare "Bearer", the header twice) is refused');
+export const chatMalformed = refusedCheck('chat', 'malformed', 'A chat completion whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, ApiKey, Key, a bare "Bearer", the header twice) is refused');
+export const modelsMalformed = refusedCheck('models', 'malformed', 'The model list whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, ApiKey, Key, a bare "Bearer", the header twice) is refused');
+export const chatKeyElsewhere = refusedCheck('chat', 'key-elsewhere', 'A chat completion with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused');
+export const modelsKeyElsewhere = refusedCheck('models', 'key-elsewhere', 'The model list with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused');
 export const chatWrongKey = refusedCheck('chat', 'wrong-key', 'A chat completion with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');
 export const modelsWrongKey = refusedCheck('models', 'wrong-key', 'The model list with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');
 
@@ -131,10 +162,10 @@ async function refusals(ctx: CheckContext): Promise<{ refusals: Refusal[]; probl
   const out: Refusal[] = [];
   const problems: string[] = [];
   const tried: { op: Operation; path: ApiPath; cred?: Credential }[] = [];
-  for (const [kind, forms] of [['missing', ['']], ['malformed', Object.keys(MALFORMED)], ['wrong-key', Object.keys(NEAR_MISSES)]] as const)
+  for (const [kind, forms] of [['missing', ['']], ['malformed', Object.keys(MALFORMED)], ['wrong-key', Object.keys(NEAR_MISSES)], ['key-elsewhere', Object.keys(ELSEWHERE)]] as const)
     for (const form of forms) {
       const cred = credential(ctx, kind, form || undefined);
-      for (const stream of [false, true]) tried.push({ op: 'chat', path: { stream }, cred });
+      for (const stream of kind === 'key-elsewhere' ? [false] : [false, true]) tried.push({ op: 'chat', path: kind === 'key-elsewhere' ? {} : { stream }, cred });
       tried.push({ op: 'models', path: {}, cred });
     }
   await Promise.all(
@@ -250,4 +281,4 @@ export const catalogPublic: CheckDef = {
   },
 };
 
-export const AUTH: ApiCheck[] = inSuite('auth', [chatMissing, modelsMissing, chatMalformed, modelsMalformed, chatWrongKey, modelsWrongKey, status401, errorBody, noEcho, keyScope, catalogPublic]);
+export const AUTH: ApiCheck[] = inSuite('auth', [chatMissing, modelsMissing, chatMalformed, modelsMalformed, chatKeyElsewhere, modelsKeyElsewhere, chatWrongKey, modelsWrongKey, status401, errorBody, noEcho, keyScope, catalogPublic]);

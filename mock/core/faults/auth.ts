@@ -20,7 +20,47 @@ const isBasic = (req: MockRequest) => /^Basic\b/.test(req.headers.authorization 
 const refused = (r: MockReply): r is Extract<MockReply, { body: unknown }> => !isRaw(r) && !isStream(r) && r.status === 401;
 const withBodyText = (r: MockReply, text: string): MockReply => (refused(r) ? { ...r, body: text } : r);
 
+/** The key a request carries elsewhere than in Authorization, as a gateway of another LLM API reads it. */
+const keyElsewhere = (req: MockRequest, where: 'x-api-key' | 'api-key' | 'query'): string | undefined => {
+  if (req.headers.authorization) return undefined;
+  if (where !== 'query') return req.headers[where];
+  return new URLSearchParams(req.path.split('?')[1] ?? '').get('key') ?? undefined;
+};
+
+/** Serves a request that carries the key elsewhere as if it carried it as Bearer (on both routes). */
+const takesKeyIn = (where: 'x-api-key' | 'api-key' | 'query'): Fault['request'] => (req) => {
+  const key = (isChat(req) || isModels(req)) && keyElsewhere(req, where);
+  return key ? withHeader(req, 'authorization', `Bearer ${key}`) : req;
+};
+
 const BASE: Fault[] = [
+  {
+    name: 'auth-x-api-key-accepted',
+    description: 'A request with no Authorization but the key in an x-api-key header (as Anthropic-style gateways take it) is served, on chat and the model list',
+    fails: ['auth.chat.key-elsewhere', 'auth.models.key-elsewhere'],
+    request: takesKeyIn('x-api-key'),
+  },
+  {
+    name: 'auth-api-key-header-accepted',
+    description: 'A chat completion with no Authorization but the key in an api-key header (as Azure OpenAI takes it) is served',
+    fails: ['auth.chat.key-elsewhere'],
+    request: (req, ctx) => (isChat(req) ? takesKeyIn('api-key')!(req, ctx) : req),
+  },
+  {
+    name: 'auth-query-key-accepted',
+    description: 'The model list with no Authorization but the key as a key= query parameter is served',
+    fails: ['auth.models.key-elsewhere'],
+    request: (req, ctx) => (isModels(req) ? takesKeyIn('query')!(req, ctx) : req),
+  },
+  {
+    name: 'auth-any-scheme-accepted',
+    description: 'The key is taken under any scheme (ApiKey, Key, Token...), not only Bearer, on chat and the model list',
+    fails: ['auth.chat.malformed', 'auth.models.malformed'],
+    request: (req) => {
+      const m = /^(?!Bearer\b|Basic\b)[A-Za-z-]+ +(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      return m && (isChat(req) || isModels(req)) ? withHeader(req, 'authorization', `Bearer ${m[1]}`) : req;
+    },
+  },
   {
     name: 'auth-chat-no-auth',
     description: 'A chat completion (4.1) without an Authorization header is served as if it carried the primary key',
