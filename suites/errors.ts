@@ -49,8 +49,8 @@ async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?:
     if (unserved !== undefined) return { problem: `the valid request on the same path was not served (${unserved}): an error answer proves nothing without it` };
   }
   const body = c.body(model ?? NO_SUCH_MODEL, !!path.stream);
-  // Only the fault differs from a valid request: the rest stays within what the catalog declares.
-  const sent = typeof body === 'string' ? body : await fit(ctx, path.stream ? { ...body, stream: true } : body);
+  // Only the fault differs from the control: streamed as ask() streams it, within what the catalog declares.
+  const sent = typeof body === 'string' ? body : await fit(ctx, path.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body);
   const ex = await chat(ctx, sent, { label: path.stream ? `${c.what}, streamed` : c.what });
   // The faulty request leads the evidence: the control before it only made it meaningful.
   ctx.cite(ex);

@@ -78,16 +78,17 @@ const FORMS: readonly AxisPoint[] = [
 ];
 
 const sequenceOf = (ref: Reference, form: string) => (form === 'span' ? ref.span : ref.word);
-const stopField = (ref: Reference, form: string): string | string[] => (form === 'string' ? ref.word : form === 'span' ? [ref.span] : arrayOf(ref, 2));
+/** The stop field of a form; the array form is the largest array stop.array sends, so it is shared. */
+const stopField = (ref: Reference, form: string, largest: number): string | string[] => (form === 'string' ? ref.word : form === 'span' ? [ref.span] : arrayOf(ref, largest));
 
-/** An array of `size` sequences, the first of them the word the answer holds, the others fillers it
- * never holds (size 2 is the array form of the rules below, so it is shared). */
-const arrayOf = (ref: Reference, size: number) => [ref.word, ...FILLERS].slice(0, size);
+/** An array of `size` sequences: fillers the answer never holds, then the word it holds, last, so a
+ * server that honours only the first sequence (or the first few) does not cut the answer. */
+const arrayOf = (ref: Reference, size: number) => [...FILLERS.slice(0, size - 1), ref.word];
 
 /** Without a reference answer the cut cannot be known. */
 const noReference = (ref: { problem: string; blockedBy?: string }) => notTested(ref.problem, ref.blockedBy);
 
-/** Whose request is the stopped one of a form: the string and the array of two are the acceptance
+/** Whose request is the stopped one of a form: the string and the largest array are the acceptance
  * checks' own; the sequence across tokens is stop.ends-generation's. */
 const SERVED_BY: Record<string, string> = { string: 'stop.string', array: 'stop.array', span: 'stop.ends-generation' };
 
@@ -96,7 +97,7 @@ async function stopped(ctx: CheckContext, path: ApiPath, reads: readonly Part[],
   const ref = await reference(ctx, path);
   if ('problem' in ref) return { verdict: noReference(ref) };
   const form = String(path.form);
-  const stop = stopField(ref, form);
+  const stop = stopField(ref, form, (await arraySizes(ctx, path.model!)).sizes.at(-1)!);
   const servedBy = SERVED_BY[form] === self ? undefined : SERVED_BY[form];
   const got = await answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop }), `stop ${JSON.stringify(stop)}`), path, reads, { what: `stop ${JSON.stringify(stop)}`, servedBy });
   return got.verdict ? got : { ref, seq: sequenceOf(ref, form), a: got.answer };

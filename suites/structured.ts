@@ -11,21 +11,26 @@ import { modelsTaking, STREAM, type ApiPath } from './paths.js';
 /** Room for a reasoning model to think before it answers; the JSON itself is short. */
 const MAX_TOKENS = 1024;
 
+/** The schema asks for what the prompt does not: a `kind` of one allowed value. A server that takes
+ * json_schema for json_object gets an object of the keys the prompt names (name, age, tags), which
+ * lacks it; only a server that holds the content to the schema writes it. */
 const PERSON = {
   type: 'object',
   properties: {
+    kind: { type: 'string', enum: ['conformance-person'] },
     name: { type: 'string' },
     age: { type: 'integer', minimum: 0 },
     tags: { type: 'array', items: { type: 'string' } },
   },
-  required: ['name', 'age', 'tags'],
+  required: ['kind', 'name', 'age', 'tags'],
   additionalProperties: false,
 } as const;
 
-// The prompt names JSON: OpenAI refuses json_object when no message does.
+// The prompt asks for prose and names JSON only as the format the request sets (OpenAI refuses
+// json_object when no message says JSON): a server that ignores response_format answers prose.
 const jsonObjectBody = (model: string): ChatBody => ({
   model,
-  messages: [{ role: 'user', content: 'Describe a cat as a JSON object with the keys "name" and "color". Reply with JSON only.' }],
+  messages: [{ role: 'user', content: 'Write two short sentences about a cat (the request sets the format: JSON).' }],
   response_format: { type: 'json_object' },
   max_tokens: MAX_TOKENS,
 });
