@@ -42,7 +42,7 @@ const CASES = {
 /** The audit line of a check of faulty requests: each is the control ("Say OK.", served on the same
  * path) with one thing broken, so only that thing can be what a refusal refuses. */
 const auditOf = (cases: Case[], faults: string[]) =>
-  `Sends ${cases.map((c) => c.what).join(' and ')}, streamed and not, each the valid "Say OK." request of the same path (served first) with that one thing broken: ${cases.map((c) => c.lax).join('; ')}; ${shownBy(faults)}.`;
+  `Sends the valid "Say OK." request of each path (served first), streamed and not, with one thing broken (${cases.map((c) => c.what).join('; ')}): ${cases.map((c) => c.lax).join('; ')}; ${shownBy(faults)}.`;
 
 /** The answer to a faulty request on a path, or why it proves nothing here: a valid request to the
  * same route, on the same path, must be served first (a key or URL refused everywhere answers 4xx
