@@ -265,6 +265,7 @@ await yargs(hideBin(process.argv))
           if (c.reads?.length) process.stdout.write(`  ${''.padEnd(width)}  reads: ${c.reads.join(', ')}\n`);
           const owns = ownsOf(c.id);
           if (owns.length) process.stdout.write(`  ${''.padEnd(width)}  owns: ${owns.join(', ')}\n`);
+          if (c.audit) process.stdout.write(`  ${''.padEnd(width)}  audit: ${c.audit}\n`);
           const proof = provenBy(c.id);
           process.stdout.write(`  ${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
         }

@@ -312,6 +312,11 @@ export const choicesOf = (chunk: Record<string, unknown>): Record<string, unknow
 
 export type ApiCheck = import('./harness/check.js').Check<CheckContext, ApiPath>;
 
+/** The end of an audit line that a factory builds: the mock faults that show its request telling a
+ * rule-breaking server apart ("shown by faults a, b and c"). */
+export const shownBy = (faults: readonly string[]) =>
+  `shown by fault${faults.length > 1 ? 's' : ''} ${faults.length > 1 ? `${faults.slice(0, -1).join(', ')} and ${faults.at(-1)}` : faults[0]}`;
+
 /** A check as a suite file writes it: its suite is the first part of its id, filled in by inSuite. */
 export type CheckDef = Omit<ApiCheck, 'suite'> & { suite?: string };
 

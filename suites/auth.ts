@@ -1,7 +1,7 @@
 // Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
-import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, type ApiCheck, type CheckDef, type Auth } from './api.js';
+import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth } from './api.js';
 import { errorBodyProblem, notServed, refusalOf } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
@@ -113,13 +113,43 @@ function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential,
  * request, the same streamed or not, so its requests go on the JSON path only. */
 const chatPaths = (kind: Kind): Record<string, readonly AxisPoint[]> => (kind === 'key-elsewhere' ? {} : { stream: STREAM });
 
+/** The request each route's refusals repeat, once it was served with the key. */
+const CONTROL: Record<Operation, string> = { chat: '"Say OK." to the first model under test', models: 'GET /v1/models' };
+
+/** What each kind of credential is, and what a server that breaks 5.1 that way does with it. */
+const KIND_AUDITS: Record<Kind, [string, string]> = {
+  missing: ['with no Authorization header', 'a server that serves callers without credentials answers it 2xx'],
+  malformed: [
+    'with the key in an Authorization that is not Bearer <key> (no scheme, Basic, Token, ApiKey, Key, a bare "Bearer", the header twice with a wrong key first)',
+    'a server that takes the key under any scheme, or reads only the last of two headers, serves one of them',
+  ],
+  'key-elsewhere': [
+    'with no Authorization and the key in an x-api-key, api-key or x-goog-api-key header or as key= in the query, judged only where the request with no credential at all is refused',
+    "a server that reads the key where other LLM APIs' gateways do serves it",
+  ],
+  'wrong-key': [
+    'with near misses of the key (its case changed, its last character changed, one added, one removed, its first half with other characters)',
+    'a server that compares keys loosely (without case, by prefix) serves one of them',
+  ],
+};
+
+/** The faults that show each kind of refusal failing, on each route. */
+const KIND_FAULTS: Record<Kind, Record<Operation, string[]>> = {
+  missing: { chat: ['auth-chat-no-auth'], models: ['auth-models-no-auth'] },
+  malformed: { chat: ['auth-any-scheme-accepted', 'auth-basic-accepted', 'auth-chat-bare-bearer-accepted'], models: ['auth-any-scheme-accepted', 'auth-basic-accepted'] },
+  'key-elsewhere': { chat: ['auth-x-api-key-accepted', 'auth-api-key-header-accepted'], models: ['auth-x-api-key-accepted', 'auth-query-key-accepted'] },
+  'wrong-key': { chat: ['auth-key-case-insensitive', 'auth-key-prefix-compare', 'auth-any-key-when-streamed'], models: ['auth-key-case-insensitive', 'auth-key-prefix-compare'] },
+};
+
 function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
   const forms = kind === 'malformed' ? axis(MALFORMED) : kind === 'wrong-key' ? axis(NEAR_MISSES) : kind === 'key-elsewhere' ? axis(ELSEWHERE) : undefined;
+  const streamed = op === 'chat' && 'stream' in chatPaths(kind) ? ', streamed and not,' : '';
   return {
     id: `auth.${op}.${kind}`,
     title,
     section: '5.1',
     level: 'must',
+    audit: `Sends ${CONTROL[op]}${streamed} ${KIND_AUDITS[kind][0]}, once the same request with Authorization: Bearer <key> was served: ${KIND_AUDITS[kind][1]}; ${shownBy(KIND_FAULTS[kind][op])}.`,
     paths: { ...(op === 'chat' ? chatPaths(kind) : {}), ...(forms ? { form: forms } : {}) },
     reads: [],
     async run(ctx, path) {
@@ -193,6 +223,7 @@ export const status401: CheckDef = {
   title: 'A refusal for missing, malformed or wrong credentials is 401 Unauthorized',
   section: '5',
   level: 'should',
+  audit: 'Reads every refusal the credential checks got, on both routes and paths: a server that refuses missing or wrong credentials with 403 (or 400) fails; shown by fault auth-refusal-403.',
   convention: "The document does not show the refusal's status; the convention is 401 Unauthorized.",
   run: (ctx) => onEachRefusal(ctx, (r) => (r.ex.status === 401 ? undefined : `${r.what} answered ${r.ex.status}, not 401`)),
 };
@@ -202,6 +233,7 @@ export const errorBody: CheckDef = {
   title: 'A refusal carries a JSON error body: {"error": {"message": ...}}',
   section: '5, 7',
   level: 'should',
+  audit: 'Reads every refusal the credential checks got: a refusal in plain text, or a JSON error without error.message, fails; shown by faults auth-refusal-plain-text and auth-refusal-no-message.',
   convention: 'The document does not show the error body; the convention is the OpenAI-compatible {"error": {"message", "type", "param", "code"}}.',
   run: (ctx) =>
     onEachRefusal(ctx, (r) => {
@@ -215,6 +247,7 @@ export const noEcho: CheckDef = {
   title: 'A refusal does not repeat the key that was sent, in its body or its headers',
   section: '5',
   level: 'should',
+  audit: 'Searches the raw body and headers of every refusal for the key, near miss or Basic password it was sent: a server that repeats it ("Incorrect API key provided: sk-...") fails; shown by faults auth-key-echoed, auth-basic-password-echoed and auth-basic-echoed-in-header.',
   convention: 'The document is silent; echoing a credential puts it in logs and error trackers, which every provider avoids.',
   run: (ctx) =>
     onEachRefusal(ctx, (r) => {
@@ -233,6 +266,7 @@ export const keyScope: CheckDef = {
   title: "A key is refused a model that only another key's list holds",
   section: '5.2',
   level: 'must',
+  audit: 'With --second-api-key, asks each key, streamed and not, for a model only the other key lists, once that model was served to the key that lists it: a server that scopes the model list but not the chat completion (or only one path) serves it; shown by faults auth-key-scope-ignored and auth-key-scope-ignored-streamed.',
   paths: { stream: STREAM },
   async run(ctx, path) {
     if (!ctx.target.secondApiKey) return notTested('needs --second-api-key');
@@ -268,6 +302,7 @@ export const catalogPublic: CheckDef = {
   title: 'GET {site_url}/models.json answers without any credentials',
   section: '5.3',
   level: 'must',
+  audit: 'GETs the catalog with no credential (not-tested when --header sends one with every request): a server that puts it behind auth, or answers 200 with no JSON document, fails; shown by faults auth-catalog-behind-auth and catalog-not-json.',
   async run(ctx) {
     if (Object.keys(ctx.target.headers).some((h) => CREDENTIAL_HEADER.test(h))) return notTested("--header sends credentials with every request, the catalog's too");
     const info = await catalog(ctx);

@@ -63,6 +63,7 @@ export const available: CheckDef = {
   title: 'GET {site_url}/models.json, without authentication, answers a JSON document',
   section: '4.3',
   level: 'must',
+  audit: 'GETs {site_url}/models.json with no credential: a server that puts the catalog behind auth, or serves an HTML page for it, fails; shown by faults auth-catalog-behind-auth and catalog-not-json.',
   async run(ctx) {
     const got = await catalogDocument(ctx);
     return got.verdict ?? pass();
@@ -74,6 +75,7 @@ export const status200: CheckDef = {
   title: 'The catalog is served with status 200',
   section: '4.3',
   level: 'should',
+  audit: 'Reads the status of the catalog\'s GET: a server that serves it with another 2xx (203) fails; shown by fault catalog-status-203.',
   convention: 'The document gives no status code; a successful GET of a document answers 200.',
   async run(ctx) {
     const info = await catalog(ctx);
@@ -97,6 +99,7 @@ export const schema: CheckDef = {
   title: `The catalog follows the provider-listing schema, version ${SCHEMA_VERSION}`,
   section: '2.5, 9.3',
   level: 'must',
+  audit: 'Validates the whole catalog against schema 2.4 and the rules the schema cannot state (a price type once per qualifiers, UTC windows, min <= max): a document of version 2.3, an unknown precision or an empty price window fails; shown by faults catalog-schema-version-2-3, catalog-quantization-unknown, catalog-utc-window-empty and catalog-min-above-max.',
   async run(ctx) {
     const got = await catalogDocument(ctx);
     if (got.verdict) return got.verdict;
@@ -113,6 +116,7 @@ export const coversModels: CheckDef = {
   title: 'Every model a key lists has an entry in the catalog',
   section: '2.5',
   level: 'should',
+  audit: 'Looks up in the catalog every model both keys list: a catalog without an entry for a model only the second key lists fails; shown by fault catalog-misses-listed-model.',
   convention: '2.5 says the catalog carries its data "for the models" without saying all; the convention is an entry for every usable model.',
   async run(ctx) {
     const info = await catalog(ctx);
@@ -130,6 +134,7 @@ export const pricing: CheckDef = {
   title: 'Each model\'s entry carries its pricing (per-token prices in its modalities, per-request prices at its root)',
   section: '2.5',
   level: 'must',
+  audit: 'Reads each listed model\'s entry: an entry with no price in its root pricing nor in its modalities fails; shown by fault catalog-no-pricing.',
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       const prices = [entry.pricing, ...modalities(entry, 'input_modalities').map((m) => m.pricing), ...modalities(entry, 'output_modalities').map((m) => m.pricing)]
@@ -144,6 +149,7 @@ export const contextLength: CheckDef = {
   title: 'Each model\'s entry carries its context length (text input: supported_inputs.max_context_length)',
   section: '2.5',
   level: 'must',
+  audit: 'Reads each listed model\'s entry: a text input modality without supported_inputs.max_context_length fails; shown by fault catalog-no-context-length.',
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       const text = textModality(entry, 'input_modalities');
@@ -160,6 +166,7 @@ export const precision: CheckDef = {
   title: 'Each model\'s entry carries its precision (quantization, null when undeclared)',
   section: '2.5',
   level: 'must',
+  audit: 'Reads each listed model\'s entry: an entry without quantization, or with one schema 2.4 does not know (fp7), fails; shown by faults catalog-quantization-missing and catalog-quantization-unknown.',
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       if (!('quantization' in entry)) return fail(`${id}: no quantization field (the catalog's precision)`);
@@ -173,6 +180,7 @@ export const precisionDeclared: CheckDef = {
   title: 'Each model\'s entry declares its precision (quantization is not null)',
   section: '2.5',
   level: 'should',
+  audit: 'Reads each listed model\'s entry: quantization null (allowed by the schema) leaves the precision undeclared and fails; shown by fault catalog-quantization-null.',
   convention: 'Schema 2.4 allows quantization null when undeclared; 2.5 says the catalog carries each model\'s precision.',
   run: (ctx) =>
     eachEntry(ctx, (id, entry) =>
@@ -185,6 +193,7 @@ export const supportedParameters: CheckDef = {
   title: 'Each model\'s entry carries its supported parameters (text output: supported_parameters)',
   section: '2.5',
   level: 'must',
+  audit: 'Reads each listed model\'s entry: a text output modality without a supported_parameters object fails; shown by fault catalog-no-supported-parameters.',
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       const text = textModality(entry, 'output_modalities');
@@ -201,6 +210,7 @@ export const dataHandling: CheckDef = {
   title: 'Each model\'s entry carries its data-handling flags (compliance: boolean flags)',
   section: '2.5',
   level: 'must',
+  audit: 'Reads each listed model\'s entry: an entry without compliance flags, or with an empty compliance object, fails; shown by faults catalog-no-compliance and catalog-compliance-empty.',
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       const flags = entry.compliance;
@@ -218,6 +228,7 @@ export const stopLimit: CheckDef = {
   title: `A model declares at most ${STOP_MAX} stop sequences (stop.max_items)`,
   section: '2.1, 8',
   level: 'must',
+  audit: 'Reads stop.max_items of each listed model\'s entry: a model that declares more than the 4 stop sequences of section 8 fails; shown by fault catalog-stop-max-items-8.',
   async run(ctx) {
     const { entries, problem } = await entriesUnderTest(ctx);
     if (problem) return notTested(problem);
@@ -243,6 +254,7 @@ export const enumValues: CheckDef = {
   title: `A model declares only values of 2.1 for ${ENUM_FIELDS.map((f) => f.name).join(' and ')}`,
   section: '2.1',
   level: 'must',
+  audit: 'Reads the declared values of reasoning_effort and service_tier: a value 2.1 does not list ("extreme") fails; shown by fault catalog-reasoning-effort-extreme.',
   async run(ctx) {
     const { entries, problem } = await entriesUnderTest(ctx);
     if (problem) return notTested(problem);

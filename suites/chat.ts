@@ -1,7 +1,7 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt } from '../schemas/index.js';
-import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
@@ -87,11 +87,21 @@ const ROLE_TITLES: Record<string, string> = {
   tool: "A tool message answering the assistant's tool call (tool_call_id matching) is answered",
 };
 
+/** What each role's request proves: the conversation it sends, and what a server that refuses the role answers. */
+const ROLE_AUDITS: Record<string, [string, string[]]> = {
+  system: ['the basic question (count to ten) after a system message, streamed and not: a server that refuses the system role answers a 4xx where the same question alone (chat.role.user) is served', ['chat-role-system-refused']],
+  developer: ['the basic question after a developer message, streamed and not: a server that refuses the developer role answers a 4xx where the same question alone is served', ['chat-role-developer-refused']],
+  user: ['the basic request, one user message, streamed and not: a server that serves a one-message conversation only as one JSON body, or only as a stream, answers the other path a 4xx', ['chat-role-user-refused', 'stream-basic-refused']],
+  assistant: ['the basic question after a user turn and the assistant\'s text answer to it, streamed and not: a server that refuses assistant messages without tool_calls answers a 4xx where the basic request is served', ['chat-role-assistant-refused']],
+  tool: ['a conversation ending in a tool message that answers the assistant\'s get_time call (tool_call_id matching, the tool declared), streamed and not, to the models that may take tools: a server that refuses tool messages answers a 4xx (a model the catalog does not declare tools for is left not-tested)', ['chat-role-tool-refused']],
+};
+
 const roleCheck = (role: string): CheckDef => ({
   id: `chat.role.${role}`,
   title: ROLE_TITLES[role],
   section: '2.1, 2.2',
   level: 'must',
+  audit: `Sends ${ROLE_AUDITS[role][0]}; ${shownBy(ROLE_AUDITS[role][1])}.`,
   // A tool message needs a tool call, so only models that may take tools.
   paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
   // Served as asked; the basic stream's events are stream.events' (it reads that very stream).
@@ -111,6 +121,7 @@ export const responseShape: CheckDef = {
   title: 'A chat completion answers a JSON body with id, created and model, and choices that each hold a message',
   section: '2.3',
   level: 'must',
+  audit: 'Reads the JSON answer to the basic request (count to ten) part by part: a server whose body lacks id, created as an integer or model, or whose choices hold no message object, fails here and only here; shown by fault chat-created-string.',
   paths: JSON_EACH,
   ...owning('envelope'),
 };
@@ -120,6 +131,7 @@ export const objectConstant: CheckDef = {
   title: `The response's object is the constant "${OBJECT}"`,
   section: '2.3',
   level: 'must',
+  audit: 'Reads object in the JSON answer to the basic request: a server that says anything but "chat.completion" (chat.completions, or the chunk\'s object) fails; shown by fault chat-object-chat-completions.',
   paths: JSON_EACH,
   ...owning('object'),
 };
@@ -129,6 +141,7 @@ export const choiceIndex: CheckDef = {
   title: "Each choice's index is its position in choices",
   section: '2.3',
   level: 'must',
+  audit: 'Reads the choices of the JSON answer to the basic request: a server whose choice indexes are not their positions (1 then 0, or none) fails; shown by fault chat-choice-index-out-of-order.',
   paths: JSON_EACH,
   ...owning('index'),
 };
@@ -138,6 +151,7 @@ export const finishReason: CheckDef = {
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   section: '2.3',
   level: 'must',
+  audit: 'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it; shown by faults chat-finish-reason-eos and stream-finish-reason-outside-enum.',
   paths: EACH,
   ...owning('finish_reason'),
 };
@@ -147,6 +161,7 @@ export const assistantRole: CheckDef = {
   title: `Each choice's message has the role "${ASSISTANT}"`,
   section: '2.3',
   level: 'must',
+  audit: 'Reads the message role of the JSON answer to the basic request: a server that answers as "bot" or "model" fails; shown by fault chat-role-bot.',
   paths: JSON_EACH,
   ...owning('role'),
 };
@@ -167,6 +182,7 @@ export const contentString: CheckDef = {
   title: "Each choice's message carries its content as a string, also beside tool_calls, on every JSON answer of the run",
   section: '2.2, 2.3',
   level: 'must',
+  audit: 'Reads every JSON answer the run received for the model, a tool call forced with tool_choice "required" and the answer to a tool result included: a server that sends content null beside tool_calls, or content as a list of parts, fails even where the basic answer is text; shown by faults tools-result-empty and engine-content-null-with-tool-calls.',
   paths: JSON_EACH,
   reads: ['content'],
   // Content is read by many rules on many requests (a tool call's answer, a tool result's): its
@@ -192,6 +208,7 @@ export const usagePresent: CheckDef = {
   title: 'The response carries usage with integer prompt_tokens, completion_tokens and total_tokens',
   section: '2.3',
   level: 'must',
+  audit: 'Reads usage in the JSON answer to the basic request: a server that leaves it out, or gives a count as a string, fails; shown by faults chat-usage-missing and chat-usage-counts-strings.',
   paths: JSON_EACH,
   ...owning('usage'),
 };
@@ -201,6 +218,7 @@ export const usageTotal: CheckDef = {
   title: 'usage.total_tokens is prompt_tokens + completion_tokens',
   section: '2.3',
   level: 'should',
+  audit: 'Reads usage in the JSON answer to the basic request: a total_tokens other than prompt_tokens + completion_tokens (one off, reasoning counted twice) fails; shown by fault chat-usage-total-off.',
   convention: 'The document lists total_tokens without defining it; the convention is the sum of prompt and completion tokens.',
   paths: JSON_EACH,
   ...onBasic(['usage'], (a) => {
@@ -214,6 +232,7 @@ export const usageDetails: CheckDef = {
   title: 'usage carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens',
   section: '2.3',
   level: 'must',
+  audit: 'Reads usage in the JSON answer to the basic request: a server that leaves out prompt_tokens_details.cached_tokens or completion_tokens_details.reasoning_tokens (absent, null, a string) fails; shown by faults chat-usage-details-missing and engine-prompt-details-null.',
   paths: JSON_EACH,
   reads: ['usage-details'],
   async run(ctx, path) {
@@ -229,6 +248,7 @@ export const createdSeconds: CheckDef = {
   title: 'created is a Unix time in seconds, on the response and on every chunk of a stream',
   section: '2.3',
   level: 'should',
+  audit: 'Reads created of the basic answer and of every chunk of its stream: a server that gives milliseconds fails on the path it does it, since no Unix time in seconds reaches 1e11 before the year 5138; shown by faults chat-created-milliseconds and chat-created-milliseconds-streamed.',
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds, as for models.',
   paths: EACH,
   ...onBasic(['envelope'], (a) => {
@@ -247,6 +267,7 @@ export const modelEcho: CheckDef = {
   title: 'The response names the model that was asked for (or a dated id of it), on the response and on every chunk',
   section: '2.3',
   level: 'should',
+  audit: 'Reads model of the basic answer and of every chunk of its stream: a server that names another model than the id asked for (its backend\'s, a default) or a dated id of it fails; shown by fault chat-model-other.',
   convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
   paths: EACH,
   ...onBasic(['envelope'], (a, _ctx, path) => {
@@ -263,6 +284,7 @@ export const streamFalseJson: CheckDef = {
   title: `With stream: false the answer is one JSON ${OBJECT} body, not a stream`,
   section: '4.1',
   level: 'must',
+  audit: 'Sends the basic request with stream: false written out: a server that reads the field\'s presence rather than its value answers a stream, not one JSON body; shown by fault chat-stream-false-streamed.',
   paths: JSON_EACH,
   reads: ['served'],
   async run(ctx, path) {
@@ -322,6 +344,7 @@ export const maxTokens: CheckDef = {
   title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
   section: '2.1, 4.1, 8',
   level: 'must',
+  audit: 'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap and chat-length-reported-as-stop.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
   async run(ctx, path) {
@@ -346,6 +369,7 @@ export const lengthOnlyAtLimit: CheckDef = {
   title: 'finish_reason is "length" only when a token limit ended the generation',
   section: '4.1',
   level: 'must',
+  audit: 'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails; shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed and chat-length-before-cap.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
   async run(ctx, path) {
@@ -374,6 +398,7 @@ export const naturalStop: CheckDef = {
   title: 'An answer that ends by itself, short of every token limit, has finish_reason "stop"',
   section: '4.1',
   level: 'must',
+  audit: 'Reads the finish of the basic answer, which ends by itself within its cap, streamed and not: a server that ends it with anything but "stop" (length, content_filter) fails on the path it does it; shown by faults chat-natural-end-content-filter and chat-length-when-not-cut.',
   paths: EACH,
   ...onBasic(['finish_reason', 'usage', 'tool-calls'], async (a, ctx, path) => {
     const spent = completionTokens(a)!;

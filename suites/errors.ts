@@ -3,7 +3,7 @@
 // not answered with a stream that carries an error. An error counts only where a valid request on
 // the same route and path was served.
 import { enumAt } from '../schemas/index.js';
-import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { errorBodyProblem, notServed, readAnswer, refusalOf, type Refusal } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, skip, type Verdict } from './harness/check.js';
 import { bodyJson, bodyText, type Exchange } from './harness/exchanges.js';
@@ -26,16 +26,23 @@ interface Case {
   needsModel?: boolean;
   /** A 404 is a fitting refusal: the model is what is missing or unknown. */
   aboutModel?: boolean;
+  /** What a server that does not refuse it does instead, for the audit line. */
+  lax: string;
 }
 
 const CASES = {
-  missingModel: { what: 'a request without model', body: () => ({ messages: SAY_OK, max_tokens: 16 }), aboutModel: true },
-  missingMessages: { what: 'a request without messages', body: (model) => ({ model, max_tokens: 16 }), needsModel: true },
-  invalidJson: { what: 'a body that is not JSON', body: (_model, stream) => (stream ? NOT_JSON_STREAMED : NOT_JSON) },
-  messagesNotArray: { what: 'messages as a string', body: (model) => ({ model, messages: 'hello', max_tokens: 16 }), needsModel: true },
-  unknownRole: { what: `a message with role "${UNKNOWN_ROLE}"`, body: (model) => ({ model, messages: [{ role: UNKNOWN_ROLE, content: 'Say OK.' }], max_tokens: 16 }), needsModel: true },
-  unknownModel: { what: `model "${NO_SUCH_MODEL}"`, body: () => ({ model: NO_SUCH_MODEL, messages: SAY_OK, max_tokens: 16 }), aboutModel: true },
+  missingModel: { what: 'a request without model', body: () => ({ messages: SAY_OK, max_tokens: 16 }), aboutModel: true, lax: 'a server that falls back to a default model serves it, or answers its error inside a 200 or a stream' },
+  missingMessages: { what: 'a request without messages', body: (model) => ({ model, max_tokens: 16 }), needsModel: true, lax: 'a server that makes up a conversation serves it' },
+  invalidJson: { what: 'a body that is not JSON', body: (_model, stream) => (stream ? NOT_JSON_STREAMED : NOT_JSON), lax: 'a server that fails on it answers a 5xx, one that reads the prefix opens a stream' },
+  messagesNotArray: { what: 'messages as a string', body: (model) => ({ model, messages: 'hello', max_tokens: 16 }), needsModel: true, lax: 'a server that takes the string for one user message serves it' },
+  unknownRole: { what: `a message with role "${UNKNOWN_ROLE}"`, body: (model) => ({ model, messages: [{ role: UNKNOWN_ROLE, content: 'Say OK.' }], max_tokens: 16 }), needsModel: true, lax: 'a server that takes an unknown role for user serves it' },
+  unknownModel: { what: `model "${NO_SUCH_MODEL}"`, body: () => ({ model: NO_SUCH_MODEL, messages: SAY_OK, max_tokens: 16 }), aboutModel: true, lax: 'a server that falls back to a model it has serves it, one that fails on it answers a 5xx' },
 } satisfies Record<string, Case>;
+
+/** The audit line of a check of faulty requests: each is the control ("Say OK.", served on the same
+ * path) with one thing broken, so only that thing can be what a refusal refuses. */
+const auditOf = (cases: Case[], faults: string[]) =>
+  `Sends the valid "Say OK." request of each path (served first), streamed and not, with one thing broken (${cases.map((c) => c.what).join('; ')}): ${cases.map((c) => c.lax).join('; ')}; ${shownBy(faults)}.`;
 
 /** The answer to a faulty request on a path, or why it proves nothing here: a valid request to the
  * same route, on the same path, must be served first (a key or URL refused everywhere answers 4xx
@@ -49,8 +56,8 @@ async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?:
     if (unserved !== undefined) return { problem: `the valid request on the same path was not served (${unserved}): an error answer proves nothing without it` };
   }
   const body = c.body(model ?? NO_SUCH_MODEL, !!path.stream);
-  // Only the fault differs from a valid request: the rest stays within what the catalog declares.
-  const sent = typeof body === 'string' ? body : await fit(ctx, path.stream ? { ...body, stream: true } : body);
+  // Only the fault differs from the control: streamed as ask() streams it, within what the catalog declares.
+  const sent = typeof body === 'string' ? body : await fit(ctx, path.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body);
   const ex = await chat(ctx, sent, { label: path.stream ? `${c.what}, streamed` : c.what });
   // The faulty request leads the evidence: the control before it only made it meaningful.
   ctx.cite(ex);
@@ -66,12 +73,13 @@ function served(ex: Exchange): string {
 }
 
 /** The request is not served: it gets an error answer (a refusal, not a server error or a cut). */
-function refusedCheck(id: string, c: Case, title: string): CheckDef {
+function refusedCheck(id: string, c: Case, title: string, faults: string[]): CheckDef {
   return {
     id,
     title,
     section: '4.1',
     level: 'must',
+    audit: auditOf([c], faults),
     paths: { stream: STREAM },
     async run(ctx, path) {
       const { ex, problem } = await answer(ctx, c, path);
@@ -89,11 +97,12 @@ const client4xx = (c: Case, ex: Exchange): Verdict => {
 };
 
 /** The request gets a 4xx: the client's fault, told as such. */
-function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title' | 'section' | 'convention'>): CheckDef {
+function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title' | 'section' | 'convention'>, faults: string[]): CheckDef {
   return {
     id,
     level: 'should',
     ...meta,
+    audit: auditOf(cases, faults),
     paths: { stream: STREAM },
     async run(ctx, path) {
       const verdicts = await Promise.all(
@@ -107,44 +116,45 @@ function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title
   };
 }
 
-export const missingModel = refusedCheck('errors.missing-model', CASES.missingModel, 'A request without model is not served: it answers an error');
-export const missingMessages = refusedCheck('errors.missing-messages', CASES.missingMessages, 'A request without messages is not served: it answers an error');
+export const missingModel = refusedCheck('errors.missing-model', CASES.missingModel, 'A request without model is not served: it answers an error', ['errors-missing-model-200', 'errors-streamed-error-event']);
+export const missingMessages = refusedCheck('errors.missing-messages', CASES.missingMessages, 'A request without messages is not served: it answers an error', ['errors-missing-messages-served', 'errors-missing-messages-404']);
 
 export const missingField4xx = clientErrorCheck('errors.missing-field-4xx', [CASES.missingModel, CASES.missingMessages], {
   title: 'A request without model or messages answers a 4xx',
   section: '4.1, 7',
   convention: 'Section 7 does not show the status codes; an incomplete request is the client\'s error, 4xx (400) by convention.',
-});
+}, ['errors-missing-field-500', 'errors-missing-model-200']);
 
 export const invalidJson = clientErrorCheck('errors.invalid-json', [CASES.invalidJson], {
   title: 'A body that is not JSON answers a 4xx',
   section: '7',
   convention: 'Section 7 does not show the status codes; a body that cannot be parsed is the client\'s error, 4xx (400) by convention.',
-});
+}, ['errors-invalid-json-500']);
 
 export const messagesNotArray = clientErrorCheck('errors.messages-not-array', [CASES.messagesNotArray], {
   title: 'messages that is not an array answers a 4xx',
   section: '7',
   convention: 'Section 7 does not show the status codes; a field of the wrong type is the client\'s error, 4xx (400) by convention.',
-});
+}, ['errors-messages-string-accepted']);
 
 export const unknownRole = clientErrorCheck('errors.unknown-role', [CASES.unknownRole], {
   title: `A message whose role is none of ${ROLES.join(', ')} answers a 4xx`,
   section: '2.2, 7',
   convention: 'Section 7 does not show the status codes; a role outside the list of 2.2 is the client\'s error, 4xx (400) by convention.',
-});
+}, ['errors-unknown-role-as-user']);
 
 export const unknownModel = clientErrorCheck('errors.unknown-model', [CASES.unknownModel], {
   title: 'A model id that does not exist answers a 4xx',
   section: '4.1, 7',
   convention: 'Section 7 does not show the status codes; an unknown model is the client\'s error, 4xx (404 or 400) by convention.',
-});
+}, ['errors-unknown-model-fallback', 'errors-unknown-model-500']);
 
 export const errorBody: CheckDef = {
   id: 'errors.error-body',
   title: 'An error answer carries a JSON error body: {"error": {"message": ...}} with a message',
   section: '7',
   level: 'should',
+  audit: 'Reads the error answers to all six faulty requests, streamed and not: an error in plain text, or a JSON error without error.message or with an empty one, fails; shown by faults errors-plain-text-body, errors-no-message and errors-empty-message.',
   convention: 'Section 7 does not show the error body; the convention is the OpenAI-compatible {"error": {"message", "type", "param", "code"}}.',
   paths: { stream: STREAM },
   async run(ctx, path) {
@@ -178,6 +188,7 @@ export const contentFilter: CheckDef = {
   title: 'Wherever content is filtered, the answer is a complete 2xx response with finish_reason "content_filter", never an error',
   section: '7, 2.3',
   level: 'must',
+  audit: 'Reads every chat answer of the run for a content filter (skipped when none was filtered): a server that tells a filtered answer as an HTTP error (code content_filter), or ends it with content_filter but cuts the body short, fails; shown by faults errors-content-filter-as-error and errors-content-filter-cut.',
   last: true,
   async run(ctx) {
     const chats = (await ctx.received()).filter((ex) => ex.request.method === 'POST' && ex.request.url.endsWith('/v1/chat/completions'));

@@ -28,6 +28,7 @@ export const listShape: CheckDef = {
   title: 'GET /v1/models answers a model list: object, data[], each model with id, object, created, owned_by',
   section: '2.4',
   level: 'must',
+  audit: 'Validates GET /v1/models with the key against the 2.4 schema: a list whose models lack owned_by, or whose object is not "list", fails; shown by faults models-owned-by-missing and models-object-models.',
   run: onList((body) => {
     const v = validList(body);
     return v.ok ? pass() : fail(`the model list does not match 2.4: ${v.errors.join('; ')}`);
@@ -42,6 +43,7 @@ export const objectConstants: CheckDef = {
   title: `The list's object is "${LIST_OBJECT}" and each model's object is "${MODEL_OBJECT}"`,
   section: '2.4',
   level: 'must',
+  audit: 'Reads GET /v1/models: a list whose object is not "list", or a model whose object is not "model" ("engine"), fails; shown by faults models-object-models and models-model-object-wrong.',
   run: onList((body) => {
     const wrong: string[] = [];
     if (body.object !== LIST_OBJECT) wrong.push(`object is ${JSON.stringify(body.object)}, not "${LIST_OBJECT}"`);
@@ -58,6 +60,7 @@ export const createdSeconds: CheckDef = {
   title: 'Each model\'s created is a Unix time in seconds',
   section: '2.4',
   level: 'should',
+  audit: 'Reads each listed model\'s created: a server that gives milliseconds fails; shown by fault models-created-milliseconds.',
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds.',
   run: onList((body) => {
     const wrong = listedModels(body)
@@ -72,6 +75,7 @@ export const uniqueIds: CheckDef = {
   title: 'No model id is listed twice',
   section: '2.4',
   level: 'should',
+  audit: 'Reads the ids of GET /v1/models: a list that repeats a model fails; shown by fault models-duplicate-id.',
   convention: 'An id names one model; a list that repeats it is ambiguous.',
   run: onList((body) => {
     const seen = new Set<unknown>();
@@ -86,6 +90,7 @@ export const idsUsable: CheckDef = {
   title: 'A listed id is accepted in the model field of a chat completion, with the same key, and answered',
   section: '2.4, 4.2',
   level: 'must',
+  audit: 'Sends "Say OK." with the same key to the first and the last listed model and to each model under test (every listed one with --all-models): a server that lists a model the key cannot use refuses it; shown by fault models-lists-unusable-model.',
   // A hosted service may list hundreds of models and bill each request: by default the first, the
   // last and one of each kind; --all-models tries every one.
   paths: { model: LISTED },

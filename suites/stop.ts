@@ -78,16 +78,17 @@ const FORMS: readonly AxisPoint[] = [
 ];
 
 const sequenceOf = (ref: Reference, form: string) => (form === 'span' ? ref.span : ref.word);
-const stopField = (ref: Reference, form: string): string | string[] => (form === 'string' ? ref.word : form === 'span' ? [ref.span] : arrayOf(ref, 2));
+/** The stop field of a form; the array form is the largest array stop.array sends, so it is shared. */
+const stopField = (ref: Reference, form: string, largest: number): string | string[] => (form === 'string' ? ref.word : form === 'span' ? [ref.span] : arrayOf(ref, largest));
 
-/** An array of `size` sequences, the first of them the word the answer holds, the others fillers it
- * never holds (size 2 is the array form of the rules below, so it is shared). */
-const arrayOf = (ref: Reference, size: number) => [ref.word, ...FILLERS].slice(0, size);
+/** An array of `size` sequences: fillers the answer never holds, then the word it holds, last, so a
+ * server that honours only the first sequence (or the first few) does not cut the answer. */
+const arrayOf = (ref: Reference, size: number) => [...FILLERS.slice(0, size - 1), ref.word];
 
 /** Without a reference answer the cut cannot be known. */
 const noReference = (ref: { problem: string; blockedBy?: string }) => notTested(ref.problem, ref.blockedBy);
 
-/** Whose request is the stopped one of a form: the string and the array of two are the acceptance
+/** Whose request is the stopped one of a form: the string and the largest array are the acceptance
  * checks' own; the sequence across tokens is stop.ends-generation's. */
 const SERVED_BY: Record<string, string> = { string: 'stop.string', array: 'stop.array', span: 'stop.ends-generation' };
 
@@ -96,7 +97,7 @@ async function stopped(ctx: CheckContext, path: ApiPath, reads: readonly Part[],
   const ref = await reference(ctx, path);
   if ('problem' in ref) return { verdict: noReference(ref) };
   const form = String(path.form);
-  const stop = stopField(ref, form);
+  const stop = stopField(ref, form, (await arraySizes(ctx, path.model!)).sizes.at(-1)!);
   const servedBy = SERVED_BY[form] === self ? undefined : SERVED_BY[form];
   const got = await answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop }), `stop ${JSON.stringify(stop)}`), path, reads, { what: `stop ${JSON.stringify(stop)}`, servedBy });
   return got.verdict ? got : { ref, seq: sequenceOf(ref, form), a: got.answer };
@@ -123,6 +124,7 @@ export const stopString: CheckDef = {
   title: 'stop is accepted as a string',
   section: '2.1',
   level: 'must',
+  audit: 'Sends the reproducible request ("Repeat exactly: ...") with a word of its own answer as a string, streamed and not: a server that takes stop only as an array refuses it, where the same request without stop was served; shown by fault stop-string-refused.',
   paths: STOPPING,
   reads: ['served'],
   run: (ctx, path) => onStopped('stop.string', [], () => pass()).run(ctx, { ...path, form: 'string' }),
@@ -140,6 +142,7 @@ export const stopArray: CheckDef = {
   title: 'stop is accepted as an array of 1 to 4 strings',
   section: '2.1, 8',
   level: 'must',
+  audit: 'Sends the reproducible request with arrays of 1, 2 and 4 sequences (fillers the answer never holds, then a word it holds, last), up to the catalog\'s max_items, streamed and not: a server that refuses arrays, or breaks on them, fails on the size it refuses; shown by faults stop-server-error and stop-empty-200.',
   paths: STOPPING,
   reads: ['served'],
   async run(ctx, path) {
@@ -163,6 +166,7 @@ export const endsGeneration: CheckDef = {
   title: 'Generation stops at a stop sequence: nothing follows its first occurrence',
   section: '2.1',
   level: 'must',
+  audit: 'Sends a word picked from the reproducible answer (sent twice first, to see that it reproduces) as a string, the same word last of the largest array after three fillers, and a sequence across two tokens, streamed and not, and compares with the unstopped answer: a server that ignores stop in one form, honours only the first sequences of an array, ignores it when streaming or matches whole tokens only lets text through past the sequence; shown by faults stop-string-ignored, stop-first-only, stop-span-ignored, stop-ignored-when-streaming and stop-continues-after.',
   paths: ON_FORMS,
   ...onStopped('stop.ends-generation', ['content'], (a, seq, ref) => {
     const end = cutEnd(ref, seq);
@@ -178,6 +182,7 @@ export const stopFinishReason: CheckDef = {
   title: 'An answer ended by a stop sequence has finish_reason "stop"',
   section: '4.1',
   level: 'must',
+  audit: 'In each form, where the sequence cut the reproducible answer short of its unstopped end, streamed and not: a server that reports the cut as "length" (or anything but "stop") fails; shown by fault stop-finish-length.',
   paths: ON_FORMS,
   ...onStopped('stop.finish-reason', ['content', 'finish_reason'], (a, seq, ref) => {
     // Ended by the sequence: the answer stopped at or before it, where the unstopped one went on.
@@ -191,6 +196,7 @@ export const notInContent: CheckDef = {
   title: 'The content does not contain the stop sequence that ended it',
   section: '2.1',
   level: 'should',
+  audit: 'In each form, streamed and not, against the unstopped answer: a server that leaves the sequence that ended the answer at its end fails; shown by faults stop-left-in-content and stop-continues-after.',
   convention: 'The document says generation stops at a stop sequence; that the sequence itself is left out of the content is the convention.',
   paths: ON_FORMS,
   ...onStopped('stop.not-in-content', ['content'], (a, seq) => (a.content.includes(seq) ? fail(`the content contains the stop sequence ${show(seq)}: ${show(a.content)}`) : pass())),
@@ -201,6 +207,7 @@ export const exactPrefix: CheckDef = {
   title: 'A stop sequence ends the content exactly before its first occurrence',
   section: '2.1',
   level: 'should',
+  audit: 'In each form, streamed and not, the content is held to the unstopped answer up to the sequence: a server that cuts a little early, or keeps the sequence, fails; shown by faults stop-cut-early and stop-left-in-content.',
   convention: 'The document says generation stops at a stop sequence; that the content is exactly the text before it is the convention.',
   paths: ON_FORMS,
   ...onStopped('stop.exact-prefix', ['content'], (a, seq, ref) => {
@@ -238,6 +245,7 @@ export const fiveRefused: CheckDef = {
   title: 'Five stop sequences are refused (at most 4)',
   section: '8',
   level: 'must',
+  audit: 'Sends the array of four, then the same array with a fifth filler, streamed and not: a server that drops the fifth or ignores the limit serves the five where it must refuse them, and a 404 or a 5xx is no refusal; shown by faults stop-five-accepted, stop-five-404 and stop-five-500.',
   paths: STOPPING,
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
   reads: [],
@@ -252,6 +260,7 @@ export const five4xx: CheckDef = {
   title: 'Five stop sequences are refused with a 4xx and a JSON error body',
   section: '8, 7',
   level: 'should',
+  audit: 'Reads the answer to the five sequences, streamed and not, once the four were served: a refusal with a 5xx or a plain-text body fails; shown by faults stop-five-500 and stop-five-text-body.',
   convention: 'The document leaves error statuses and bodies unshown (7); the convention is a 4xx with {"error": {"message": ...}}.',
   paths: STOPPING,
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).

@@ -91,6 +91,7 @@ export const contentType: CheckDef = {
   title: `When stream is true, the response's Content-Type is ${SSE_TYPE}`,
   section: '4.1, 6.1',
   level: 'must',
+  audit: 'Reads the Content-Type of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that streams server-sent events as application/json fails, on the stream it does it; shown by fault stream-json-content-type.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], (_s, ex) => {
       const header = ex.headers['content-type'];
@@ -138,6 +139,7 @@ export const events: CheckDef = {
   title: 'The streamed response is a server-sent event stream that a client reads without losing data',
   section: '6.1',
   level: 'must',
+  audit: 'Parses the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output) by the WHATWG rules, as a client does: a stream that dispatches no event, ends inside an event, or carries bytes that are not UTF-8 loses data in a client; shown by faults stream-basic-empty, stream-unterminated-last-event, stream-invalid-utf8-tool-calls and stream-invalid-utf8-structured.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], ({ sse }) => {
       const wrong: string[] = [];
@@ -155,6 +157,7 @@ export const complete: CheckDef = {
   title: 'The stream reaches its end: the server does not cut the connection mid-stream',
   section: '6.1',
   level: 'must',
+  audit: 'Reads whether the basic stream, and every other stream of the run, reaches its end: a server that resets the connection mid-stream fails; shown by fault stream-reset.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], ({ sse }, ex) => {
       if (ex.complete && !ex.error) return pass();
@@ -168,6 +171,7 @@ export const chunkJson: CheckDef = {
   title: `Every event's data, but the terminator ${DONE_MARKER}, is one JSON value`,
   section: '6',
   level: 'should',
+  audit: 'Parses each event\'s data of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): events not separated by a blank line, or a chunk split over two events, give data that is not one JSON value; shown by faults stream-no-blank-lines and stream-json-split-over-events.',
   convention: 'The document does not show the chunks (4.1, 6); the convention is one JSON chunk per event.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served', 'events'], ({ payloads }) => {
@@ -201,6 +205,7 @@ export const chunkSchema: CheckDef = {
   title: 'Every chunk is a chat.completion.chunk: id, object, created, model, and choices with index and delta',
   section: '6',
   level: 'should',
+  audit: 'Validates each chunk of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output) against the chunk schema: chunks without model, with the completion\'s object, an index as a string or content as a list of parts fail; shown by faults stream-chunk-model-missing, stream-chunk-object-wrong, stream-chunk-index-string and stream-delta-content-parts.',
   convention: 'The document does not show the chunks (4.1, 6); the convention is the OpenAI chat.completion.chunk.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served', 'events'], ({ payloads }) => {
@@ -220,6 +225,7 @@ export const singleId: CheckDef = {
   title: 'All chunks of one stream carry the same id',
   section: '6',
   level: 'should',
+  audit: 'Reads the id of every chunk of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server whose chunks change id mid-stream fails, whichever stream it does it on; shown by faults stream-ids-differ, stream-ids-differ-tool-calls and stream-ids-differ-structured.',
   convention: 'Each chunk repeats the id of the completion it belongs to.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served', 'events', 'chunk-json', 'envelope'], ({ chunks }) => {
@@ -235,6 +241,7 @@ export const firstDeltaRole: CheckDef = {
   title: 'The first delta of each choice carries role "assistant"',
   section: '6',
   level: 'should',
+  audit: 'Reads the first delta of each choice of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that opens a stream without role "assistant" fails, whichever stream it does it on; shown by faults stream-first-delta-without-role, stream-first-delta-without-role-tool-calls and stream-first-delta-without-role-structured.',
   convention: 'The first chunk of a choice names its role, as the message of 2.2 does; later deltas omit it.',
   paths: STREAM_PATHS,
   ...onEveryStream(
@@ -258,6 +265,7 @@ export const oneFinishReason: CheckDef = {
   title: 'Each choice ends with exactly one finish_reason',
   section: '2.3, 6',
   level: 'should',
+  audit: 'Counts the finish_reasons of each choice of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that gives an early chunk a finish_reason too, or none at all, fails; shown by faults stream-two-finish-reasons, stream-two-finish-reasons-tool-calls and stream-two-finish-reasons-structured.',
   convention: 'Every chunk of a choice has finish_reason null but the one that ends it (2.3 gives the values).',
   paths: STREAM_PATHS,
   ...onEveryStream(
@@ -289,6 +297,7 @@ export const doneMarker: CheckDef = {
   title: `The stream ends with data: ${DONE_MARKER} and nothing after it`,
   section: '6',
   level: 'should',
+  audit: 'Reads the end of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a stream that ends without data: [DONE], or goes on after it, fails; shown by faults stream-no-done, stream-event-after-done, stream-no-done-tool-calls and stream-no-done-structured.',
   convention: `The document does not show the end-of-stream marker (6); the convention is a last event data: ${DONE_MARKER}.`,
   paths: STREAM_PATHS,
   // A cut stream has no end to judge (stream.complete reports the cut), nor has one whose events are no chunks.

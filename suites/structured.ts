@@ -11,21 +11,26 @@ import { modelsTaking, STREAM, type ApiPath } from './paths.js';
 /** Room for a reasoning model to think before it answers; the JSON itself is short. */
 const MAX_TOKENS = 1024;
 
+/** The schema asks for what the prompt does not: a `kind` of one allowed value. A server that takes
+ * json_schema for json_object gets an object of the keys the prompt names (name, age, tags), which
+ * lacks it; only a server that holds the content to the schema writes it. */
 const PERSON = {
   type: 'object',
   properties: {
+    kind: { type: 'string', enum: ['conformance-person'] },
     name: { type: 'string' },
     age: { type: 'integer', minimum: 0 },
     tags: { type: 'array', items: { type: 'string' } },
   },
-  required: ['name', 'age', 'tags'],
+  required: ['kind', 'name', 'age', 'tags'],
   additionalProperties: false,
 } as const;
 
-// The prompt names JSON: OpenAI refuses json_object when no message does.
+// The prompt asks for prose and names JSON only as the format the request sets (OpenAI refuses
+// json_object when no message says JSON): a server that ignores response_format answers prose.
 const jsonObjectBody = (model: string): ChatBody => ({
   model,
-  messages: [{ role: 'user', content: 'Describe a cat as a JSON object with the keys "name" and "color". Reply with JSON only.' }],
+  messages: [{ role: 'user', content: 'Write two short sentences about a cat (the request sets the format: JSON).' }],
   response_format: { type: 'json_object' },
   max_tokens: MAX_TOKENS,
 });
@@ -73,6 +78,7 @@ export const jsonObject: CheckDef = {
   title: 'With response_format json_object, the content is a JSON object',
   section: '2.1',
   level: 'should',
+  audit: 'Asks for two sentences about a cat with response_format json_object, naming JSON only as the format the request sets, streamed and not: a server that ignores response_format answers the prose the prompt asks for, where json_object makes it one JSON object; shown by faults structured-json-object-ignored and structured-json-object-fenced.',
   convention: 'The contents of response_format are not shown; by convention {type: "json_object"} makes the content one JSON object.',
   paths: ON_STRUCTURED,
   ...onContent('json_object', jsonObjectBody, (v) => (v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`))),
@@ -83,6 +89,7 @@ export const jsonSchema: CheckDef = {
   title: 'With response_format json_schema (strict), the content is JSON valid against the given schema',
   section: '2.1',
   level: 'should',
+  audit: 'Asks to invent a person (a name, an age and a few tags) with a strict json_schema that also requires a kind of one allowed value the prompt never names, streamed and not: a server that takes json_schema for json_object answers the object the prompt describes, without kind, where one that holds the content to the schema writes it; shown by faults structured-json-schema-as-object and structured-json-schema-negative-age.',
   convention: 'The contents of response_format are not shown; by convention {type: "json_schema", json_schema: {name, strict: true, schema}} makes the content conform to the schema.',
   paths: ON_STRUCTURED,
   ...onContent('json_schema', jsonSchemaBody, (value) => {

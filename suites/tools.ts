@@ -127,6 +127,7 @@ export const finishReason: CheckDef = {
   title: 'finish_reason is "tool_calls" exactly when the message calls a tool, whatever tool_choice is',
   section: '4.1',
   level: 'must',
+  audit: 'Sends the tool request under each tool_choice, streamed and not: auto and none with a weather question get_weather answers, required with a greeting no tool answers, the named get_time with the weather question; a server that ends a call with "stop", or says "tool_calls" with no call, fails on the choice and path it does it; shown by faults tools-finish-stop, tools-stream-finish-stop and tools-finish-tool-calls-without-call.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS },
   // Whether a call was made is read leniently: the calls' shape is tools.call-valid's and tools.stream's.
   reads: ['finish_reason'],
@@ -144,6 +145,7 @@ export const requiredCalls: CheckDef = {
   title: 'With tool_choice "required" the message calls a tool',
   section: '2.1',
   level: 'should',
+  audit: 'Asks with tool_choice "required" a greeting that no declared tool answers, streamed and not: a server that takes "required" for "auto" answers in words, where one that honours it must call a tool anyway; shown by faults tools-required-as-auto and tools-required-ignored.',
   convention: 'tool_choice "required" is listed without its meaning; by convention it forces at least one call.',
   paths: ON_TOOLS,
   ...under('required', ['finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
@@ -154,6 +156,7 @@ export const validCalls: CheckDef = {
   title: 'A tool call names a declared function and carries its arguments as JSON text of an object',
   section: '2.1',
   level: 'should',
+  audit: 'Reads the calls made under auto, required and the named choice, streamed and not: a server that calls a function the request did not declare, or passes arguments that are not JSON text of an object (an object, city=Paris), fails; shown by faults tools-undeclared-function, tools-arguments-not-json and tools-stream-arguments-not-json.',
   convention: 'Tool definitions and calls are not shown; by convention a call names one of the functions the request declares, with arguments as JSON text.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS.filter((c) => c.value !== 'none') },
   reads: ['tool-calls', 'finish_reason'],
@@ -175,6 +178,7 @@ export const strictArguments: CheckDef = {
   title: "With strict: true, the arguments of a tool call are valid against the function's parameters",
   section: '2.1',
   level: 'should',
+  audit: 'Forces a call with tool_choice "required" on a greeting, so the model must invent the arguments, of tools declared strict: true with every parameter required and unit an enum, streamed and not: a server that does not hold arguments to a strict schema lets through arguments that break it; shown by fault tools-strict-arguments-invalid.',
   convention: 'Tool definitions are not shown; by convention strict: true makes the arguments conform to the parameters schema.',
   paths: ON_TOOLS,
   ...under('required', ['tool-calls'], (a) => {
@@ -193,6 +197,7 @@ export const noneCalls: CheckDef = {
   title: 'With tool_choice "none" the message carries no tool_calls',
   section: '2.1',
   level: 'should',
+  audit: 'Asks the weather question, which get_weather answers, with tool_choice "none", streamed and not: a server that ignores "none" (takes it for auto) calls get_weather, where one that honours it answers in words; shown by fault tools-none-ignored.',
   convention: 'tool_choice "none" is listed without its meaning; by convention the model then calls no tool.',
   paths: ON_TOOLS,
   ...under('none', ['finish_reason'], (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
@@ -203,6 +208,7 @@ export const namedCall: CheckDef = {
   title: `With tool_choice naming a function (${NAMED}), the message calls that function`,
   section: '2.1',
   level: 'should',
+  audit: 'Asks the weather question with tool_choice naming get_time, the tool the question does not invite, streamed and not: a server that ignores the named form (takes it for auto or required) calls get_weather, the tool the question asks for; shown by fault tools-named-ignored.',
   convention: 'The named form of tool_choice is not shown; by convention {type: "function", function: {name}} forces a call of that function.',
   paths: ON_TOOLS,
   ...under('named', ['finish_reason'], (a) => {
@@ -217,6 +223,7 @@ export const streamedDeltas: CheckDef = {
   title: "Streamed, each tool call's first delta carries index, id and function.name",
   section: '6',
   level: 'should',
+  audit: 'Reads the tool-call deltas of the stream asked with tool_choice "required": a server whose first delta of a call lacks its id or function.name leaves a client unable to assemble the call; shown by faults tools-stream-delta-without-id and tools-stream-delta-without-name.',
   convention: 'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id and function.name, then argument fragments under the same index.',
   paths: { stream: STREAM_ONLY, model: modelsTaking('tools') },
   reads: ['tool-calls', 'finish_reason'],
@@ -249,6 +256,7 @@ export const resultAnswered: CheckDef = {
   title: "A conversation ending in a tool message that answers the assistant's tool call is answered",
   section: '2.1, 2.2',
   level: 'must',
+  audit: 'Sends back the call the "required" answer made (or a fixed get_weather call) with its tool result, streamed and not: a server that refuses tool messages, or the call it made itself, answers a 4xx; shown by fault tools-result-refused.',
   paths: ON_TOOLS,
   reads: ['served'],
   async run(ctx, path) {

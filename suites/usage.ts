@@ -29,6 +29,7 @@ export const streamPresent: CheckDef = {
   title: 'With stream_options.include_usage true, the stream carries the usage, with integer prompt_tokens, completion_tokens and total_tokens',
   section: '6.2, 2.3',
   level: 'must',
+  audit: 'Streams the basic request with stream_options.include_usage (every stream of the kit asks it) and reads every such stream of the run: a server that ignores include_usage sends no usage chunk, and one that sends it ill-typed fails too; shown by faults usage-stream-missing and usage-stream-shape.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, STREAM_READ, (s, _ex, a) =>
     usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, BASIC_OWNERS) : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`),
@@ -41,6 +42,7 @@ export const streamSingle: CheckDef = {
   title: 'With include_usage, exactly one chunk carries the usage',
   section: '6.2',
   level: 'should',
+  audit: 'Counts the chunks that carry usage on every stream that asked include_usage: a server that puts the usage on every chunk fails; shown by fault usage-stream-on-every-chunk.',
   convention: 'The usage of the whole completion is sent once; every other chunk has usage null or none.',
   paths: STREAM_PATHS,
   ...onUsage((found) => (found.length === 1 ? pass() : fail(`${found.length} chunks carry a usage (events ${found.map((f) => f.at).join(', ')}); one is expected`))),
@@ -51,6 +53,7 @@ export const streamPosition: CheckDef = {
   title: 'The usage chunk comes after the chunk with the finish_reason and before [DONE], with choices []',
   section: '6.2',
   level: 'should',
+  audit: 'Reads where the usage chunk is on every stream that asked include_usage, tool calls and structured output included: a usage chunk before the finish, or one that carries a choice, fails; shown by faults usage-stream-before-finish, usage-stream-with-choices and stream-usage-before-finish-tool-calls.',
   convention: 'The usage arrives in a chunk of its own, once generation has finished, with an empty choices array.',
   paths: STREAM_PATHS,
   ...onUsage((found, s) => {
@@ -71,6 +74,7 @@ export const streamShape: CheckDef = {
   title: 'The streamed usage carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens, as the usage of 2.3 does',
   section: '6.2',
   level: 'should',
+  audit: 'Reads the streamed usage of every stream that asked include_usage: a usage chunk without completion_tokens_details, or with prompt_tokens_details null, fails; shown by faults engine-stream-usage-no-completion-details and engine-prompt-details-null.',
   convention: 'The streamed usage is the usage object of the non-streamed response (2.3), details included.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, BASIC_OWNERS), askedUsage),
@@ -81,6 +85,7 @@ export const streamTotal: CheckDef = {
   title: 'In the streamed usage, total_tokens is prompt_tokens plus completion_tokens',
   section: '6.2, 2.3',
   level: 'should',
+  audit: 'Adds up the streamed usage of every stream that asked include_usage: a total_tokens other than prompt_tokens + completion_tokens fails; shown by fault usage-stream-total-off.',
   convention: 'The total counts the prompt and the completion, nothing else.',
   paths: STREAM_PATHS,
   ...onUsage((found) => {
@@ -99,6 +104,7 @@ export const streamAbsent: CheckDef = {
   title: 'Without include_usage, no chunk of the stream carries a usage',
   section: '6.2',
   level: 'should',
+  audit: 'Streams the basic request without stream_options: a server that sends the usage whatever is asked, so include_usage means nothing, fails; shown by fault usage-stream-unasked.',
   convention: 'include_usage is how a client asks for usage in a stream (6.2); without it, chunks carry none (or null).',
   paths: STREAM_PATHS,
   ...onStream(
@@ -119,6 +125,7 @@ export const streamCounts: CheckDef = {
   title: 'The streamed usage counts tokens as the non-streamed answer to the same request does',
   section: '6.2, 2.3',
   level: 'should',
+  audit: 'Compares the streamed usage of the basic request with the usage of its JSON answer, which has the same text: a server that counts chunks rather than tokens on the stream disagrees with itself; shown by fault usage-stream-counts-chunks.',
   convention: 'Usage counts tokens, not chunks: the same request has the same prompt_tokens streamed or not, and the same completion_tokens when it gets the same text.',
   paths: STREAM_PATHS,
   reads: COUNTS_READ,

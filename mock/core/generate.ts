@@ -59,6 +59,9 @@ const REPEAT = /repeat exactly:\s*([\s\S]*)$/i;
 const LONG = /\b(long|essay|detailed|at length|many words|story|paragraphs?)\b/i;
 const TOOL_RESULT_LEAD = piece('Based on the tool result:');
 
+/** The text a "Repeat exactly:" prompt asks for, which is the whole answer; undefined for any other prompt. */
+export const repeatedText = (user: string): string | undefined => REPEAT.exec(user)?.[1].trim();
+
 export function lastUserText(req: ChatRequest): string {
   for (let i = req.messages.length - 1; i >= 0; i--) if (req.messages[i].role === 'user') return contentText(req.messages[i].content);
   return '';
@@ -192,8 +195,8 @@ function tokensFor(req: ChatRequest, rand: () => number, profile: Profile): stri
   const format = req.response_format?.type;
   if (format === 'json_schema') return splitTokens(JSON.stringify(instanceOf(req.response_format?.json_schema?.schema ?? { type: 'object' }, rand)));
   if (format === 'json_object') return splitTokens(JSON.stringify({ answer: words(rand, between(rand, 3, 8)).trim() }));
-  const repeat = REPEAT.exec(user);
-  if (repeat) return splitTokens(repeat[1].trim());
+  const repeat = repeatedText(user);
+  if (repeat !== undefined) return splitTokens(repeat);
   return profile.write(rand, LONG.test(user), answersToolResult(req) ? TOOL_RESULT_LEAD : undefined);
 }
 

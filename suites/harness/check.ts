@@ -48,6 +48,11 @@ export interface CheckMeta {
   /** The parts of an answer its rule reads (`finish_reason`, `usage`): it judges the rule whenever
    * they are sound, and is not-tested, blocked by their owner, when one is not. */
   reads?: readonly string[];
+  /** Why the check's request proves its rule, in a sentence or two: the request it sends, and what a
+   * server that ignores, half-honours or breaks the rule would answer to it, which differs from what
+   * a server that keeps the rule answers. A request that a rule-breaking server answers the same way
+   * proves nothing; the mock fault that shows the difference is named ("shown by fault X"). */
+  audit?: string;
 }
 
 /** One value of one path axis: `{ value: true, label: 'stream' }`, `{ value: 'm1', label: 'm1' }`. */

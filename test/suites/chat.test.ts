@@ -46,11 +46,12 @@ describe('chat suite', () => {
   });
 
   it('chat.max-tokens holds the reasoning model to the cap, reasoning tokens included', async () => {
-    // The visible answer gets the whole cap and reasoning comes on top of it.
+    // The visible answer gets the whole cap and reasoning comes on top of it, streamed or not.
     const r = await outcomeOf('chat.max-tokens', faulty('chat-reasoning-beyond-cap'));
     expect(r.outcome, r.message).toBe('fail');
-    expect(failing(r)).toEqual(['json, mock-reason-1']);
+    expect(failing(r)).toEqual(['json, mock-reason-1', 'stream, mock-reason-1']);
     expect(r.message).toMatch(/^\[json, mock-reason-1\] usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
+    expect(r.message).toMatch(/\[stream, mock-reason-1\] usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
   });
 
   it('chat.length-only-at-cap fails on "length" short of every known limit', async () => {

@@ -1,10 +1,10 @@
 // Faults proving the checks of the chat suite: the roles of a conversation (2.1, 2.2), the
 // non-streamed response (2.3), stream: false (4.1) and max_tokens (2.1, 8).
 import { errorReply } from '../errors.js';
-import type { MockRequest } from '../types.js';
+import { isStream, type MockRequest } from '../types.js';
 import { parameterProblem } from '../validate.js';
 import type { Fault, FaultContext } from './fault.js';
-import { isChat, onAnswers, onChunks, onCompletion, requestJson, withRequestJson } from './rewrite.js';
+import { isChat, onAnswers, onChunks, onCompletion, requestJson, withPayloads, withRequestJson } from './rewrite.js';
 import { only } from './scope.js';
 
 type Json = Record<string, any>;
@@ -35,6 +35,30 @@ const withRole = (role: string) => (messages: Json[]) => messages.some((m) => m.
 
 const stopsOf = (request: Json): string[] => (request.stop == null ? [] : [request.stop].flat());
 const isReasoning = (ctx: FaultContext, model: unknown) => ctx.config.models.some((m) => m.id === model && m.reasoning);
+
+/** Usage as a server reports it that holds only the visible answer to the cap: the visible answer got
+ * the whole cap, and the reasoning comes on top of it. */
+function visibleCapped(usage: Json, cap: unknown): void {
+  const visible = usage.completion_tokens - usage.completion_tokens_details.reasoning_tokens;
+  const extra = typeof cap === 'number' ? cap - visible : 0;
+  const reasoning = usage.completion_tokens_details.reasoning_tokens + 8;
+  usage.completion_tokens_details.reasoning_tokens = reasoning;
+  usage.completion_tokens = visible + extra + reasoning;
+  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+}
+
+/** Edits the usage chunk of a streamed chat completion, given the finish_reason the stream ended with. */
+const onStreamUsage =
+  (edit: (usage: Json, finish: unknown) => void): NonNullable<Fault['reply']> =>
+  (r, req) =>
+    isChat(req) && isStream(r)
+      ? withPayloads(r, (ps) => {
+          const finish = ps.find((p) => p?.choices?.[0]?.finish_reason)?.choices[0].finish_reason;
+          const usage = ps.find((p) => p?.usage)?.usage;
+          if (usage) edit(usage, finish);
+          return ps;
+        })
+      : r;
 
 const BASE: Fault[] = [
   // --- 2.1, 2.2: the roles ---
@@ -185,19 +209,15 @@ const BASE: Fault[] = [
   {
     name: 'chat-reasoning-beyond-cap',
     on: 'mock-reason-1',
-    description: 'A reasoning model spends its reasoning tokens beyond max_tokens: only the visible answer is held to the cap',
+    description: 'A reasoning model spends its reasoning tokens beyond max_tokens: only the visible answer is held to the cap, streamed or not',
     fails: ['chat.max-tokens'],
-    reply: onCompletion((b, request, ctx) => {
-      if (!isReasoning(ctx, request.model) || b.choices[0]?.finish_reason !== 'length') return;
-      // The visible answer got the whole cap; the reasoning comes on top of it.
-      const visible = b.usage.completion_tokens - b.usage.completion_tokens_details.reasoning_tokens;
-      const cap = request.max_completion_tokens ?? request.max_tokens;
-      const extra = typeof cap === 'number' ? cap - visible : 0;
-      const reasoning = b.usage.completion_tokens_details.reasoning_tokens + 8;
-      b.usage.completion_tokens_details.reasoning_tokens = reasoning;
-      b.usage.completion_tokens = visible + extra + reasoning;
-      b.usage.total_tokens = b.usage.prompt_tokens + b.usage.completion_tokens;
-    }),
+    reply: (r, req, ctx) => {
+      const request = requestJson(req) ?? {};
+      if (!isReasoning(ctx, request.model)) return r;
+      const edit = (usage: Json) => visibleCapped(usage, request.max_completion_tokens ?? request.max_tokens);
+      if (!isStream(r)) return onCompletion((b) => void (b.choices[0]?.finish_reason === 'length' && edit(b.usage)))(r, req, ctx);
+      return onStreamUsage((usage, finish) => void (finish === 'length' && edit(usage)))(r, req, ctx);
+    },
   },
   {
     name: 'chat-length-when-not-cut',

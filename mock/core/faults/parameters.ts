@@ -69,6 +69,15 @@ const NEW: Fault[] = [
     },
   },
   {
+    name: 'parameters-min-unchecked',
+    description: 'Only the maximum of a declared range is checked: a value below the minimum is raised to it and served',
+    fails: ['parameters.out-of-range'],
+    request: eachDeclared((body, name, d) => {
+      const v = body[name];
+      if ((d.type === 'range' || d.type === 'integer') && typeof v === 'number' && d.min !== undefined && v < d.min) body[name] = d.min;
+    }),
+  },
+  {
     name: 'parameters-fraction-truncated',
     description: 'An integer parameter given a fraction is truncated and served instead of refused',
     fails: ['parameters.out-of-range'],

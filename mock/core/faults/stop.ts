@@ -1,6 +1,7 @@
 // Faults proving the checks of the stop suite (2.1, 8): stop sequences as a string or an array of at
 // most 4, and the content they end.
 import { errorReply } from '../errors.js';
+import { lastUserText, repeatedText, type ChatRequest } from '../generate.js';
 import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { isChat, requestJson, withJson, withPayloads, withRequestJson } from './rewrite.js';
@@ -15,27 +16,38 @@ const five = (req: MockRequest) => isChat(req) && Array.isArray(requestJson(req)
 /** Bends the answers (JSON body, stream payloads) to chat requests that carry stop sequences; refusals
  * stay as they are. */
 const onStopped =
-  (json: (body: Json, stops: string[]) => void, payloads?: (ps: any[], stops: string[]) => void): Fault['reply'] =>
+  (json: (body: Json, stops: string[], request: Json) => void, payloads?: (ps: any[], stops: string[], request: Json) => void): Fault['reply'] =>
   (r, req) => {
     if (!stopped(req) || isRaw(r) || r.status !== 200) return r;
-    const stops = stopsOf(requestJson(req));
-    if (isStream(r)) return payloads ? withPayloads(r, (ps) => (payloads(ps, stops), ps)) : r;
-    return withJson(r, (b) => void json(b, stops));
+    const request = requestJson(req)!;
+    const stops = stopsOf(request);
+    if (isStream(r)) return payloads ? withPayloads(r, (ps) => (payloads(ps, stops, request), ps)) : r;
+    return withJson(r, (b) => void json(b, stops, request));
   };
 
 /** The index of the chunk that ends the choice. */
 const finishAt = (ps: any[]) => ps.findIndex((p) => p?.choices?.[0]?.finish_reason);
 const contentChunk = (like: Json, content: string) => ({ ...like, choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+const streamedContent = (ps: any[]) => ps.map((p) => (typeof p?.choices?.[0]?.delta?.content === 'string' ? p.choices[0].delta.content : '')).join('');
 
-/** Text added after the content of an answer a stop sequence ended, on either path. */
-const appended = (text: (stops: string[]) => string) =>
+/** The sequence that ended an answer: of the request's, the one its unstopped answer holds right after
+ * the content. The mock's answer to "Repeat exactly:" is known; for another prompt the first stands in. */
+const endedBy = (request: Json, content: string, stops: string[]): string => {
+  const whole = repeatedText(lastUserText(request as ChatRequest));
+  return (whole !== undefined && stops.find((s) => whole.startsWith(content + s))) || stops[0];
+};
+
+/** Text added after the content of an answer a stop sequence ended, on either path: `text` is given the
+ * sequence that ended it. */
+const appended = (text: (ended: string) => string) =>
   onStopped(
-    (b, stops) => {
-      if (b.choices[0]?.finish_reason === 'stop' && typeof b.choices[0].message?.content === 'string') b.choices[0].message.content += text(stops);
+    (b, stops, request) => {
+      const message = b.choices[0]?.message;
+      if (b.choices[0]?.finish_reason === 'stop' && typeof message?.content === 'string') message.content += text(endedBy(request, message.content, stops));
     },
-    (ps, stops) => {
+    (ps, stops, request) => {
       const at = finishAt(ps);
-      if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps.splice(at, 0, contentChunk(ps[at], text(stops)));
+      if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps.splice(at, 0, contentChunk(ps[at], text(endedBy(request, streamedContent(ps), stops))));
     },
   );
 
@@ -82,7 +94,7 @@ const BASE: Fault[] = [
     name: 'stop-left-in-content',
     description: 'The stop sequence that ended the answer is left at the end of the content',
     fails: ['stop.not-in-content', 'stop.exact-prefix'],
-    reply: appended((stops) => stops[0]),
+    reply: appended((ended) => ended),
   },
   {
     name: 'stop-cut-early',
@@ -101,11 +113,17 @@ const BASE: Fault[] = [
   },
   {
     name: 'stop-finish-length',
-    description: 'An answer ended by a stop sequence has finish_reason "length" instead of "stop"',
+    description: 'An answer ended by a stop sequence has finish_reason "length" instead of "stop", streamed or not',
     fails: ['stop.finish-reason'],
-    reply: onStopped((b) => {
-      if (b.choices[0]?.finish_reason === 'stop') b.choices[0].finish_reason = 'length';
-    }),
+    reply: onStopped(
+      (b) => {
+        if (b.choices[0]?.finish_reason === 'stop') b.choices[0].finish_reason = 'length';
+      },
+      (ps) => {
+        const at = finishAt(ps);
+        if (at >= 0 && ps[at].choices[0].finish_reason === 'stop') ps[at].choices[0].finish_reason = 'length';
+      },
+    ),
   },
   {
     name: 'stop-ignored-when-streaming',
@@ -132,7 +150,7 @@ const NEW: Fault[] = [
     name: 'stop-continues-after',
     description: 'The content goes on for a few characters after the stop sequence that ended it',
     fails: ['stop.ends-generation', 'stop.not-in-content', 'stop.exact-prefix'],
-    reply: appended((stops) => `${stops[0]} and more`),
+    reply: appended((ended) => `${ended} and more`),
   },
   {
     name: 'stop-span-ignored',
@@ -146,6 +164,21 @@ const NEW: Fault[] = [
             if (Array.isArray(b.stop) && !b.stop.length) delete b.stop;
           })
         : req,
+  },
+  {
+    name: 'stop-first-only',
+    description: 'Of a stop array, only the first sequence is honoured (an engine that reads stop[0]), streamed or not',
+    fails: ['stop.ends-generation', 'stop.not-in-content', 'stop.exact-prefix'],
+    on: 'stop array',
+    // Up to four: five are still refused, as the document's limit asks.
+    request: (req) => (isChat(req) ? withRequestJson(req, (b) => void (Array.isArray(b.stop) && b.stop.length > 1 && b.stop.length <= 4 && (b.stop = [b.stop[0]]))) : req),
+  },
+  {
+    name: 'stop-string-ignored',
+    description: 'stop given as a string is accepted but ignored: only arrays stop the generation, streamed or not',
+    fails: ['stop.ends-generation', 'stop.not-in-content', 'stop.exact-prefix'],
+    on: 'stop string',
+    request: (req) => (isChat(req) && typeof requestJson(req)?.stop === 'string' ? withRequestJson(req, (b) => void delete b.stop) : req),
   },
   {
     name: 'stop-five-404',

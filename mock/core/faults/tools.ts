@@ -43,7 +43,20 @@ const firstCallDelta = (edit: (delta: Body) => void) =>
     return ps;
   });
 
-const A_CALL = { id: 'call_x', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } };
+/** Arguments that are a JSON object but break the strict parameters of get_weather and get_time. */
+const STRICT_BREAKING = '{"unit":"kelvin"}';
+
+/** The first tool call of a stream carries `args` whole in its first delta, and no fragment after it. */
+const argumentsOfFirstCall = (args: string) => (ps: any[]) => {
+  let first = true;
+  for (const p of ps)
+    for (const d of p?.choices?.[0]?.delta?.tool_calls ?? [])
+      if (d?.index === 0 && d.function) {
+        d.function.arguments = first ? args : '';
+        first = false;
+      }
+  return ps;
+};
 
 /** Under a tool_choice, a message that calls a tool ends with finish_reason "stop" (4.1 rule 2). */
 const callEndsWithStop = (name: string, when: (b: Body) => boolean, under: string): Fault => ({
@@ -85,29 +98,31 @@ const BASE: Fault[] = [
   },
   {
     name: 'tools-strict-arguments-invalid',
-    description: 'With strict: true, the arguments of a tool call break the parameters schema ({"unit":"kelvin"})',
+    description: 'With strict: true, the arguments of a tool call break the parameters schema ({"unit":"kelvin"}), streamed or not',
     fails: ['tools.strict-arguments'],
-    reply: onMessage(choiceIs('required'), (m) => {
-      if (m.tool_calls?.[0]) m.tool_calls[0].function.arguments = '{"unit":"kelvin"}';
-    }),
+    reply: (r, req, ctx) => {
+      const b = chatBody(req);
+      if (!b || !choiceIs('required')(b)) return r;
+      if (b.stream === true) return onToolStream(argumentsOfFirstCall(STRICT_BREAKING))!(r, req, ctx);
+      return onMessage(choiceIs('required'), (m) => {
+        if (m.tool_calls?.[0]) m.tool_calls[0].function.arguments = STRICT_BREAKING;
+      })!(r, req, ctx);
+    },
   },
   {
     name: 'tools-none-ignored',
-    description: 'tool_choice "none" is answered with a tool call',
+    description: 'tool_choice "none" is taken for "auto": the question about the weather gets a get_weather call, streamed or not',
     fails: ['tools.none'],
-    reply: onMessage(choiceIs('none'), (m, c) => {
-      m.content = '';
-      m.tool_calls = [A_CALL];
-      c.finish_reason = 'tool_calls';
-    }),
+    request: (req) => (chatBody(req)?.tool_choice === 'none' ? withRequestJson(req, (b) => void (b.tool_choice = 'auto')) : req),
   },
   {
     name: 'tools-named-ignored',
-    description: 'tool_choice naming get_time is answered with a call of get_weather',
+    description: 'tool_choice naming get_time is taken for "auto": the question about the weather gets a get_weather call, streamed or not',
     fails: ['tools.named'],
-    reply: onMessage(namesFunction, (m) => {
-      for (const call of m.tool_calls ?? []) call.function.name = 'get_weather';
-    }),
+    request: (req) => {
+      const b = chatBody(req);
+      return b && namesFunction(b) ? withRequestJson(req, (body) => void (body.tool_choice = 'auto')) : req;
+    },
   },
   callEndsWithStop('tools-named-finish-stop', namesFunction, 'tool_choice naming a function'),
   {
