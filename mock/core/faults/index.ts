@@ -6,6 +6,7 @@ import { CHAT_FAULTS } from './chat.js';
 import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
 import { FRONTEND } from './frontend.js';
+import { FUZZ_FAULTS } from './fuzz.js';
 import { HOSTILE } from './hostile.js';
 import { LEGAL } from './legal.js';
 import { MODEL_FAULTS } from './models.js';
@@ -29,6 +30,7 @@ export const FAULTS: readonly Fault[] = [
   ...STREAM_FAULTS,
   ...USAGE_FAULTS,
   ...ERRORS_FAULTS,
+  ...FUZZ_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
 ];
