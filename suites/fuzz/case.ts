@@ -26,21 +26,21 @@ export class RawJson {
     if (!/^[-+0-9.eE[\]{}:,"a-z ]*$/.test(text)) throw new Error(`raw JSON holds only numbers and brackets: ${text.slice(0, 40)}`);
   }
 
-  /** Stands in the stringified text between two marks no generated string can hold (they are
-   * escaped by JSON.stringify as \u0000, which a generated string's own NUL becomes too, but
-   * never followed by this word). */
+  /** Stands in the stringified text between two marks, which JSON.stringify writes as escapes a
+   * generated string could only match by guessing this process's random word. */
   toJSON(): string {
     return `${MARK}${this.text}${MARK}`;
   }
 }
 
-const MARK = '\u0000fuzz-raw\u0000';
-const MARKED = /"\\u0000fuzz-raw\\u0000(.*?)\\u0000fuzz-raw\\u0000"/g;
+const WORD = `fuzz-raw-${Math.random().toString(36).slice(2)}`;
+const MARK = `\u0000${WORD}\u0000`;
+const MARKED = new RegExp(`"\\\\u0000${WORD}\\\\u0000(.*?)\\\\u0000${WORD}\\\\u0000"`, 'g');
 
 /** JSON.stringify, with raw JSON written as it is. */
 const json = (value: unknown) => {
   const text = JSON.stringify(value);
-  return text.includes('fuzz-raw') ? text.replace(MARKED, (_, raw: string) => raw.replace(/\\"/g, '"')) : text;
+  return text.includes(WORD) ? text.replace(MARKED, (_, raw: string) => raw.replace(/\\"/g, '"')) : text;
 };
 
 /** A case is sent, counted and shown by its text: written once. */

@@ -10,7 +10,7 @@ import { FIELDS, wrongTypes, type Field, type JsonType } from './fields.js';
 import { A, invalidCases, refused } from './invalid.js';
 import { MACHINE_EDGES } from './numbers.js';
 import type { ModelSpace, Space } from './space.js';
-import { astral, longText, LONG_LENGTHS, loneSurrogate, textOf } from './text.js';
+import { asciiPiece, astral, longText, LONG_LENGTHS, loneSurrogate, textOf } from './text.js';
 import { smallBody, validBody } from './valid.js';
 
 /** The wrong type tried first: a number or a boolean sent as text is the commonest slip of a client
@@ -41,7 +41,7 @@ function rareValid(m: ModelSpace): fc.Arbitrary<FuzzCase> {
     .record({
       astral: present(textOf(astral, 1, 4)),
       control: present(textOf(fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), 1, 3)),
-      long: present(longText(LONG_LENGTHS[0])),
+      long: present(longText(LONG_LENGTHS[0], LONG_LENGTHS[0] + 1024, asciiPiece)),
       seed: present(fc.constantFrom(...MACHINE_EDGES.filter((e) => e > 2 ** 31))),
       stream: present(fc.constant(true)),
     })
@@ -85,7 +85,10 @@ export function casesFor(space: Space): Cases {
   const ids = space.models.map((m) => m.id);
   const kinds = (m: ModelSpace) => ({ invalid: invalidCases(m, ids), edge: edgeCases(m) });
   const mine = kinds(first);
-  const breadth = [...FIELDS.map((f) => fc.constant(wrongTypeOf(first, f))), rareValid(first), rareEither(first), valid(first), ...mine.invalid, ...mine.edge, megabyte(first)];
+  // After the pass's start, each kind of invalid and edge request once, a valid request every third.
+  const kindsOnce = [...mine.invalid, ...mine.edge, megabyte(first)];
+  const rest = kindsOnce.flatMap((arb, i) => (i % 2 ? [arb] : [valid(first), arb]));
+  const breadth = [...FIELDS.map((f) => fc.constant(wrongTypeOf(first, f))), rareValid(first), rareEither(first), ...rest];
   const random = fc.oneof(
     ...space.models.map((m) => {
       const k = m === first ? mine : kinds(m);

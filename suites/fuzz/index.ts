@@ -5,7 +5,7 @@ import { inSuite, type ApiCheck, type CheckDef } from '../api.js';
 import { fail, notTested, pass, type AxisValues } from '../harness/check.js';
 import type { CheckContext } from '../harness/runner.js';
 import { describeCase, wire } from './case.js';
-import { JUDGES, type PropertyId } from './properties.js';
+import { JUDGES, JUDGES_WHAT, type PropertyId } from './properties.js';
 import { FuzzSession, sendCase, type FuzzSettings } from './session.js';
 
 /** Requests of the short pass inside `conformance run`: one wrong type for each of the 14 fields of
@@ -51,7 +51,8 @@ const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
   },
 };
 
-const bytes = (n: number) => `${n.toLocaleString('en-US')} bytes`;
+/** The size of a request body as sent (UTF-8). */
+const size = (c: Parameters<typeof wire>[0]) => `${Buffer.byteLength(wire(c)).toLocaleString('en-US')} bytes`;
 
 /** The fuzz checks of one session's settings; `note` says once in the report how it was seeded. */
 export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings.seed}, ${settings.runs} generated requests (--seed ${settings.seed} repeats them)`): ApiCheck[] {
@@ -66,6 +67,9 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
     id: `fuzz.${id}`,
     ...META[id],
     paths: { seed: seedAxis },
+    // A session sends its requests in turn while it shrinks: each may take a request's deadline. The
+    // run's deadline (--deadline) bounds it as a whole. (setTimeout takes no longer delay than 2^31 - 1.)
+    timeLimitMs: (limits) => Math.min(limits.deadlineMs * (settings.maxRequests + 8), 2 ** 31 - 1),
     async run(ctx) {
       const session = await sessionOf(ctx);
       const out = await session.result();
@@ -83,11 +87,11 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
           const still = JUDGES[id](f.shrunk, ex, out.space.models.find((m) => m.id === f.shrunk.body.model));
           again = still ? 'stable: sent once more, it broke the rule again' : 'flaky: sent once more, it held';
         }
-        const shrunk = f.steps ? `, shrunk in ${f.steps} steps (${f.attempts} requests tried) from ${bytes(wire(f.first).length)} to ${bytes(wire(f.shrunk).length)}` : '';
-        return fail(`${describeCase(f.shrunk)}: ${f.why}; ${again}. Request ${f.index + 1} of ${out.generated} (seed ${settings.seed}) was the first to break it, ${f.count} of ${out.answered} answers did${shrunk}`, cut);
+        const shrunk = f.steps ? `, shrunk in ${f.steps} steps (${f.attempts} requests tried) from ${size(f.first)} to ${size(f.shrunk)}` : '';
+        return fail(`${describeCase(f.shrunk)}: ${f.why}; ${again}. Request ${f.index + 1} of ${out.generated} was the first to break it, ${f.count} of ${out.answered} answers did${shrunk}`, cut);
       }
-      if (!judged) return notTested(unjudged ?? `none of the ${out.answered} answers was of the kind this rule judges (seed ${settings.seed}); more requests judge more`);
-      return pass([`held on ${judged} of ${out.answered} answers to generated requests (seed ${settings.seed})`, ...cut, ...(unjudged ? [unjudged] : [])]);
+      if (!judged) return notTested(unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`);
+      return pass([`held on ${judged} of ${out.answered} answers to generated requests`, ...cut, ...(unjudged ? [unjudged] : [])]);
     },
   });
 

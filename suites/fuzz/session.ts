@@ -10,7 +10,7 @@ import { readAnswer } from '../answer.js';
 import type { Exchange } from '../harness/exchanges.js';
 import type { CheckContext } from '../harness/runner.js';
 import { wire, type FuzzCase } from './case.js';
-import { casesFor } from './cases.js';
+import { casesFor, type Cases } from './cases.js';
 import { JUDGES, PROPERTY_IDS, type PropertyId } from './properties.js';
 import { spaceOf, type ModelSpace, type Space } from './space.js';
 
@@ -32,7 +32,7 @@ export interface FuzzSettings {
 }
 
 /** One generated request: where it stands in the session and what generated it, so it can shrink. */
-interface Tried {
+export interface Tried {
   index: number;
   arb: fc.Arbitrary<FuzzCase>;
   value: fc.Value<FuzzCase>;
@@ -90,6 +90,12 @@ const rngFor = (seed: number, index: number) => new fc.Random(xoroshiro128plus((
 /** As fast-check's own runner: small and edge values more often in early runs. */
 const biasFor = (index: number) => 2 + Math.floor(Math.log10(index + 1));
 
+/** The session's case at `index`: the breadth list's, then a random one. */
+export function caseAt({ breadth, random }: Cases, seed: number, index: number): Tried {
+  const arb = index < breadth.length ? breadth[index] : random;
+  return { index, arb, value: arb.generate(rngFor(seed, index), biasFor(index)) };
+}
+
 export class FuzzSession {
   private outcome?: Promise<SessionOutcome>;
   private readonly sentKeys = new Set<string>();
@@ -129,7 +135,7 @@ export class FuzzSession {
     if (space.problem) return { ...outcome, problem: space.problem };
     const models = new Map(space.models.map((m) => [m.id, m]));
     const modelOf = (c: FuzzCase): ModelSpace | undefined => (typeof c.body.model === 'string' ? models.get(c.body.model) : undefined);
-    const { breadth, random } = casesFor(space);
+    const cases = casesFor(space);
     const { seed, runs, maxRequests } = this.settings;
     const planned = Math.min(runs, maxRequests);
 
@@ -146,8 +152,7 @@ export class FuzzSession {
         outcome.cut = why;
         break;
       }
-      const arb = index < breadth.length ? breadth[index] : random;
-      const tried: Tried = { index, arb, value: arb.generate(rngFor(seed, index), biasFor(index)) };
+      const tried = caseAt(cases, seed, index);
       outcome.generated++;
       const p = this.send(tried.value.value, `fuzz #${index + 1}: ${tried.value.value.what}`).then(async (ex) => {
         answers.push({ tried, ex });
@@ -223,7 +228,7 @@ export class FuzzSession {
       for (const candidate of start.arb.shrink(current.value, current.context)) {
         if (attempts >= budget || this.stopped()) break descend;
         attempts++;
-        const ex = await this.send(candidate.value, `fuzz #${start.index + 1}, shrinking for ${id}: ${candidate.value.what}`);
+        const ex = await this.send(candidate.value, `fuzz #${start.index + 1}, shrunk for fuzz.${id} (try ${attempts}): ${candidate.value.what}`);
         const broken = await this.judge(id, candidate.value, ex, modelOf, shape);
         if (broken) {
           current = candidate;

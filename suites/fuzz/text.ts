@@ -53,10 +53,14 @@ export const textOf = (unit: fc.Arbitrary<string>, minLength = 1, maxLength = 8)
  * (a body limit). */
 export const LONG_LENGTHS = [4_097, 65_537, 1_048_577] as const;
 
+/** A short run of printable ASCII: what a long string is made of where its length alone must be the
+ * rare input (so that shrinking it away leaves no other class behind). */
+export const asciiPiece = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 });
+
 /** A string of at least `min` code points: a short piece repeated (generating a megabyte character
  * by character would cost more than sending it); it shrinks as its piece and its length do. */
-export const longText = (min: number, max = min + 1024) =>
-  fc.tuple(text(8, 1), fc.integer({ min, max })).map(([piece, length]) => {
+export const longText = (min: number, max = min + 1024, piece: fc.Arbitrary<string> = text(8, 1)) =>
+  fc.tuple(piece, fc.integer({ min, max })).map(([piece, length]) => {
     // Whole repeats, then the start of one more, cut between code points (never inside a pair).
     const points = Array.from(piece);
     return piece.repeat(Math.floor(length / points.length)) + points.slice(0, length % points.length).join('');
