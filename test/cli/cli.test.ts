@@ -10,16 +10,7 @@ import { startMockServer, type MockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
 import { validator } from '../../schemas/index.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
-
-const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { BIN, cli } from '../support/cli.js';
 
 describe('conformance CLI', () => {
   let server: MockServer;
