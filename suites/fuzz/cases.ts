@@ -5,7 +5,7 @@
 // is the start of the list.
 import fc from 'fast-check';
 import { RawJson, type FuzzCase } from './case.js';
-import { edgeCases, megabyte, nested, withContent } from './edge.js';
+import { costlyEdgeCases, edgeCases, megabyte, nested, withContent } from './edge.js';
 import { FIELDS, wrongTypes, type Field, type JsonType } from './fields.js';
 import { A, invalidCases, refused } from './invalid.js';
 import { MACHINE_EDGES } from './numbers.js';
@@ -83,16 +83,16 @@ export interface Cases {
 export function casesFor(space: Space): Cases {
   const first = space.models[0];
   const ids = space.models.map((m) => m.id);
-  const kinds = (m: ModelSpace) => ({ invalid: invalidCases(m, ids), edge: edgeCases(m) });
+  const kinds = (m: ModelSpace) => ({ invalid: invalidCases(m, ids), edge: edgeCases(m), costly: costlyEdgeCases(m) });
   const mine = kinds(first);
   // After the pass's start, each kind of invalid and edge request once, a valid request every third.
-  const kindsOnce = [...mine.invalid, ...mine.edge, megabyte(first)];
+  const kindsOnce = [...mine.invalid, ...mine.edge, ...mine.costly, megabyte(first)];
   const rest = kindsOnce.flatMap((arb, i) => (i % 2 ? [arb] : [valid(first), arb]));
   const breadth = [...FIELDS.map((f) => fc.constant(wrongTypeOf(first, f))), rareValid(first), rareEither(first), ...rest];
   const random = fc.oneof(
     ...space.models.map((m) => {
       const k = m === first ? mine : kinds(m);
-      return fc.oneof({ arbitrary: valid(m), weight: 5 }, { arbitrary: fc.oneof(...k.invalid), weight: 4 }, { arbitrary: fc.oneof(...k.edge), weight: 1 });
+      return fc.oneof({ arbitrary: valid(m), weight: 50 }, { arbitrary: fc.oneof(...k.invalid), weight: 40 }, { arbitrary: fc.oneof(...k.edge), weight: 9 }, { arbitrary: fc.oneof(...k.costly), weight: 1 });
     }),
   );
   return { breadth, random };

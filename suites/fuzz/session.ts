@@ -84,6 +84,9 @@ const chatSpec = (ctx: CheckContext, c: FuzzCase) => ({
   body: wire(c),
 });
 
+/** Requests generated ahead of their answers: enough to keep the run's concurrency busy. */
+const WINDOW = 64;
+
 /** Each case its own generator, seeded by the session's seed and its place: a longer session
  * begins with the same requests as a shorter one. */
 const rngFor = (seed: number, index: number) => new fc.Random(xoroshiro128plus((seed ^ Math.imul(index + 1, 0x9e3779b1)) | 0));
@@ -141,9 +144,13 @@ export class FuzzSession {
 
     // Every case is generated in order (so the same seed gives the same cases whatever the answers'
     // timing), sent, and judged as its answer comes; the run's exchanges bound the concurrency.
-    const answers: { tried: Tried; ex: Exchange }[] = [];
+    // Only the first broken case of each property is kept: a case holds its shrinking context, which
+    // for a session of thousands would be hundreds of megabytes.
+    let answered = 0;
     const firsts = new Map<PropertyId, { tried: Tried; why: string; count: number }>();
     const pending = new Set<Promise<void>>();
+    /** Wakes the loop when a request of a full window is answered. */
+    let freed: (() => void) | undefined;
     let failure: unknown;
     const shape = new ShapeControl(this.sender);
     for (let index = 0; index < planned; index++) {
@@ -155,7 +162,7 @@ export class FuzzSession {
       const tried = caseAt(cases, seed, index);
       outcome.generated++;
       const p = this.send(tried.value.value, `fuzz #${index + 1}: ${tried.value.value.what}`).then(async (ex) => {
-        answers.push({ tried, ex });
+        answered++;
         for (const id of PROPERTY_IDS) {
           const broken = await this.judge(id, tried.value.value, ex, modelOf, shape);
           if (broken === null) continue;
@@ -170,15 +177,21 @@ export class FuzzSession {
         }
       });
       // A judge that throws is the kit's defect: it ends the session (reported by the runner), not the process.
-      const settled: Promise<void> = p.catch((e: unknown) => void (failure ??= e)).finally(() => pending.delete(settled));
+      const settled: Promise<void> = p
+        .catch((e: unknown) => void (failure ??= e))
+        .finally(() => {
+          pending.delete(settled);
+          freed?.();
+        });
       pending.add(settled);
       // Enough in flight to keep the run's concurrency busy, not a session's worth of promises.
-      if (pending.size >= 64) await Promise.race(pending);
+      if (pending.size >= WINDOW) await new Promise<void>((resolve) => (freed = resolve));
+      freed = undefined;
     }
     await this.settle([...pending]);
     if (failure !== undefined) throw failure;
     if (!outcome.cut && this.settings.stop?.aborted) outcome.cut = this.stopped();
-    outcome.answered = answers.length;
+    outcome.answered = answered;
     properties['served-shape'].unjudged = shape.unjudged();
 
     // Each broken property shrinks its first broken case, within its share of what is left of the
