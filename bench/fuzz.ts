@@ -5,10 +5,11 @@
 // JSON error, and the peak RSS of this process (kit and mock together).
 //   node dist/bench/fuzz.js        (or npm run bench; BENCH_ONLY=fuzz for this part alone)
 // Environment: BENCH_FUZZ_REQUESTS (per measure, default 3000), BENCH_FUZZ_SURVIVAL (default 10000).
+// Its module is also the tests' watcher of a mock's answers (watched).
 import { pathToFileURL } from 'node:url';
 import { createMock, type Mock } from '../mock/core/handle.js';
 import { startMockServer } from '../mock/http.js';
-import { sayOk, type ApiCheck } from '../suites/api.js';
+import { chat, sayOk, type ApiCheck } from '../suites/api.js';
 import { pass } from '../suites/harness/check.js';
 import type { Exchange } from '../suites/harness/exchanges.js';
 import { withFuzz } from '../suites/index.js';
@@ -38,8 +39,8 @@ const plainLoop = (n: number): ApiCheck => ({
     const bodies = ['mock-chat-1', 'mock-reason-1'].flatMap((m) => [sayOk(m), { ...sayOk(m), stream: true, stream_options: { include_usage: true } }]);
     const pending = new Set<Promise<Exchange>>();
     for (let i = 0; i < n; i++) {
-      // `repeat` sends the same request again instead of handing back the first answer.
-      const p = ctx.send({ method: 'POST', url: `${ctx.target.baseUrl}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${ctx.target.apiKey}` }, body: JSON.stringify(bodies[i % bodies.length]), repeat: i }, 'fixed request');
+      // `repeat`: sent again, not handed the first answer.
+      const p = chat(ctx, bodies[i % bodies.length], { label: 'fixed request', repeat: i });
       pending.add(p);
       void p.then(() => pending.delete(p));
       if (pending.size >= 64) await Promise.race(pending);
@@ -49,28 +50,30 @@ const plainLoop = (n: number): ApiCheck => ({
   },
 });
 
-/** Statuses of a mock's answers, and its refusals that are no JSON error. */
-function watched(): Mock & { statuses: number[]; unclear: number } {
-  const base = createMock();
-  const out = {
+/** A mock keeping the status of each answer (0: no HTTP answer), and the refusals that are no JSON
+ * error with a message (the tests hold the mock to the same). */
+export function watched(base: Mock = createMock()): Mock & { statuses: number[]; unclear: string[] } {
+  const statuses: number[] = [];
+  const unclear: string[] = [];
+  return {
     config: base.config,
     journal: base.journal,
-    statuses: [] as number[],
-    unclear: 0,
-    handle(req: Parameters<Mock['handle']>[0]) {
+    statuses,
+    unclear,
+    handle(req) {
       const reply = base.handle(req);
-      out.statuses.push('status' in reply ? reply.status : 0);
+      statuses.push('status' in reply ? reply.status : 0);
       if ('body' in reply && reply.status >= 400) {
+        const text = typeof reply.body === 'string' ? reply.body : new TextDecoder().decode(reply.body);
         try {
-          if (typeof JSON.parse(typeof reply.body === 'string' ? reply.body : new TextDecoder().decode(reply.body)).error.message !== 'string') out.unclear++;
+          if (typeof JSON.parse(text).error.message !== 'string') unclear.push(text);
         } catch {
-          out.unclear++;
+          unclear.push(text);
         }
       }
       return reply;
     },
   };
-  return out;
 }
 
 interface Measure {
@@ -117,9 +120,9 @@ export async function fuzzBench(): Promise<void> {
 
   const rows = [
     ['requests per second, embedded mock', int(fuzz), int(plain), pct(fuzz / plain), `>= ${int(RATE_TARGET)}/s, >= ${pct(RATIO_TARGET)}`, fuzz >= RATE_TARGET && fuzz >= RATIO_TARGET * plain ? 'yes' : 'MISSED'],
-    [`${int(SURVIVAL)} generated requests: 5xx or no answer`, int(fivexx), '', '', '0', fivexx === 0 ? 'yes' : 'MISSED'],
-    [`${int(SURVIVAL)} generated requests: refusals not a JSON error`, int(mock.unclear), '', '', '0', mock.unclear === 0 ? 'yes' : 'MISSED'],
-    [`${int(SURVIVAL)} generated requests: peak RSS (kit and mock)`, `${(peak / 1024 / 1024).toFixed(0)} MB`, '', '', '(report)', '-'],
+    [`${int(SURVIVAL)} generated requests: a 5xx or no answer`, int(fivexx), '', '', '0', fivexx === 0 ? 'yes' : 'MISSED'],
+    [`${int(SURVIVAL)} generated requests: a refusal that is no JSON error`, int(mock.unclear.length), '', '', '0', mock.unclear.length === 0 ? 'yes' : 'MISSED'],
+    [`${int(SURVIVAL)} generated requests: peak RSS, kit and mock`, `${(peak / 1024 / 1024).toFixed(0)} MB`, '', '', '(report)', '-'],
   ];
   const head = ['measure', 'fuzz', 'plain loop', 'ratio', 'target', 'met'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -73,16 +73,8 @@ export interface SessionOutcome {
   space: Space;
 }
 
-/** The request of a case, as the run sends it. */
-export const sendCase = (ctx: CheckContext, c: FuzzCase, label: string, repeat?: number): Promise<Exchange> =>
-  repeat ? ctx.send({ ...chatSpec(ctx, c), repeat }, label) : chat(ctx, wire(c), { label });
-
-const chatSpec = (ctx: CheckContext, c: FuzzCase) => ({
-  method: 'POST' as const,
-  url: `${ctx.target.baseUrl}/v1/chat/completions`,
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${ctx.target.apiKey}` },
-  body: wire(c),
-});
+/** The request of a case, as the run sends it; `repeat` sends it once more. */
+export const sendCase = (ctx: CheckContext, c: FuzzCase, label: string, repeat?: number): Promise<Exchange> => chat(ctx, wire(c), { label, repeat });
 
 /** Requests generated ahead of their answers: enough to keep the run's concurrency busy. */
 const WINDOW = 64;

@@ -3,6 +3,7 @@
 // model's catalog entry does not declare is sent now and then (a 4xx for it is allowed).
 import fc from 'fast-check';
 import { enumAt, schemaAt } from '../../schemas/index.js';
+import { sayOk } from '../api.js';
 import { integerIn, numberIn } from './numbers.js';
 import { emptyRange, rangeOf, type ModelSpace } from './space.js';
 import { identifier, longText, LONG_LENGTHS, text } from './text.js';
@@ -145,9 +146,10 @@ export function validBody(m: ModelSpace): fc.Arbitrary<Body> {
 /** One arbitrary per model of a session, shared by the invalid and edge requests built on it. */
 const bodies = new WeakMap<ModelSpace, fc.Arbitrary<Body>>();
 
-/** The smallest request of the kit, for one model (the errors suite's own, so that a wrong type in
- * messages is the very request errors.messages-not-array sends). */
+/** The kit's smallest request (sayOk), its max_tokens within the declared range as the suites fit
+ * it: so that a wrong type in messages is the very request errors.messages-not-array sends. */
 export const smallBody = (m: ModelSpace): Body => {
+  const body = sayOk(m.id);
   const { min, max } = rangeOf(m, 'max_tokens', MAX_TOKENS);
-  return { model: m.id, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: Math.min(Math.max(16, min), max) };
+  return { ...body, max_tokens: Math.min(Math.max(body.max_tokens as number, min), max) };
 };

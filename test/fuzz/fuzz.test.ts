@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMock, type Mock } from '../../mock/core/handle.js';
+import { createMock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { validator } from '../../schemas/index.js';
 import { FUZZ_PASS } from '../../suites/fuzz/index.js';
@@ -18,6 +18,7 @@ import { render, REPORTER_NAMES } from '../../suites/harness/report/index.js';
 import type { RunReport } from '../../suites/harness/report/report.js';
 import { CHECKS, withFuzz } from '../../suites/index.js';
 import { runSession } from '../../suites/session.js';
+import { watched } from '../../bench/fuzz.js';
 import { BIN, cli, sh } from '../support/cli.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
@@ -30,31 +31,6 @@ const readReport = (file: string): RunReport => {
 };
 const result = (report: RunReport, id: string) => report.results.find((r) => r.id === id)!;
 const hasCurl = existsSync('/usr/bin/curl') || existsSync('/bin/curl');
-
-/** A mock keeping the status of each answer, and the refusals that are no JSON error with a message. */
-function counted(base: Mock = createMock()): Mock & { statuses: number[]; unclear: string[] } {
-  const statuses: number[] = [];
-  const unclear: string[] = [];
-  return {
-    config: base.config,
-    journal: base.journal,
-    statuses,
-    unclear,
-    handle(req) {
-      const reply = base.handle(req);
-      statuses.push('status' in reply ? reply.status : 0);
-      if ('body' in reply && reply.status >= 400) {
-        const text = typeof reply.body === 'string' ? reply.body : new TextDecoder().decode(reply.body);
-        try {
-          if (typeof JSON.parse(text).error.message !== 'string') unclear.push(text);
-        } catch {
-          unclear.push(text);
-        }
-      }
-      return reply;
-    },
-  };
-}
 
 describe('conformance fuzz', () => {
   it('passes the embedded mock, printing its seed, within its budget', async () => {
@@ -177,7 +153,7 @@ describe('the fuzz checks in the registry', () => {
 
   it('run a short pass in `conformance run` that keeps the default run under 200 requests; --no-fuzz leaves it out', async () => {
     const cost = async (opts: Parameters<typeof runSession>[0]) => {
-      const mock = counted();
+      const mock = watched();
       const server = await startMockServer({ mock });
       try {
         const report = await runSession({ baseUrl: server.url, apiKey: KEY, secondApiKey: SECOND_KEY, ...opts });
@@ -203,7 +179,7 @@ describe('the fuzz checks in the registry', () => {
 
 describe('the mock under generated requests', () => {
   it('answers every one with a 2xx or a 4xx JSON error, never a 5xx', async () => {
-    const mock = counted();
+    const mock = watched();
     const server = await startMockServer({ mock });
     try {
       const report = await runSession({ baseUrl: server.url, apiKey: KEY, registry: withFuzz({ seed: 2024, runs: 600, maxRequests: 600, shrinkRequests: 0 }), suites: ['fuzz'], strict: true });
