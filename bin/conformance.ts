@@ -163,9 +163,22 @@ function targetOptions<T>(y: Argv<T>) {
 
 type TargetArgs = Awaited<ReturnType<typeof targetOptions>['argv']>;
 
-/** One session from flags to reports and exit code. `stop` (fuzz): Ctrl-C ends the session instead of
- * the checks, so what it found is reported. */
-async function runAndReport(argv: TargetArgs, choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>, stop?: AbortController): Promise<void> {
+/** When a fuzz session must have sent its last request for the run to end by --deadline: a second
+ * before it is left for the verdicts and the reports. */
+function deadlineAt(flag: unknown): number {
+  const ms = positiveInt('deadline')(flag) ?? DEFAULT_DEADLINE_MS;
+  return Date.now() + Math.max(ms - 1_000, ms / 2);
+}
+
+/** How Ctrl-C reaches a fuzz session (`stop`), and whether it stops the checks too (`run`) or only the
+ * session, so that what it found is reported (`fuzz`). */
+interface FuzzStop {
+  stop: AbortController;
+  checksToo: boolean;
+}
+
+/** One session from flags to reports and exit code. */
+async function runAndReport(argv: TargetArgs, choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>, fuzz?: FuzzStop): Promise<void> {
   // Everything that can be wrong with the run itself is found before the first request.
   const reporters = reporterTargets(argv.reporter as string[], argv.output);
   const headers = parseHeaders(argv.header as string[]);
@@ -173,7 +186,7 @@ async function runAndReport(argv: TargetArgs, choice: Pick<SessionOptions, 'regi
   const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
   if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
   const interrupted = interruption();
-  if (stop) interrupted.signal.addEventListener('abort', () => stop.abort(interrupted.signal.reason), { once: true });
+  if (fuzz) interrupted.signal.addEventListener('abort', () => fuzz.stop.abort(interrupted.signal.reason), { once: true });
   const progress = liveLine(process.stderr);
   try {
     const report = await runSession({
@@ -192,7 +205,7 @@ async function runAndReport(argv: TargetArgs, choice: Pick<SessionOptions, 'regi
       deadlineMs: positiveInt('deadline')(argv.deadline),
       expectedFailures: argv['expected-failures'],
       updateBaseline: argv['update-baseline'],
-      signal: stop ? undefined : interrupted.signal,
+      signal: !fuzz || fuzz.checksToo ? interrupted.signal : undefined,
       onStart: progress.onStart,
     }).finally(() => progress.stop());
     for (const r of reporters) {
@@ -226,9 +239,12 @@ await yargs(hideBin(process.argv))
         .option('fuzz', { type: 'boolean', default: true, describe: 'The short fuzz pass (generated requests); --no-fuzz leaves it out' })
         .option('fuzz-runs', { type: 'number', describe: `Requests of the fuzz pass (default ${FUZZ_PASS.runs}); more widens it` }),
     async (argv) => {
-      const runs = positiveInt('fuzz-runs')(argv['fuzz-runs']);
-      const registry = runs === undefined ? CHECKS : withFuzz({ ...FUZZ_PASS, runs, maxRequests: runs + FUZZ_PASS.maxRequests - FUZZ_PASS.runs }, `fuzz pass: seed ${FUZZ_PASS.seed}, ${runs} generated requests (--fuzz-runs)`);
-      await runAndReport(argv, { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] });
+      const runs = positiveInt('fuzz-runs')(argv['fuzz-runs']) ?? FUZZ_PASS.runs;
+      // The pass stops sending when the run is stopped or its deadline nears, as the checks do.
+      const stop = new AbortController();
+      const settings = { ...FUZZ_PASS, runs, maxRequests: runs + FUZZ_PASS.maxRequests - FUZZ_PASS.runs, stop: stop.signal, deadlineAt: deadlineAt(argv.deadline) };
+      const registry = withFuzz(settings, `fuzz pass: seed ${FUZZ_PASS.seed}, ${runs} generated requests (${runs === FUZZ_PASS.runs ? '--fuzz-runs widens it, --no-fuzz turns it off' : '--fuzz-runs'})`);
+      await runAndReport(argv, { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] }, { stop, checksToo: true });
     },
   )
   .command(
@@ -245,14 +261,11 @@ await yargs(hideBin(process.argv))
       if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
       const runs = positiveInt('runs')(argv.runs)!;
       const maxRequests = positiveInt('max-requests')(argv['max-requests'])!;
-      const deadlineMs = positiveInt('deadline')(argv.deadline) ?? DEFAULT_DEADLINE_MS;
       process.stderr.write(`conformance: fuzz seed ${seed} (--seed ${seed} sends these requests again)\n`);
       // Ctrl-C ends the session, not the checks: what was found so far is judged and reported.
       const stop = new AbortController();
-      // The session sends nothing it could not hear back from before the deadline; a second of it
-      // is left for the verdicts and the reports.
-      const settings = { seed, runs, maxRequests, shrinkRequests: FUZZ_DEFAULTS.shrinkRequests, stop: stop.signal, deadlineAt: Date.now() + Math.max(deadlineMs - 1_000, deadlineMs / 2) };
-      await runAndReport(argv, { registry: withFuzz(settings), suites: ['fuzz'], checks: argv.check, strict: true, requireComplete: false }, stop);
+      const settings = { seed, runs, maxRequests, shrinkRequests: FUZZ_DEFAULTS.shrinkRequests, stop: stop.signal, deadlineAt: deadlineAt(argv.deadline) };
+      await runAndReport(argv, { registry: withFuzz(settings), suites: ['fuzz'], checks: argv.check, strict: true, requireComplete: false }, { stop, checksToo: false });
     },
   )
   .command(
@@ -280,7 +293,7 @@ await yargs(hideBin(process.argv))
     (argv) => {
       const untestable = COVERAGE.filter(isUntestable).map((c) => ({ section: c.section, rule: c.quote, why: c.untestable }));
       if (argv.json) {
-        const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), provenBy: provenBy(meta.id) }));
+        const checks = CHECKS.map(({ run: _r, paths, timeLimitMs: _t, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), provenBy: provenBy(meta.id) }));
         process.stdout.write(`${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, checks, untestable, coverage: COVERAGE, figure: coverageFigure() }, null, 2)}\n`);
         return;
       }

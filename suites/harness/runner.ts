@@ -248,7 +248,7 @@ export const sectionsOf = (section: string) => section.split(',').map((s) => s.t
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
  * and the messages and evidence of the paths that gave that outcome. */
 function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
-  const { run: _run, paths: axes, ...meta } = check;
+  const { run: _run, paths: axes, timeLimitMs: _limit, ...meta } = check;
   const outcome = worst(paths.map((p) => p.outcome));
   const deciding = paths.filter((p) => p.outcome === outcome);
   const named = axes !== undefined;
