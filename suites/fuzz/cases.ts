@@ -80,7 +80,14 @@ export interface Cases {
   random: fc.Arbitrary<FuzzCase>;
 }
 
+/** A case sent to a model nobody lists: whatever else it is, it is owed a refusal. */
+const toNoModel = (arb: fc.Arbitrary<FuzzCase>) => arb.map((c): FuzzCase => ({ ...c, expect: 'refused', aboutModel: true, what: `${c.what}, to a model nobody lists` }));
+
 export function casesFor(space: Space): Cases {
+  if (space.noModel) {
+    const { breadth, random } = casesFor({ models: space.models });
+    return { breadth: breadth.map(toNoModel), random: toNoModel(random) };
+  }
   const first = space.models[0];
   const ids = space.models.map((m) => m.id);
   const kinds = (m: ModelSpace) => ({ invalid: invalidCases(m, ids), edge: edgeCases(m), costly: costlyEdgeCases(m) });

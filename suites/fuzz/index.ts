@@ -73,8 +73,10 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
     async run(ctx) {
       const session = await sessionOf(ctx);
       const out = await session.result();
-      if (out.problem) return notTested(`no request could be generated: ${out.problem}`);
       const { judged, finding: f, unjudged } = out.properties[id];
+      // A failure is one whatever else was served; a pass needs a served request (a server that refuses
+      // everything refuses invalid requests too) and, for the rules of valid requests, a known model.
+      const unproven = id === 'invalid-refused' ? out.noneServed : id === 'valid-served' || id === 'served-shape' ? out.noModel && `no model is known: ${out.noModel}` : undefined;
       const cut = out.cut ? [`the session stopped after ${out.generated} of ${settings.runs} requests: ${out.cut}`] : [];
       if (f) {
         const label = `fuzz #${f.index + 1}, shrunk for fuzz.${id}`;
@@ -90,6 +92,7 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
         const shrunk = f.steps ? `, shrunk in ${f.steps} steps (${f.attempts} requests tried) from ${size(f.first)} to ${size(f.shrunk)}` : '';
         return fail(`${describeCase(f.shrunk)}: ${f.why}; ${again}. Request ${f.index + 1} of ${out.generated} was the first to break it, ${f.count} of ${out.answered} answers did${shrunk}`, cut);
       }
+      if (unproven) return notTested(unproven);
       if (!judged) return notTested(unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`);
       return pass([`held on ${judged} of ${out.answered} answers to generated requests`, ...cut, ...(unjudged ? [unjudged] : [])]);
     },

@@ -61,7 +61,10 @@ export interface PropertyOutcome {
 }
 
 export interface SessionOutcome {
-  problem?: string;
+  /** Why no model is known (every request went to a model nobody lists). */
+  noModel?: string;
+  /** Why a refusal proves nothing here: no request of the session, nor the plain one, was served. */
+  noneServed?: string;
   /** Requests generated and answered. */
   answered: number;
   generated: number;
@@ -127,7 +130,7 @@ export class FuzzSession {
     const properties = Object.fromEntries(PROPERTY_IDS.map((p) => [p, { judged: 0 } as PropertyOutcome])) as Record<PropertyId, PropertyOutcome>;
     const space = await spaceOf(this.sender);
     const outcome: SessionOutcome = { answered: 0, generated: 0, sent: 0, properties, space };
-    if (space.problem) return { ...outcome, problem: space.problem };
+    if (space.noModel) outcome.noModel = space.noModel;
     const models = new Map(space.models.map((m) => [m.id, m]));
     const modelOf = (c: FuzzCase): ModelSpace | undefined => (typeof c.body.model === 'string' ? models.get(c.body.model) : undefined);
     const cases = casesFor(space);
@@ -139,6 +142,7 @@ export class FuzzSession {
     // Only the first broken case of each property is kept: a case holds its shrinking context, which
     // for a session of thousands would be hundreds of megabytes.
     let answered = 0;
+    let served = 0;
     const firsts = new Map<PropertyId, { tried: Tried; why: string; count: number }>();
     const pending = new Set<Promise<void>>();
     /** Wakes the loop when a request of a full window is answered. */
@@ -155,6 +159,7 @@ export class FuzzSession {
       outcome.generated++;
       const p = this.send(tried.value.value, `fuzz #${index + 1}: ${tried.value.value.what}`).then(async (ex) => {
         answered++;
+        if (ex.status !== undefined && ex.status >= 200 && ex.status < 300 && tried.value.value.expect !== 'refused') served++;
         for (const id of PROPERTY_IDS) {
           const broken = await this.judge(id, tried.value.value, ex, modelOf, shape);
           if (broken === null) continue;
@@ -184,6 +189,8 @@ export class FuzzSession {
     if (failure !== undefined) throw failure;
     if (!outcome.cut && this.settings.stop?.aborted) outcome.cut = this.stopped();
     outcome.answered = answered;
+    // No refusal without a control: a server that refuses everything refuses invalid requests too.
+    if (!served) outcome.noneServed = await this.noneServed(space);
     properties['served-shape'].unjudged = shape.unjudged();
 
     // Each broken property shrinks its first broken case, within its share of what is left of the
@@ -211,6 +218,14 @@ export class FuzzSession {
     // checks own.
     if (id === 'served-shape' && why && !(await shape.sound(c))) return null;
     return why === null ? null : (why ?? '');
+  }
+
+  /** Why no request was served, unless the plain one is: undefined when it is. */
+  private async noneServed(space: Space): Promise<string | undefined> {
+    if (space.noModel) return `no request could be served, for no model is known: ${space.noModel}`;
+    const model = space.models[0].id;
+    const read = readAnswer(await ask(this.sender, { model }, sayOk(model), 'plain chat with the primary key'), false);
+    return read.problem === undefined ? undefined : `no generated request was served, nor the plain one to ${model} (${read.problem})`;
   }
 
   /** Waits for what is in flight, or only until the session is stopped: an answer that never comes

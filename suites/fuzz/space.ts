@@ -14,17 +14,22 @@ export interface ModelSpace {
 
 export interface Space {
   models: ModelSpace[];
-  problem?: string;
+  /** No model is known (the model list cannot be read, and --model names none): every request goes
+   * to a model id nobody lists, and so is owed a refusal; this says why. */
+  noModel?: string;
 }
+
+/** The id requests carry when no model is known. */
+export const NO_SUCH_MODEL = 'conformance-no-such-model';
 
 export async function spaceOf(ctx: CheckContext): Promise<Space> {
   const [{ models, problem }, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
+  if (!models.length) return { models: [{ id: NO_SUCH_MODEL }], noModel: problem ?? 'the key lists no model' };
   return {
     models: models.map((m) => {
       const entry = cat.entries.get(m.id);
       return { id: m.id, params: declaredParameters(entry), outputLength: outputLength(entry) };
     }),
-    problem: models.length ? undefined : (problem ?? 'no model to send requests to'),
   };
 }
 

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMock } from '../../mock/core/handle.js';
+import { createMock, type Mock } from '../../mock/core/handle.js';
+import { errorReply } from '../../mock/core/errors.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { validator } from '../../schemas/index.js';
 import { FUZZ_PASS } from '../../suites/fuzz/index.js';
@@ -20,7 +21,7 @@ import { CHECKS, withFuzz } from '../../suites/index.js';
 import { runSession } from '../../suites/session.js';
 import { watched } from '../../bench/fuzz.js';
 import { BIN, cli, sh } from '../support/cli.js';
-import { KEY, SECOND_KEY } from '../support/run.js';
+import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
 
 const PROPERTIES = ['fuzz.no-5xx', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
 const dir = mkdtempSync(join(tmpdir(), 'conformance-fuzz-'));
@@ -118,7 +119,9 @@ describe('against rare-input faults', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Under way (its seed printed, its handler set), and a second into its requests.
+    await new Promise<void>((r) => child.stderr.on('data', () => stderr.includes('fuzz seed') && r()));
+    await new Promise((r) => setTimeout(r, 1_000));
     const stopped = performance.now();
     child.kill('SIGINT');
     expect(await exited).toBe(130);
@@ -137,6 +140,43 @@ describe('against rare-input faults', () => {
       expect(text, name).toContain('fuzz.no-5xx');
       expect(text, name).not.toContain(KEY);
     }
+  });
+});
+
+describe('against servers that break HTTP or refuse everything', () => {
+  const session = async (mock: Mock, runs: number) => {
+    const server = await startMockServer({ mock });
+    const started = performance.now();
+    try {
+      const deadlineMs = 6_000;
+      const settings = { seed: 3, runs, maxRequests: runs + 10, shrinkRequests: 4, deadlineAt: Date.now() + deadlineMs - 1_000 };
+      const report = await runSession({ baseUrl: server.url, apiKey: KEY, registry: withFuzz(settings), suites: ['fuzz'], strict: true, timeoutMs: 500, deadlineMs });
+      return { report, ms: performance.now() - started };
+    } finally {
+      await server.close();
+    }
+  };
+
+  it.each([
+    ['hostile-random-bytes', 'fuzz.no-5xx', /no answer: protocol/],
+    ['hostile-stream-forever', 'fuzz.within-timeout', /no complete answer within the request timeout/],
+  ])('%s: a failed property with its evidence, within the deadline', async (fault, id, why) => {
+    const { report, ms } = await session(createMock(undefined, { faults: [fault] }), 12);
+    expect(ms).toBeLessThan(6_000);
+    const r = result(report, id);
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(why);
+    expect(r.evidence.length).toBeGreaterThan(0);
+    // The model list is garbage too: the rules of valid requests cannot be judged, and say why.
+    expect(result(report, 'fuzz.valid-served').message).toMatch(/no model is known/);
+  });
+
+  it('counts no refusal as a pass where nothing is served', async () => {
+    const refusing = mockWith({ reply: (r, req) => (req.path === '/v1/chat/completions' ? errorReply(400, 'No.', 'invalid_request_error') : r) });
+    const { report } = await session(refusing, 20);
+    expect(result(report, 'fuzz.invalid-refused').outcome).toBe('not-tested');
+    expect(result(report, 'fuzz.invalid-refused').message).toMatch(/no generated request was served, nor the plain one/);
+    expect(result(report, 'fuzz.valid-served').outcome).toBe('fail');
   });
 });
 
