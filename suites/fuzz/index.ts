@@ -5,7 +5,7 @@ import { inSuite, type ApiCheck, type CheckDef } from '../api.js';
 import { fail, notTested, pass, type AxisValues } from '../harness/check.js';
 import type { CheckContext } from '../harness/runner.js';
 import { describeCase, wire } from './case.js';
-import { JUDGES, JUDGES_WHAT, type PropertyId } from './properties.js';
+import { JUDGES, JUDGES_WHAT, PROPERTY_IDS, type PropertyId } from './properties.js';
 import { FuzzSession, sendCase, type FuzzSettings } from './session.js';
 
 /** Requests of the short pass inside `conformance run`: one wrong type for each of the 14 fields of
@@ -98,7 +98,7 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
     },
   });
 
-  return inSuite('fuzz', (['no-5xx', 'valid-served', 'invalid-refused', 'served-shape', 'within-timeout'] as PropertyId[]).map(property));
+  return inSuite('fuzz', PROPERTY_IDS.map(property));
 }
 
 /** The fuzz checks of the registry: the short pass of `conformance run`. */

@@ -190,7 +190,10 @@ export class FuzzSession {
     if (!outcome.cut && this.settings.stop?.aborted) outcome.cut = this.stopped();
     outcome.answered = answered;
     // No refusal without a control: a server that refuses everything refuses invalid requests too.
-    if (!served) outcome.noneServed = await this.noneServed(space);
+    if (!served) {
+      const stop = this.stopped();
+      outcome.noneServed = stop ? `no request was served before the session ended (${stop})` : await this.noneServed(space);
+    }
     properties['served-shape'].unjudged = shape.unjudged();
 
     // Each broken property shrinks its first broken case, within its share of what is left of the
