@@ -80,7 +80,7 @@ describe('against rare-input faults', () => {
     'fuzz-int32-500': (b) => b.seed > 2 ** 31 - 1 && b.messages[0].content === 'Say OK.' && !b.stream,
   };
 
-  it.each(Object.keys(SMALLEST))('%s: finds it, shrinks it, and prints a curl that gets the 5xx again', async (fault) => {
+  it.concurrent.each(Object.keys(SMALLEST))('%s: finds it, shrinks it, and prints a curl that gets the 5xx again', async (fault) => {
     const { code, report, stdout, stderr } = await fuzz(fault, fault);
     expect(code).toBe(1);
     const r = result(report, 'fuzz.no-5xx');
@@ -97,20 +97,17 @@ describe('against rare-input faults', () => {
     expect(replay.stdout).toBe('500');
   });
 
-  it('gives the same curl for the same seed', async () => {
-    const [a, b] = await Promise.all([fuzz('fuzz-astral-500', 'again-a'), fuzz('fuzz-astral-500', 'again-b')]);
-    expect(result(a.report, 'fuzz.no-5xx').evidence[0].reproduce).toBe(result(b.report, 'fuzz.no-5xx').evidence[0].reproduce);
-  });
-
-  it('holds the failure under a baseline like any check, and calls the entry stale where it passes', async () => {
+  it.concurrent('gives the same curl for the same seed, and holds the failure under a baseline like any check', async () => {
     const baseline = join(dir, 'expected.yaml');
     writeFileSync(baseline, 'expected:\n  - check: fuzz.no-5xx\n    reason: emoji break our store; fix due in 2.4\n');
-    const expected = await fuzz('fuzz-astral-500', 'expected', ['--expected-failures', baseline]);
-    expect(expected.code).toBe(0);
-    expect(result(expected.report, 'fuzz.no-5xx').expected?.reason).toMatch(/emoji/);
-    const stale = await cli(['fuzz', '--seed', '3', '--runs', '40', '--check', 'fuzz.no-5xx', '--expected-failures', baseline]);
-    expect(stale.code).toBe(1);
-    expect(stale.stdout).toMatch(/fuzz.no-5xx now passes: remove the entry/);
+    const [a, b] = await Promise.all([fuzz('fuzz-astral-500', 'again-a'), fuzz('fuzz-astral-500', 'again-b', ['--expected-failures', baseline])]);
+    expect(result(a.report, 'fuzz.no-5xx').evidence[0].reproduce).toBe(result(b.report, 'fuzz.no-5xx').evidence[0].reproduce);
+    expect([a.code, b.code]).toEqual([1, 0]);
+    expect(result(b.report, 'fuzz.no-5xx').expected?.reason).toMatch(/emoji/);
+    // Where it passes, the entry is stale, and fails the session.
+    const stale = await runSession({ apiKey: KEY, registry: withFuzz({ seed: 3, runs: 40, maxRequests: 40, shrinkRequests: 0 }), checks: ['fuzz.no-5xx'], strict: true, expectedFailures: baseline });
+    expect(stale.exitCode).toBe(1);
+    expect(stale.baseline?.stale.map((e) => e.check)).toEqual(['fuzz.no-5xx']);
   });
 
   it('writes what it found so far on Ctrl-C, and exits 130', async () => {
@@ -134,7 +131,8 @@ describe('against rare-input faults', () => {
   });
 
   it('shows the properties in every reporter', async () => {
-    const { report } = await fuzz('fuzz-astral-500', 'reporters');
+    const report = await runSession({ baseUrl: servers['fuzz-astral-500'].url, apiKey: KEY, registry: withFuzz({ seed: 3, runs: 20, maxRequests: 30, shrinkRequests: 4 }), suites: ['fuzz'], strict: true });
+    expect(result(report, 'fuzz.no-5xx').outcome).toBe('fail');
     for (const name of REPORTER_NAMES) {
       const text = render(name, report, { color: false });
       expect(text, name).toContain('fuzz.no-5xx');
