@@ -22,11 +22,11 @@ const MAX_TOKENS = { min: 1, max: 4096 };
 
 const textPart = text(40).map((t) => ({ type: 'text', text: t }));
 /** A message's text: a string (rarely one past 4 KiB), or an array of text parts. */
-const content = fc.oneof({ arbitrary: text(60), weight: 32 }, { arbitrary: fc.array(textPart, { minLength: 1, maxLength: 3 }), weight: 8 }, { arbitrary: longText(LONG_LENGTHS[0]), weight: 1 });
+const content = fc.oneof({ arbitrary: text(40), weight: 32 }, { arbitrary: fc.array(textPart, { minLength: 1, maxLength: 3 }), weight: 8 }, { arbitrary: longText(LONG_LENGTHS[0]), weight: 1 });
 
 const user = content.map((c) => ({ role: 'user', content: c }));
-const assistant = text(60).map((c) => ({ role: 'assistant', content: c }));
-const instructions = fc.record({ role: fc.constantFrom('system', 'developer'), content: fc.oneof(text(60), fc.array(textPart, { minLength: 1, maxLength: 2 })) });
+const assistant = text(40).map((c) => ({ role: 'assistant', content: c }));
+const instructions = fc.record({ role: fc.constantFrom('system', 'developer'), content: fc.oneof(text(40), fc.array(textPart, { minLength: 1, maxLength: 2 })) });
 
 /** JSON Schemas of an object, of the plain kinds every server that takes schemas takes. A few, not
  * one per request: what a schema holds is not the document's (2.3: not shown), and a server compiles
@@ -85,7 +85,7 @@ function parts(m: ModelSpace) {
   return fc.record(
     {
       instructions,
-      turns: fc.array(fc.tuple(user, assistant), { maxLength: 2 }),
+      turns: fc.array(fc.tuple(user, assistant), { maxLength: 1 }),
       last: user,
       max_tokens: declared(m, 'max_tokens', () => integerIn(maxTokens.min, Math.min(maxTokens.max, m.outputLength ?? Infinity))),
       temperature: declared(m, 'temperature', () => numberIn(temperature.min, temperature.max)),
