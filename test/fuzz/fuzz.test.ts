@@ -48,12 +48,8 @@ describe('conformance fuzz', () => {
   });
 
   it('exits 2 for a usage or connection problem', async () => {
-    const [seed, runs, unreachable] = await Promise.all([
-      cli(['fuzz', '--seed', '-1']),
-      cli(['fuzz', '--runs', '0']),
-      cli(['fuzz', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--timeout', '2000']),
-    ]);
-    expect([seed.code, runs.code, unreachable.code]).toEqual([2, 2, 2]);
+    const [seed, unreachable] = await Promise.all([cli(['fuzz', '--seed', '-1']), cli(['fuzz', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--timeout', '2000'])]);
+    expect([seed.code, unreachable.code]).toEqual([2, 2]);
     expect(seed.stderr).toMatch(/--seed takes a whole number/);
     expect(unreachable.stderr).toMatch(/cannot reach/);
   });
@@ -148,7 +144,7 @@ describe('against servers that break HTTP or refuse everything', () => {
     try {
       const deadlineMs = 6_000;
       const settings = { seed: 3, runs, maxRequests: runs + 10, shrinkRequests: 4, deadlineAt: Date.now() + deadlineMs - 1_000 };
-      const report = await runSession({ baseUrl: server.url, apiKey: KEY, registry: withFuzz(settings), suites: ['fuzz'], strict: true, timeoutMs: 500, deadlineMs });
+      const report = await runSession({ baseUrl: server.url, apiKey: KEY, registry: withFuzz(settings), suites: ['fuzz'], strict: true, timeoutMs: 300, deadlineMs });
       return { report, ms: performance.now() - started };
     } finally {
       await server.close();
@@ -159,7 +155,7 @@ describe('against servers that break HTTP or refuse everything', () => {
     ['hostile-random-bytes', 'fuzz.no-5xx', /no answer: protocol/],
     ['hostile-stream-forever', 'fuzz.within-timeout', /no complete answer within the request timeout/],
   ])('%s: a failed property with its evidence, within the deadline', async (fault, id, why) => {
-    const { report, ms } = await session(createMock(undefined, { faults: [fault] }), 12);
+    const { report, ms } = await session(createMock(undefined, { faults: [fault] }), 8);
     expect(ms).toBeLessThan(6_000);
     const r = result(report, id);
     expect(r.outcome).toBe('fail');
