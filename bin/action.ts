@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** Inputs that take a value, and inputs that switch a flag on ("true"). */
-export const VALUE_INPUTS = ['base-url', 'api-key', 'second-api-key', 'site-url', 'model', 'suite', 'check', 'expected-failures', 'timeout', 'concurrency', 'max-body', 'deadline', 'ca-cert', 'client-cert', 'client-key'] as const;
+export const VALUE_INPUTS = ['base-url', 'api-key', 'second-api-key', 'site-url', 'model', 'suite', 'check', 'expected-failures', 'timeout', 'concurrency', 'max-body', 'deadline', 'ca-cert', 'client-cert', 'client-key', 'fuzz', 'fuzz-runs'] as const;
 /** The keys go to the command through the variables it reads them from, never its arguments, which
  * any process of the machine may list. */
 const KEYS: Record<string, string> = { 'api-key': 'CONFORMANCE_API_KEY', 'second-api-key': 'CONFORMANCE_SECOND_API_KEY' };

@@ -10,9 +10,12 @@ import { diffReports, renderDiff } from '../suites/harness/report/diff.js';
 import { liveLine } from '../suites/harness/report/progress.js';
 import { validator } from '../schemas/index.js';
 import { sectionsOf } from '../suites/harness/runner.js';
-import { CHECKS, SUITES } from '../suites/index.js';
+import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
 import { OWNERS, PARTS } from '../suites/answer.js';
-import { DEFAULT_DEADLINE_MS, runSession, UsageError } from '../suites/session.js';
+import { DEFAULT_DEADLINE_MS, runSession, UsageError, type SessionOptions } from '../suites/session.js';
+import { FUZZ_DEFAULTS, FUZZ_PASS } from '../suites/fuzz/index.js';
+import { randomInt } from 'node:crypto';
+import type { Argv } from 'yargs';
 import { baseUrlWarning } from '../suites/harness/target.js';
 import { banner, boundaryLines } from '../mock/banner.js';
 import { boundaryOf, hostProblem, originProblem, type Boundary } from '../mock/boundary.js';
@@ -137,6 +140,93 @@ const positiveInt = (name: string) => (v: unknown) => {
   return n;
 };
 
+/** The target and the reports: the options `run` and `fuzz` share. */
+function targetOptions<T>(y: Argv<T>) {
+  return y
+    .option('base-url', { type: 'string', describe: 'Base URL of the API, without /v1' })
+    .option('api-key', { type: 'string', describe: 'API key (or CONFORMANCE_API_KEY)' })
+    .option('second-api-key', { type: 'string', describe: 'A second key with another model list (or CONFORMANCE_SECOND_API_KEY)' })
+    .option('site-url', { type: 'string', describe: 'Where /models.json lives (default: the base URL\'s origin)' })
+    .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: one of each kind the key lists)' })
+    .option('all-models', { type: 'boolean', default: false, describe: 'Test every listed model (more requests), not one of each kind' })
+    .option('reporter', { type: 'string', array: true, default: ['pretty'], describe: 'pretty, json, junit, markdown (to $GITHUB_STEP_SUMMARY when set) or github (annotations); NAME=FILE writes to a file' })
+    .option('output', { type: 'string', describe: 'File for the (non-pretty) reporter' })
+    .option('header', { type: 'string', array: true, default: [], describe: "Extra request header 'Name: value'" })
+    .option('ca-cert', { type: 'string', describe: "PEM file of CA certificate(s) trusted besides Node.js's store, for the API and the catalog" })
+    .option('insecure', { type: 'boolean', default: false, describe: "Do not verify the server's TLS certificate (the reports say so)" })
+    .option('client-cert', { type: 'string', describe: 'PEM client certificate for mutual TLS' })
+    .option('client-key', { type: 'string', describe: "PEM private key of --client-cert (default: the key in that certificate's file)" })
+    .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
+    .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' })
+    .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
+    .option('expected-failures', { type: 'string', describe: 'A baseline (JSON or YAML) of accepted failures: listed failures do not fail the run, listed checks that pass again do' })
+    .option('update-baseline', { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run (created if absent, reasons kept)' })
+    .option('deadline', { type: 'number', default: DEFAULT_DEADLINE_MS, describe: 'Deadline of the whole run, in ms: what has not finished by then is not-tested' })
+    .option('color', { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' });
+}
+
+type TargetArgs = Awaited<ReturnType<typeof targetOptions>['argv']>;
+
+/** When a fuzz session must have sent its last request for the run to end by --deadline: a second
+ * before it is left for the verdicts and the reports. */
+function deadlineAt(flag: unknown): number {
+  const ms = positiveInt('deadline')(flag) ?? DEFAULT_DEADLINE_MS;
+  return Date.now() + Math.max(ms - 1_000, ms / 2);
+}
+
+/** How Ctrl-C reaches a fuzz session (`stop`), and whether it stops the checks too (`run`) or only the
+ * session, so that what it found is reported (`fuzz`). */
+interface FuzzStop {
+  stop: AbortController;
+  checksToo: boolean;
+}
+
+/** One session from flags to reports and exit code. */
+async function runAndReport(argv: TargetArgs, choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>, fuzz?: FuzzStop): Promise<void> {
+  // Everything that can be wrong with the run itself is found before the first request.
+  const reporters = reporterTargets(argv.reporter as string[], argv.output);
+  const headers = parseHeaders(argv.header as string[]);
+  const color = argv.color ?? (!!process.stdout.isTTY && !process.env.NO_COLOR);
+  const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
+  if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
+  const interrupted = interruption();
+  if (fuzz) interrupted.signal.addEventListener('abort', () => fuzz.stop.abort(interrupted.signal.reason), { once: true });
+  const progress = liveLine(process.stderr);
+  try {
+    const report = await runSession({
+      ...choice,
+      baseUrl: argv['base-url'],
+      apiKey: argv['api-key'] ?? process.env.CONFORMANCE_API_KEY,
+      secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY,
+      siteUrl: argv['site-url'],
+      models: argv.model,
+      allModels: argv['all-models'],
+      headers,
+      tls: { caCert: argv['ca-cert'], insecure: argv.insecure, clientCert: argv['client-cert'], clientKey: argv['client-key'] },
+      timeoutMs: positiveInt('timeout')(argv.timeout),
+      concurrency: positiveInt('concurrency')(argv.concurrency),
+      maxBodyBytes: positiveInt('max-body')(argv['max-body']),
+      deadlineMs: positiveInt('deadline')(argv.deadline),
+      expectedFailures: argv['expected-failures'],
+      updateBaseline: argv['update-baseline'],
+      signal: !fuzz || fuzz.checksToo ? interrupted.signal : undefined,
+      onStart: progress.onStart,
+    }).finally(() => progress.stop());
+    for (const r of reporters) {
+      const text = render(r.name, report, { color: r.file ? false : color });
+      if (r.append) appendFileSync(r.file!, text);
+      else if (r.file) {
+        mkdirSync(dirname(r.file), { recursive: true });
+        writeFileSync(r.file, text);
+      } else process.stdout.write(text);
+    }
+    process.exitCode = interrupted.exitCode() ?? report.exitCode;
+  } catch (e) {
+    if (e instanceof UsageError) usageExit(e.message);
+    throw e;
+  }
+}
+
 await yargs(hideBin(process.argv))
   .scriptName('conformance')
   .usage('$0 <command> [options]')
@@ -144,76 +234,42 @@ await yargs(hideBin(process.argv))
     'run',
     'Run the checks against a server (the bundled mock when no --base-url is given)',
     (y) =>
-      y
-        .option('base-url', { type: 'string', describe: 'Base URL of the API, without /v1' })
-        .option('api-key', { type: 'string', describe: 'API key (or CONFORMANCE_API_KEY)' })
-        .option('second-api-key', { type: 'string', describe: 'A second key with another model list (or CONFORMANCE_SECOND_API_KEY)' })
-        .option('site-url', { type: 'string', describe: 'Where /models.json lives (default: the base URL\'s origin)' })
-        .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: one of each kind the key lists)' })
-        .option('all-models', { type: 'boolean', default: false, describe: 'Test every listed model (more requests), not one of each kind' })
+      targetOptions(y)
         .option('suite', { type: 'string', array: true, describe: 'Only these suites' })
         .option('check', { type: 'string', array: true, describe: 'Only checks whose id matches one of these globs' })
         .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
         .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
-        .option('reporter', { type: 'string', array: true, default: ['pretty'], describe: 'pretty, json, junit, markdown (to $GITHUB_STEP_SUMMARY when set) or github (annotations); NAME=FILE writes to a file' })
-        .option('output', { type: 'string', describe: 'File for the (non-pretty) reporter' })
-        .option('header', { type: 'string', array: true, default: [], describe: "Extra request header 'Name: value'" })
-        .option('ca-cert', { type: 'string', describe: "PEM file of CA certificate(s) trusted besides Node.js's store, for the API and the catalog" })
-        .option('insecure', { type: 'boolean', default: false, describe: "Do not verify the server's TLS certificate (the reports say so)" })
-        .option('client-cert', { type: 'string', describe: 'PEM client certificate for mutual TLS' })
-        .option('client-key', { type: 'string', describe: "PEM private key of --client-cert (default: the key in that certificate's file)" })
-        .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
-        .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' })
-        .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
-        .option('expected-failures', { type: 'string', describe: 'A baseline (JSON or YAML) of accepted failures: listed failures do not fail the run, listed checks that pass again do' })
-        .option('update-baseline', { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run (created if absent, reasons kept)' })
-        .option('deadline', { type: 'number', default: DEFAULT_DEADLINE_MS, describe: 'Deadline of the whole run, in ms: what has not finished by then is not-tested' })
-        .option('color', { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' }),
+        // Declared as `fuzz` (on by default): yargs reads --no-fuzz as its negation.
+        .option('fuzz', { type: 'boolean', default: true, describe: 'The short fuzz pass (generated requests); --no-fuzz leaves it out' })
+        .option('fuzz-runs', { type: 'number', describe: `Requests of the fuzz pass (default ${FUZZ_PASS.runs}); more widens it` }),
     async (argv) => {
-      // Everything that can be wrong with the run itself is found before the first request.
-      const reporters = reporterTargets(argv.reporter as string[], argv.output);
-      const headers = parseHeaders(argv.header as string[]);
-      const color = argv.color ?? (!!process.stdout.isTTY && !process.env.NO_COLOR);
-      const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
-      if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
-      const interrupted = interruption();
-      const progress = liveLine(process.stderr);
-      try {
-        const report = await runSession({
-          baseUrl: argv['base-url'],
-          apiKey: argv['api-key'] ?? process.env.CONFORMANCE_API_KEY,
-          secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY,
-          siteUrl: argv['site-url'],
-          models: argv.model,
-          allModels: argv['all-models'],
-          suites: argv.suite,
-          checks: argv.check,
-          strict: argv.strict,
-          requireComplete: argv['require-complete'],
-          headers,
-          tls: { caCert: argv['ca-cert'], insecure: argv.insecure, clientCert: argv['client-cert'], clientKey: argv['client-key'] },
-          timeoutMs: positiveInt('timeout')(argv.timeout),
-          concurrency: positiveInt('concurrency')(argv.concurrency),
-          maxBodyBytes: positiveInt('max-body')(argv['max-body']),
-          deadlineMs: positiveInt('deadline')(argv.deadline),
-          expectedFailures: argv['expected-failures'],
-          updateBaseline: argv['update-baseline'],
-          signal: interrupted.signal,
-          onStart: progress.onStart,
-        }).finally(() => progress.stop());
-        for (const r of reporters) {
-          const text = render(r.name, report, { color: r.file ? false : color });
-          if (r.append) appendFileSync(r.file!, text);
-          else if (r.file) {
-            mkdirSync(dirname(r.file), { recursive: true });
-            writeFileSync(r.file, text);
-          } else process.stdout.write(text);
-        }
-        process.exitCode = interrupted.exitCode() ?? report.exitCode;
-      } catch (e) {
-        if (e instanceof UsageError) usageExit(e.message);
-        throw e;
-      }
+      const runs = positiveInt('fuzz-runs')(argv['fuzz-runs']) ?? FUZZ_PASS.runs;
+      // The pass stops sending when the run is stopped or its deadline nears, as the checks do.
+      const stop = new AbortController();
+      const settings = { ...FUZZ_PASS, runs, maxRequests: runs + FUZZ_PASS.maxRequests - FUZZ_PASS.runs, stop: stop.signal, deadlineAt: deadlineAt(argv.deadline) };
+      const registry = withFuzz(settings, `fuzz pass: seed ${FUZZ_PASS.seed}, ${runs} generated requests (${runs === FUZZ_PASS.runs ? '--fuzz-runs widens it, --no-fuzz turns it off' : '--fuzz-runs'})`);
+      await runAndReport(argv, { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] }, { stop, checksToo: true });
+    },
+  )
+  .command(
+    'fuzz',
+    'Send generated requests (valid, invalid, edge values) and hold every answer to the fuzz properties; a failure is shrunk to the smallest request that breaks it',
+    (y) =>
+      targetOptions(y)
+        .option('check', { type: 'string', array: true, describe: 'Only the properties whose id matches one of these globs (fuzz.no-5xx)' })
+        .option('seed', { type: 'number', describe: 'Seed of the generated requests (default: a random one, printed); the same seed gives the same requests' })
+        .option('runs', { type: 'number', default: FUZZ_DEFAULTS.runs, describe: 'Requests generated' })
+        .option('max-requests', { type: 'number', default: FUZZ_DEFAULTS.maxRequests, describe: 'Most requests of the session, shrinking and re-sends included' }),
+    async (argv) => {
+      const seed = argv.seed ?? randomInt(2 ** 31);
+      if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
+      const runs = positiveInt('runs')(argv.runs)!;
+      const maxRequests = positiveInt('max-requests')(argv['max-requests'])!;
+      process.stderr.write(`conformance: fuzz seed ${seed} (--seed ${seed} sends these requests again)\n`);
+      // Ctrl-C ends the session, not the checks: what was found so far is judged and reported.
+      const stop = new AbortController();
+      const settings = { seed, runs, maxRequests, shrinkRequests: FUZZ_DEFAULTS.shrinkRequests, stop: stop.signal, deadlineAt: deadlineAt(argv.deadline) };
+      await runAndReport(argv, { registry: withFuzz(settings), suites: ['fuzz'], checks: argv.check, strict: true, requireComplete: false }, { stop, checksToo: false });
     },
   )
   .command(
@@ -241,7 +297,7 @@ await yargs(hideBin(process.argv))
     (argv) => {
       const untestable = COVERAGE.filter(isUntestable).map((c) => ({ section: c.section, rule: c.quote, why: c.untestable }));
       if (argv.json) {
-        const checks = CHECKS.map(({ run: _r, paths, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), owns: ownsOf(meta.id), provenBy: provenBy(meta.id) }));
+        const checks = CHECKS.map(({ run: _r, paths, timeLimitMs: _t, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), owns: ownsOf(meta.id), provenBy: provenBy(meta.id) }));
         process.stdout.write(`${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, checks, untestable, coverage: COVERAGE, figure: coverageFigure() }, null, 2)}\n`);
         return;
       }
@@ -343,7 +399,7 @@ await yargs(hideBin(process.argv))
       process.once('SIGTERM', stop);
     },
   )
-  .demandCommand(1, 'name a command: run, list, diff or mock')
+  .demandCommand(1, 'name a command: run, fuzz, list, diff or mock')
   .strict()
   .fail((msg, err) => {
     if (err) throw err;

@@ -288,6 +288,12 @@ const prune = (broken: Answer['broken']) => Object.fromEntries(Object.entries(br
 
 export const wayOf = (stream: boolean | undefined): Way => (stream ? 'stream' : 'json');
 
+/** The first broken part of an answer, as `part: why`, for a rule that reads the whole answer; or undefined. */
+export function firstBroken(a: Answer): string | undefined {
+  const part = PARTS.find((p) => a.broken[p] !== undefined && (a.stream || OWNERS[p].json !== undefined || p === 'served'));
+  return part && `${part}: ${a.broken[part]}`;
+}
+
 /** The parts a rule that reads `reads` needs sound, on a way: the base of every answer, and its own.
  * A rule of acceptance (served, and on a stream events) needs nothing more. */
 export const needed = (way: Way, reads: readonly Part[]): readonly Part[] => (reads.some((p) => !ACCEPTED.includes(p)) ? [...new Set([...BASE[way], ...reads])] : [...reads]);

@@ -29,14 +29,16 @@ export const catalogUrl = (ctx: CheckContext) => `${ctx.target.siteUrl.replace(/
 
 export type ChatBody = Record<string, unknown>;
 
-/** POST /v1/chat/completions with a JSON body (or a raw string, for malformed-body checks). */
-export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string } = {}): Promise<Exchange> {
+/** POST /v1/chat/completions with a JSON body (or a raw string, for malformed-body checks);
+ * `repeat` sends it again rather than sharing the answer already had. */
+export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string; repeat?: number } = {}): Promise<Exchange> {
   return ctx.send(
     {
       method: 'POST',
       url: apiUrl(ctx, withQuery('/v1/chat/completions', opts.auth)),
       headers: { 'content-type': 'application/json', ...authHeaders(ctx, opts.auth ?? 'primary') },
       body: typeof body === 'string' ? body : JSON.stringify(body),
+      ...(opts.repeat ? { repeat: opts.repeat } : {}),
     },
     opts.label ?? 'chat completion',
   );

@@ -3,7 +3,7 @@
 // counts only where the same request with the right key was served.
 import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth } from './api.js';
 import { errorBodyProblem, notServed, refusalOf } from './answer.js';
-import { failIfAny, combine, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
+import { failIfAny, combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
 import { basicCredential, containsKey } from './harness/redact.js';
 import type { CheckContext } from './harness/runner.js';
@@ -113,6 +113,13 @@ function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential,
  * request, the same streamed or not, so its requests go on the JSON path only. */
 const chatPaths = (kind: Kind): Record<string, readonly AxisPoint[]> => (kind === 'key-elsewhere' ? {} : { stream: STREAM });
 
+/** The one form of each kind also sent streamed: a server that checks keys otherwise when it
+ * streams is caught by any of them, and the others would each cost a request for the same proof. */
+const STREAMED_FORM: Partial<Record<Kind, string>> = { malformed: 'no-scheme', 'wrong-key': 'last-char' };
+
+/** The forms of a kind on a path: all of them, or streamed, the one of STREAMED_FORM. */
+const formsOn = (kind: Kind, forms: AxisPoint[]): Axis<CheckContext> => async (_ctx, path) => ({ points: path.stream ? forms.filter((f) => f.value === STREAMED_FORM[kind]) : forms });
+
 /** The request each route's refusals repeat, once it was served with the key. */
 const CONTROL: Record<Operation, string> = { chat: '"Say OK." to the first model under test', models: 'GET /v1/models' };
 
@@ -143,14 +150,14 @@ const KIND_FAULTS: Record<Kind, Record<Operation, string[]>> = {
 
 function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
   const forms = kind === 'malformed' ? axis(MALFORMED) : kind === 'wrong-key' ? axis(NEAR_MISSES) : kind === 'key-elsewhere' ? axis(ELSEWHERE) : undefined;
-  const streamed = op === 'chat' && 'stream' in chatPaths(kind) ? ', streamed and not,' : '';
+  const streamed = op === 'chat' && 'stream' in chatPaths(kind) ? (STREAMED_FORM[kind] ? ` (and streamed, with ${STREAMED_FORM[kind]})` : ', streamed and not,') : '';
   return {
     id: `auth.${op}.${kind}`,
     title,
     section: '5.1',
     level: 'must',
     audit: `Sends ${CONTROL[op]}${streamed} ${KIND_AUDITS[kind][0]}, once the same request with Authorization: Bearer <key> was served: ${KIND_AUDITS[kind][1]}; ${shownBy(KIND_FAULTS[kind][op])}.`,
-    paths: { ...(op === 'chat' ? chatPaths(kind) : {}), ...(forms ? { form: forms } : {}) },
+    paths: { ...(op === 'chat' ? chatPaths(kind) : {}), ...(forms ? { form: op === 'chat' ? formsOn(kind, forms) : forms } : {}) },
     reads: [],
     async run(ctx, path) {
       const cred = credential(ctx, kind, path.form as string | undefined);
@@ -195,7 +202,8 @@ async function refusals(ctx: CheckContext): Promise<{ refusals: Refusal[]; probl
   for (const [kind, forms] of [['missing', ['']], ['malformed', Object.keys(MALFORMED)], ['wrong-key', Object.keys(NEAR_MISSES)], ['key-elsewhere', Object.keys(ELSEWHERE)]] as const)
     for (const form of forms) {
       const cred = credential(ctx, kind, form || undefined);
-      for (const stream of kind === 'key-elsewhere' ? [false] : [false, true]) tried.push({ op: 'chat', path: kind === 'key-elsewhere' ? {} : { stream }, cred });
+      const streamedToo = kind === 'missing' || form === STREAMED_FORM[kind];
+      for (const stream of streamedToo ? [false, true] : [false]) tried.push({ op: 'chat', path: kind === 'key-elsewhere' ? {} : { stream }, cred });
       tried.push({ op: 'models', path: {}, cred });
     }
   await Promise.all(

@@ -4,6 +4,7 @@ import { AUTH } from './auth.js';
 import { CATALOG } from './catalog.js';
 import { CHAT } from './chat.js';
 import { ERRORS } from './errors.js';
+import { FUZZ, fuzzChecks, type FuzzSettings } from './fuzz/index.js';
 import { MODELS } from './models.js';
 import { PARAMETERS } from './parameters.js';
 import { STOP } from './stop.js';
@@ -24,9 +25,13 @@ export const SUITES: Record<string, ApiCheck[]> = {
   stream: STREAM,
   usage: USAGE,
   errors: ERRORS,
+  fuzz: FUZZ,
 };
 
 export const CHECKS: ApiCheck[] = Object.values(SUITES).flat();
+
+/** The registry with the fuzz checks of other settings (`conformance fuzz`, --fuzz-runs). */
+export const withFuzz = (settings: FuzzSettings, note?: string): ApiCheck[] => [...CHECKS.filter((c) => c.suite !== 'fuzz'), ...fuzzChecks(settings, note)];
 
 export type { ApiCheck } from './api.js';
 export type { Check, CheckResult, Verdict, Level, Outcome, Evidence } from './harness/check.js';

@@ -47,6 +47,8 @@ export interface SessionOptions extends Filters {
   onStart?: (progress: Progress) => void;
   /** The registry to select from; the whole kit by default. */
   registry?: readonly ApiCheck[];
+  /** Suites left out of the selection (--no-fuzz): their baseline entries stay known, and unused. */
+  without?: string[];
 }
 
 export class UsageError extends Error {}
@@ -56,7 +58,7 @@ export const DEFAULT_DEADLINE_MS = 600_000;
 
 export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const warnings: string[] = [];
-  const selected = selectChecks(opts.registry ?? CHECKS, opts);
+  const selected = selectChecks(opts.registry ?? CHECKS, opts).filter((c) => !opts.without?.includes(c.suite));
   if (!selected.length) throw new UsageError(`no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'}); see conformance list`);
   const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
   const tls = readTls(opts.tls);

@@ -136,8 +136,12 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
    * deterministic, so it is worked out once and only stamped (id, created) per request. */
   const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef, asked: ContentChoice | undefined): Prepared => {
     let body: unknown;
+    // The text the body was read from seeds the reply: serializing the parsed body again would
+    // recurse as deep as the request nests (a vendor field nested 100,000 deep is legal JSON).
+    let source = text;
     try {
-      body = JSON.parse(text ?? UTF8.decode(typeof raw === 'string' ? undefined : raw));
+      source ??= UTF8.decode(typeof raw === 'string' ? undefined : raw);
+      body = JSON.parse(source);
     } catch (e) {
       return { reply: errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json'), faults: [], stream: false };
     }
@@ -158,7 +162,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     let faults: SelectedFault[] = [];
     let chosen = modelContent.get(model.id);
     // Seeds the reply's id and its pacing: the same request, the same every time.
-    const seed = hash(text ?? JSON.stringify(request));
+    const seed = hash(source);
     if (scenarios) {
       const found = scenarios.find(request, key.id);
       if (found.scenario) {

@@ -84,6 +84,9 @@ export interface Check<Ctx = unknown, P = Path> extends CheckMeta {
   paths?: Readonly<Record<string, Axis<Ctx>>>;
   /** Runs once every other check has finished, to judge what the whole run received. */
   last?: boolean;
+  /** How long one path may take, for a check that sends many requests in turn (a fuzz session);
+   * by default a few request deadlines. */
+  timeLimitMs?(limits: { deadlineMs: number }): number;
   run(ctx: Ctx, path: P): Promise<Verdict>;
 }
 

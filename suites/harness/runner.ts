@@ -129,14 +129,14 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   /** Runs `fn` as a check would: bounded in time, a throw reported as the kit's own defect, and
    * cut short when the run is stopped. A failure seen once the run was stopped may be the stop's
    * own doing (an aborted request): it is not-tested, with the stop's reason. */
-  const guarded = async (fn: () => Promise<Verdict>): Promise<Verdict> => {
+  const guarded = async (fn: () => Promise<Verdict>, limitMs = checkDeadline): Promise<Verdict> => {
     let timer: NodeJS.Timeout | undefined;
     let verdict: Verdict;
     try {
       verdict = await Promise.race([
         fn(),
         new Promise<Verdict>((resolve) => {
-          timer = setTimeout(() => resolve(fail(`the check did not finish within ${checkDeadline} ms`)), checkDeadline);
+          timer = setTimeout(() => resolve(fail(`the check did not finish within ${limitMs} ms`)), limitMs);
         }),
         ...(stopped ? [stopped.then(() => notTested(stoppedBecause()!))] : []),
       ]);
@@ -234,7 +234,8 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       const started = performance.now();
       const why = stoppedBecause();
       // Once stopped, nothing more is sent: what is left is not-tested, at once.
-      const verdict = why ? notTested(why) : await guarded(() => checks[unit.check].run(makeContext(used, inherited), unit.path));
+      const check = checks[unit.check];
+      const verdict = why ? notTested(why) : await guarded(() => check.run(makeContext(used, inherited), unit.path), check.timeLimitMs?.(opts.limits) ?? checkDeadline);
       paths[unit.check][unit.slot] = pathResult(verdict, unit.path, unit.label, used, inherited, started);
       unitsDone++;
       if (--remaining[unit.check] === 0) results[unit.check] = finish(unit.check);
@@ -255,7 +256,7 @@ export const sectionsOf = (section: string) => section.split(',').map((s) => s.t
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
  * and the messages and evidence of the paths that gave that outcome. */
 function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
-  const { run: _run, paths: axes, ...meta } = check;
+  const { run: _run, paths: axes, timeLimitMs: _limit, ...meta } = check;
   const outcome = worst(paths.map((p) => p.outcome));
   const deciding = paths.filter((p) => p.outcome === outcome);
   const named = axes !== undefined;

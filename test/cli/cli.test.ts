@@ -10,16 +10,7 @@ import { startMockServer, type MockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
 import { validator } from '../../schemas/index.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
-
-const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { BIN, cli } from '../support/cli.js';
 
 describe('conformance CLI', () => {
   let server: MockServer;
@@ -98,10 +89,10 @@ describe('conformance CLI', () => {
 
   /** A hostile mock (by default one that drips its answers, a byte a second) for the test `fn`, and a
    * folder for reports. */
-  async function dripping(fn: (url: string, dir: string) => Promise<void>, fault = 'hostile-drip'): Promise<void> {
+  async function dripping(fn: (url: string, dir: string, drip: MockServer) => Promise<void>, fault = 'hostile-drip'): Promise<void> {
     const drip = await startMockServer({ mock: createMock(undefined, { faults: [fault] }) });
     try {
-      await fn(drip.url, mkdtempSync(join(tmpdir(), 'conformance-')));
+      await fn(drip.url, mkdtempSync(join(tmpdir(), 'conformance-')), drip);
     } finally {
       await drip.close();
     }
@@ -120,11 +111,14 @@ describe('conformance CLI', () => {
     }, fault));
 
   it('on Ctrl-C writes the report of what finished and exits 130', () =>
-    dripping(async (url, dir) => {
+    dripping(async (url, dir, drip) => {
       const child = spawn(process.execPath, [BIN, 'run', '--base-url', url, '--api-key', KEY, '--reporter', `json=${join(dir, 'r.json')}`], { env: { ...process.env, NO_COLOR: '1' } });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
-      await new Promise((r) => setTimeout(r, 1500));
+      // Under way (its first request in, so its handler set, however slowly a loaded machine starts
+      // it), and a while into its run.
+      while (!drip.mock.journal.list().length) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 1000));
       child.kill('SIGINT');
       const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
       expect(code).toBe(130);

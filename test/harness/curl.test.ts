@@ -1,7 +1,6 @@
 // "Reproduce with:" works as printed: pasted into a shell with the keys in $CONFORMANCE_API_KEY and
 // $CONFORMANCE_SECOND_API_KEY, the command replays the exact request; it never shows a key, and a
 // secret it cannot name by variable (a near miss of the key) is redacted.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
@@ -9,11 +8,7 @@ import { startMockServer } from '../../mock/http.js';
 import { curlOf } from '../../suites/harness/curl.js';
 import { Redactor } from '../../suites/harness/redact.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
-
-const sh = (command: string, env: Record<string, string>) =>
-  new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile('sh', ['-c', command], { env: { ...process.env, ...env }, timeout: 10_000 }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout })),
-  );
+import { sh } from '../support/cli.js';
 
 describe('curl commands', () => {
   const redactor = new Redactor().add(KEY, 'CONFORMANCE_API_KEY').add(SECOND_KEY, 'CONFORMANCE_SECOND_API_KEY').add(`${KEY}x`);

@@ -196,7 +196,7 @@ const NEW: Fault[] = [
   {
     name: 'auth-any-key-when-streamed',
     description: 'A streamed chat completion accepts any Bearer key',
-    fails: ['auth.chat.malformed', 'auth.chat.wrong-key'],
+    fails: ['auth.chat.wrong-key'],
     on: 'stream',
     request: (req, ctx) => (isChat(req) && requestJson(req)?.stream === true && bearerKey(req) !== undefined && !keyOf(req, ctx.config) ? asPrimary(req, ctx) : req),
   },

@@ -1,7 +1,8 @@
 // Faults proving the checks of the errors suite (4.1 rule 1, section 7): faulty requests served,
 // errors told with the wrong status, error bodies that are not the convention's. Only chat requests
 // with a valid key are bent: refusals of credentials are the auth suite's. The error-body faults
-// bend every chat error, so stop.five-4xx, which judges the body of one, fails with them.
+// bend every chat error, so stop.five-4xx and fuzz.invalid-refused, which judge the bodies of
+// refusals too, fail with them.
 import { enumAt } from '../../../schemas/index.js';
 import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault, FaultContext } from './fault.js';
@@ -57,7 +58,8 @@ const BASE: Fault[] = [
   {
     name: 'errors-messages-string-accepted',
     description: 'messages given as a string is taken as one user message',
-    fails: ['errors.messages-not-array'],
+    // The fuzz pass sends the same request (messages "hello"): it judges the same answer.
+    fails: ['errors.messages-not-array', 'fuzz.invalid-refused'],
     request: (req, ctx) =>
       keyed(req, ctx) ? withRequestJson(req, (b) => void (typeof b.messages === 'string' && (b.messages = [{ role: 'user', content: b.messages }]))) : req,
   },
@@ -94,19 +96,19 @@ const BASE: Fault[] = [
   {
     name: 'errors-plain-text-body',
     description: 'Error answers to chat requests carry a plain-text body, "Bad Request", instead of a JSON error',
-    fails: ['stop.five-4xx', 'errors.error-body'],
+    fails: ['stop.five-4xx', 'errors.error-body', 'fuzz.invalid-refused'],
     reply: (r, req, ctx) => (chatError(r, req, ctx) ? { status: r.status, headers: { 'content-type': 'text/plain' }, body: 'Bad Request' } : r),
   },
   {
     name: 'errors-no-message',
     description: 'Error answers to chat requests carry a JSON error without error.message',
-    fails: ['stop.five-4xx', 'errors.error-body'],
+    fails: ['stop.five-4xx', 'errors.error-body', 'fuzz.invalid-refused'],
     reply: (r, req, ctx) => (chatError(r, req, ctx) ? withJson(r, (b) => void delete b.error.message) : r),
   },
   {
     name: 'errors-empty-message',
     description: 'Error answers to chat requests carry an empty error.message',
-    fails: ['stop.five-4xx', 'errors.error-body'],
+    fails: ['stop.five-4xx', 'errors.error-body', 'fuzz.invalid-refused'],
     reply: (r, req, ctx) => (chatError(r, req, ctx) ? withJson(r, (b) => void (b.error.message = '')) : r),
   },
 ];

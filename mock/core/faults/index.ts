@@ -7,6 +7,7 @@ import { ENGINE_FAULTS } from './engines.js';
 import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
 import { FRONTEND } from './frontend.js';
+import { FUZZ_FAULTS } from './fuzz.js';
 import { HOSTILE } from './hostile.js';
 import { LEGAL } from './legal.js';
 import { MODEL_FAULTS } from './models.js';
@@ -32,6 +33,7 @@ export const FAULTS: readonly Fault[] = [
   ...USAGE_FAULTS,
   ...ERRORS_FAULTS,
   ...ENGINE_FAULTS,
+  ...FUZZ_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
 ];

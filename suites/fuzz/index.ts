@@ -1,0 +1,107 @@
+// Property-based requests: the rules every answer to a generated request is held to, each a check of
+// the registry. One session per run generates, sends, judges and shrinks (session.ts); each check
+// reports its property from it, with the smallest request that breaks it as evidence, sent once more.
+import { inSuite, type ApiCheck, type CheckDef } from '../api.js';
+import { fail, notTested, pass, type AxisValues } from '../harness/check.js';
+import type { CheckContext } from '../harness/runner.js';
+import { describeCase, wire } from './case.js';
+import { JUDGES, JUDGES_WHAT, PROPERTY_IDS, type PropertyId } from './properties.js';
+import { FuzzSession, sendCase, type FuzzSettings } from './session.js';
+
+/** Requests of the short pass inside `conformance run`: one wrong type for each of the 14 fields of
+ * 2.1, then a valid request with the rare inputs and one of legal JSON that parsers reject. The
+ * default run stays under 200 requests with it (bench/run-cost.ts counts them). */
+export const FUZZ_PASS_RUNS = 16;
+
+/** The pass inside `conformance run`: seeded, so a CI gate sees the same requests every time, with a
+ * small shrinking budget (against a server that breaks, a run sends a few requests more), and a hang
+ * not shrunk (each step would wait a request timeout). */
+export const FUZZ_PASS: FuzzSettings = { seed: 1, runs: FUZZ_PASS_RUNS, maxRequests: FUZZ_PASS_RUNS + 24, shrinkRequests: 8, shrinkTimeouts: false };
+
+/** `conformance fuzz` by default: a few hundred requests at most, shrinking included. */
+export const FUZZ_DEFAULTS = { runs: 200, maxRequests: 400, shrinkRequests: 40 } as const;
+
+const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
+  'no-5xx': {
+    title: 'No generated request, valid or not, is answered with a server error (5xx) or a dropped connection',
+    section: '4.1, 7',
+    level: 'must',
+  },
+  'valid-served': {
+    title: 'A generated request the document allows is served, or refused with a 4xx only for a field the catalog does not declare for its model',
+    section: '2.1, 4.1, 8',
+    level: 'must',
+  },
+  'invalid-refused': {
+    title: 'A generated request that is not one of 2.1 (a wrong type, a missing field, an unknown value, a value out of its declared range) is refused with a 4xx and an error body',
+    section: '2.1, 7',
+    level: 'should',
+    convention: 'Section 7 does not show the status codes or the error body; a request that is not one of 2.1 is the client\'s error: a 4xx with {"error": {"message": ...}} by convention.',
+  },
+  'served-shape': {
+    title: 'A served answer to a generated request is a chat completion of 2.3, or when streamed a complete stream of valid chunks',
+    section: '2.3, 4.1, 6',
+    level: 'must',
+  },
+  'within-timeout': {
+    title: 'Every generated request is answered within the request timeout',
+    section: '4.1',
+    level: 'should',
+    convention: 'The document shows no time limit; an answer that does not come within the client\'s timeout (--timeout) serves no client.',
+  },
+};
+
+/** The size of a request body as sent (UTF-8). */
+const size = (c: Parameters<typeof wire>[0]) => `${Buffer.byteLength(wire(c)).toLocaleString('en-US')} bytes`;
+
+/** The fuzz checks of one session's settings; `note` says once in the report how it was seeded. */
+export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings.seed}, ${settings.runs} generated requests (--seed ${settings.seed} repeats them)`): ApiCheck[] {
+  // The session's requests are evidence of no check: each failing property shows only the smallest
+  // request that breaks it. A memo's requests become evidence of every check awaiting it, so the
+  // session sends through a context handed out before it has sent anything.
+  const sessionOf = (ctx: CheckContext) =>
+    ctx.memo('fuzz-session', async (c) => new FuzzSession(await c.memo('fuzz-sender', async (sender) => sender), settings));
+  const seedAxis = async (): Promise<AxisValues> => ({ points: [{ value: settings.seed, label: `seed ${settings.seed}` }], note });
+
+  const property = (id: PropertyId): CheckDef => ({
+    id: `fuzz.${id}`,
+    ...META[id],
+    paths: { seed: seedAxis },
+    // A session sends its requests in turn while it shrinks: each may take a request's deadline. The
+    // run's deadline (--deadline) bounds it as a whole. (setTimeout takes no longer delay than 2^31 - 1.)
+    timeLimitMs: (limits) => Math.min(limits.deadlineMs * (settings.maxRequests + 8), 2 ** 31 - 1),
+    async run(ctx) {
+      const session = await sessionOf(ctx);
+      const out = await session.result();
+      const { judged, finding: f, unjudged } = out.properties[id];
+      // A failure is one whatever else was served; a pass needs a served request (a server that refuses
+      // everything refuses invalid requests too) and, for the rules of valid requests, a known model.
+      const unproven = id === 'invalid-refused' ? out.noneServed : id === 'valid-served' || id === 'served-shape' ? out.noModel && `no model is known: ${out.noModel}` : undefined;
+      const cut = out.cut ? [`the session stopped after ${out.generated} of ${settings.runs} requests: ${out.cut}`] : [];
+      if (f) {
+        const label = `fuzz #${f.index + 1}, shrunk for fuzz.${id}`;
+        // The smallest failing request's own answer (sent already), then the request once more.
+        await sendCase(ctx, f.shrunk, label);
+        const stop = session.stopped();
+        let again = `not sent once more (${stop})`;
+        if (!stop) {
+          const ex = await sendCase(ctx, f.shrunk, `${label}, sent once more`, 1);
+          const still = JUDGES[id](f.shrunk, ex, out.space.models.find((m) => m.id === f.shrunk.body.model));
+          again = still ? 'stable: sent once more, it broke the rule again' : 'flaky: sent once more, it held';
+        }
+        const shrunk = f.steps ? `, shrunk in ${f.steps} steps (${f.attempts} requests tried) from ${size(f.first)} to ${size(f.shrunk)}` : '';
+        return fail(`${describeCase(f.shrunk)}: ${f.why}; ${again}. Request ${f.index + 1} of ${out.generated} was the first to break it, ${f.count} of ${out.answered} answers did${shrunk}`, cut);
+      }
+      if (unproven) return notTested(unproven);
+      if (!judged) return notTested(unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`);
+      return pass([`held on ${judged} of ${out.answered} answers to generated requests`, ...cut, ...(unjudged ? [unjudged] : [])]);
+    },
+  });
+
+  return inSuite('fuzz', PROPERTY_IDS.map(property));
+}
+
+/** The fuzz checks of the registry: the short pass of `conformance run`. */
+export const FUZZ: ApiCheck[] = fuzzChecks(FUZZ_PASS, `fuzz pass: seed ${FUZZ_PASS.seed}, ${FUZZ_PASS.runs} generated requests (--fuzz-runs widens it, --no-fuzz turns it off)`);
+
+export type { FuzzSettings } from './session.js';

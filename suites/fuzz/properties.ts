@@ -1,0 +1,75 @@
+// The rules every answer to a generated request is held to. Each owns one kind of failure, so one
+// defect breaks one property: a 5xx or a dropped connection is no-5xx's whatever the request was,
+// a hang within-timeout's; the others judge only answers that are neither.
+import { choicesOf, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
+import { errorBodyProblem, firstBroken, readAnswer, refusalOf } from '../answer.js';
+import { bodyJson, type Exchange } from '../harness/exchanges.js';
+import type { FuzzCase } from './case.js';
+import { undeclaredIn, type ModelSpace } from './space.js';
+
+export type PropertyId = 'no-5xx' | 'valid-served' | 'invalid-refused' | 'served-shape' | 'within-timeout';
+
+/** Why an answer breaks a property; undefined when it holds; null when the answer is not the
+ * property's to judge (a refusal, for the rule about served answers). */
+export type Judge = (c: FuzzCase, ex: Exchange, model: ModelSpace | undefined) => string | undefined | null;
+
+const TIMEOUTS = new Set(['deadline', 'timeout']);
+const timedOut = (ex: Exchange) => !!ex.error && TIMEOUTS.has(ex.error.kind);
+/** An answer a rule of content can judge: it came, whole or cut at the cap, and is no server error. */
+const judgeable = (ex: Exchange) => ex.status !== undefined && ex.status < 500 && !ex.rateLimited && (!ex.error || ex.error.kind === 'cap');
+
+const noServerError: Judge = (_c, ex) => {
+  if (ex.status !== undefined && ex.status >= 500) return `answered ${describe(ex)}${errorText(ex)}`;
+  if (ex.error && !TIMEOUTS.has(ex.error.kind) && ex.error.kind !== 'cap')
+    return ex.status === undefined ? `no answer: ${ex.error.kind}: ${ex.error.message}` : `the connection was dropped after status ${ex.status}: ${ex.error.kind}: ${ex.error.message}`;
+  return undefined;
+};
+
+const withinTimeout: Judge = (_c, ex) => (timedOut(ex) ? `no complete answer within the request timeout: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}` : undefined);
+
+const validServed: Judge = (c, ex, model) => {
+  if (c.expect !== 'served' || !judgeable(ex) || ex.status === 429) return null;
+  if (is2xx(ex)) return undefined;
+  const undeclared = undeclaredIn(c.body, model);
+  const error = bodyJson(ex).ok && errorText(ex);
+  if (ex.status! >= 400 && undeclared.length && error) return undefined;
+  const why = undeclared.length ? `; its error body is not JSON with a message` : model?.params ? `; the catalog declares every field it carries for ${model.id}` : '';
+  return `a valid request was refused: ${describe(ex)}${errorText(ex)}${why}`;
+};
+
+const invalidRefused: Judge = (c, ex) => {
+  if (c.expect !== 'refused' || !judgeable(ex) || ex.status === 429) return null;
+  const r = refusalOf(ex, { notFoundRefuses: c.aboutModel });
+  if (r.kind === 'served') {
+    const errorEvent = readStream(ex).chunks.some(({ chunk }) => 'error' in chunk && !choicesOf(chunk).length);
+    return errorEvent ? `it was answered ${describe(ex)} with a stream that carries an error event, instead of an HTTP error` : `it was served (${describe(ex)})`;
+  }
+  if (r.kind === 'neither') return r.why;
+  const body = errorBodyProblem(ex);
+  return body ? `it was refused (${describe(ex)}), but ${body}` : undefined;
+};
+
+const servedShape: Judge = (c, ex) => {
+  if (c.expect === 'refused' || !is2xx(ex) || !judgeable(ex)) return null;
+  const broken = firstBroken(readAnswer(ex, (c.body as ChatBody).stream === true));
+  return broken === undefined ? undefined : `the answer is no ${(c.body as ChatBody).stream === true ? 'complete stream of chunks' : 'chat completion'}: ${broken}`;
+};
+
+export const JUDGES: Record<PropertyId, Judge> = {
+  'no-5xx': noServerError,
+  'valid-served': validServed,
+  'invalid-refused': invalidRefused,
+  'served-shape': servedShape,
+  'within-timeout': withinTimeout,
+};
+
+export const PROPERTY_IDS = Object.keys(JUDGES) as PropertyId[];
+
+/** The answers each property judges, for the message of a session that met none. */
+export const JUDGES_WHAT: Record<PropertyId, string> = {
+  'no-5xx': 'an answer or a dropped connection',
+  'valid-served': 'an answer to a request the document allows that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx\'s and fuzz.within-timeout\'s)',
+  'invalid-refused': 'an answer to a request that is not one of 2.1 that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx\'s and fuzz.within-timeout\'s)',
+  'served-shape': 'a 2xx answer to a request that is not an invalid one',
+  'within-timeout': 'an answer',
+};

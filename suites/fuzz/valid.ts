@@ -1,0 +1,155 @@
+// Requests the document allows, for one model: every field of 2.1 in every legal form, numbers at and
+// inside the ranges the catalog declares, and edge values wherever a field takes them. A field the
+// model's catalog entry does not declare is sent now and then (a 4xx for it is allowed).
+import fc from 'fast-check';
+import { enumAt, schemaAt } from '../../schemas/index.js';
+import { sayOk } from '../api.js';
+import { integerIn, numberIn } from './numbers.js';
+import { emptyRange, rangeOf, type ModelSpace } from './space.js';
+import { identifier, longText, LONG_LENGTHS, text } from './text.js';
+
+export type Body = Record<string, unknown>;
+
+const EFFORTS = enumAt('request#/properties/reasoning_effort').filter((v): v is string => typeof v === 'string');
+const TIERS = enumAt('request#/properties/service_tier').filter((v): v is string => typeof v === 'string');
+const CHOICES = enumAt('request#/$defs/toolChoice/oneOf/0').filter((v): v is string => typeof v === 'string');
+/** The document's limit on stop sequences (section 8), unless the catalog declares another. */
+export const STOP_MAX = schemaAt('request#/properties/stop/oneOf/1').maxItems as number;
+/** The conventional ranges of the sampling fields, for a model whose catalog entry declares none. */
+const TEMPERATURE = { min: 0, max: 2 };
+const TOP_P = { min: 0, max: 1 };
+const MAX_TOKENS = { min: 1, max: 4096 };
+
+const textPart = text(40).map((t) => ({ type: 'text', text: t }));
+/** A message's text: a string (rarely one past 4 KiB), or an array of text parts. */
+const content = fc.oneof({ arbitrary: text(40), weight: 32 }, { arbitrary: fc.array(textPart, { minLength: 1, maxLength: 3 }), weight: 8 }, { arbitrary: longText(LONG_LENGTHS[0]), weight: 1 });
+
+const user = content.map((c) => ({ role: 'user', content: c }));
+const assistant = text(40).map((c) => ({ role: 'assistant', content: c }));
+const instructions = fc.record({ role: fc.constantFrom('system', 'developer'), content: fc.oneof(text(40), fc.array(textPart, { minLength: 1, maxLength: 2 })) });
+
+/** JSON Schemas of an object, of the plain kinds every server that takes schemas takes. A few, not
+ * one per request: what a schema holds is not the document's (2.3: not shown), and a server compiles
+ * each one it meets, which would make the session a benchmark of schema compilers. */
+const objectSchema = fc.constantFrom(
+  { type: 'object', properties: {} },
+  { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+  { type: 'object', properties: { amount: { type: 'number' }, exact: { type: 'boolean' } }, required: ['amount', 'exact'] },
+  { type: 'object', properties: { unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, tags: { type: 'array', items: { type: 'string' } } } },
+  { type: 'object', properties: { where: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'] } }, required: ['where'] },
+);
+
+const tool = fc.record(
+  { name: identifier, description: text(40), parameters: objectSchema },
+  { requiredKeys: ['name'] },
+).map((fn) => ({ type: 'function', function: fn }));
+
+/** Tools, a tool_choice among the string values or naming the first tool, and now and then a turn
+ * where the model called the first tool and its result came back. */
+const toolUse = fc.record(
+  {
+    tools: fc.uniqueArray(tool, { minLength: 1, maxLength: 3, selector: (t) => t.function.name }),
+    choice: fc.constantFrom(...CHOICES, 'named'),
+    called: fc.record({ id: identifier, result: text(40) }),
+  },
+  { requiredKeys: ['tools'] },
+);
+
+const responseFormat = fc.oneof(
+  fc.constant({ type: 'text' }),
+  fc.constant({ type: 'json_object' }),
+  fc.record({ name: identifier, schema: objectSchema }).map((s) => ({ type: 'json_schema', json_schema: s })),
+);
+
+/** A field the model declares, or (rarely) one it does not: served, or refused with a 4xx. A range
+ * the catalog declares empty (its min above its max) has no valid value: the field is left out. */
+function declared<T>(m: ModelSpace, name: string, arb: () => fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
+  if (emptyRange(m, name)) return fc.constant(undefined);
+  return !m.params || name in m.params ? arb() : fc.oneof({ arbitrary: fc.constant(undefined), weight: 9 }, { arbitrary: arb(), weight: 1 });
+}
+
+const enumValues = (m: ModelSpace, name: string, document: string[]): string[] => {
+  const d = m.params?.[name];
+  const values = d?.type === 'enum' && Array.isArray(d.values) ? d.values.filter((v): v is string => typeof v === 'string') : [];
+  return values.length ? values : document;
+};
+
+/** The parts a valid request is put together from; every key but `last` may be left out. */
+function parts(m: ModelSpace) {
+  const maxTokens = rangeOf(m, 'max_tokens', MAX_TOKENS);
+  const temperature = rangeOf(m, 'temperature', TEMPERATURE);
+  const topP = rangeOf(m, 'top_p', TOP_P);
+  const seed = rangeOf(m, 'seed', { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
+  const stopItems = m.params?.stop?.type === 'array' && typeof m.params.stop.max_items === 'number' ? Math.max(1, Math.floor(m.params.stop.max_items)) : STOP_MAX;
+  return fc.record(
+    {
+      instructions,
+      turns: fc.array(fc.tuple(user, assistant), { maxLength: 1 }),
+      last: user,
+      max_tokens: declared(m, 'max_tokens', () => integerIn(maxTokens.min, Math.min(maxTokens.max, m.outputLength ?? Infinity))),
+      temperature: declared(m, 'temperature', () => numberIn(temperature.min, temperature.max)),
+      top_p: declared(m, 'top_p', () => numberIn(topP.min, topP.max)),
+      stop: declared(m, 'stop', () => fc.oneof(text(12, 1), fc.array(text(12, 1), { minLength: 1, maxLength: stopItems }))),
+      stream: fc.record({ on: fc.boolean(), usage: fc.boolean() }, { requiredKeys: ['on'] }),
+      tools: declared(m, 'tools', () => toolUse),
+      response_format: declared(m, 'response_format', () => responseFormat),
+      reasoning_effort: declared(m, 'reasoning_effort', () => fc.constantFrom(...enumValues(m, 'reasoning_effort', EFFORTS))),
+      seed: declared(m, 'seed', () => integerIn(seed.min, seed.max)),
+      service_tier: declared(m, 'service_tier', () => fc.constantFrom(...enumValues(m, 'service_tier', TIERS))),
+    },
+    { requiredKeys: ['last'] },
+  );
+}
+
+type Parts = ReturnType<typeof parts> extends fc.Arbitrary<infer P> ? P : never;
+
+/** The body, fields in the document's order; a structured-output request says "JSON" to the model,
+ * as OpenAI-compatible services require of json_object. */
+function assemble(m: ModelSpace, p: Parts): Body {
+  const messages: Record<string, unknown>[] = [];
+  if (p.instructions) messages.push(p.instructions);
+  for (const [u, a] of p.turns ?? []) messages.push(u, a);
+  if (p.response_format?.type === 'json_object') messages.push({ role: 'user', content: 'Answer in JSON.' });
+  messages.push(p.last);
+  const body: Body = { model: m.id, messages };
+  if (p.max_tokens !== undefined) body.max_tokens = p.max_tokens;
+  if (p.temperature !== undefined) body.temperature = p.temperature;
+  if (p.top_p !== undefined) body.top_p = p.top_p;
+  if (p.stop !== undefined) body.stop = p.stop;
+  if (p.stream) {
+    body.stream = p.stream.on;
+    if (p.stream.on && p.stream.usage !== undefined) body.stream_options = { include_usage: p.stream.usage };
+  }
+  if (p.tools) {
+    const name = p.tools.tools[0].function.name;
+    body.tools = p.tools.tools;
+    if (p.tools.choice) body.tool_choice = p.tools.choice === 'named' ? { type: 'function', function: { name } } : p.tools.choice;
+    if (p.tools.called) {
+      const { id, result } = p.tools.called;
+      messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: '{}' } }] }, { role: 'tool', tool_call_id: id, content: result });
+    }
+  }
+  if (p.response_format !== undefined) body.response_format = p.response_format;
+  if (p.reasoning_effort !== undefined) body.reasoning_effort = p.reasoning_effort;
+  if (p.seed !== undefined) body.seed = p.seed;
+  if (p.service_tier !== undefined) body.service_tier = p.service_tier;
+  return body;
+}
+
+/** A valid request body for the model. */
+export function validBody(m: ModelSpace): fc.Arbitrary<Body> {
+  let arb = bodies.get(m);
+  if (!arb) bodies.set(m, (arb = parts(m).map((p) => assemble(m, p))));
+  return arb;
+}
+/** One arbitrary per model of a session, shared by the invalid and edge requests built on it. */
+const bodies = new WeakMap<ModelSpace, fc.Arbitrary<Body>>();
+
+/** The kit's smallest request (sayOk), its max_tokens within the declared range as the suites fit
+ * it: so that a wrong type in messages is the very request errors.messages-not-array sends. */
+export const smallBody = (m: ModelSpace): Body => {
+  const body = sayOk(m.id);
+  const { min, max } = rangeOf(m, 'max_tokens', MAX_TOKENS);
+  return { ...body, max_tokens: Math.min(Math.max(body.max_tokens as number, min), max) };
+};

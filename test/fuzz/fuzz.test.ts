@@ -1,0 +1,229 @@
+// `conformance fuzz` end to end, with fixed seeds and small budgets: it passes the correct mock, which
+// answers every generated request with a 2xx or a 4xx JSON error; against each rare-input fault it
+// exits 1 with the smallest request that trips it, as a curl that gets the 5xx again in a shell, the
+// same for the same seed; Ctrl-C writes what was found; the properties are checks like any other (every
+// reporter, the list, the baseline); and `conformance run` carries a short pass and stays under 200
+// requests.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMock, type Mock } from '../../mock/core/handle.js';
+import { errorReply } from '../../mock/core/errors.js';
+import { startMockServer, type MockServer } from '../../mock/http.js';
+import { validator } from '../../schemas/index.js';
+import { FUZZ_PASS } from '../../suites/fuzz/index.js';
+import type { CheckResult } from '../../suites/harness/check.js';
+import { render, REPORTER_NAMES } from '../../suites/harness/report/index.js';
+import type { RunReport } from '../../suites/harness/report/report.js';
+import { CHECKS, withFuzz } from '../../suites/index.js';
+import { runSession } from '../../suites/session.js';
+import { watched } from '../../bench/fuzz.js';
+import { BIN, cli, sh } from '../support/cli.js';
+import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
+
+const PROPERTIES = ['fuzz.no-5xx', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
+const dir = mkdtempSync(join(tmpdir(), 'conformance-fuzz-'));
+const readReport = (file: string): RunReport => {
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  expect(validator('report')(report).errors, file).toEqual([]);
+  return report;
+};
+const result = (report: RunReport, id: string) => report.results.find((r) => r.id === id)!;
+const hasCurl = existsSync('/usr/bin/curl') || existsSync('/bin/curl');
+
+describe('conformance fuzz', () => {
+  it('passes the embedded mock, printing its seed, within its budget', async () => {
+    const file = join(dir, 'clean.json');
+    const r = await cli(['fuzz', '--seed', '11', '--runs', '120', '--reporter', 'pretty', '--reporter', `json=${file}`]);
+    expect(r.stderr).toContain('conformance: fuzz seed 11 (--seed 11 sends these requests again)');
+    expect(r.code, r.stdout).toBe(0);
+    const report = readReport(file);
+    expect(report.results.map((x) => `${x.id}=${x.outcome}`).sort()).toEqual(PROPERTIES.map((id) => `${id}=pass`).sort());
+    expect(report.notes).toContain('fuzz: seed 11, 120 generated requests (--seed 11 repeats them)');
+    // The generated requests, and one plain request per model and path that served-shape compares with.
+    expect(report.requestsSent).toBeLessThanOrEqual(120 + 4);
+    expect(r.stdout).toMatch(/PASSED \(exit code 0\)/);
+  });
+
+  it('exits 2 for a usage or connection problem', async () => {
+    const [seed, unreachable] = await Promise.all([cli(['fuzz', '--seed', '-1']), cli(['fuzz', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--timeout', '2000'])]);
+    expect([seed.code, unreachable.code]).toEqual([2, 2]);
+    expect(seed.stderr).toMatch(/--seed takes a whole number/);
+    expect(unreachable.stderr).toMatch(/cannot reach/);
+  });
+});
+
+describe('against rare-input faults', () => {
+  let servers: Record<string, MockServer>;
+  beforeAll(async () => {
+    const names = ['fuzz-astral-500', 'fuzz-long-string-500', 'fuzz-int32-500'];
+    servers = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await startMockServer({ mock: createMock(undefined, { faults: [n] }) })])));
+  });
+  afterAll(() => Promise.all(Object.values(servers).map((s) => s.close())));
+
+  const fuzz = async (fault: string, name: string, extra: string[] = []) => {
+    const file = join(dir, `${name}.json`);
+    const r = await cli(['fuzz', '--base-url', servers[fault].url, '--seed', '3', '--runs', '40', '--check', 'fuzz.no-5xx', '--reporter', `json=${file}`, ...extra], { CONFORMANCE_API_KEY: KEY });
+    return { ...r, report: readReport(file) };
+  };
+
+  /** What each fault's smallest request holds: one character, a string one past the limit, an integer one past 32 bits. */
+  const SMALLEST: Record<string, (body: Record<string, any>) => boolean> = {
+    'fuzz-astral-500': (b) => Array.from(b.messages[0].content as string).length === 1 && /[\u{10000}-\u{10ffff}]/u.test(b.messages[0].content),
+    'fuzz-long-string-500': (b) => (b.messages[0].content as string).length === 4097 && !('seed' in b) && !b.stream,
+    'fuzz-int32-500': (b) => b.seed > 2 ** 31 - 1 && b.messages[0].content === 'Say OK.' && !b.stream,
+  };
+
+  it.concurrent.each(Object.keys(SMALLEST))('%s: finds it, shrinks it, and prints a curl that gets the 5xx again', async (fault) => {
+    const { code, report, stdout, stderr } = await fuzz(fault, fault);
+    expect(code).toBe(1);
+    const r = result(report, 'fuzz.no-5xx');
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(/answered status 500.*stable: sent once more, it broke the rule again.*shrunk in \d+ steps/);
+    const [shrunk, again] = r.evidence;
+    expect(again.label).toMatch(/sent once more/);
+    expect(shrunk.reproduce).toBe(again.reproduce);
+    expect(SMALLEST[fault](JSON.parse(/--data-raw '(.*)'$/s.exec(shrunk.reproduce!)![1]))).toBe(true);
+    expect(shrunk.reproduce).toContain('"$CONFORMANCE_API_KEY"');
+    for (const text of [stdout, stderr, readFileSync(join(dir, `${fault}.json`), 'utf8')]) expect(text).not.toContain(KEY);
+    if (!hasCurl) return;
+    const replay = await sh(`${shrunk.reproduce} -o /dev/null -w '%{http_code}'`, { CONFORMANCE_API_KEY: KEY });
+    expect(replay.stdout).toBe('500');
+  });
+
+  it.concurrent('gives the same curl for the same seed, and holds the failure under a baseline like any check', async () => {
+    const baseline = join(dir, 'expected.yaml');
+    writeFileSync(baseline, 'expected:\n  - check: fuzz.no-5xx\n    reason: emoji break our store; fix due in 2.4\n');
+    const [a, b] = await Promise.all([fuzz('fuzz-astral-500', 'again-a'), fuzz('fuzz-astral-500', 'again-b', ['--expected-failures', baseline])]);
+    expect(result(a.report, 'fuzz.no-5xx').evidence[0].reproduce).toBe(result(b.report, 'fuzz.no-5xx').evidence[0].reproduce);
+    expect([a.code, b.code]).toEqual([1, 0]);
+    expect(result(b.report, 'fuzz.no-5xx').expected?.reason).toMatch(/emoji/);
+    // Where it passes, the entry is stale, and fails the session.
+    const stale = await runSession({ apiKey: KEY, registry: withFuzz({ seed: 3, runs: 40, maxRequests: 40, shrinkRequests: 0 }), checks: ['fuzz.no-5xx'], strict: true, expectedFailures: baseline });
+    expect(stale.exitCode).toBe(1);
+    expect(stale.baseline?.stale.map((e) => e.check)).toEqual(['fuzz.no-5xx']);
+  });
+
+  it('writes what it found so far on Ctrl-C, and exits 130', async () => {
+    const file = join(dir, 'interrupted.json');
+    const child = spawn(process.execPath, [BIN, 'fuzz', '--base-url', servers['fuzz-astral-500'].url, '--api-key', KEY, '--seed', '3', '--runs', '1000000', '--max-requests', '1000000', '--reporter', `json=${file}`], { env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    // Under way (its seed printed, its handler set), and a second into its requests.
+    await new Promise<void>((r) => child.stderr.on('data', () => stderr.includes('fuzz seed') && r()));
+    await new Promise((r) => setTimeout(r, 1_000));
+    const stopped = performance.now();
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(performance.now() - stopped).toBeLessThan(5_000);
+    expect(stderr).toMatch(/SIGINT: writing the report/);
+    const r = result(readReport(file), 'fuzz.no-5xx');
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(/not sent once more \(interrupted \(SIGINT\)\)/);
+    expect(r.notes?.join(' ')).toMatch(/the session stopped after \d+ of 1000000 requests: interrupted \(SIGINT\)/);
+  });
+
+  it('shows the properties in every reporter', async () => {
+    const report = await runSession({ baseUrl: servers['fuzz-astral-500'].url, apiKey: KEY, registry: withFuzz({ seed: 3, runs: 20, maxRequests: 30, shrinkRequests: 4 }), suites: ['fuzz'], strict: true });
+    expect(result(report, 'fuzz.no-5xx').outcome).toBe('fail');
+    for (const name of REPORTER_NAMES) {
+      const text = render(name, report, { color: false });
+      expect(text, name).toContain('fuzz.no-5xx');
+      expect(text, name).not.toContain(KEY);
+    }
+  });
+});
+
+describe('against servers that break HTTP or refuse everything', () => {
+  const session = async (mock: Mock, runs: number) => {
+    const server = await startMockServer({ mock });
+    const started = performance.now();
+    try {
+      const deadlineMs = 6_000;
+      const settings = { seed: 3, runs, maxRequests: runs + 10, shrinkRequests: 4, deadlineAt: Date.now() + deadlineMs - 1_000 };
+      const report = await runSession({ baseUrl: server.url, apiKey: KEY, registry: withFuzz(settings), suites: ['fuzz'], strict: true, timeoutMs: 300, deadlineMs });
+      return { report, ms: performance.now() - started };
+    } finally {
+      await server.close();
+    }
+  };
+
+  it.each([
+    ['hostile-random-bytes', 'fuzz.no-5xx', /no answer: protocol/],
+    ['hostile-stream-forever', 'fuzz.within-timeout', /no complete answer within the request timeout/],
+  ])('%s: a failed property with its evidence, within the deadline', async (fault, id, why) => {
+    const { report, ms } = await session(createMock(undefined, { faults: [fault] }), 8);
+    expect(ms).toBeLessThan(6_000);
+    const r = result(report, id);
+    expect(r.outcome).toBe('fail');
+    expect(r.message).toMatch(why);
+    expect(r.evidence.length).toBeGreaterThan(0);
+    // The model list is garbage too: the rules of valid requests cannot be judged, and say why.
+    expect(result(report, 'fuzz.valid-served').message).toMatch(/no model is known/);
+  });
+
+  it('counts no refusal as a pass where nothing is served', async () => {
+    const refusing = mockWith({ reply: (r, req) => (req.path === '/v1/chat/completions' ? errorReply(400, 'No.', 'invalid_request_error') : r) });
+    const { report } = await session(refusing, 20);
+    expect(result(report, 'fuzz.invalid-refused').outcome).toBe('not-tested');
+    expect(result(report, 'fuzz.invalid-refused').message).toMatch(/no generated request was served, nor the plain one/);
+    expect(result(report, 'fuzz.valid-served').outcome).toBe('fail');
+  });
+});
+
+describe('the fuzz checks in the registry', () => {
+  it('are listed with their section, level and the faults that prove them', async () => {
+    const [text, json] = await Promise.all([cli(['list']), cli(['list', '--json'])]);
+    for (const id of PROPERTIES) expect(text.stdout).toContain(id);
+    expect(text.stdout).toMatch(/fuzz \(5 checks: 3 must, 2 should\)/);
+    const checks = JSON.parse(json.stdout).checks as { id: string; section: string; level: string; provenBy: string[] }[];
+    const listed = checks.filter((c) => c.id.startsWith('fuzz.'));
+    expect(listed.map((c) => c.id)).toEqual(PROPERTIES);
+    for (const c of listed) expect(c.provenBy.length, c.id).toBeGreaterThan(0);
+  });
+
+  it('run a short pass in `conformance run` that keeps the default run under 200 requests; --no-fuzz leaves it out', async () => {
+    const cost = async (opts: Parameters<typeof runSession>[0]) => {
+      const mock = watched();
+      const server = await startMockServer({ mock });
+      try {
+        const report = await runSession({ baseUrl: server.url, apiKey: KEY, secondApiKey: SECOND_KEY, ...opts });
+        return { report, requests: mock.statuses.length };
+      } finally {
+        await server.close();
+      }
+    };
+    const [full, without, wider] = await Promise.all([cost({}), cost({ without: ['fuzz'] }), cost({ registry: withFuzz({ ...FUZZ_PASS, runs: 40 }), checks: ['fuzz.*'] })]);
+    const fuzzOf = (rs: CheckResult[]) => rs.filter((r) => r.suite === 'fuzz');
+    expect(fuzzOf(full.report.results).map((r) => `${r.id}=${r.outcome}`)).toEqual(PROPERTIES.map((id) => `${id}=pass`));
+    expect(full.report.exitCode).toBe(0);
+    // Every request of a run, the reachability probe included, counted by the server.
+    expect(full.requests).toBeLessThan(200);
+    expect(fuzzOf(without.report.results)).toEqual([]);
+    // The pass's requests (one of which the errors suite sends too).
+    expect(full.requests - without.requests).toBe(FUZZ_PASS.runs - 1);
+    expect(fuzzOf(wider.report.results).every((r) => r.outcome === 'pass')).toBe(true);
+    expect(wider.report.notes?.join(' ')).toMatch(/40 generated requests/);
+    expect(CHECKS.filter((c) => c.suite === 'fuzz')).toHaveLength(5);
+  });
+});
+
+describe('the mock under generated requests', () => {
+  it('answers every one with a 2xx or a 4xx JSON error, never a 5xx', async () => {
+    const mock = watched();
+    const server = await startMockServer({ mock });
+    try {
+      const report = await runSession({ baseUrl: server.url, apiKey: KEY, registry: withFuzz({ seed: 2024, runs: 600, maxRequests: 600, shrinkRequests: 0 }), suites: ['fuzz'], strict: true });
+      expect(report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.message}`)).toEqual([]);
+      expect(mock.statuses.length).toBeGreaterThan(600);
+      expect(mock.statuses.filter((s) => s < 200 || s >= 500)).toEqual([]);
+      expect(mock.statuses.filter((s) => s >= 400).length).toBeGreaterThan(100);
+      expect(mock.unclear).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
