@@ -288,9 +288,10 @@ const prune = (broken: Answer['broken']) => Object.fromEntries(Object.entries(br
 
 export const wayOf = (stream: boolean | undefined): Way => (stream ? 'stream' : 'json');
 
-/** The first broken part of an answer, as `part: why`, for a rule that reads the whole answer; or undefined. */
-export function firstBroken(a: Answer): string | undefined {
-  const part = PARTS.find((p) => a.broken[p] !== undefined && (a.stream || OWNERS[p].json !== undefined || p === 'served'));
+/** The first broken part of an answer, as `part: why`, for a rule that reads the whole answer but
+ * the parts in `ignore`; or undefined. */
+export function firstBroken(a: Answer, ignore: readonly Part[] = []): string | undefined {
+  const part = PARTS.find((p) => a.broken[p] !== undefined && !ignore.includes(p) && (a.stream || OWNERS[p].json !== undefined || p === 'served'));
   return part && `${part}: ${a.broken[part]}`;
 }
 

@@ -56,6 +56,11 @@ export function getCatalog(ctx: CheckContext): Promise<Exchange> {
  * time before 2000-01-01 is a clock or a unit gone wrong. */
 export const isUnixSeconds = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 946_684_800 && (v as number) < 1e11;
 
+/** How the fuzz session labels its requests: their answers are the fuzz properties' to judge (one
+ * defect, one failure), not those of the rules that read every answer of the run. */
+export const GENERATED_LABEL = 'fuzz #';
+export const generated = (ex: Exchange) => ex.label.startsWith(GENERATED_LABEL);
+
 export const is2xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 200 && ex.status < 300;
 export const is4xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 400 && ex.status < 500;
 

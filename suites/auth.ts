@@ -115,7 +115,7 @@ const chatPaths = (kind: Kind): Record<string, readonly AxisPoint[]> => (kind ==
 
 /** The one form of each kind also sent streamed: a server that checks keys otherwise when it
  * streams is caught by any of them, and the others would each cost a request for the same proof. */
-const STREAMED_FORM: Partial<Record<Kind, string>> = { malformed: 'no-scheme', 'wrong-key': 'last-char' };
+const STREAMED_FORM: Partial<Record<Kind, string>> = { malformed: 'token', 'wrong-key': 'case' };
 
 /** The forms of a kind on a path: all of them, or streamed, the one of STREAMED_FORM. */
 const formsOn = (kind: Kind, forms: AxisPoint[]): Axis<CheckContext> => async (_ctx, path) => ({ points: path.stream ? forms.filter((f) => f.value === STREAMED_FORM[kind]) : forms });

@@ -1,7 +1,7 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt } from '../schemas/index.js';
-import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
 import { bodyJson, type Exchange } from './harness/exchanges.js';
@@ -168,7 +168,7 @@ export const assistantRole: CheckDef = {
 
 /** Whether an exchange is a chat completion asked of a model, answered as one JSON body. */
 const jsonAnswerOf = (ex: Exchange, model: string) => {
-  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex)) return false;
+  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
   try {
     const body = JSON.parse(ex.request.body ?? '') as { model?: unknown; stream?: unknown };
     return body.model === model && body.stream !== true;

@@ -2,7 +2,7 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, is2xx, readStream, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, generated, inSuite, is2xx, readStream, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS, type ApiPath } from './paths.js';
 import { BASIC_OWNERS, blockedOn, readAnswer, type Answer, type Part, type RequestOwners } from './answer.js';
@@ -23,7 +23,7 @@ export const STREAM_PATHS = { model: MODELS };
 
 /** A streamed chat completion of the run, to a model, answered 2xx, that `asked` accepts (by its body). */
 function streamOf(ex: Exchange, model: string, asked: (body: Record<string, unknown>) => boolean): boolean {
-  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex)) return false;
+  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
   try {
     const body = JSON.parse(ex.request.body ?? '') as Record<string, unknown>;
     return body.stream === true && body.model === model && asked(body);

@@ -1,11 +1,11 @@
 // Property-based requests: the rules every answer to a generated request is held to, each a check of
 // the registry. One session per run generates, sends, judges and shrinks (session.ts); each check
 // reports its property from it, with the smallest request that breaks it as evidence, sent once more.
-import { inSuite, type ApiCheck, type CheckDef } from '../api.js';
+import { GENERATED_LABEL, inSuite, type ApiCheck, type CheckDef } from '../api.js';
 import { fail, notTested, pass, type AxisValues } from '../harness/check.js';
 import type { CheckContext } from '../harness/runner.js';
 import { describeCase, wire } from './case.js';
-import { JUDGES, JUDGES_WHAT, PROPERTY_IDS, type PropertyId } from './properties.js';
+import { JUDGES_WHAT, PROPERTY_IDS, type PropertyId } from './properties.js';
 import { FuzzSession, sendCase, type FuzzSettings } from './session.js';
 
 /** Requests of the short pass inside `conformance run`: one wrong type for each of the 14 fields of
@@ -26,24 +26,29 @@ const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
     title: 'No generated request, valid or not, is answered with a server error (5xx) or a dropped connection',
     section: '4.1, 7',
     level: 'must',
+    audit: 'Sends generated requests (one wrong type for each field of 2.1, then valid and invalid ones with rare inputs: astral characters, long strings, integers past 32 bits) and reads each status: a server whose parser or model code breaks on an input it did not expect answers 5xx or drops the connection on that one; shown by faults fuzz-astral-500, fuzz-long-string-500 and fuzz-int32-500.',
   },
   'valid-served': {
     title: 'A generated request the document allows is served, or refused with a 4xx only for a field the catalog does not declare for its model',
     section: '2.1, 4.1, 8',
     level: 'must',
+    audit: 'Sends generated requests that 2.1 allows, each field in its legal forms and at the edges of its declared range: a server that refuses a legal value it did not plan for (a character outside the BMP) answers 4xx where a conforming one serves; shown by fault fuzz-astral-refused.',
   },
   'invalid-refused': {
+    audit: 'Sends generated requests that are not of 2.1 (each field with each wrong JSON type, required fields missing, five stops, values out of range, unknown roles and enum values), once a request of the session was served: a server that coerces or ignores what it should refuse serves them; shown by faults fuzz-lax-types and errors-plain-text-body.',
     title: 'A generated request that is not one of 2.1 (a wrong type, a missing field, an unknown value, a value out of its declared range) is refused with a 4xx and an error body',
     section: '2.1, 7',
     level: 'should',
     convention: 'Section 7 does not show the status codes or the error body; a request that is not one of 2.1 is the client\'s error: a 4xx with {"error": {"message": ...}} by convention.',
   },
   'served-shape': {
+    audit: 'Reads every 2xx answer to a generated request part by part, on the parts the plain request\'s answer has sound: a server whose serializer breaks on a rare input (a control character written raw) sends an answer that no longer reads as 2.3 or as a stream of chunks; shown by fault fuzz-control-characters-raw.',
     title: 'A served answer to a generated request is a chat completion of 2.3, or when streamed a complete stream of valid chunks',
     section: '2.3, 4.1, 6',
     level: 'must',
   },
   'within-timeout': {
+    audit: 'Times every answer to a generated request against the request timeout: a server that hangs on an input it did not expect (a long string) never answers that one; shown by fault fuzz-long-string-hang.',
     title: 'Every generated request is answered within the request timeout',
     section: '4.1',
     level: 'should',
@@ -79,14 +84,14 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
       const unproven = id === 'invalid-refused' ? out.noneServed : id === 'valid-served' || id === 'served-shape' ? out.noModel && `no model is known: ${out.noModel}` : undefined;
       const cut = out.cut ? [`the session stopped after ${out.generated} of ${settings.runs} requests: ${out.cut}`] : [];
       if (f) {
-        const label = `fuzz #${f.index + 1}, shrunk for fuzz.${id}`;
+        const label = `${GENERATED_LABEL}${f.index + 1}, shrunk for fuzz.${id}`;
         // The smallest failing request's own answer (sent already), then the request once more.
         await sendCase(ctx, f.shrunk, label);
         const stop = session.stopped();
         let again = `not sent once more (${stop})`;
         if (!stop) {
           const ex = await sendCase(ctx, f.shrunk, `${label}, sent once more`, 1);
-          const still = JUDGES[id](f.shrunk, ex, out.space.models.find((m) => m.id === f.shrunk.body.model));
+          const still = await session.judge(id, f.shrunk, ex, (c) => out.space.models.find((m) => m.id === c.body.model));
           again = still ? 'stable: sent once more, it broke the rule again' : 'flaky: sent once more, it held';
         }
         const shrunk = f.steps ? `, shrunk in ${f.steps} steps (${f.attempts} requests tried) from ${size(f.first)} to ${size(f.shrunk)}` : '';

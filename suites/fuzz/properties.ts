@@ -2,7 +2,7 @@
 // defect breaks one property: a 5xx or a dropped connection is no-5xx's whatever the request was,
 // a hang within-timeout's; the others judge only answers that are neither.
 import { choicesOf, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
-import { errorBodyProblem, firstBroken, readAnswer, refusalOf } from '../answer.js';
+import { errorBodyProblem, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
 import { bodyJson, type Exchange } from '../harness/exchanges.js';
 import type { FuzzCase } from './case.js';
 import { undeclaredIn, type ModelSpace } from './space.js';
@@ -10,8 +10,16 @@ import { undeclaredIn, type ModelSpace } from './space.js';
 export type PropertyId = 'no-5xx' | 'valid-served' | 'invalid-refused' | 'served-shape' | 'within-timeout';
 
 /** Why an answer breaks a property; undefined when it holds; null when the answer is not the
- * property's to judge (a refusal, for the rule about served answers). */
-export type Judge = (c: FuzzCase, ex: Exchange, model: ModelSpace | undefined) => string | undefined | null;
+ * property's to judge (a refusal, for the rule about served answers). `ignore`: parts of the answer
+ * broken on every answer (the plain request's too), which their owners report. */
+export type Judge = (c: FuzzCase, ex: Exchange, model: ModelSpace | undefined, ignore?: readonly Part[]) => string | undefined | null;
+
+/** The parts a request does not ask for: a stream's usage, unless stream_options.include_usage. */
+export function unasked(body: ChatBody): Part[] {
+  const options = body.stream_options;
+  const usage = !!options && typeof options === 'object' && (options as Record<string, unknown>).include_usage === true;
+  return body.stream === true && !usage ? ['usage', 'usage-details'] : [];
+}
 
 const TIMEOUTS = new Set(['deadline', 'timeout']);
 const timedOut = (ex: Exchange) => !!ex.error && TIMEOUTS.has(ex.error.kind);
@@ -49,9 +57,9 @@ const invalidRefused: Judge = (c, ex) => {
   return body ? `it was refused (${describe(ex)}), but ${body}` : undefined;
 };
 
-const servedShape: Judge = (c, ex) => {
+const servedShape: Judge = (c, ex, _model, ignore = []) => {
   if (c.expect === 'refused' || !is2xx(ex) || !judgeable(ex)) return null;
-  const broken = firstBroken(readAnswer(ex, (c.body as ChatBody).stream === true));
+  const broken = firstBroken(readAnswer(ex, (c.body as ChatBody).stream === true), [...unasked(c.body as ChatBody), ...ignore]);
   return broken === undefined ? undefined : `the answer is no ${(c.body as ChatBody).stream === true ? 'complete stream of chunks' : 'chat completion'}: ${broken}`;
 };
 

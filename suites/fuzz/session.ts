@@ -5,8 +5,8 @@
 // the same smallest request.
 import fc from 'fast-check';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import { chat, sayOk, ask } from '../api.js';
-import { firstBroken, readAnswer } from '../answer.js';
+import { ask, chat, GENERATED_LABEL, sayOk } from '../api.js';
+import { OWNERS, PARTS, readAnswer, wayOf, type Answer, type Part } from '../answer.js';
 import type { Exchange } from '../harness/exchanges.js';
 import type { CheckContext } from '../harness/runner.js';
 import { wire, type FuzzCase } from './case.js';
@@ -56,7 +56,7 @@ export interface PropertyOutcome {
   /** Answers the property judged. */
   judged: number;
   finding?: Finding;
-  /** Why answers were left unjudged (served-shape, where the plain request's answer is not valid either). */
+  /** What a property left to other checks (served-shape: the parts broken on the plain request's answer too). */
   unjudged?: string;
 }
 
@@ -97,6 +97,7 @@ export function caseAt({ breadth, random }: Cases, seed: number, index: number):
 export class FuzzSession {
   private outcome?: Promise<SessionOutcome>;
   private readonly sentKeys = new Set<string>();
+  private readonly shape: ShapeControl;
   /** When the last request may be sent: a request's timeout before the run's deadline, or half-way
    * to it when the timeout is longer than what is left. */
   private readonly cutoff?: number;
@@ -105,6 +106,7 @@ export class FuzzSession {
     private readonly sender: CheckContext,
     readonly settings: FuzzSettings,
   ) {
+    this.shape = new ShapeControl(sender);
     const at = settings.deadlineAt;
     if (at !== undefined) this.cutoff = at - Math.min(sender.limits.deadlineMs, Math.max(0, at - Date.now()) / 2);
   }
@@ -148,7 +150,6 @@ export class FuzzSession {
     /** Wakes the loop when a request of a full window is answered. */
     let freed: (() => void) | undefined;
     let failure: unknown;
-    const shape = new ShapeControl(this.sender);
     for (let index = 0; index < planned; index++) {
       const why = this.stopped();
       if (why) {
@@ -157,11 +158,11 @@ export class FuzzSession {
       }
       const tried = caseAt(cases, seed, index);
       outcome.generated++;
-      const p = this.send(tried.value.value, `fuzz #${index + 1}: ${tried.value.value.what}`).then(async (ex) => {
+      const p = this.send(tried.value.value, `${GENERATED_LABEL}${index + 1}: ${tried.value.value.what}`).then(async (ex) => {
         answered++;
         if (ex.status !== undefined && ex.status >= 200 && ex.status < 300 && tried.value.value.expect !== 'refused') served++;
         for (const id of PROPERTY_IDS) {
-          const broken = await this.judge(id, tried.value.value, ex, modelOf, shape);
+          const broken = await this.judge(id, tried.value.value, ex, modelOf);
           if (broken === null) continue;
           properties[id].judged++;
           if (!broken) continue;
@@ -194,7 +195,7 @@ export class FuzzSession {
       const stop = this.stopped();
       outcome.noneServed = stop ? `no request was served before the session ended (${stop})` : await this.noneServed(space);
     }
-    properties['served-shape'].unjudged = shape.unjudged();
+    properties['served-shape'].unjudged = this.shape.unjudged();
 
     // Each broken property shrinks its first broken case, within its share of what is left of the
     // budget (one request of which is kept for the re-send that tells stable from flaky).
@@ -205,7 +206,7 @@ export class FuzzSession {
       broken.map(async (id) => {
         const f = firsts.get(id)!;
         const budget = id === 'within-timeout' && this.settings.shrinkTimeouts === false ? 0 : share;
-        const shrunk = await this.shrink(id, f.tried, f.why, budget, modelOf, shape);
+        const shrunk = await this.shrink(id, f.tried, f.why, budget, modelOf);
         properties[id].finding = { first: f.tried.value.value, index: f.tried.index, count: f.count, ...shrunk };
       }),
     );
@@ -214,12 +215,15 @@ export class FuzzSession {
   }
 
   /** null: not the property's to judge; '': it holds; otherwise why it is broken. */
-  private async judge(id: PropertyId, c: FuzzCase, ex: Exchange, modelOf: (c: FuzzCase) => ModelSpace | undefined, shape: ShapeControl): Promise<string | null> {
-    const why = JUDGES[id](c, ex, modelOf(c));
-    // An answer of the wrong shape counts against this rule only where the plain request's answer on
-    // the same path has the right one: otherwise every answer is broken, which the chat and stream
-    // checks own.
-    if (id === 'served-shape' && why && !(await shape.sound(c))) return null;
+  async judge(id: PropertyId, c: FuzzCase, ex: Exchange, modelOf: (c: FuzzCase) => ModelSpace | undefined): Promise<string | null> {
+    let why = JUDGES[id](c, ex, modelOf(c));
+    // A part of the wrong shape counts against this rule only where the plain request's answer on
+    // the same path has it right: otherwise every answer is broken there, which the chat and stream
+    // checks own. The answer is judged on its other parts.
+    if (id === 'served-shape' && why) {
+      const plain = await this.shape.broken(c);
+      if (plain.length) why = JUDGES[id](c, ex, modelOf(c), plain);
+    }
     return why === null ? null : (why ?? '');
   }
 
@@ -227,7 +231,8 @@ export class FuzzSession {
   private async noneServed(space: Space): Promise<string | undefined> {
     if (space.noModel) return `no request could be served, for no model is known: ${space.noModel}`;
     const model = space.models[0].id;
-    const problem = firstBroken(readAnswer(await ask(this.sender, { model }, sayOk(model), 'plain chat with the primary key'), false));
+    // A control asks only to be served: a defect of its shape is its owner's, not a reason to doubt refusals.
+    const problem = readAnswer(await ask(this.sender, { model }, sayOk(model), 'plain chat with the primary key'), false).broken.served;
     return problem === undefined ? undefined : `no generated request was served, nor the plain one to ${model} (${problem})`;
   }
 
@@ -242,7 +247,7 @@ export class FuzzSession {
 
   /** fast-check's shrinking, one request per candidate: the first candidate that still breaks the
    * property becomes the case, until none does or the budget is spent. */
-  private async shrink(id: PropertyId, start: Tried, why: string, budget: number, modelOf: (c: FuzzCase) => ModelSpace | undefined, shape: ShapeControl): Promise<Pick<Finding, 'shrunk' | 'why' | 'steps' | 'attempts'>> {
+  private async shrink(id: PropertyId, start: Tried, why: string, budget: number, modelOf: (c: FuzzCase) => ModelSpace | undefined): Promise<Pick<Finding, 'shrunk' | 'why' | 'steps' | 'attempts'>> {
     let current = start.value;
     let reason = why;
     let steps = 0;
@@ -251,8 +256,8 @@ export class FuzzSession {
       for (const candidate of start.arb.shrink(current.value, current.context)) {
         if (attempts >= budget || this.stopped()) break descend;
         attempts++;
-        const ex = await this.send(candidate.value, `fuzz #${start.index + 1}, shrunk for fuzz.${id} (try ${attempts}): ${candidate.value.what}`);
-        const broken = await this.judge(id, candidate.value, ex, modelOf, shape);
+        const ex = await this.send(candidate.value, `${GENERATED_LABEL}${start.index + 1}, shrunk for fuzz.${id} (try ${attempts}): ${candidate.value.what}`);
+        const broken = await this.judge(id, candidate.value, ex, modelOf);
         if (broken) {
           current = candidate;
           reason = broken;
@@ -266,28 +271,30 @@ export class FuzzSession {
   }
 }
 
-/** Whether the plain request's answer is valid on a path (model, streamed or not), asked once per path. */
+/** The parts broken on the plain request's answer on a path (model, streamed or not), asked once per
+ * path: a defect of every answer, which its owner reports, so served-shape judges the other parts. */
 class ShapeControl {
-  private readonly paths = new Map<string, Promise<string | undefined>>();
+  private readonly paths = new Map<string, Promise<Answer>>();
   private readonly skipped = new Set<string>();
 
   constructor(private readonly ctx: CheckContext) {}
 
-  async sound(c: FuzzCase): Promise<boolean> {
+  async broken(c: FuzzCase): Promise<Part[]> {
     const model = c.body.model as string;
     const stream = c.body.stream === true;
     const key = `${model}\u0000${stream}`;
     let p = this.paths.get(key);
     if (!p) {
-      p = ask(this.ctx, { model, stream }, sayOk(model), 'plain chat with the primary key').then((ex) => firstBroken(readAnswer(ex, stream)));
+      p = ask(this.ctx, { model, stream }, sayOk(model), 'plain chat with the primary key').then((ex) => readAnswer(ex, stream));
       this.paths.set(key, p);
     }
-    const problem = await p;
-    if (problem) this.skipped.add(`${model}${stream ? ', streamed' : ''}: ${problem}`);
-    return !problem;
+    const plain = await p;
+    const parts = PARTS.filter((part) => plain.broken[part] !== undefined);
+    for (const part of parts) this.skipped.add(`${part} (${model}${stream ? ', streamed' : ''}: ${plain.broken[part]}): see ${OWNERS[part][wayOf(stream)] ?? 'chat.role.user'}`);
+    return parts;
   }
 
   unjudged(): string | undefined {
-    return this.skipped.size ? `the plain request's answer is not valid either (${[...this.skipped].join('; ')}): a defect of every answer, which chat.response-shape and the stream checks judge` : undefined;
+    return this.skipped.size ? `judged on the parts that the plain request's answer has sound; broken on every answer, and reported by their owners: ${[...this.skipped].join('; ')}` : undefined;
   }
 }
