@@ -11,8 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { createMock, type Mock } from '../mock/core/handle.js';
 import { startMockServer } from '../mock/http.js';
 import { chat, sayOk, type ApiCheck } from '../suites/api.js';
-import { pass } from '../suites/harness/check.js';
-import type { Exchange } from '../suites/harness/exchanges.js';
+import { pass } from '../engine/check.js';
+import type { Exchange } from '../engine/exchanges.js';
 import { withFuzz } from '../suites/index.js';
 import { runSession } from '../suites/session.js';
 

@@ -3,8 +3,8 @@
 // shrinks; --update-baseline writes the list from a run, keeping the reasons of what still fails.
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { FileError, parseAs, readText, type Problem } from '../../../schemas/file.js';
-import type { CheckResult, PathResult } from '../check.js';
+import { FileError, parseAs, readText, type Problem } from '../schemas/file.js';
+import type { CheckResult, PathResult } from '../engine/check.js';
 
 export interface BaselineEntry {
   check: string;

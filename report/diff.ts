@@ -1,7 +1,7 @@
 // Two JSON reports side by side (a branch's against main's): the checks that newly fail, newly
 // pass, changed level or changed what they found. A check that newly fails, or fails on a path it
 // passed before, is a regression.
-import type { CheckResult } from '../check.js';
+import type { CheckResult } from '../engine/check.js';
 import type { RunReport } from './report.js';
 
 export interface Change {

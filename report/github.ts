@@ -1,7 +1,7 @@
 // GitHub Actions reporter: one workflow command per finding, which GitHub shows as an annotation on
 // the run: ::error for what fails the run, ::warning for a failure that does not (a should without
 // --strict, an expected failure), each with its section and the first line of its evidence.
-import type { CheckResult } from '../check.js';
+import type { CheckResult } from '../engine/check.js';
 import { failsRun, type RunReport } from './report.js';
 
 /** Escaping of a workflow command's message and of its properties (GitHub's toolkit rules). */

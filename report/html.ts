@@ -1,7 +1,7 @@
 // HTML reporter: one self-contained page (no request leaves it: styles and script inline), failures
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
-import type { CheckResult, Evidence, Outcome } from '../check.js';
+import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
 import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 

@@ -2,7 +2,7 @@
 // one <testsuite> per suite, one <testcase> per check. A <failure> is exactly a result that fails the
 // run (the exit code's rule: report.ts failsRun); a failure that does not (a should without --strict,
 // an expected failure, an info note) is a finding in <system-out>; skip and not-tested are <skipped>.
-import type { CheckResult, Evidence } from '../check.js';
+import type { CheckResult, Evidence } from '../engine/check.js';
 import { failsRun, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
 

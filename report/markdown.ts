@@ -1,7 +1,7 @@
 // Markdown reporter: the summary a person reads in a pull request (GitHub's job summary, a PR
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
-import type { CheckResult, Evidence } from '../check.js';
+import type { CheckResult, Evidence } from '../engine/check.js';
 import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 

@@ -1,7 +1,7 @@
 // Human reporter for a terminal: results grouped by document section in document order,
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { CheckResult, Evidence, Level, Outcome } from '../check.js';
+import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
 import { blockedUnder, failsRun, onlyBlocked, reasonPhrase, tlsNote, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
 

@@ -1,6 +1,6 @@
 // The run report every reporter renders. The JSON reporter writes it as it is, so its shape
 // is a published format: bump REPORT_FORMAT_VERSION on any incompatible change.
-import type { CheckResult, Level, Outcome } from '../check.js';
+import type { CheckResult, Level, Outcome } from '../engine/check.js';
 import type { StaleEntry } from './baseline.js';
 
 /** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped. */

@@ -5,10 +5,10 @@
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
 import { catalog, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, type StreamRead } from './api.js';
-import { fail, notTested, pass, type Verdict } from './harness/check.js';
-import type { CheckContext } from './harness/runner.js';
+import { fail, notTested, pass, type Verdict } from '../engine/check.js';
+import type { CheckContext } from '../engine/runner.js';
 import type { ApiPath } from './paths.js';
-import { bodyJson, type Exchange } from './harness/exchanges.js';
+import { bodyJson, type Exchange } from '../engine/exchanges.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
  * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,

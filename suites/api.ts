@@ -1,8 +1,8 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
-import { bodyJson, bodySse, type Exchange } from './harness/exchanges.js';
-import type { SseParse } from './harness/sse.js';
-import type { CheckContext } from './harness/runner.js';
+import { bodyJson, bodySse, type Exchange } from '../engine/exchanges.js';
+import type { SseParse } from '../engine/sse.js';
+import type { CheckContext } from '../engine/runner.js';
 import { modelsUnderTest, type ApiPath } from './paths.js';
 
 /** Whose credentials a request carries: an Authorization header (an array is sent once per value),
@@ -317,7 +317,7 @@ export function readStream(ex: Exchange): StreamRead {
 export const choicesOf = (chunk: Record<string, unknown>): Record<string, unknown>[] =>
   Array.isArray(chunk.choices) ? chunk.choices.filter((c): c is Record<string, unknown> => !!c && typeof c === 'object' && !Array.isArray(c)) : [];
 
-export type ApiCheck = import('./harness/check.js').Check<CheckContext, ApiPath>;
+export type ApiCheck = import('../engine/check.js').Check<CheckContext, ApiPath>;
 
 /** The end of an audit line that a factory builds: the mock faults that show its request telling a
  * rule-breaking server apart ("shown by faults a, b and c"). */

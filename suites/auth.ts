@@ -3,10 +3,10 @@
 // counts only where the same request with the right key was served.
 import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth } from './api.js';
 import { errorBodyProblem, notServed, refusalOf } from './answer.js';
-import { failIfAny, combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from './harness/check.js';
-import { bodyJson, type Exchange } from './harness/exchanges.js';
-import { basicCredential, containsKey } from './harness/redact.js';
-import type { CheckContext } from './harness/runner.js';
+import { failIfAny, combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
+import { bodyJson, type Exchange } from '../engine/exchanges.js';
+import { basicCredential, containsKey } from '../engine/redact.js';
+import type { CheckContext } from '../engine/runner.js';
 import { STREAM, type ApiPath } from './paths.js';
 
 /** Auth comes before the model is looked at, so a refusal needs no real model. */

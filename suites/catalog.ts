@@ -2,9 +2,9 @@
 import { catalogRuleViolations } from '../schemas/catalog-rules.js';
 import { schemaAt, validator } from '../schemas/index.js';
 import { catalog, catalogUrl, declaredParameters, describe, getCatalog, is2xx, modelIds, inSuite, type ApiCheck, type CheckDef } from './api.js';
-import { combine, fail, notTested, pass, type Verdict } from './harness/check.js';
-import { bodyJson } from './harness/exchanges.js';
-import type { CheckContext } from './harness/runner.js';
+import { combine, fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { bodyJson } from '../engine/exchanges.js';
+import type { CheckContext } from '../engine/runner.js';
 
 const validCatalog = validator('catalog');
 const validLimit = validator('catalog#/$defs/limit');

@@ -3,9 +3,9 @@
 import { enumAt, schemaAt } from '../schemas/index.js';
 import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
-import { failIfAny, fail, notTested, pass, type Verdict } from './harness/check.js';
-import { bodyJson, type Exchange } from './harness/exchanges.js';
-import type { CheckContext } from './harness/runner.js';
+import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { bodyJson, type Exchange } from '../engine/exchanges.js';
+import type { CheckContext } from '../engine/runner.js';
 import { MODELS, modelsTaking, STREAM, takes, type ApiPath } from './paths.js';
 import { toolRequest } from './tools.js';
 

@@ -5,9 +5,9 @@
 import { enumAt } from '../schemas/index.js';
 import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { errorBodyProblem, notServed, readAnswer, refusalOf, type Refusal } from './answer.js';
-import { failIfAny, combine, fail, notTested, pass, skip, type Verdict } from './harness/check.js';
-import { bodyJson, bodyText, type Exchange } from './harness/exchanges.js';
-import type { CheckContext } from './harness/runner.js';
+import { failIfAny, combine, fail, notTested, pass, skip, type Verdict } from '../engine/check.js';
+import { bodyJson, bodyText, type Exchange } from '../engine/exchanges.js';
+import type { CheckContext } from '../engine/runner.js';
 import { STREAM, type ApiPath } from './paths.js';
 
 const SAY_OK = [{ role: 'user', content: 'Say OK.' }];

@@ -34,5 +34,5 @@ export const CHECKS: ApiCheck[] = Object.values(SUITES).flat();
 export const withFuzz = (settings: FuzzSettings, note?: string): ApiCheck[] => [...CHECKS.filter((c) => c.suite !== 'fuzz'), ...fuzzChecks(settings, note)];
 
 export type { ApiCheck } from './api.js';
-export type { Check, CheckResult, Verdict, Level, Outcome, Evidence } from './harness/check.js';
-export { runChecks, selectChecks, type CheckContext, type Filters } from './harness/runner.js';
+export type { Check, CheckResult, Verdict, Level, Outcome, Evidence } from '../engine/check.js';
+export { runChecks, selectChecks, type CheckContext, type Filters } from '../engine/runner.js';

@@ -2,10 +2,10 @@
 import { schemaAt, validator } from '../schemas/index.js';
 import { ask, cutShort, describe, is2xx, isUnixSeconds, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
 import { notServed } from './answer.js';
-import { failIfAny, fail, pass, type Verdict } from './harness/check.js';
+import { failIfAny, fail, pass, type Verdict } from '../engine/check.js';
 import { LISTED } from './paths.js';
-import { bodyJson } from './harness/exchanges.js';
-import type { CheckContext } from './harness/runner.js';
+import { bodyJson } from '../engine/exchanges.js';
+import type { CheckContext } from '../engine/runner.js';
 
 const validList = validator('models');
 

@@ -3,8 +3,8 @@
 // from this file: both ends and a value inside are accepted, just beyond each end refused.
 import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor } from './api.js';
 import { notServed, refusalOf } from './answer.js';
-import { combine, fail, notTested, pass, type Axis, type Verdict } from './harness/check.js';
-import type { CheckContext } from './harness/runner.js';
+import { combine, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
+import type { CheckContext } from '../engine/runner.js';
 import { MODELS, type ApiPath } from './paths.js';
 
 /** Fields that change what the response is (a stream, several choices, tool calls, structured

@@ -1,8 +1,8 @@
 // The paths a rule of the API runs on: streamed and not, and the models under test, chosen one
 // per kind from what the key lists and the catalog says (every listed model with --all-models).
 import { catalog, declaredParameters, modelIds } from './api.js';
-import type { Axis, AxisPoint, AxisValues, PathValue } from './harness/check.js';
-import type { CheckContext } from './harness/runner.js';
+import type { Axis, AxisPoint, AxisValues, PathValue } from '../engine/check.js';
+import type { CheckContext } from '../engine/runner.js';
 
 /** The point of a check's path, as the checks of the API read it. */
 export interface ApiPath {

@@ -3,9 +3,9 @@
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { answerTo, blockedOn, errorBodyProblem, needed, notServed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
-import { fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
-import type { Exchange } from './harness/exchanges.js';
-import type { CheckContext } from './harness/runner.js';
+import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
+import type { Exchange } from '../engine/exchanges.js';
+import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, type ApiPath } from './paths.js';
 
 /** A prompt whose answer an obedient model knows in advance; any other answer works too, as long as

@@ -6,10 +6,10 @@ import { ask, chat, choicesOf, DONE_MARKER, fit, generated, inSuite, is2xx, read
 import { basicBody } from './chat.js';
 import { MODELS, type ApiPath } from './paths.js';
 import { BASIC_OWNERS, blockedOn, readAnswer, type Answer, type Part, type RequestOwners } from './answer.js';
-import { fail, notTested, pass, type Verdict } from './harness/check.js';
-import { excerpt, type Exchange } from './harness/exchanges.js';
-import type { CheckContext } from './harness/runner.js';
-import { parseSse, type SseFinding, type SseFindingKind } from './harness/sse.js';
+import { fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { excerpt, type Exchange } from '../engine/exchanges.js';
+import type { CheckContext } from '../engine/runner.js';
+import { parseSse, type SseFinding, type SseFindingKind } from '../engine/sse.js';
 
 /** The basic request streamed, as every streamed path of the kit asks it (with include_usage): the
  * chat suite's stream paths read the same answer. */

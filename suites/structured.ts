@@ -4,8 +4,8 @@
 import { validateWith } from '../schemas/index.js';
 import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { answerTo, type Answer, type Part } from './answer.js';
-import { fail, notTested, pass, type Verdict } from './harness/check.js';
-import type { CheckContext } from './harness/runner.js';
+import { fail, notTested, pass, type Verdict } from '../engine/check.js';
+import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, type ApiPath } from './paths.js';
 
 /** Room for a reasoning model to think before it answers; the JSON itself is short. */

@@ -4,8 +4,8 @@
 import { validateWith } from '../schemas/index.js';
 import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
 import { answerTo, type Answer, type Part, type ToolCallRead } from './answer.js';
-import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from './harness/check.js';
-import type { CheckContext } from './harness/runner.js';
+import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
+import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY, type ApiPath } from './paths.js';
 
 /** The tools every request declares. Strict: so the arguments can be held to the schemas. */

@@ -1,8 +1,8 @@
 // Section 6.2: stream_options.include_usage is the documented way to get usage in a stream. Where
 // the usage arrives and what it holds follow the OpenAI-compatible convention.
 import { choicesOf, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
-import { failIfAny, fail, pass, type Verdict } from './harness/check.js';
-import { excerpt } from './harness/exchanges.js';
+import { failIfAny, fail, pass, type Verdict } from '../engine/check.js';
+import { excerpt } from '../engine/exchanges.js';
 import { BASIC_OWNERS, blockedOn, needed, ownPart, readAnswer, type Part } from './answer.js';
 import { basic } from './chat.js';
 import { onEveryStream, onStream, plainStream, STREAM_PATHS, streamed } from './stream.js';

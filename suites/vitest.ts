@@ -6,8 +6,8 @@
 //   describeConformance({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.KEY });                       // a running server
 //   describeConformance({ start: async () => { const s = await startMyServer(); return { baseUrl: s.url, apiKey: 'k', close: () => s.close() }; } });
 import { afterAll, describe, it } from 'vitest';
-import type { CheckResult, PathResult } from './harness/check.js';
-import { failsRun } from './harness/report/report.js';
+import type { CheckResult, PathResult } from '../engine/check.js';
+import { failsRun } from '../report/report.js';
 import { runSession, type SessionOptions } from './session.js';
 
 /** The server under test: its base URL and keys, and how to stop it once the checks are done. */

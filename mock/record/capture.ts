@@ -2,7 +2,7 @@
 // request's distinguishing parts as the match, the reply as it came (text in its chunks, calls,
 // refusal, finish_reason, usage, pace), and every way the answer departs from the document.
 import { validator } from '../../schemas/index.js';
-import { parseSse } from '../../suites/harness/sse.js';
+import { parseSse } from '../../engine/sse.js';
 import type { Scenario, ScenarioMatch, ScenarioReply } from '../config/types.js';
 import type { ChatRequest } from '../core/generate.js';
 import { lastUserText } from '../core/generate.js';

@@ -3,8 +3,8 @@
 // recordings with the mock's own core. The upstream's key is used on the wire and never written.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { request as upstreamRequest } from 'undici';
-import { contentCoding, decoderFor, flattenHeaders } from '../../suites/harness/http.js';
-import { Redactor } from '../../suites/harness/redact.js';
+import { contentCoding, decoderFor, flattenHeaders } from '../../engine/http.js';
+import { Redactor } from '../../engine/redact.js';
 import { validator } from '../../schemas/index.js';
 import { boundaryGuard, boundaryOf, hostProblem, isLoopbackAddress, originProblem } from '../boundary.js';
 import type { CorsPolicy } from '../config/types.js';

@@ -2,8 +2,8 @@
 // the registry. One session per run generates, sends, judges and shrinks (session.ts); each check
 // reports its property from it, with the smallest request that breaks it as evidence, sent once more.
 import { GENERATED_LABEL, inSuite, type ApiCheck, type CheckDef } from '../api.js';
-import { fail, notTested, pass, type AxisValues } from '../harness/check.js';
-import type { CheckContext } from '../harness/runner.js';
+import { fail, notTested, pass, type AxisValues } from '../../engine/check.js';
+import type { CheckContext } from '../../engine/runner.js';
 import { describeCase, wire } from './case.js';
 import { JUDGES_WHAT, PROPERTY_IDS, type PropertyId } from './properties.js';
 import { FuzzSession, sendCase, type FuzzSettings } from './session.js';

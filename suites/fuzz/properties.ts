@@ -3,7 +3,7 @@
 // a hang within-timeout's; the others judge only answers that are neither.
 import { choicesOf, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
 import { errorBodyProblem, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
-import { bodyJson, type Exchange } from '../harness/exchanges.js';
+import { bodyJson, type Exchange } from '../../engine/exchanges.js';
 import type { FuzzCase } from './case.js';
 import { undeclaredIn, type ModelSpace } from './space.js';
 

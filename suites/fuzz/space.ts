@@ -1,6 +1,6 @@
 // What a session generates for: the models under test, each with what its catalog entry declares.
 import { catalog, declaredParameters, declaredRange, outputLength, type ParameterDescriptor } from '../api.js';
-import type { CheckContext } from '../harness/runner.js';
+import type { CheckContext } from '../../engine/runner.js';
 import { modelsUnderTest } from '../paths.js';
 
 export interface ModelSpace {

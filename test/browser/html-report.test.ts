@@ -10,7 +10,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
-import { renderHtml } from '../../suites/harness/report/html.js';
+import { renderHtml } from '../../report/html.js';
 import { runSession } from '../../suites/session.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 

@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
-import { curlOf } from '../../suites/harness/curl.js';
-import { Redactor } from '../../suites/harness/redact.js';
+import { curlOf } from '../../engine/curl.js';
+import { Redactor } from '../../engine/redact.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { sh } from '../support/cli.js';
 

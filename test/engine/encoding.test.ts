@@ -5,9 +5,9 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { evidenceOf } from '../../suites/harness/exchanges.js';
-import { HttpClient, KEPT_OF_A_CUT_BODY, type Limits } from '../../suites/harness/http.js';
-import { Redactor } from '../../suites/harness/redact.js';
+import { evidenceOf } from '../../engine/exchanges.js';
+import { HttpClient, KEPT_OF_A_CUT_BODY, type Limits } from '../../engine/http.js';
+import { Redactor } from '../../engine/redact.js';
 
 const LIMITS: Limits = { connectTimeoutMs: 1_000, idleTimeoutMs: 1_000, deadlineMs: 3_000, maxBodyBytes: 64 * 1024 };
 const TEXT = JSON.stringify({ object: 'list', data: Array.from({ length: 50 }, (_, i) => ({ id: `model-${i}` })) });

@@ -6,8 +6,8 @@ import { createMock } from '../../mock/core/handle.js';
 import { FAULTS } from '../../mock/core/faults/index.js';
 import { startMockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
-import { HttpClient, type RequestSpec } from '../../suites/harness/http.js';
-import { runChecks } from '../../suites/harness/runner.js';
+import { HttpClient, type RequestSpec } from '../../engine/http.js';
+import { runChecks } from '../../engine/runner.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
 const LIMITS = { connectTimeoutMs: 300, idleTimeoutMs: 300, deadlineMs: 400, maxBodyBytes: 64 * 1024 };

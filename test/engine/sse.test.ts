@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { excerpt, firstInvalidUtf8, MAX_EXCERPT, parseSse, type SseFindingKind, type SseParse } from '../../suites/harness/sse.js';
+import { excerpt, firstInvalidUtf8, MAX_EXCERPT, parseSse, type SseFindingKind, type SseParse } from '../../engine/sse.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const bytes = (...parts: (string | number[])[]) => {

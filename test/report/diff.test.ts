@@ -1,9 +1,9 @@
 // conformance diff at the grain of paths: a check failing before and after still regresses when it
 // fails on a path it passed before; a changed finding and a changed level are told apart.
 import { describe, expect, it } from 'vitest';
-import type { CheckResult, PathResult } from '../../suites/harness/check.js';
-import { diffReports } from '../../suites/harness/report/diff.js';
-import type { RunReport } from '../../suites/harness/report/report.js';
+import type { CheckResult, PathResult } from '../../engine/check.js';
+import { diffReports } from '../../report/diff.js';
+import type { RunReport } from '../../report/report.js';
 
 const path = (label: string, outcome: PathResult['outcome']): PathResult => ({ path: {}, label, outcome, evidence: [], durationMs: 1 });
 const result = (id: string, level: CheckResult['level'], paths: PathResult[], message?: string): CheckResult => ({

@@ -1,7 +1,7 @@
 // The live line: on a terminal it shows paths done of all and the request waiting longest, written
 // over itself and cleared at the end; anywhere else it writes nothing.
 import { describe, expect, it } from 'vitest';
-import { liveLine } from '../../suites/harness/report/progress.js';
+import { liveLine } from '../../report/progress.js';
 
 const stream = (isTTY: boolean) => {
   const written: string[] = [];

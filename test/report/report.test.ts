@@ -2,16 +2,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
-import type { CheckResult } from '../../suites/harness/check.js';
-import { sectionsOf } from '../../suites/harness/runner.js';
+import type { CheckResult } from '../../engine/check.js';
+import { sectionsOf } from '../../engine/runner.js';
 import { validator } from '../../schemas/index.js';
-import { render } from '../../suites/harness/report/index.js';
-import { renderGithub } from '../../suites/harness/report/github.js';
-import { renderJson } from '../../suites/harness/report/json.js';
-import { renderMarkdown } from '../../suites/harness/report/markdown.js';
-import { renderJunit } from '../../suites/harness/report/junit.js';
-import { compareSections, renderPretty } from '../../suites/harness/report/pretty.js';
-import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RunReport } from '../../suites/harness/report/report.js';
+import { render } from '../../report/index.js';
+import { renderGithub } from '../../report/github.js';
+import { renderJson } from '../../report/json.js';
+import { renderMarkdown } from '../../report/markdown.js';
+import { renderJunit } from '../../report/junit.js';
+import { compareSections, renderPretty } from '../../report/pretty.js';
+import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RunReport } from '../../report/report.js';
 
 const XSD = readFileSync(fileURLToPath(new URL('../fixtures/junit-10.xsd', import.meta.url)), 'utf8');
 

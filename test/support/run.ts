@@ -7,10 +7,10 @@ import { isCatalog, withJson } from '../../mock/core/faults/rewrite.js';
 import type { MockReply, MockRequest } from '../../mock/core/types.js';
 import { startMockServer } from '../../mock/http.js';
 import type { ApiCheck } from '../../suites/api.js';
-import type { CheckResult } from '../../suites/harness/check.js';
-import { limitsFor } from '../../suites/harness/http.js';
-import { runChecks } from '../../suites/harness/runner.js';
-import type { Target } from '../../suites/harness/target.js';
+import type { CheckResult } from '../../engine/check.js';
+import { limitsFor } from '../../engine/http.js';
+import { runChecks } from '../../engine/runner.js';
+import type { Target } from '../../engine/target.js';
 
 export const KEY = DEFAULT_CONFIG.keys[0].key;
 export const SECOND_KEY = DEFAULT_CONFIG.keys[1].key;
