@@ -150,3 +150,12 @@ const SEVERITY: Record<Outcome, number> = { fail: 3, 'not-tested': 2, pass: 1, s
 
 /** The outcome that decides a check of several paths: any fail fails it, then any not-tested. */
 export const worst = (outcomes: Outcome[]): Outcome => outcomes.reduce<Outcome>((w, o) => (SEVERITY[o] > SEVERITY[w] ? o : w), 'skip');
+
+/** A live view of a run, for a progress line. */
+export interface Progress {
+  /** Paths run so far, of all. */
+  done(): number;
+  total(): number;
+  /** The request on the wire the longest. */
+  slowest(): { label: string; ms: number } | undefined;
+}

@@ -2,15 +2,8 @@
 // shell: the API keys as $CONFORMANCE_API_KEY and $CONFORMANCE_SECOND_API_KEY (set them, and the
 // command runs as printed), every other secret redacted.
 import type { RequestSpec } from './http.js';
-import { REDACTED } from './redact.js';
+import { REDACTED, type ShellSecret } from './redact.js';
 import type { TlsFlags } from './tls.js';
-
-/** Where a secret stands in the command: a variable the shell expands, or a redaction. */
-export interface ShellSecret {
-  value: string;
-  /** The variable (`CONFORMANCE_API_KEY`); absent: the value is only redacted. */
-  variable?: string;
-}
 
 /** One shell word: single-quoted text, with each secret spliced in as "$VARIABLE" (or redacted). */
 function word(text: string, secrets: readonly ShellSecret[]): string {

@@ -1,11 +1,17 @@
 // API keys never reach output. Every text shown to a reader passes through a Redactor that knows
 // every key of the run, in the forms a server might echo them (plain, URL-encoded, JSON-escaped).
-import type { ShellSecret } from './curl.js';
 
 /** Keys shorter than this are only redacted where we know they stand (our own headers): replacing
  * a two-letter key everywhere would garble the evidence without protecting anything real. */
 const MIN_FREE_TEXT_KEY = 6;
 export const REDACTED = '[REDACTED]';
+
+/** Where a secret stands in a shell command (curl.ts): a variable the shell expands, or a redaction. */
+export interface ShellSecret {
+  value: string;
+  /** The variable (`CONFORMANCE_API_KEY`); absent: the value is only redacted. */
+  variable?: string;
+}
 
 export class Redactor {
   private readonly forms: string[] = [];

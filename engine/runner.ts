@@ -1,7 +1,7 @@
 // Select checks by filters, expand each over its paths, run the paths with bounded concurrency,
 // and collect one result per check (the worst of its paths) with evidence.
 import picomatch from 'picomatch';
-import { fail, notTested, worst, type AxisPoint, type AxisValues, type Check, type CheckResult, type Evidence, type Path, type PathResult, type Verdict } from './check.js';
+import { fail, notTested, worst, type AxisPoint, type AxisValues, type Check, type CheckResult, type Evidence, type Path, type PathResult, type Progress, type Verdict } from './check.js';
 import { evidenceOf, Exchanges, type Exchange, type RetryPolicy } from './exchanges.js';
 import { HttpClient, type Limits, type RequestSpec } from './http.js';
 import { Redactor } from './redact.js';
@@ -49,13 +49,6 @@ export interface RunOptions {
   onStart?: (progress: Progress) => void;
 }
 
-export interface Progress {
-  /** Paths run so far, of all. */
-  done(): number;
-  total(): number;
-  /** The request on the wire the longest. */
-  slowest(): { label: string; ms: number } | undefined;
-}
 
 export interface RunOutcome {
   results: CheckResult[];

@@ -1,6 +1,6 @@
 // The live line of a long run on a terminal: paths done of all, and the request waiting longest.
 // Written over itself on standard error; nothing at all when that is not a terminal.
-import type { Progress } from '../engine/runner.js';
+import type { Progress } from '../engine/check.js';
 
 const EVERY_MS = 200;
 

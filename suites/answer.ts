@@ -4,10 +4,9 @@
 // blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { catalog, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, type StreamRead } from './api.js';
+import { catalog, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, type StreamRead, type ApiPath } from './api.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import type { ApiPath } from './paths.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;

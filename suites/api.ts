@@ -2,8 +2,17 @@
 // target (model lists, the catalog) memoized for the run.
 import { bodyJson, bodySse, type Exchange } from '../engine/exchanges.js';
 import type { SseParse } from '../engine/sse.js';
+import type { PathValue } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import { modelsUnderTest, type ApiPath } from './paths.js';
+
+/** The point of a check's path, as the checks of the API read it. */
+export interface ApiPath {
+  /** Asked with stream: true. */
+  stream?: boolean;
+  /** The model the request names. */
+  model?: string;
+  [axis: string]: PathValue | undefined;
+}
 
 /** Whose credentials a request carries: an Authorization header (an array is sent once per value),
  * or, with no Authorization at all, the key in another header or in the query, as other APIs' gateways
@@ -216,21 +225,6 @@ export async function ask(ctx: CheckContext, path: ApiPath, body: ChatBody, labe
 
 /** The smallest chat request a model serves; one body, so that every suite shares its answer. */
 export const sayOk = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 });
-
-/** Whether the primary key is served at all (a plain request to the first model under test, or the
- * model list when no model is known): without that, a refusal or a 4xx proves nothing. */
-export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?: string }> {
-  return ctx.memo('baseline', async (c) => {
-    const { models } = await modelsUnderTest(c);
-    if (!models.length) {
-      const ex = await listModels(c);
-      return is2xx(ex) ? {} : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}` };
-    }
-    const model = models[0].id;
-    const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');
-    return is2xx(ex) ? { model } : { model, problem: `with the primary key, a plain chat request to ${model} answered ${describe(ex)}` };
-  });
-}
 
 // --- Response reading -------------------------------------------------------------------------
 

@@ -1,13 +1,13 @@
 // Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
-import { ask, baseline, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth } from './api.js';
+import { ask, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
 import { errorBodyProblem, notServed, refusalOf } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import { basicCredential, containsKey } from '../engine/redact.js';
 import type { CheckContext } from '../engine/runner.js';
-import { STREAM, type ApiPath } from './paths.js';
+import { baseline, STREAM } from './paths.js';
 
 /** Auth comes before the model is looked at, so a refusal needs no real model. */
 const PLACEHOLDER_MODEL = 'any-model';

@@ -1,12 +1,12 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt } from '../schemas/index.js';
-import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
-import { MODELS, modelsTaking, STREAM, takes, type ApiPath } from './paths.js';
+import { MODELS, modelsTaking, STREAM, takes } from './paths.js';
 import { toolRequest } from './tools.js';
 
 const OBJECT = schemaAt('response#/properties/object').const;

@@ -3,12 +3,12 @@
 // not answered with a stream that carries an error. An error counts only where a valid request on
 // the same route and path was served.
 import { enumAt } from '../schemas/index.js';
-import { ask, baseline, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, chat, choicesOf, describe, errorText, fit, is2xx, readStream, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { errorBodyProblem, notServed, readAnswer, refusalOf, type Refusal } from './answer.js';
 import { failIfAny, combine, fail, notTested, pass, skip, type Verdict } from '../engine/check.js';
 import { bodyJson, bodyText, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
-import { STREAM, type ApiPath } from './paths.js';
+import { baseline, STREAM } from './paths.js';
 
 const SAY_OK = [{ role: 'user', content: 'Say OK.' }];
 const NO_SUCH_MODEL = 'conformance-no-such-model';

@@ -1,11 +1,11 @@
 // Sections 2.1 and 8: "Per-model parameter support and ranges: declared in the public catalog". Each
 // parameter a model under test declares is a path; the values tried come from its descriptor, never
 // from this file: both ends and a value inside are accepted, just beyond each end refused.
-import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor } from './api.js';
+import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor, type ApiPath } from './api.js';
 import { notServed, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import { MODELS, type ApiPath } from './paths.js';
+import { MODELS } from './paths.js';
 
 /** Fields that change what the response is (a stream, several choices, tool calls, structured
  * output) or are refused without a companion field: they have suites of their own. */

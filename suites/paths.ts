@@ -1,17 +1,8 @@
 // The paths a rule of the API runs on: streamed and not, and the models under test, chosen one
 // per kind from what the key lists and the catalog says (every listed model with --all-models).
-import { catalog, declaredParameters, modelIds } from './api.js';
-import type { Axis, AxisPoint, AxisValues, PathValue } from '../engine/check.js';
+import { ask, catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk } from './api.js';
+import type { Axis, AxisPoint, AxisValues } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-
-/** The point of a check's path, as the checks of the API read it. */
-export interface ApiPath {
-  /** Asked with stream: true. */
-  stream?: boolean;
-  /** The model the request names. */
-  model?: string;
-  [axis: string]: PathValue | undefined;
-}
 
 /** Streamed and not: a rule that holds for one answer holds for the stream of it. */
 export const STREAM: readonly AxisPoint[] = [
@@ -115,3 +106,18 @@ export const LISTED: Axis<CheckContext> = async (ctx) => {
     note: `models.ids-usable tried ${tried.length} of the ${ids.length} listed models${tried.length < ids.length ? ' (the first, the last and one of each kind; --all-models tries every one)' : ''}`,
   };
 };
+
+/** Whether the primary key is served at all (a plain request to the first model under test, or the
+ * model list when no model is known): without that, a refusal or a 4xx proves nothing. */
+export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?: string }> {
+  return ctx.memo('baseline', async (c) => {
+    const { models } = await modelsUnderTest(c);
+    if (!models.length) {
+      const ex = await listModels(c);
+      return is2xx(ex) ? {} : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}` };
+    }
+    const model = models[0].id;
+    const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');
+    return is2xx(ex) ? { model } : { model, problem: `with the primary key, a plain chat request to ${model} answered ${describe(ex)}` };
+  });
+}

@@ -1,12 +1,12 @@
 // Sections 2.1 and 8: stop sequences, a string or an array of at most 4, on both paths and each
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
-import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, blockedOn, errorBodyProblem, needed, notServed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
-import { modelsTaking, STREAM, type ApiPath } from './paths.js';
+import { modelsTaking, STREAM } from './paths.js';
 
 /** A prompt whose answer an obedient model knows in advance; any other answer works too, as long as
  * it reproduces. */

@@ -2,9 +2,9 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { ask, chat, choicesOf, DONE_MARKER, fit, generated, inSuite, is2xx, readStream, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, generated, inSuite, is2xx, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
 import { basicBody } from './chat.js';
-import { MODELS, type ApiPath } from './paths.js';
+import { MODELS } from './paths.js';
 import { BASIC_OWNERS, blockedOn, readAnswer, type Answer, type Part, type RequestOwners } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { excerpt, type Exchange } from '../engine/exchanges.js';

@@ -2,11 +2,11 @@
 // that may take response_format (declared in the catalog, or not described there: a refusal then
 // leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import { modelsTaking, STREAM, type ApiPath } from './paths.js';
+import { modelsTaking, STREAM } from './paths.js';
 
 /** Room for a reasoning model to think before it answers; the JSON itself is short. */
 const MAX_TOKENS = 1024;

@@ -2,11 +2,11 @@
 // function calling, streamed and not, on the models under test that may take tools (those the
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody } from './api.js';
+import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, type Answer, type Part, type ToolCallRead } from './answer.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import { modelsTaking, STREAM, STREAM_ONLY, type ApiPath } from './paths.js';
+import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
 
 /** The tools every request declares. Strict: so the arguments can be held to the schemas. */
 const TOOL_SET = [

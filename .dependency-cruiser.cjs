@@ -1,0 +1,78 @@
+// The rooms of the tree and what each may import (README, "Layout"). Run by `npm run lint:deps`
+// (and so by CI); test/rooms.test.ts shows that a forbidden import is caught.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle makes two files one: neither can be read, tested or moved alone.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'engine-knows-no-rule',
+      severity: 'error',
+      comment: 'engine/ runs any check against any server: it knows no rule of the API, no report and no mock.',
+      from: { path: '^engine/' },
+      to: { path: '^(suites|report|mock|bin|bench|schemas)/' },
+    },
+    {
+      name: 'report-reads-results-only',
+      severity: 'error',
+      comment: "report/ turns results into output: it reads the engine's result types (and the baseline's schema), never a rule, the mock or the CLI.",
+      from: { path: '^report/' },
+      to: { path: '^(suites|mock|bin|bench)/' },
+    },
+    {
+      name: 'report-takes-engine-types-only',
+      severity: 'error',
+      comment: "report/ imports the engine's result model (engine/check.ts: results, verdicts, evidence, progress), not its machinery.",
+      from: { path: '^report/' },
+      to: { path: '^engine/', pathNot: '^engine/check\\.ts$' },
+    },
+    {
+      name: 'suites-leave-output-to-report',
+      severity: 'error',
+      comment: 'The rules of the API (suites/) do not render output; only the session (which runs them and gives the report) and the vitest entry (which applies the gate rule) reach report/.',
+      from: { path: '^suites/', pathNot: '^suites/(session|vitest)\\.ts$' },
+      to: { path: '^report/' },
+    },
+    {
+      name: 'only-the-session-starts-the-mock',
+      severity: 'error',
+      comment: 'suites/ holds the rules; the session is the one place that starts the embedded mock.',
+      from: { path: '^suites/', pathNot: '^suites/session\\.ts$' },
+      to: { path: '^mock/' },
+    },
+    {
+      name: 'mock-never-imports-suites',
+      severity: 'error',
+      comment: "The mock serves the API; the checks that judge it live in suites/. It uses engine/ for parsing, decoding and redaction, never suites/ or report/.",
+      from: { path: '^mock/' },
+      to: { path: '^(suites|report|bin|bench)/' },
+    },
+    {
+      name: 'schemas-import-nothing-of-the-kit',
+      severity: 'error',
+      comment: 'schemas/ is the one source of truth: everything reads it, it reads none of them.',
+      from: { path: '^schemas/' },
+      to: { path: '^(engine|report|suites|mock|bin|bench)/' },
+    },
+    {
+      name: 'nothing-imports-the-cli',
+      severity: 'error',
+      comment: 'bin/ wires the rooms together; nothing of the kit imports it.',
+      from: { path: '^(engine|report|suites|mock|schemas)/' },
+      to: { path: '^bin/' },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no compiler API for dependency-cruiser to parse with; swc reads the sources,
+    // type-only imports included (a circle through types is still a circle).
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};
