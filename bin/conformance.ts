@@ -367,8 +367,8 @@ await yargs(hideBin(process.argv))
         for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`);
         return;
       }
-      let mock;
-      let tls;
+      let mock: ReturnType<typeof createMock>;
+      let tls: ReturnType<typeof serverTls>;
       try {
         let config = argv.config ? loadConfigFile(argv.config) : undefined;
         if (argv.content !== undefined) {
@@ -431,7 +431,7 @@ async function recordOrReplay(argv: { record?: string; replay?: string; upstream
   // Requests keep their path (/v1/chat/completions): an upstream given with /v1 would get /v1/v1/...
   if (argv.upstream && baseUrlWarning(argv.upstream))
     process.stderr.write(`conformance: warning: --upstream ends in /v1, and requests keep their /v1/... path: did you mean ${argv.upstream.replace(/\/v1\/?$/, '')}?\n`);
-  let tls;
+  let tls: ReturnType<typeof serverTls>;
   try {
     tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });
   } catch (e) {

@@ -70,59 +70,87 @@ interface Unit {
   inherited: Exchange[];
 }
 
+/** A run in named steps: expand each check over its paths, schedule the units, judge them with
+ * bounded concurrency, and collect one result per check as its last path ends. */
 export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): Promise<RunOutcome> {
-  const http = new HttpClient(opts.limits, opts.target.tls);
-  const exchanges = new Exchanges(http, opts.concurrency, opts.retry, opts.signal);
-  const redactor = new Redactor().add(opts.target.apiKey, 'CONFORMANCE_API_KEY').add(opts.target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
-  for (const v of Object.values(opts.target.headers)) redactor.add(v);
-  const memos = new Map<string, Promise<{ value: unknown; used: Exchange[] }>>();
+  const run = new Run(opts);
+  try {
+    const expanded = await expandPaths(checks, run);
+    const units = schedule(checks, expanded.units);
+    const results = await judge(checks, units, expanded.paths, run);
+    return { results, requestsSent: run.exchanges.sent, notes: expanded.notes };
+  } finally {
+    await run.http.close();
+  }
+}
+
+/** What every step of one run shares: the client and its exchanges, the redactor, the memos, the
+ * stop signal, and how a check is run and its verdict recorded. */
+class Run {
+  readonly http: HttpClient;
+  readonly exchanges: Exchanges;
+  readonly redactor: Redactor;
+  private readonly memos = new Map<string, Promise<{ value: unknown; used: Exchange[] }>>();
+  /** A check bounds itself through its requests' deadlines; this one catches a check that waits on
+   * something else, so a run always ends. */
+  readonly checkDeadline: number;
+  private readonly stopped?: Promise<void>;
+
+  constructor(readonly opts: RunOptions) {
+    this.http = new HttpClient(opts.limits, opts.target.tls);
+    this.exchanges = new Exchanges(this.http, opts.concurrency, opts.retry, opts.signal);
+    this.redactor = new Redactor().add(opts.target.apiKey, 'CONFORMANCE_API_KEY').add(opts.target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
+    for (const v of Object.values(opts.target.headers)) this.redactor.add(v);
+    this.checkDeadline = Math.max(opts.limits.deadlineMs * 8, 2_000);
+    const signal = opts.signal;
+    if (signal) this.stopped = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  }
+
+  /** Why the run was stopped, once it was. */
+  stoppedBecause(): string | undefined {
+    const signal = this.opts.signal;
+    return signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'the run was stopped') : undefined;
+  }
 
   /** `used`: the exchanges a check sent itself; `inherited`: those of the discoveries it awaited. */
-  const makeContext = (used: Exchange[], inherited: Exchange[] = used): CheckContext => {
-    const ctx: CheckContext = {
-      target: opts.target,
-      limits: opts.limits,
+  context(used: Exchange[], inherited: Exchange[] = used): CheckContext {
+    const { target, limits } = this.opts;
+    const run = this;
+    return {
+      target,
+      limits,
       async send(spec, label) {
-        const ex = await exchanges.send({ ...spec, headers: { ...opts.target.headers, ...spec.headers } }, label);
+        const ex = await run.exchanges.send({ ...spec, headers: { ...target.headers, ...spec.headers } }, label);
         if (!used.includes(ex)) used.push(ex);
         return ex;
       },
       async memo<T>(key: string, fn: (c: CheckContext) => Promise<T>): Promise<T> {
-        let p = memos.get(key);
+        let p = run.memos.get(key);
         if (!p) {
           const inner: Exchange[] = [];
-          p = fn(makeContext(inner)).then((value) => ({ value, used: inner }));
-          memos.set(key, p);
+          p = fn(run.context(inner)).then((value) => ({ value, used: inner }));
+          run.memos.set(key, p);
         }
         const { value, used: inner } = await p;
         for (const ex of inner) if (!inherited.includes(ex)) inherited.push(ex);
         return value as T;
       },
       secret(value) {
-        redactor.add(value);
+        run.redactor.add(value);
       },
-      received: () => exchanges.all(),
+      received: () => run.exchanges.all(),
       cite(ex) {
         const at = used.indexOf(ex);
         if (at >= 0) used.splice(at, 1);
         used.unshift(ex);
       },
     };
-    return ctx;
-  };
-
-  // A check bounds itself through its requests' deadlines; this one catches a check that waits on
-  // something else, so a run always ends.
-  const checkDeadline = Math.max(opts.limits.deadlineMs * 8, 2_000);
-
-  /** Why the run was stopped, once it was. */
-  const stoppedBecause = (): string | undefined => (opts.signal?.aborted ? (typeof opts.signal.reason === 'string' ? opts.signal.reason : 'the run was stopped') : undefined);
-  const stopped = opts.signal ? new Promise<void>((resolve) => (opts.signal!.aborted ? resolve() : opts.signal!.addEventListener('abort', () => resolve(), { once: true }))) : undefined;
+  }
 
   /** Runs `fn` as a check would: bounded in time, a throw reported as the kit's own defect, and
    * cut short when the run is stopped. A failure seen once the run was stopped may be the stop's
    * own doing (an aborted request): it is not-tested, with the stop's reason. */
-  const guarded = async (fn: () => Promise<Verdict>, limitMs = checkDeadline): Promise<Verdict> => {
+  async guarded(fn: () => Promise<Verdict>, limitMs = this.checkDeadline): Promise<Verdict> {
     let timer: NodeJS.Timeout | undefined;
     let verdict: Verdict;
     try {
@@ -131,21 +159,23 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
         new Promise<Verdict>((resolve) => {
           timer = setTimeout(() => resolve(fail(`the check did not finish within ${limitMs} ms`)), limitMs);
         }),
-        ...(stopped ? [stopped.then(() => notTested(stoppedBecause()!))] : []),
+        ...(this.stopped ? [this.stopped.then(() => notTested(this.stoppedBecause()!))] : []),
       ]);
     } catch (e) {
       verdict = fail(`internal error in the check: ${(e as Error)?.stack ?? String(e)}`);
     } finally {
       clearTimeout(timer);
     }
-    const why = stoppedBecause();
+    const why = this.stoppedBecause();
     return why && verdict.outcome !== 'pass' && verdict.outcome !== 'skip' ? { outcome: 'not-tested', message: why } : verdict;
-  };
+  }
 
-  const pathResult = (verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult => {
+  /** A verdict on one path as the report keeps it: redacted, with the evidence that shows it. */
+  pathResult(verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult {
     if (verdict.outcome === 'fail' && [...used, ...inherited].some((ex) => ex.rateLimited))
       verdict = { outcome: 'not-tested', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
     const showEvidence = verdict.outcome === 'fail' || verdict.outcome === 'not-tested';
+    const { redactor } = this;
     return {
       path,
       label,
@@ -155,28 +185,31 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       ...(verdict.outcome === 'not-tested' && verdict.blockedBy ? { blockedBy: verdict.blockedBy } : {}),
       // A discovery's exchanges (the model list, the catalog) are evidence only when the path sent
       // nothing of its own: otherwise they would bury the request that broke the rule.
-      evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor, opts.target.tls?.flags)) : [],
+      evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor, this.opts.target.tls?.flags)) : [],
       durationMs: Math.round(performance.now() - started),
     };
-  };
+  }
+}
 
-  // Phase 1: each check's paths. Axes that depend on discoveries (the models a key lists) share them
-  // through the memo, so expanding every check costs the discoveries once.
+/** Step 1: each check's paths. Axes that depend on discoveries (the models a key lists) share them
+ * through the memo, so expanding every check costs the discoveries once. A check that cannot be
+ * expanded (no model to test) gets its one result here. */
+async function expandPaths(checks: readonly AnyCheck[], run: Run): Promise<{ units: Unit[]; paths: PathResult[][]; notes: string[] }> {
   const paths: PathResult[][] = checks.map(() => []);
-  const runNotes = new Set<string>();
+  const notes = new Set<string>();
   const units: Unit[] = [];
   await Promise.all(
     checks.map(async (check, i) => {
       const inherited: Exchange[] = [];
-      const ctx = makeContext(inherited);
+      const ctx = run.context(inherited);
       const started = performance.now();
-      const expanded = await guarded(async () => {
+      const expanded = await run.guarded(async () => {
         let partial: { path: Path; labels: string[] }[] = [{ path: {}, labels: [] }];
         for (const [axis, source] of Object.entries(check.paths ?? {})) {
           const next: typeof partial = [];
           for (const p of partial) {
             const values: AxisValues = typeof source === 'function' ? await source(ctx, p.path) : { points: [...(source as readonly AxisPoint[])] };
-            if (values.note) runNotes.add(redactor.text(values.note));
+            if (values.note) notes.add(run.redactor.text(values.note));
             if (!values.points.length) return notTested(values.problem ?? `no ${axis} to test`);
             for (const point of values.points) next.push({ path: { ...p.path, [axis]: point.value }, labels: [...p.labels, point.label] });
           }
@@ -185,29 +218,38 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
         partial.forEach((p, slot) => units.push({ check: i, path: p.path, label: p.labels.join(', '), slot, inherited: [...inherited] }));
         return { outcome: 'pass' };
       });
-      if (expanded.outcome !== 'pass') paths[i].push(pathResult(expanded, {}, '', [], inherited, started));
+      if (expanded.outcome !== 'pass') paths[i].push(run.pathResult(expanded, {}, '', [], inherited, started));
     }),
   );
-  // Units in the order of the checks, so a check's paths run together and its result comes early;
-  // the checks that judge the whole run come after every other.
+  return { units, paths, notes: [...notes] };
+}
+
+/** Step 2: the units in the order of the checks, so a check's paths run together and its result
+ * comes early; the checks that judge the whole run come after every other. */
+function schedule(checks: readonly AnyCheck[], units: Unit[]): Unit[] {
   const isLast = (u: Unit) => !!checks[u.check].last;
-  units.sort((a, b) => Number(isLast(a)) - Number(isLast(b)) || a.check - b.check);
-  const firstLast = units.findIndex(isLast);
+  return [...units].sort((a, b) => Number(isLast(a)) - Number(isLast(b)) || a.check - b.check);
+}
+
+/** Step 3: the units run by a bounded pool of workers, the checks that run last once every other
+ * unit is done; step 4 (collect) as each check's last path ends. */
+async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResult[][], run: Run): Promise<CheckResult[]> {
+  const { opts } = run;
   const remaining = checks.map(() => 0);
   for (const u of units) remaining[u.check]++;
   let unitsDone = 0;
-  opts.onStart?.({ done: () => unitsDone, total: () => units.length, slowest: () => exchanges.slowest() });
+  opts.onStart?.({ done: () => unitsDone, total: () => units.length, slowest: () => run.exchanges.slowest() });
 
-  const finish = (i: number): CheckResult => {
-    const result = combinePaths(checks[i], paths[i]);
-    opts.onResult?.(result);
-    return result;
-  };
   const results: CheckResult[] = new Array(checks.length);
+  const collect = (i: number) => {
+    results[i] = combinePaths(checks[i], paths[i]);
+    opts.onResult?.(results[i]);
+  };
   checks.forEach((_, i) => {
-    if (!remaining[i]) results[i] = finish(i);
+    if (!remaining[i]) collect(i);
   });
 
+  const firstLast = units.findIndex((u) => checks[u.check].last);
   let next = 0;
   let lastPhase: Promise<void> | undefined;
   let inFlight = 0;
@@ -215,7 +257,6 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   const worker = async () => {
     while (next < units.length) {
       if (next === firstLast) {
-        // The checks that run last wait until every other unit is done.
         lastPhase ??= inFlight ? new Promise<void>((r) => (drained = r)) : Promise.resolve();
         await lastPhase;
         if (next >= units.length) break;
@@ -225,22 +266,18 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
       const used: Exchange[] = [];
       const inherited = [...unit.inherited];
       const started = performance.now();
-      const why = stoppedBecause();
+      const why = run.stoppedBecause();
       // Once stopped, nothing more is sent: what is left is not-tested, at once.
       const check = checks[unit.check];
-      const verdict = why ? notTested(why) : await guarded(() => check.run(makeContext(used, inherited), unit.path), check.timeLimitMs?.(opts.limits) ?? checkDeadline);
-      paths[unit.check][unit.slot] = pathResult(verdict, unit.path, unit.label, used, inherited, started);
+      const verdict = why ? notTested(why) : await run.guarded(() => check.run(run.context(used, inherited), unit.path), check.timeLimitMs?.(opts.limits) ?? run.checkDeadline);
+      paths[unit.check][unit.slot] = run.pathResult(verdict, unit.path, unit.label, used, inherited, started);
       unitsDone++;
-      if (--remaining[unit.check] === 0) results[unit.check] = finish(unit.check);
+      if (--remaining[unit.check] === 0) collect(unit.check);
       if (--inFlight === 0 && next === firstLast) drained();
     }
   };
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker));
-  } finally {
-    await http.close();
-  }
-  return { results, requestsSent: exchanges.sent, notes: [...runNotes] };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker));
+  return results;
 }
 
 /** `2.1, 2.2` as its items; a section of another document keeps its prefix (`catalog 2.4`). */

@@ -3,5 +3,5 @@
 import type { RunReport } from './report.js';
 
 export function renderJson(report: RunReport): string {
-  return JSON.stringify(report, null, 2) + '\n';
+  return `${JSON.stringify(report, null, 2)}\n`;
 }

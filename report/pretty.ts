@@ -72,7 +72,7 @@ function tag(level: Level, c: ChalkInstance): string {
 
 function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string): string[] {
   const lines = [c.gray(`${indent}evidence ${i + 1}${e.label ? `: ${safe(e.label)}` : ''}`)];
-  const pad = indent + '  ';
+  const pad = `${indent}  `;
   lines.push(`${pad}${c.cyan('→')} ${safe(e.request.method)} ${safe(e.request.url)}`);
   if (e.request.body !== undefined && e.request.body !== '') {
     lines.push(`${pad}  ${c.gray('body:')} ${safe(cut(e.request.body.replace(/\s*\n\s*/g, ' '), REQUEST_BODY_MAX))}`);
@@ -161,7 +161,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   const out: string[] = [];
   const mock = report.target.embeddedMock ? ' (embedded mock)' : '';
   const tls = tlsNote(report);
-  out.push(c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`) + ` → ${safe(report.target.baseUrl)}${mock}` + (tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''));
+  out.push(`${c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`)} → ${safe(report.target.baseUrl)}${mock}${tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''}`);
   out.push(c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` +
     (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')));
   if (report.stopped) out.push(c.yellow(`stopped before the end: ${safe(report.stopped)}; what had not finished is not tested`));
@@ -217,7 +217,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
 
   out.push('');
   if (report.exitCode === 0) {
-    out.push(c.green.bold('PASSED') + ` (exit code ${report.exitCode})`);
+    out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})`);
   } else {
     // The same rule as the exit code, counted per kind.
     const failing = report.results.filter((r) => failsRun(r, report.options));
@@ -227,7 +227,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     if (count('should', 'fail')) why.push(`${count('should', 'fail')} should failed (strict)`);
     if (count('must', 'not-tested')) why.push(`${count('must', 'not-tested')} must not tested (require-complete)`);
     if (report.baseline?.stale.length) why.push(`${report.baseline.stale.length} stale baseline entr${report.baseline.stale.length === 1 ? 'y' : 'ies'}`);
-    out.push(c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '') + ` (exit code ${report.exitCode})`);
+    out.push(`${c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '')} (exit code ${report.exitCode})`);
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

@@ -18,23 +18,6 @@ export const PARTS = ['served', 'events', 'complete', 'chunk-json', 'envelope', 
 export type Part = (typeof PARTS)[number];
 export type Way = 'json' | 'stream';
 
-/** What each part holds, for the list and the README. */
-export const PART_MEANING: Record<Part, string> = {
-  served: 'a 2xx, whose body parses as a JSON object on the JSON path',
-  events: 'the stream dispatched server-sent events',
-  complete: 'the stream reached its end (no cut)',
-  'chunk-json': "each event's data, but [DONE], is a JSON object",
-  envelope: 'id, created and model of the body (or of every chunk), and its choices, each with a message (or delta) object',
-  object: 'object is chat.completion (chat.completion.chunk on a stream)',
-  index: "each choice's index (its position in choices)",
-  role: "the message's role (the first delta's, on a stream) is assistant",
-  content: "the message's content is a string (and refusal a string or null); on a stream, each delta's content a string or null",
-  finish_reason: "each choice's finish_reason is one of the four (on a stream, choice 0 gets at least one)",
-  usage: 'usage with integer prompt_tokens, completion_tokens and total_tokens',
-  'usage-details': "usage's prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens",
-  'tool-calls': 'tool calls with an id, type function, a function name and arguments as a string (on a stream, tool-call deltas)',
-};
-
 /** The one check that fails when a part is broken, on each way (json, stream). `served` is the
  * basic request's: a check's own request is its own to fail. */
 export const OWNERS: Record<Part, Partial<Record<Way, string>>> = {
@@ -57,9 +40,6 @@ export const OWNERS: Record<Part, Partial<Record<Way, string>>> = {
 export const BASE: Record<Way, readonly Part[]> = { json: ['served'], stream: ['served', 'events', 'complete', 'chunk-json'] };
 /** The parts that say only whether the request was served as asked: a rule of acceptance reads these alone. */
 const ACCEPTED: readonly Part[] = ['served', 'events'];
-
-/** The parts of each way that a check may own, with their owner. */
-export const ownedOn = (way: Way): [Part, string][] => PARTS.flatMap((p) => (OWNERS[p][way] ? [[p, OWNERS[p][way]!] as [Part, string]] : []));
 
 export interface ToolCallRead {
   index: number;

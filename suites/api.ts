@@ -150,18 +150,6 @@ export function declaredParameters(entry: Record<string, unknown> | undefined): 
   return params && typeof params === 'object' ? (params as Record<string, ParameterDescriptor>) : undefined;
 }
 
-/** Why a model's catalog entry does not declare `parameter` among its supported_parameters, or
- * undefined when it does: a check of an optional feature (tools, response_format) runs only where
- * the catalog promises it, since the document leaves unsupported parameters' behaviour unshown. */
-export async function undeclared(ctx: CheckContext, model: string, parameter: string): Promise<string | undefined> {
-  const cat = await catalog(ctx);
-  if (cat.problem) return `whether it supports ${parameter} is declared in the catalog: ${cat.problem}`;
-  const entry = cat.entries.get(model);
-  if (!entry) return `the catalog has no entry for it, so nothing declares ${parameter}`;
-  const params = declaredParameters(entry);
-  return params && parameter in params ? undefined : `its catalog entry does not declare ${parameter} among supported_parameters`;
-}
-
 const bounded = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
 
 /** The declared range of a numeric parameter, integers kept integral. */
@@ -228,14 +216,6 @@ export const sayOk = (model: string): ChatBody => ({ model, messages: [{ role: '
 
 // --- Response reading -------------------------------------------------------------------------
 
-export interface ChatReply {
-  body?: Record<string, unknown>;
-  /** The first choice's message and finish_reason, read leniently. */
-  message?: { role?: unknown; content?: unknown; tool_calls?: unknown; reasoning_content?: unknown };
-  finishReason?: unknown;
-  usage?: Record<string, unknown>;
-  problem?: string;
-}
 
 /** Why a body is not whole: cut at the cap, cut by a timeout or a reset; undefined when it is whole. */
 export function cutShort(ex: Exchange): string | undefined {
@@ -243,23 +223,6 @@ export function cutShort(ex: Exchange): string | undefined {
   if (ex.error?.kind === 'cap') return `the answer was ${ex.error.message}`;
   return `the answer did not arrive whole (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes`;
 }
-
-/** A non-streamed reply read leniently, for checks about one field; `problem` says why not. */
-export function readReply(ex: Exchange): ChatReply {
-  if (!is2xx(ex)) return { problem: `the request was refused: ${describe(ex)}` };
-  const cut = cutShort(ex);
-  if (cut) return { problem: cut };
-  const json = bodyJson(ex);
-  if (!json.ok) return { problem: json.error };
-  const body = json.value;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { problem: 'the body is not a JSON object' };
-  const b = body as Record<string, unknown>;
-  const choice = Array.isArray(b.choices) ? (b.choices[0] as Record<string, unknown> | undefined) : undefined;
-  const message = choice?.message && typeof choice.message === 'object' ? (choice.message as ChatReply['message']) : undefined;
-  const usage = b.usage && typeof b.usage === 'object' ? (b.usage as Record<string, unknown>) : undefined;
-  return { body: b, message, finishReason: choice?.finish_reason, usage, problem: choice ? undefined : 'no choices[0] in the body' };
-}
-
 
 // --- Stream reading ---------------------------------------------------------------------------
 

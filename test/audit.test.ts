@@ -13,7 +13,7 @@ import { runAgainstMock } from './support/run.js';
 const SHOWN_BY = /; shown by faults? (.+)\.$/;
 
 /** The fault names an audit line ends with: "shown by fault a" or "shown by faults a, b and c". */
-export function faultsOf(audit: string | undefined): string[] {
+function faultsOf(audit: string | undefined): string[] {
   const m = SHOWN_BY.exec(audit ?? '');
   return m ? m[1].split(/, | and /) : [];
 }

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
     const first = await client.chat.completions.create({ model: MODEL, messages, tools });
     const call = first.choices[0].message.tool_calls?.[0];
-    if (!call || call.type !== 'function') throw new Error('no tool call');
+    if (call?.type !== 'function') throw new Error('no tool call');
     $('tool').textContent = `${call.function.name}(${call.function.arguments})`;
     const next = await client.chat.completions.create({
       model: MODEL,

@@ -4,7 +4,7 @@
 import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isPair, isScalar, isSeq, visit } from 'yaml';
-import { Redactor } from '../../engine/redact.js';
+import type { Redactor } from '../../engine/redact.js';
 import { hash } from '../core/random.js';
 import { loadConfigFile } from '../config/load.js';
 import type { KeyDef, MockConfig, ModelDef, Scenario } from '../config/types.js';

@@ -54,9 +54,3 @@ export const FIELDS: readonly Field[] = Object.entries(schema.properties as Reco
 /** The JSON types a field does not take: for an optional field null is absence, so not among them;
  * for an integer field a fraction (`number`) is. */
 export const wrongTypes = (f: Field): JsonType[] => JSON_TYPES.filter((t) => !f.types.has(t) && !(t === 'null' && !f.required));
-
-export const field = (name: string): Field => {
-  const f = FIELDS.find((x) => x.name === name);
-  if (!f) throw new Error(`no field ${name} in the request schema`);
-  return f;
-};

@@ -18,7 +18,7 @@ const NAME = new RegExp(schemaAt('request#/$defs/tool/properties/function/proper
 const small = fc.oneof(text(8), fc.integer(), fc.boolean(), fc.constant(null));
 
 /** A value of one JSON type (`number` is a fraction: it is the wrong type where an integer is due). */
-export function valueOf(t: JsonType): fc.Arbitrary<unknown> {
+export function valueOfType(t: JsonType): fc.Arbitrary<unknown> {
   switch (t) {
     case 'string':
       return text(20);
@@ -54,7 +54,7 @@ const mutation = <T>(base: fc.Arbitrary<Body>, what: string, value: fc.Arbitrary
   fc.tuple(base, value).map(([b, v]) => refused(what, edit(b, v), aboutModel));
 
 function fieldCases(base: fc.Arbitrary<Body>, f: Field): fc.Arbitrary<FuzzCase>[] {
-  const types = wrongTypes(f).map((t) => mutation(base, `${f.name} as ${A[t]}`, valueOf(t), (b, v) => ({ ...b, [f.name]: v }), f.name === 'model'));
+  const types = wrongTypes(f).map((t) => mutation(base, `${f.name} as ${A[t]}`, valueOfType(t), (b, v) => ({ ...b, [f.name]: v }), f.name === 'model'));
   const values = f.values;
   const unknown = values ? [mutation(base, `${f.name} as an unknown value`, text(12, 1).filter((s) => !values.includes(s)), (b, v) => ({ ...b, [f.name]: v }))] : [];
   const missing = f.required ? [base.map((b) => refused(`a request without ${f.name}`, without(b, f.name), f.name === 'model'))] : [];
@@ -69,7 +69,7 @@ function nestedCases(base: fc.Arbitrary<Body>, stopMax: number): fc.Arbitrary<Fu
     base.map((b) => refused('a message without role', lastMessage((m) => without(m, 'role'))(b))),
     mutation(base, 'a message with an unknown role', text(12, 1).filter((r) => !ROLES.includes(r)), (b, role) => lastMessage((m) => ({ ...m, role }))(b)),
     mutation(base, 'a role that is not a string', fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)), (b, role) => lastMessage((m) => ({ ...m, role }))(b)),
-    mutation(base, 'content of the wrong type', fc.oneof(valueOf('integer'), valueOf('boolean'), valueOf('object'), valueOf('null')), (b, content) => lastMessage((m) => ({ ...m, content }))(b)),
+    mutation(base, 'content of the wrong type', fc.oneof(valueOfType('integer'), valueOfType('boolean'), valueOfType('object'), valueOfType('null')), (b, content) => lastMessage((m) => ({ ...m, content }))(b)),
     base.map((b) => refused('a message without content', lastMessage((m) => without(m, 'content'))(b))),
     mutation(base, 'a content part without type', text(12), (b, t) => lastMessage((m) => ({ ...m, content: [{ text: t }] }))(b)),
     base.map((b) => refused('a tool message without tool_call_id', { ...b, messages: [...(b.messages as unknown[]), { role: 'tool', content: 'done' }] })),

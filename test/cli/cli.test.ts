@@ -163,7 +163,7 @@ describe('conformance CLI', () => {
     }
     const worse = await cli(['diff', join(dir, 'main.json'), join(dir, 'branch.json')]);
     expect(worse.code).toBe(1);
-    expect(worse.stdout).toMatch(/^Newly failing \(1\)\n  chat\.max-tokens \[must\]: pass -> fail: \[stream, mock-chat-1\]/);
+    expect(worse.stdout).toMatch(/^Newly failing \(1\)\n {2}chat\.max-tokens \[must\]: pass -> fail: \[stream, mock-chat-1\]/);
     expect(worse.stdout).toMatch(/REGRESSION: 1 check\(s\) newly failing\n$/);
     const better = await cli(['diff', join(dir, 'branch.json'), join(dir, 'main.json'), '--json']);
     expect(better.code).toBe(0);
@@ -199,7 +199,7 @@ describe('conformance CLI', () => {
   it('lists every check with id, section and level, and what cannot be tested', async () => {
     const r = await cli(['list']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/\nmodels \(5 checks: 3 must, 2 should\)\n  models\.list-shape\s+2\.4\s+must/);
+    expect(r.stdout).toMatch(/\nmodels \(5 checks: 3 must, 2 should\)\n {2}models\.list-shape\s+2\.4\s+must/);
     expect(r.stdout).toMatch(/5\.4/);
   });
 });

@@ -188,7 +188,7 @@ describe('the node:http adapter and interceptMock', () => {
     expect(inProcess.status).toBe(413);
     expect((await (inProcess.json() as Promise<any>)).error.code).toBe('body_too_large');
     // Just under the cap is read and judged.
-    const fits = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: '{' + ' '.repeat(MAX_REQUEST_BYTES - 2) + '}' });
+    const fits = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: `{${' '.repeat(MAX_REQUEST_BYTES - 2)}}` });
     expect(fits.status).toBe(400);
     await fits.text();
   });

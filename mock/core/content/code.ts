@@ -16,7 +16,7 @@ const CLOSE = piece('```');
 
 const language = (name: string, title: string, body: string[]): Language => ({
   intro: piece(`Here is a sketch in ${title}:`),
-  open: piece('```' + name),
+  open: piece(`\`\`\`${name}`),
   body: pieces(body),
 });
 

@@ -46,4 +46,4 @@ export function faultNamed(name: string): Fault {
   return f;
 }
 
-export type { Fault, FaultContext } from './fault.js';
+export type { Fault } from './fault.js';

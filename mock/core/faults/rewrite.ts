@@ -1,6 +1,6 @@
 // Small rewriting tools the faults are written with: find a route, rewrite a JSON body, a stream's
 // payloads, its bytes, or the request's JSON.
-import { DONE, eventBytes, frames } from '../sse.js';
+import { DONE, frames } from '../sse.js';
 import { isRaw, isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import { textOf } from '../bytes.js';
 import type { FaultContext } from './fault.js';
@@ -81,7 +81,7 @@ export function withStreamText(reply: MockReply, edit: (text: string) => string 
   return { ...reply, stream: typeof out === 'string' ? [{ delayMs: 0, bytes: out }] : out };
 }
 
-export { DONE, eventBytes };
+export { DONE };
 
 /** The key of `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
 export const bearerKey = (req: MockRequest): string | undefined => /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
