@@ -3,6 +3,12 @@
 // gets role "bot" back. Each shape fault is asked here on a request the kit never sends, on each path
 // it is a fault of, and its answer is held to what the fault describes, against the answer the same
 // request gets without it (so a predicate that holds anyway proves nothing, and fails here).
+//
+// Not here: the refusals (chat-role-*-refused, stream-basic-refused), which refuse a request rather
+// than bend its answer's shape; the stream's framing (blank lines, UTF-8, a reset, a split chunk,
+// what follows [DONE]), which bends the kit's basic stream only, so that the other suites' streams
+// stay readable; and the stream-*-tool-calls and stream-*-structured faults, whose point is to bend
+// only the streams of one kind.
 import { describe, expect, it } from 'vitest';
 import { FAULTS } from '../../mock/core/faults/index.js';
 import { createMock } from '../../mock/core/handle.js';
@@ -79,6 +85,8 @@ const SHAPE: Record<string, Bent> = {
   'chat-usage-cached-tokens-string': { paths: [...JSON_ONLY], bent: (a) => typeof a.body.usage.prompt_tokens_details.cached_tokens === 'string' },
   'chat-usage-reasoning-tokens-string': { paths: [...JSON_ONLY], bent: (a) => typeof a.body.usage.completion_tokens_details.reasoning_tokens === 'string' },
   'chat-stream-false-streamed': { paths: [...JSON_ONLY], ask: { stream: false }, bent: (a) => a.chunks !== undefined },
+  'chat-max-tokens-ignored': { paths: [...BOTH], ask: { max_tokens: CUT }, bent: (a) => usageOf(a).completion_tokens > CUT },
+  'chat-max-tokens-ignored-streamed': { paths: [...STREAM_ONLY], ask: { max_tokens: CUT }, bent: (a) => usageOf(a).completion_tokens > CUT },
   'chat-length-reported-as-stop': { paths: [...JSON_ONLY], ask: { max_tokens: CUT }, bent: (a) => finishes(a).includes('stop') },
   'chat-length-before-cap': { paths: [...JSON_ONLY], ask: { max_tokens: CUT }, bent: (a) => a.body.usage.completion_tokens < CUT },
   'chat-reasoning-beyond-cap': { paths: [...BOTH], ask: { model: REASONER, max_tokens: 16 }, bent: (a) => usageOf(a).completion_tokens > 16 },
