@@ -16,9 +16,14 @@ const FINISH_REASONS = enumAt('response#/$defs/finishReason');
 const COUNT_PROMPT = 'Count from one to ten in words.';
 const BASIC_CAP = 64;
 
+/** The basic question after the turns of a conversation, within the basic cap. */
+const askedAfter =
+  (...turns: object[]) =>
+  (model: string): ChatBody => ({ model, messages: [...turns, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
+
 /** The one ordinary request, shared by every suite that needs an ordinary answer: short, and sure to
  * end on its own well within its cap. */
-export const basicBody = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
+export const basicBody = askedAfter();
 export const basic = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, basicBody(path.model!), 'basic chat completion');
 
 const EACH = { stream: STREAM, model: MODELS };
@@ -59,14 +64,10 @@ const TIME_CALL = { id: 'call_get_time_1', type: 'function', function: { name: '
 /** Each role in the smallest conversation where it is valid. Every content is a string (2.2), the
  * assistant turn that carries tool_calls too. */
 const CONVERSATIONS: Record<string, (model: string) => ChatBody> = {
-  system: (model) => ({ model, messages: [{ role: 'system', content: 'You are a concise assistant.' }, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP }),
-  developer: (model) => ({ model, messages: [{ role: 'developer', content: 'Answer concisely.' }, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP }),
+  system: askedAfter({ role: 'system', content: 'You are a concise assistant.' }),
+  developer: askedAfter({ role: 'developer', content: 'Answer concisely.' }),
   user: basicBody,
-  assistant: (model) => ({
-    model,
-    messages: [{ role: 'user', content: 'Say hello in one short sentence.' }, { role: 'assistant', content: 'Hello there!' }, { role: 'user', content: COUNT_PROMPT }],
-    max_tokens: BASIC_CAP,
-  }),
+  assistant: askedAfter({ role: 'user', content: 'Say hello in one short sentence.' }, { role: 'assistant', content: 'Hello there!' }),
   // A tool message only answers an assistant's call, whose function the request offers.
   tool: (model) => ({
     model,
