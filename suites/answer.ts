@@ -4,8 +4,8 @@
 // blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { catalog, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, type StreamRead, type ApiPath } from './api.js';
-import { fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { ask, catalog, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type CheckDef } from './api.js';
+import { fail, failIfAny, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 
@@ -338,12 +338,47 @@ export async function answerTo(ctx: CheckContext, ex: Exchange, path: ApiPath, r
   return verdict ? { verdict } : { answer: a };
 }
 
+/** A check's reads and run, its preamble written once: `get` sends the check's request on the path
+ * and reads the answer, or ends the check with the verdict that comes first (its own request not
+ * served, a part it reads broken, a control missing); `rule` judges what it got. */
+export function judged<T extends object>(
+  reads: Part[],
+  get: (ctx: CheckContext, path: ApiPath) => Promise<T | { verdict: Verdict }>,
+  rule: (got: T, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>,
+): Pick<CheckDef, 'reads' | 'run'> {
+  return {
+    reads,
+    async run(ctx, path) {
+      const got = await get(ctx, path);
+      return (got as { verdict?: Verdict }).verdict ?? rule(got as T, ctx, path);
+    },
+  };
+}
+
 /** Whether a positive control was served: a 2xx whose body parses, or a stream that dispatches
  * events. Nothing else of the answer is asked: a broken field is its owner's to report, and must not
  * hide a refusal the control stands for. Undefined when served; otherwise why not. */
 export function notServed(ex: Exchange, stream: boolean): string | undefined {
   const a = readAnswer(ex, stream);
   return a.broken.served ?? a.broken.events;
+}
+
+/** Why the control of a refusal on a path was not served, or undefined: "Say OK." to `model` with the
+ * primary key, streamed where the refused request is. One request, whichever suite's refusal it
+ * stands behind. */
+export async function controlUnserved(ctx: CheckContext, path: ApiPath, model: string): Promise<string | undefined> {
+  return notServed(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
+}
+
+/** A rule held on each answer of a kind that a suite's requests got (each refusal, each error
+ * answer), naming what is wrong with one; with none to hold it on, not-tested, saying why each
+ * request gave none (each reason once), or `none`. */
+export function onEachAnswer<T>(answers: readonly T[], whyNone: readonly (string | undefined)[], none: string, wrong: (answer: T) => string | undefined): Verdict {
+  if (!answers.length) {
+    const why = [...new Set(whyNone.filter((w): w is string => w !== undefined))];
+    return notTested(why.length ? why.join('; ') : none);
+  }
+  return failIfAny(answers.flatMap((a) => wrong(a) ?? []));
 }
 
 /** How an answer to a request that must not be served reads. A refusal is a 4xx that says the

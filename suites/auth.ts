@@ -2,12 +2,12 @@
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
 import { ask, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
-import { errorBodyProblem, notServed, refusalOf } from './answer.js';
-import { failIfAny, combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
+import { controlUnserved, errorBodyProblem, notServed, onEachAnswer, refusalOf } from './answer.js';
+import { combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import { basicCredential, containsKey } from '../engine/redact.js';
 import type { CheckContext } from '../engine/runner.js';
-import { baseline, STREAM } from './paths.js';
+import { baseline, BOTH_WAYS } from './paths.js';
 
 /** Auth comes before the model is looked at, so a refusal needs no real model. */
 const PLACEHOLDER_MODEL = 'any-model';
@@ -101,7 +101,7 @@ async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise
   if (problem) return { problem: `${problem}: a refusal without it proves nothing`, notes: [] };
   if (!model) return { body: sayOk(PLACEHOLDER_MODEL), notes: [`no model is listed; the chat requests named "${PLACEHOLDER_MODEL}"`] };
   // Served is all a control asks: a broken field of its answer is its owner's, and must not hide a refusal.
-  const unserved = notServed(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
+  const unserved = await controlUnserved(ctx, path, model);
   return unserved === undefined ? { body: sayOk(model), notes: [] } : { problem: `with the primary key, the same request was not served (${unserved}): a refusal without it proves nothing`, notes: [] };
 }
 
@@ -111,7 +111,7 @@ function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential,
 
 /** The chat paths a kind of credential is tried on: the key elsewhere is a gateway's reading of the
  * request, the same streamed or not, so its requests go on the JSON path only. */
-const chatPaths = (kind: Kind): Record<string, readonly AxisPoint[]> => (kind === 'key-elsewhere' ? {} : { stream: STREAM });
+const chatPaths = (kind: Kind): Record<string, readonly AxisPoint[]> => (kind === 'key-elsewhere' ? {} : BOTH_WAYS);
 
 /** The one form of each kind also sent streamed: a server that checks keys otherwise when it
  * streams is caught by any of them, and the others would each cost a request for the same proof. */
@@ -221,9 +221,7 @@ async function refusals(ctx: CheckContext): Promise<{ refusals: Refusal[]; probl
 /** The rule applied to every refusal; with none to look at, not-tested. */
 async function onEachRefusal(ctx: CheckContext, rule: (r: Refusal) => string | undefined): Promise<Verdict> {
   const { refusals: all, problems } = await refusals(ctx);
-  if (!all.length) return notTested(problems.length ? [...new Set(problems)].join('; ') : 'no request was refused');
-  const wrong = all.map(rule).filter((m): m is string => m !== undefined);
-  return failIfAny(wrong);
+  return onEachAnswer(all, problems, 'no request was refused', rule);
 }
 
 export const status401: CheckDef = {
@@ -275,7 +273,7 @@ export const keyScope: CheckDef = {
   section: '5.2',
   level: 'must',
   audit: 'With --second-api-key, asks each key, streamed and not, for a model only the other key lists, once that model was served to the key that lists it: a server that scopes the model list but not the chat completion (or only one path) serves it; shown by faults auth-key-scope-ignored and auth-key-scope-ignored-streamed.',
-  paths: { stream: STREAM },
+  paths: BOTH_WAYS,
   async run(ctx, path) {
     if (!ctx.target.secondApiKey) return notTested('needs --second-api-key');
     const [primary, second] = await Promise.all([modelIds(ctx, 'primary'), modelIds(ctx, 'second')]);

@@ -46,16 +46,26 @@ async function entriesUnderTest(ctx: CheckContext): Promise<{ entries: [string, 
   return entries.length ? { entries } : { entries, problem: `none of the listed models (${listed.join(', ')}) has a catalog entry` };
 }
 
-/** One rule applied to each entry under test. */
-async function eachEntry(ctx: CheckContext, rule: (id: string, entry: Entry) => Verdict): Promise<Verdict> {
+/** A rule about the entries under test; without any, not-tested. */
+async function onEntries(ctx: CheckContext, rule: (entries: [string, Entry][]) => Verdict): Promise<Verdict> {
   const { entries, problem } = await entriesUnderTest(ctx);
-  if (problem) return notTested(problem);
-  return combine(entries.map(([id, entry]) => rule(id, entry)));
+  return problem ? notTested(problem) : rule(entries);
 }
 
-const modalities = (entry: Entry, key: 'input_modalities' | 'output_modalities') =>
-  (Array.isArray(entry[key]) ? entry[key] : []).filter((m): m is Entry => !!m && typeof m === 'object');
-const textModality = (entry: Entry, key: 'input_modalities' | 'output_modalities') => modalities(entry, key).find((m) => m.type === 'text');
+/** One rule applied to each entry under test. */
+const eachEntry = (ctx: CheckContext, rule: (id: string, entry: Entry) => Verdict) => onEntries(ctx, (entries) => combine(entries.map(([id, entry]) => rule(id, entry))));
+
+type ModalityKey = 'input_modalities' | 'output_modalities';
+const modalities = (entry: Entry, key: ModalityKey) => (Array.isArray(entry[key]) ? entry[key] : []).filter((m): m is Entry => !!m && typeof m === 'object');
+const textModality = (entry: Entry, key: ModalityKey) => modalities(entry, key).find((m) => m.type === 'text');
+
+/** One rule applied to the text modality (input or output) of each entry under test, which must be
+ * there to carry what the rule reads. */
+const eachTextModality = (key: ModalityKey, carries: string, rule: (id: string, text: Entry) => Verdict) => (ctx: CheckContext) =>
+  eachEntry(ctx, (id, entry) => {
+    const text = textModality(entry, key);
+    return text ? rule(id, text) : fail(`${id}: no text ${key === 'input_modalities' ? 'input' : 'output'} modality to carry ${carries}`);
+  });
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 export const available: CheckDef = {
@@ -150,15 +160,12 @@ export const contextLength: CheckDef = {
   section: '2.5',
   level: 'must',
   audit: 'Reads each listed model\'s entry: a text input modality without supported_inputs.max_context_length fails; shown by fault catalog-no-context-length.',
-  run: (ctx) =>
-    eachEntry(ctx, (id, entry) => {
-      const text = textModality(entry, 'input_modalities');
-      if (!text) return fail(`${id}: no text input modality to carry the context length`);
-      const limit = (text.supported_inputs as Entry | undefined)?.max_context_length;
-      if (limit === undefined) return fail(`${id}: the text input modality has no supported_inputs.max_context_length`);
-      const v = validLimit(limit);
-      return v.ok ? pass() : fail(`${id}: max_context_length is not a {value, unit?} limit: ${v.errors.join('; ')}`);
-    }),
+  run: eachTextModality('input_modalities', 'the context length', (id, text) => {
+    const limit = (text.supported_inputs as Entry | undefined)?.max_context_length;
+    if (limit === undefined) return fail(`${id}: the text input modality has no supported_inputs.max_context_length`);
+    const v = validLimit(limit);
+    return v.ok ? pass() : fail(`${id}: max_context_length is not a {value, unit?} limit: ${v.errors.join('; ')}`);
+  }),
 };
 
 export const precision: CheckDef = {
@@ -194,15 +201,12 @@ export const supportedParameters: CheckDef = {
   section: '2.5',
   level: 'must',
   audit: 'Reads each listed model\'s entry: a text output modality without a supported_parameters object fails; shown by fault catalog-no-supported-parameters.',
-  run: (ctx) =>
-    eachEntry(ctx, (id, entry) => {
-      const text = textModality(entry, 'output_modalities');
-      if (!text) return fail(`${id}: no text output modality to carry the supported parameters`);
-      const params = text.supported_parameters;
-      return params && typeof params === 'object' && !Array.isArray(params)
-        ? pass()
-        : fail(`${id}: the text output modality's supported_parameters is ${params === undefined ? 'absent' : JSON.stringify(params)}, not an object`);
-    }),
+  run: eachTextModality('output_modalities', 'the supported parameters', (id, text) => {
+    const params = text.supported_parameters;
+    return params && typeof params === 'object' && !Array.isArray(params)
+      ? pass()
+      : fail(`${id}: the text output modality's supported_parameters is ${params === undefined ? 'absent' : JSON.stringify(params)}, not an object`);
+  }),
 };
 
 export const dataHandling: CheckDef = {
@@ -229,18 +233,17 @@ export const stopLimit: CheckDef = {
   section: '2.1, 8',
   level: 'must',
   audit: 'Reads stop.max_items of each listed model\'s entry: a model that declares more than the 4 stop sequences of section 8 fails; shown by fault catalog-stop-max-items-8.',
-  async run(ctx) {
-    const { entries, problem } = await entriesUnderTest(ctx);
-    if (problem) return notTested(problem);
-    const declaring = entries.filter(([, e]) => declaredParameters(e)?.stop?.max_items !== undefined);
-    if (!declaring.length) return notTested('no model under test declares stop.max_items');
-    return combine(
-      declaring.map(([id, e]) => {
-        const n = declaredParameters(e)!.stop.max_items!;
-        return typeof n === 'number' && n <= STOP_MAX ? pass() : fail(`${id}: stop.max_items is ${JSON.stringify(n)}; the document allows at most ${STOP_MAX} stop sequences`);
-      }),
-    );
-  },
+  run: (ctx) =>
+    onEntries(ctx, (entries) => {
+      const declaring = entries.filter(([, e]) => declaredParameters(e)?.stop?.max_items !== undefined);
+      if (!declaring.length) return notTested('no model under test declares stop.max_items');
+      return combine(
+        declaring.map(([id, e]) => {
+          const n = declaredParameters(e)!.stop.max_items!;
+          return typeof n === 'number' && n <= STOP_MAX ? pass() : fail(`${id}: stop.max_items is ${JSON.stringify(n)}; the document allows at most ${STOP_MAX} stop sequences`);
+        }),
+      );
+    }),
 };
 
 /** The 2.1 fields whose values the document enumerates. */
@@ -255,19 +258,18 @@ export const enumValues: CheckDef = {
   section: '2.1',
   level: 'must',
   audit: 'Reads the declared values of reasoning_effort and service_tier: a value 2.1 does not list ("extreme") fails; shown by fault catalog-reasoning-effort-extreme.',
-  async run(ctx) {
-    const { entries, problem } = await entriesUnderTest(ctx);
-    if (problem) return notTested(problem);
-    const verdicts = entries.flatMap(([id, e]) =>
-      ENUM_FIELDS.flatMap(({ name, allowed }) => {
-        const d = declaredParameters(e)?.[name];
-        if (d?.type !== 'enum' || !Array.isArray(d.values)) return [];
-        const foreign = d.values.filter((v) => v !== null && !allowed.includes(v));
-        return [foreign.length ? fail(`${id}: ${name} declares ${foreign.map((v) => JSON.stringify(v)).join(', ')}, not among ${allowed.join(', ')} (2.1)`) : pass()];
-      }),
-    );
-    return verdicts.length ? combine(verdicts) : notTested(`no model under test declares ${ENUM_FIELDS.map((f) => f.name).join(' or ')} as an enum`);
-  },
+  run: (ctx) =>
+    onEntries(ctx, (entries) => {
+      const verdicts = entries.flatMap(([id, e]) =>
+        ENUM_FIELDS.flatMap(({ name, allowed }) => {
+          const d = declaredParameters(e)?.[name];
+          if (d?.type !== 'enum' || !Array.isArray(d.values)) return [];
+          const foreign = d.values.filter((v) => v !== null && !allowed.includes(v));
+          return [foreign.length ? fail(`${id}: ${name} declares ${foreign.map((v) => JSON.stringify(v)).join(', ')}, not among ${allowed.join(', ')} (2.1)`) : pass()];
+        }),
+      );
+      return verdicts.length ? combine(verdicts) : notTested(`no model under test declares ${ENUM_FIELDS.map((f) => f.name).join(' or ')} as an enum`);
+    }),
 };
 
 export const CATALOG: ApiCheck[] = inSuite('catalog', [

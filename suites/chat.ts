@@ -2,7 +2,7 @@
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt } from '../schemas/index.js';
 import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, BASE, BASIC_OWNERS, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
+import { answerTo, BASE, BASIC_OWNERS, judged, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -16,9 +16,14 @@ const FINISH_REASONS = enumAt('response#/$defs/finishReason');
 const COUNT_PROMPT = 'Count from one to ten in words.';
 const BASIC_CAP = 64;
 
+/** The basic question after the turns of a conversation, within the basic cap. */
+const askedAfter =
+  (...turns: object[]) =>
+  (model: string): ChatBody => ({ model, messages: [...turns, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
+
 /** The one ordinary request, shared by every suite that needs an ordinary answer: short, and sure to
  * end on its own well within its cap. */
-export const basicBody = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
+export const basicBody = askedAfter();
 export const basic = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, basicBody(path.model!), 'basic chat completion');
 
 const EACH = { stream: STREAM, model: MODELS };
@@ -28,16 +33,17 @@ const JSON_EACH = { model: MODELS };
 const BASIC: Asked = { what: 'the basic request', ...BASIC_OWNERS };
 
 /** A rule about the answer to the basic request, judged when the parts it reads are sound. */
-const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>): Pick<CheckDef, 'reads' | 'run'> => ({
-  reads,
-  async run(ctx, path) {
-    const got = await answerTo(ctx, await basic(ctx, path), path, reads, BASIC);
-    return got.verdict ?? rule(got.answer, ctx, path);
-  },
-});
+const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>) =>
+  judged<{ answer: Answer }>(reads, async (ctx, path) => answerTo(ctx, await basic(ctx, path), path, reads, BASIC), (got, ctx, path) => rule(got.answer, ctx, path));
 
-/** The rule of the owner of a part: the basic answer's part is sound. */
-const owning = (part: Part): Pick<CheckDef, 'reads' | 'run'> => ({
+/** The owner of a part of the basic answer (2.3, must): it fails when that part is broken, and only then. */
+const owner = (part: Part, { id, title, audit, paths }: Pick<CheckDef, 'id' | 'title' | 'audit' | 'paths'>): CheckDef => ({
+  id,
+  title,
+  section: '2.3',
+  level: 'must',
+  audit,
+  paths,
   reads: [part],
   async run(ctx, path) {
     const a = readAnswer(await basic(ctx, path), !!path.stream);
@@ -58,14 +64,10 @@ const TIME_CALL = { id: 'call_get_time_1', type: 'function', function: { name: '
 /** Each role in the smallest conversation where it is valid. Every content is a string (2.2), the
  * assistant turn that carries tool_calls too. */
 const CONVERSATIONS: Record<string, (model: string) => ChatBody> = {
-  system: (model) => ({ model, messages: [{ role: 'system', content: 'You are a concise assistant.' }, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP }),
-  developer: (model) => ({ model, messages: [{ role: 'developer', content: 'Answer concisely.' }, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP }),
+  system: askedAfter({ role: 'system', content: 'You are a concise assistant.' }),
+  developer: askedAfter({ role: 'developer', content: 'Answer concisely.' }),
   user: basicBody,
-  assistant: (model) => ({
-    model,
-    messages: [{ role: 'user', content: 'Say hello in one short sentence.' }, { role: 'assistant', content: 'Hello there!' }, { role: 'user', content: COUNT_PROMPT }],
-    max_tokens: BASIC_CAP,
-  }),
+  assistant: askedAfter({ role: 'user', content: 'Say hello in one short sentence.' }, { role: 'assistant', content: 'Hello there!' }),
   // A tool message only answers an assistant's call, whose function the request offers.
   tool: (model) => ({
     model,
@@ -116,55 +118,40 @@ const roleCheck = (role: string): CheckDef => ({
 
 // --- 2.3: the response -----------------------------------------------------------------------------
 
-export const responseShape: CheckDef = {
+export const responseShape = owner('envelope', {
   id: 'chat.response-shape',
   title: 'A chat completion answers a JSON body with id, created and model, and choices that each hold a message',
-  section: '2.3',
-  level: 'must',
   audit: 'Reads the JSON answer to the basic request (count to ten) part by part: a server whose body lacks id, created as an integer or model, or whose choices hold no message object, fails here and only here; shown by fault chat-created-string.',
   paths: JSON_EACH,
-  ...owning('envelope'),
-};
+});
 
-export const objectConstant: CheckDef = {
+export const objectConstant = owner('object', {
   id: 'chat.object',
   title: `The response's object is the constant "${OBJECT}"`,
-  section: '2.3',
-  level: 'must',
   audit: 'Reads object in the JSON answer to the basic request: a server that says anything but "chat.completion" (chat.completions, or the chunk\'s object) fails; shown by fault chat-object-chat-completions.',
   paths: JSON_EACH,
-  ...owning('object'),
-};
+});
 
-export const choiceIndex: CheckDef = {
+export const choiceIndex = owner('index', {
   id: 'chat.choice-index',
   title: "Each choice's index is its position in choices",
-  section: '2.3',
-  level: 'must',
   audit: 'Reads the choices of the JSON answer to the basic request: a server whose choice indexes are not their positions (1 then 0, or none) fails; shown by fault chat-choice-index-out-of-order.',
   paths: JSON_EACH,
-  ...owning('index'),
-};
+});
 
-export const finishReason: CheckDef = {
+export const finishReason = owner('finish_reason', {
   id: 'chat.finish-reason',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
-  section: '2.3',
-  level: 'must',
   audit: 'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it; shown by faults chat-finish-reason-eos and stream-finish-reason-outside-enum.',
   paths: EACH,
-  ...owning('finish_reason'),
-};
+});
 
-export const assistantRole: CheckDef = {
+export const assistantRole = owner('role', {
   id: 'chat.assistant-role',
   title: `Each choice's message has the role "${ASSISTANT}"`,
-  section: '2.3',
-  level: 'must',
   audit: 'Reads the message role of the JSON answer to the basic request: a server that answers as "bot" or "model" fails; shown by fault chat-role-bot.',
   paths: JSON_EACH,
-  ...owning('role'),
-};
+});
 
 /** Whether an exchange is a chat completion asked of a model, answered as one JSON body. */
 const jsonAnswerOf = (ex: Exchange, model: string) => {
@@ -203,15 +190,12 @@ export const contentString: CheckDef = {
   },
 };
 
-export const usagePresent: CheckDef = {
+export const usagePresent = owner('usage', {
   id: 'chat.usage',
   title: 'The response carries usage with integer prompt_tokens, completion_tokens and total_tokens',
-  section: '2.3',
-  level: 'must',
   audit: 'Reads usage in the JSON answer to the basic request: a server that leaves it out, or gives a count as a string, fails; shown by faults chat-usage-missing and chat-usage-counts-strings.',
   paths: JSON_EACH,
-  ...owning('usage'),
-};
+});
 
 export const usageTotal: CheckDef = {
   id: 'chat.usage-total',

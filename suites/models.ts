@@ -11,14 +11,15 @@ const validList = validator('models');
 
 type ListBody = { object?: unknown; data?: unknown };
 
-/** A rule about the list body; without one (refused, cut, not JSON), the rule fails with why. */
-const onList = (rule: (body: ListBody) => Verdict) => async (ctx: CheckContext) => {
+/** A rule about the list body, naming what is wrong with it; without a body (refused, cut, not
+ * JSON), the rule fails with why. */
+const onList = (wrong: (body: ListBody) => string[]) => async (ctx: CheckContext): Promise<Verdict> => {
   const ex = await listModels(ctx);
   if (!is2xx(ex)) return fail(`GET /v1/models answered ${describe(ex)}`);
   const cut = cutShort(ex);
   if (cut) return fail(cut);
   const json = bodyJson(ex);
-  return json.ok ? rule(json.value as ListBody) : fail(json.error);
+  return json.ok ? failIfAny(wrong(json.value as ListBody)) : fail(json.error);
 };
 
 const listedModels = (body: { data?: unknown }) => (Array.isArray(body.data) ? body.data : []) as Record<string, unknown>[];
@@ -31,7 +32,7 @@ export const listShape: CheckDef = {
   audit: 'Validates GET /v1/models with the key against the 2.4 schema: a list whose models lack owned_by, or whose object is not "list", fails; shown by faults models-owned-by-missing and models-object-models.',
   run: onList((body) => {
     const v = validList(body);
-    return v.ok ? pass() : fail(`the model list does not match 2.4: ${v.errors.join('; ')}`);
+    return v.ok ? [] : [`the model list does not match 2.4: ${v.errors.join('; ')}`];
   }),
 };
 
@@ -44,14 +45,10 @@ export const objectConstants: CheckDef = {
   section: '2.4',
   level: 'must',
   audit: 'Reads GET /v1/models: a list whose object is not "list", or a model whose object is not "model" ("engine"), fails; shown by faults models-object-models and models-model-object-wrong.',
-  run: onList((body) => {
-    const wrong: string[] = [];
-    if (body.object !== LIST_OBJECT) wrong.push(`object is ${JSON.stringify(body.object)}, not "${LIST_OBJECT}"`);
-    listedModels(body).forEach((m, i) => {
-      if (m?.object !== MODEL_OBJECT) wrong.push(`data[${i}].object is ${JSON.stringify(m?.object)}, not "${MODEL_OBJECT}"`);
-    });
-    return failIfAny(wrong);
-  }),
+  run: onList((body) => [
+    ...(body.object !== LIST_OBJECT ? [`object is ${JSON.stringify(body.object)}, not "${LIST_OBJECT}"`] : []),
+    ...listedModels(body).flatMap((m, i) => (m?.object !== MODEL_OBJECT ? [`data[${i}].object is ${JSON.stringify(m?.object)}, not "${MODEL_OBJECT}"`] : [])),
+  ]),
 };
 
 
@@ -62,12 +59,11 @@ export const createdSeconds: CheckDef = {
   level: 'should',
   audit: 'Reads each listed model\'s created: a server that gives milliseconds fails; shown by fault models-created-milliseconds.',
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds.',
-  run: onList((body) => {
-    const wrong = listedModels(body)
+  run: onList((body) =>
+    listedModels(body)
       .filter((m) => typeof m?.created === 'number' && !isUnixSeconds(m.created))
-      .map((m) => `${String(m.id)}: created ${m.created} is not in seconds`);
-    return failIfAny(wrong);
-  }),
+      .map((m) => `${String(m.id)}: created ${m.created} is not in seconds`),
+  ),
 };
 
 export const uniqueIds: CheckDef = {
@@ -81,7 +77,7 @@ export const uniqueIds: CheckDef = {
     const seen = new Set<unknown>();
     const twice = new Set<unknown>();
     for (const m of listedModels(body)) (seen.has(m?.id) ? twice : seen).add(m?.id);
-    return twice.size ? fail(`listed more than once: ${[...twice].map((id) => JSON.stringify(id)).join(', ')}`) : pass();
+    return twice.size ? [`listed more than once: ${[...twice].map((id) => JSON.stringify(id)).join(', ')}`] : [];
   }),
 };
 

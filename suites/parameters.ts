@@ -4,6 +4,7 @@
 import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor, type ApiPath } from './api.js';
 import { notServed, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
+import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { MODELS } from './paths.js';
 
@@ -125,6 +126,19 @@ async function tryValue(ctx: CheckContext, path: ApiPath, t: Trial) {
 
 const shown = (path: ApiPath, t: Trial) => `${String(path.parameter)}=${JSON.stringify(t.value)} (${t.why})`;
 
+/** Each value tried and its answer judged by `wrong` (what the answer does that breaks the rule, or
+ * nothing); a value's request is cited where it breaks it. */
+async function eachTrial(ctx: CheckContext, path: ApiPath, trials: Trial[], wrong: (ex: Exchange) => string | undefined): Promise<Verdict> {
+  const verdicts = trials.map(async (t): Promise<Verdict> => {
+    const ex = await tryValue(ctx, path, t);
+    const why = wrong(ex);
+    if (why === undefined) return pass();
+    ctx.cite(ex);
+    return fail(`${shown(path, t)} ${why}`);
+  });
+  return combine(await Promise.all(verdicts));
+}
+
 export const inRangeAccepted: CheckDef = {
   id: 'parameters.in-range',
   title: 'A parameter the catalog declares for a model is accepted at both ends of its declared range and inside it, and at each declared value',
@@ -133,17 +147,10 @@ export const inRangeAccepted: CheckDef = {
   audit: 'Sends "Say OK." with each parameter a model\'s catalog entry declares at both ends of its range and inside it, at each declared enum value, and stop arrays of 1 and max_items: a server whose limits are narrower than it declares (the maximum read as exclusive, a declared value refused) refuses one of them; shown by faults parameters-max-refused, parameters-enum-value-refused and parameters-catalog-overstates-range.',
   paths: PATHS,
   async run(ctx, path) {
-    const trials = inRange(String(path.parameter), await descriptor(ctx, path));
-    const verdicts = await Promise.all(
-      trials.map(async (t): Promise<Verdict> => {
-        const ex = await tryValue(ctx, path, t);
-        const unserved = notServed(ex, false);
-        if (unserved === undefined) return pass();
-        ctx.cite(ex);
-        return fail(`${shown(path, t)} was not served: ${unserved}`);
-      }),
-    );
-    return combine(verdicts);
+    return eachTrial(ctx, path, inRange(String(path.parameter), await descriptor(ctx, path)), (ex) => {
+      const unserved = notServed(ex, false);
+      return unserved === undefined ? undefined : `was not served: ${unserved}`;
+    });
   },
 };
 
@@ -164,16 +171,10 @@ export const outOfRangeRefused: CheckDef = {
       const unserved = notServed(await tryValue(ctx, path, t), false);
       if (unserved !== undefined) return notTested(`the control ${shown(path, t)} was not served (${unserved}): a refusal proves nothing; see parameters.in-range`, 'parameters.in-range');
     }
-    const verdicts = await Promise.all(
-      trials.map(async (t): Promise<Verdict> => {
-        const ex = await tryValue(ctx, path, t);
-        const r = refusalOf(ex);
-        if (r.kind === 'refused') return pass();
-        ctx.cite(ex);
-        return fail(`${shown(path, t)} was not refused: ${r.why}`);
-      }),
-    );
-    return combine(verdicts);
+    return eachTrial(ctx, path, trials, (ex) => {
+      const r = refusalOf(ex);
+      return r.kind === 'refused' ? undefined : `was not refused: ${r.why}`;
+    });
   },
 };
 

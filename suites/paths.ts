@@ -10,6 +10,8 @@ export const STREAM: readonly AxisPoint[] = [
   { value: true, label: 'stream' },
 ];
 export const STREAM_ONLY: readonly AxisPoint[] = [{ value: true, label: 'stream' }];
+/** The paths of a rule that holds streamed and not, whatever the model (a refusal, an error answer). */
+export const BOTH_WAYS = { stream: STREAM };
 
 /** The kinds a model can be of, as the catalog tells them: a reasoning model declares
  * reasoning_effort; tools and structured output are declared by their request fields. */

@@ -2,7 +2,7 @@
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, blockedOn, errorBodyProblem, needed, notServed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
+import { answerTo, blockedOn, errorBodyProblem, judged, needed, notServed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -108,13 +108,8 @@ const STOPPING = { stream: STREAM, model: modelsTaking('stop') };
 const ON_FORMS = { ...STOPPING, form: FORMS };
 
 /** A rule about a stopped answer, where the sequence's place in the unstopped one is known. */
-const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict): Pick<CheckDef, 'reads' | 'run'> => ({
-  reads,
-  async run(ctx, path) {
-    const got = await stopped(ctx, path, reads, self);
-    return got.verdict ?? rule(got.a, got.seq, got.ref);
-  },
-});
+const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict) =>
+  judged(reads, (ctx, path) => stopped(ctx, path, reads, self), (got) => rule(got.a, got.seq, got.ref));
 
 /** Where the unstopped answer ends if the sequence stops it: just after its first occurrence. */
 const cutEnd = (ref: Reference, seq: string) => ref.text.indexOf(seq) + seq.length;

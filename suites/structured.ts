@@ -3,7 +3,7 @@
 // leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
 import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, type Answer, type Part } from './answer.js';
+import { answerTo, judged, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
@@ -65,13 +65,8 @@ const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') }
 const READS: Part[] = ['content', 'finish_reason'];
 
 /** A rule about the JSON content of a response_format request, on both paths. */
-const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict): Pick<CheckDef, 'reads' | 'run'> => ({
-  reads: READS,
-  async run(ctx, path) {
-    const read = await contentJson(ctx, path, kind, body(path.model!));
-    return read.verdict ?? rule(read.value);
-  },
-});
+const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict) =>
+  judged<{ value: unknown }>(READS, (ctx, path) => contentJson(ctx, path, kind, body(path.model!)), (got) => rule(got.value));
 
 export const jsonObject: CheckDef = {
   id: 'structured.json-object',

@@ -3,7 +3,7 @@
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
 import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, type Answer, type Part, type ToolCallRead } from './answer.js';
+import { answerTo, judged, type Answer, type Part, type ToolCallRead } from './answer.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
@@ -110,13 +110,8 @@ async function answered(ctx: CheckContext, path: ApiPath, choice: string, reads:
 }
 
 /** A rule about the answer under one tool_choice (the path's, when not named), and the parts it reads. */
-const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict): Pick<CheckDef, 'reads' | 'run'> => ({
-  reads,
-  async run(ctx, path) {
-    const got = await answered(ctx, path, choice ?? String(path.choice), reads);
-    return got.verdict ?? rule(got.answer);
-  },
-});
+const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) =>
+  judged<{ answer: Answer }>(reads, (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads), (got) => rule(got.answer));
 
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */

@@ -3,16 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { excerpt, firstInvalidUtf8, MAX_EXCERPT, parseSse, type SseFindingKind, type SseParse } from '../../engine/sse.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
-const bytes = (...parts: (string | number[])[]) => {
-  const chunks = parts.map((p) => (typeof p === 'string' ? utf8(p) : Uint8Array.from(p)));
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-};
+const bytes = (...parts: (string | number[])[]) => new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === 'string' ? utf8(p) : Uint8Array.from(p)))));
 const datas = (p: SseParse) => p.events.map((e) => e.data);
 const kinds = (p: SseParse) => p.findings.map((f) => f.kind);
 const only = (p: SseParse, kind: SseFindingKind) => p.findings.filter((f) => f.kind === kind);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../mock/core/errors.js';
 import { createMock } from '../../mock/core/handle.js';
 import { TOOLS } from '../../suites/tools.js';
-import { notPassing, rewrittenMock, runAgainstMock, withoutParameter } from '../support/run.js';
+import { expectNotTestedWithout, notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
 describe('tools suite', () => {
   it('passes against the mock', async () => {
@@ -22,11 +22,7 @@ describe('tools suite', () => {
   });
 
   it('has no path where the catalog declares no tools for any model under test', async () => {
-    const results = await runAgainstMock(TOOLS, { mock: createMock(withoutParameter('tools')) });
-    for (const r of results.values()) {
-      expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
-      expect(r.message).toMatch(/no model under test declares tools/);
-    }
+    await expectNotTestedWithout(TOOLS, 'tools');
   });
 
   it('without a catalog, runs on the first and last listed models, and passes a server that serves tools', async () => {

@@ -1,4 +1,5 @@
 // Runs checks against a mock started on 127.0.0.1 for the test, and stops it afterwards.
+import { expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import type { MockConfig } from '../../mock/config/types.js';
@@ -75,10 +76,26 @@ export function rewrittenMock(
 }
 
 /** The default configuration with a parameter declared by no model. */
-export const withoutParameter = (name: string): MockConfig => ({
+const withoutParameter = (name: string): MockConfig => ({
   ...DEFAULT_CONFIG,
   models: DEFAULT_CONFIG.models.map((m) => ({ ...m, parameters: Object.fromEntries(Object.entries(m.parameters).filter(([k]) => k !== name)) })),
 });
+
+/** A suite where the catalog declares `name` for no model: every check not-tested, saying so. */
+export async function expectNotTestedWithout(checks: ApiCheck[], name: string): Promise<void> {
+  const results = await runAgainstMock(checks, { mock: createMock(withoutParameter(name)) });
+  for (const r of results.values()) {
+    expect(r.outcome, `${r.id}: ${r.message}`).toBe('not-tested');
+    expect(r.message).toMatch(new RegExp(`no model under test declares ${name}`));
+  }
+}
+
+/** A suite against the correct mock: every check passes, each reported once. */
+export async function expectPassesCorrectMock(checks: ApiCheck[]): Promise<void> {
+  const results = await runAgainstMock(checks);
+  expect(notPassing(results)).toEqual([]);
+  expect(results.size).toBe(checks.length);
+}
 
 /** A mock whose catalog has each model's supported parameters edited; `seen` watches the requests. */
 export const declaring = (edit: (params: Record<string, any>) => void, seen: (req: MockRequest) => void = () => {}): Mock =>

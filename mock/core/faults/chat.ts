@@ -34,6 +34,12 @@ const refuse =
 const withRole = (role: string) => (messages: Json[]) => messages.some((m) => m.role === role);
 
 const stopsOf = (request: Json): string[] => (request.stop == null ? [] : [request.stop].flat());
+/** A natural end: finish_reason "stop" where no stop sequence was sent and no tool was called. */
+const natural = (request: Json, choice: Json) => !stopsOf(request).length && choice?.finish_reason === 'stop';
+/** Each choice of an answer that ended by itself says `reason` instead of "stop". */
+const naturalEndAs = (reason: string) => (answer: Json, request: Json) => {
+  for (const c of answer.choices ?? []) if (natural(request, c)) c.finish_reason = reason;
+};
 const isReasoning = (ctx: FaultContext, model: unknown) => ctx.config.models.some((m) => m.id === model && m.reasoning);
 
 /** Usage as a server reports it that holds only the visible answer to the cap: the visible answer got
@@ -124,10 +130,7 @@ const BASE: Fault[] = [
     description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "eos" instead of "stop"',
     fails: ['chat.finish-reason'],
     breaks: ['json:finish_reason'],
-    reply: onCompletion((b, request) => {
-      if (stopsOf(request).length) return;
-      for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'eos';
-    }),
+    reply: onCompletion(naturalEndAs('eos')),
   },
   {
     name: 'chat-role-bot',
@@ -223,10 +226,7 @@ const BASE: Fault[] = [
     name: 'chat-length-when-not-cut',
     description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "length"',
     fails: ['chat.length-only-at-cap', 'chat.natural-stop'],
-    reply: onCompletion((b, request) => {
-      if (stopsOf(request).length) return;
-      for (const c of b.choices) if (c.finish_reason === 'stop') c.finish_reason = 'length';
-    }),
+    reply: onCompletion(naturalEndAs('length')),
   },
   {
     name: 'chat-length-before-cap',
@@ -242,9 +242,6 @@ const BASE: Fault[] = [
 ];
 
 const named = (name: string) => BASE.find((f) => f.name === name)!;
-
-/** A natural end: finish_reason "stop" where no stop sequence was sent and no tool was called. */
-const natural = (request: Json, choice: Json) => !stopsOf(request).length && choice?.finish_reason === 'stop';
 
 const NEW: Fault[] = [
   {
@@ -263,18 +260,14 @@ const NEW: Fault[] = [
     name: 'chat-natural-end-content-filter',
     description: 'An answer that ended by itself (no stop sequence, no tool call) has finish_reason "content_filter" instead of "stop"',
     fails: ['chat.natural-stop'],
-    reply: onAnswers((x, request) => {
-      for (const c of x.choices ?? []) if (natural(request, c)) c.finish_reason = 'content_filter';
-    }),
+    reply: onAnswers(naturalEndAs('content_filter')),
   },
   {
     name: 'chat-natural-end-length-streamed',
     description: 'Streamed, an answer that ended by itself (no stop sequence sent) has finish_reason "length"',
     fails: ['chat.length-only-at-cap', 'chat.natural-stop'],
     on: 'stream',
-    reply: onChunks((x, request) => {
-      for (const c of x.choices ?? []) if (natural(request, c)) c.finish_reason = 'length';
-    }),
+    reply: onChunks(naturalEndAs('length')),
   },
 ];
 

@@ -1,14 +1,15 @@
 // Faults proving the checks of the stream suite (4.1 rule 3, 6): the framing of server-sent events,
 // the chunks, the end of the stream.
 //
-// Faults that would leave no readable chunk, or no finish, bend only the basic stream: a streamed
-// completion of one user message without tools, stop or response_format (the stream suite's
-// request). Applied to every stream they would also blind the checks of other suites that read a
-// stream for another rule (tools, stop). The others bend every stream.
+// Faults of the framing that would leave no readable chunk, or no finish, bend only the basic
+// stream: a streamed completion of one user message without tools, stop or response_format (the
+// stream suite's request). Applied to every stream they would also blind the checks of other suites
+// that read a stream for another rule (tools, stop). The others, the chunks' shape among them, bend
+// every stream, whatever was asked: a frontend that asks for one gets it on its own request.
 import { isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { isBasic } from './chat.js';
-import { DONE, onChunks, requestJson, withPayloads, withStreamText } from './rewrite.js';
+import { DONE, isChat, onChunks, requestJson, withPayloads, withStreamText } from './rewrite.js';
 import { errorReply } from '../errors.js';
 import { bytesOf, concatBytes } from '../bytes.js';
 
@@ -22,6 +23,13 @@ const isBasicStream = (req: MockRequest) => isPlainStream(req) && (requestJson(r
 const onPlain = (edit: (r: MockReply) => MockReply): Fault['reply'] => (r, req) => (isStream(r) && isPlainStream(req) ? edit(r) : r);
 
 const isFinish = (p: any) => typeof p === 'object' && p?.choices?.[0]?.finish_reason;
+
+/** A second finish_reason: the first chunk after the opening one that has none yet says "stop". */
+const earlyFinish = (ps: any[]) => {
+  const early = ps.findIndex((p, i) => i > 0 && p?.choices?.[0] && !p.choices[0].finish_reason);
+  if (early >= 0) ps[early].choices[0].finish_reason = 'stop';
+  return ps;
+};
 
 export const STREAM_FAULTS: Fault[] = [
   {
@@ -40,10 +48,10 @@ export const STREAM_FAULTS: Fault[] = [
   },
   {
     name: 'stream-chunk-model-missing',
-    description: 'Chunks of the basic stream carry no model',
+    description: 'Chunks of every stream carry no model',
     fails: ['stream.chunk-schema'],
     breaks: ['stream:envelope'],
-    reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? (delete p.model, p) : p)))),
+    reply: onChunks((c) => void delete c.model),
   },
   {
     name: 'stream-delta-content-parts',
@@ -56,10 +64,12 @@ export const STREAM_FAULTS: Fault[] = [
   },
   {
     name: 'stream-chunk-index-string',
-    description: 'Choices of the basic stream give their index as a string ("0")',
+    description: 'Choices of every stream give their index as a string ("0")',
     fails: ['stream.chunk-schema'],
     breaks: ['stream:index'],
-    reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, choices: (p.choices ?? []).map((c: any) => ({ ...c, index: String(c.index) })) } : p)))),
+    reply: onChunks((c) => {
+      for (const choice of c.choices ?? []) if (choice && typeof choice === 'object') choice.index = String(choice.index);
+    }),
   },
   {
     name: 'stream-json-content-type',
@@ -113,10 +123,10 @@ export const STREAM_FAULTS: Fault[] = [
   },
   {
     name: 'stream-chunk-object-wrong',
-    description: 'Chunks of the basic stream say object: "chat.completion" instead of "chat.completion.chunk"',
+    description: 'Chunks of every stream say object: "chat.completion" instead of "chat.completion.chunk"',
     fails: ['stream.chunk-schema'],
     breaks: ['stream:object'],
-    reply: onPlain((r) => withPayloads(r, (ps) => ps.map((p) => (typeof p === 'object' ? { ...p, object: 'chat.completion' } : p)))),
+    reply: onChunks((c) => void (c.object = 'chat.completion')),
   },
   {
     name: 'stream-ids-differ',
@@ -137,26 +147,18 @@ export const STREAM_FAULTS: Fault[] = [
   },
   {
     name: 'stream-two-finish-reasons',
-    description: 'In a plain stream, a content chunk already says finish_reason "stop", before the finishing chunk',
+    description: 'In every stream, an early chunk already says finish_reason "stop", before the finishing chunk',
     fails: ['stream.one-finish-reason'],
-    reply: onPlain((r) =>
-      withPayloads(r, (ps) => {
-        ps[1].choices[0].finish_reason = 'stop';
-        return ps;
-      }),
-    ),
+    reply: (r, req) => (isChat(req) ? withPayloads(r, earlyFinish) : r),
   },
   {
     name: 'stream-finish-reason-outside-enum',
-    description: 'The finishing chunk of a plain stream says finish_reason "done"',
+    description: 'The finishing chunk of every stream says finish_reason "done"',
     fails: ['chat.finish-reason'],
     breaks: ['stream:finish_reason'],
-    reply: onPlain((r) =>
-      withPayloads(r, (ps) => {
-        ps[ps.findIndex(isFinish)].choices[0].finish_reason = 'done';
-        return ps;
-      }),
-    ),
+    reply: onChunks((c) => {
+      for (const choice of c.choices ?? []) if (choice?.finish_reason) choice.finish_reason = 'done';
+    }),
   },
   {
     name: 'stream-no-done',
@@ -203,11 +205,7 @@ const ON_EVERY: { name: string; what: string; fails: string; payloads?: (ps: any
     name: 'two-finish-reasons',
     what: 'give an early chunk a finish_reason too',
     fails: 'stream.one-finish-reason',
-    payloads: (ps) => {
-      const early = ps.findIndex((p, i) => i > 0 && p?.choices?.[0] && !p.choices[0].finish_reason);
-      if (early >= 0) ps[early].choices[0].finish_reason = 'stop';
-      return ps;
-    },
+    payloads: earlyFinish,
   },
   { name: 'ids-differ', what: 'change their id after the second chunk', fails: 'stream.single-id', payloads: (ps) => ps.map((p, i) => (i >= 2 && typeof p === 'object' ? { ...p, id: 'chatcmpl-other' } : p)) },
   {

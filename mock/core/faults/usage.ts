@@ -1,7 +1,6 @@
 // Faults proving the checks of the usage suite (6.2): the usage a stream carries, with and without
 // stream_options.include_usage.
 import type { MockReply, MockRequest } from '../types.js';
-import { isBasic } from './chat.js';
 import type { Fault } from './fault.js';
 import { requestJson, withPayloads } from './rewrite.js';
 
@@ -51,10 +50,10 @@ export const USAGE_FAULTS: Fault[] = [
   },
   {
     name: 'usage-stream-shape',
-    description: 'The streamed usage of the basic stream has prompt_tokens as a string, not an integer',
+    description: 'The streamed usage has prompt_tokens as a string, not an integer',
     fails: ['usage.stream-present'],
     breaks: ['stream:usage'],
-    reply: (r, req, ctx) => (isBasic(req) ? onUsageStream((ps) => ps.map((p) => (isUsageChunk(p) ? { ...p, usage: { ...p.usage, prompt_tokens: String(p.usage.prompt_tokens) } } : p)))(r, req, ctx) : r),
+    reply: onUsageStream((ps) => ps.map((p) => (isUsageChunk(p) ? { ...p, usage: { ...p.usage, prompt_tokens: String(p.usage.prompt_tokens) } } : p))),
   },
   {
     name: 'usage-stream-total-off',
