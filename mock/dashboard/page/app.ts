@@ -253,7 +253,9 @@ async function showDetail(seq: number): Promise<void> {
           // Set through the style object (CSSOM), which the page's CSP allows; no style attribute.
           mark.style.left = `${Math.min(97, (c.at_ms / end) * 100)}%`;
           track.append(mark);
-          li.append(el('span', `+${c.at_ms.toFixed(1)} ms`, 'at'), track, el('span', c.reset ? 'connection reset' : c.text.replace(/\n+$/, ''), 'text'));
+          const text = el('span', c.reset ? 'connection reset' : pieceSummary(c.text), 'text');
+          text.title = c.text;
+          li.append(el('span', `+${c.at_ms.toFixed(1)} ms`, 'at'), track, text);
           return li;
         }),
       );
@@ -263,6 +265,36 @@ async function showDetail(seq: number): Promise<void> {
     }
   }
   byId('detail-curl').textContent = d.curl;
+}
+
+/** What a written piece carries, read as a client would: the delta's text (quoted), the role, the
+ * finish, the usage, [DONE]; a piece that is not whole events (split=bytes) as it is. */
+function pieceSummary(text: string): string {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      if (!line.startsWith('data: ')) return line;
+      const data = line.slice(6);
+      if (data === '[DONE]') return data;
+      try {
+        const p = JSON.parse(data) as { error?: { message?: string }; usage?: unknown; choices?: { delta?: { role?: string; content?: string | null; refusal?: string; tool_calls?: unknown }; finish_reason?: string | null }[] };
+        if (p.error) return `error: ${p.error.message}`;
+        const c = p.choices?.[0];
+        const parts = [
+          c?.delta?.role && `role ${c.delta.role}`,
+          c?.delta?.content && JSON.stringify(c.delta.content),
+          c?.delta?.refusal && `refusal ${JSON.stringify(c.delta.refusal)}`,
+          c?.delta?.tool_calls !== undefined && `tool_calls ${JSON.stringify(c.delta.tool_calls)}`,
+          c?.finish_reason && `finish_reason ${c.finish_reason}`,
+          p.usage !== undefined && p.usage !== null && `usage ${JSON.stringify(p.usage)}`,
+        ].filter(Boolean);
+        return parts.length ? parts.join(' · ') : data;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
 }
 
 // ------------------------------------------------------------------ the live control
