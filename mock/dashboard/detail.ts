@@ -68,10 +68,14 @@ function refusalOf(e: { message: string; param: string | null; code: string | nu
 function answerOf(a: NonNullable<Followed['answer']>, ttfb: number | null, total: number | null): Detail['answer'] {
   const type = a.headers['content-type'] ?? null;
   if (a.raw) return { status: 0, content_type: null, body: new TextDecoder().decode(a.raw.slice(0, 16 * 1024)), ttfb_ms: ttfb, total_ms: total };
-  if (!a.chunks) return { status: a.status, content_type: type, body: typeof a.body === 'string' ? a.body : new TextDecoder().decode(a.body), ttfb_ms: ttfb, total_ms: total };
+  if (!a.stream) return { status: a.status, content_type: type, body: typeof a.body === 'string' ? a.body : new TextDecoder().decode(a.body), ttfb_ms: ttfb, total_ms: total };
   // Pieces may end inside a character (split=bytes): decoded as a client reads them, in order.
   const decoder = new TextDecoder();
-  const chunks = a.chunks.map((c) => (c.reset ? { at_ms: c.at, text: '', reset: true as const } : { at_ms: c.at, text: typeof c.bytes === 'string' ? c.bytes : decoder.decode(c.bytes, { stream: true }) }));
+  const { frames, times } = a.stream;
+  const chunks = frames.map((f, i) => {
+    const at_ms = Math.round(times[i] * 10) / 10;
+    return 'reset' in f ? { at_ms, text: '', reset: true as const } : { at_ms, text: typeof f.bytes === 'string' ? f.bytes : decoder.decode(f.bytes, { stream: true }) };
+  });
   return { status: a.status, content_type: type, chunks, ttfb_ms: ttfb, total_ms: total };
 }
 

@@ -9,6 +9,8 @@ import type { Mock } from '../core/handle.js';
 import type { Stored } from '../core/journal.js';
 import { isRaw, isStream, type Frame, type MockReply } from '../core/types.js';
 
+export type { Frame };
+
 /** A request's summary line, as pages show it (no body: a page asks for one entry's detail). */
 export interface Row {
   seq: number;
@@ -40,7 +42,14 @@ export interface Followed {
   authorization?: string;
   headers: Record<string, string>;
   raw: string | Uint8Array | undefined;
-  answer?: { status: number; headers: Record<string, string>; body?: string | Uint8Array; chunks?: { at: number; bytes?: string | Uint8Array; reset?: true }[]; raw?: Uint8Array };
+  answer?: { status: number; headers: Record<string, string>; body?: string | Uint8Array; stream?: Pieces; raw?: Uint8Array };
+}
+
+/** A stream's frames as they went, and when (ms from the request's arrival): two arrays, not an
+ * object per frame, for this runs for every piece of every stream while a page listens. */
+export interface Pieces {
+  frames: Frame[];
+  times: number[];
 }
 
 /** Headers that change the mock's answer: a replay sends them again. */
@@ -48,7 +57,14 @@ const REPLAYED = ['content-type', 'x-mock-fault', 'x-mock-content'];
 const FLUSH_MS = 100;
 /** Rows per batch at most: a page keeps a few hundred, so a faster flow sends only the newest. */
 const BATCH_MAX = 500;
+/** Requests followed per batch at most (2,000 a second): a page shows a few hundred rows, and past
+ * this a flood (a load test, a fuzz run) is sampled, with the rest counted, so that the page's cost
+ * to the mock stops growing with the load. */
+const FOLLOW_MAX = 200;
 const BACKFILL = 300;
+/** Answers kept for their detail: the latest. Kept longer, a flood of streams would carry every
+ * piece into the collector's old generation (measured: a third of the mock's stream throughput). */
+const FOLLOWED_MAX = 100;
 const KEEPALIVE_MS = 15_000;
 const BEARER = /^Bearer +(\S+)\s*$/i;
 
@@ -60,6 +76,8 @@ export class Live {
   private timer: NodeJS.Timeout | undefined;
   private keepalive: NodeJS.Timeout | undefined;
   private controlChanged = false;
+  private followedNow = 0;
+  private skipped = 0;
   /** Tells a page that reconnects whether it met the same mock (same journal) or a new one. */
   private readonly instance = randomBytes(6).toString('hex');
   private readonly salt = randomBytes(16);
@@ -110,6 +128,11 @@ export class Live {
     const entry = this.pending;
     this.pending = undefined;
     if (!entry) return reply;
+    if (this.followedNow >= FOLLOW_MAX) {
+      this.skipped++;
+      return reply;
+    }
+    this.followedNow++;
     const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
     const f: Followed = { row: rowOf(entry, reply), authorization, headers: {}, raw: entry.raw };
     if (!entry.key_id && authorization) f.row.key = this.label(authorization);
@@ -129,12 +152,13 @@ export class Live {
       f.answer = { status: reply.status, headers: reply.headers, body: reply.body };
       return reply;
     }
-    const chunks: NonNullable<Followed['answer']>['chunks'] = [];
-    f.answer = { status: reply.status, headers: reply.headers, chunks };
+    const pieces: Pieces = { frames: [], times: [] };
+    f.answer = { status: reply.status, headers: reply.headers, stream: pieces };
     return { ...reply, stream: tapped(reply.stream, (frame) => {
-      const at = Math.round((performance.now() - t0) * 10) / 10;
+      const at = performance.now() - t0;
       f.row.ttfb_ms ??= Math.round(at);
-      chunks.push('reset' in frame ? { at, reset: true } : { at, bytes: frame.bytes });
+      pieces.frames.push(frame);
+      pieces.times.push(at);
     }) };
   }
 
@@ -145,8 +169,7 @@ export class Live {
 
   private keep(f: Followed): void {
     this.followed.set(f.row.seq, f);
-    // As many as the journal holds: a detail outlives no entry.
-    if (this.followed.size > Math.max(1, this.mock.journal.size)) this.followed.delete(this.followed.keys().next().value!);
+    if (this.followed.size > FOLLOWED_MAX) this.followed.delete(this.followed.keys().next().value!);
   }
 
   /** A key the mock does not know, told apart from others without being told: a salted hash. */
@@ -177,7 +200,10 @@ export class Live {
     let out = '';
     if (this.controlChanged) out += `event: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\n`;
     if (this.queue.size) out += `event: rows\ndata: ${JSON.stringify([...this.queue.values()])}\n\n`;
+    if (this.skipped) out += `event: skipped\ndata: ${this.skipped}\n\n`;
     this.controlChanged = false;
+    this.followedNow = 0;
+    this.skipped = 0;
     this.queue.clear();
     if (out) this.broadcast(out);
   }

@@ -70,6 +70,8 @@ let instance: string | undefined;
 let selected: number | undefined;
 let shownDone = false;
 let renderQueued = false;
+/** Requests the mock did not follow: past 2,000 a second it samples (a load test, a fuzz run). */
+let skipped = 0;
 
 // ------------------------------------------------------------------ the event stream
 
@@ -86,6 +88,7 @@ function connect(): void {
     // A new mock (restarted): a new journal; the rows of the old one go.
     if (hello.instance !== instance) {
       rows.clear();
+      skipped = 0;
       if (instance !== undefined) hideDetail();
     }
     instance = hello.instance;
@@ -99,6 +102,10 @@ function connect(): void {
       if (row.seq === selected && row.total_ms !== null && !shownDone) void showDetail(row.seq);
     }
     while (rows.size > ROWS_KEPT) rows.delete(rows.keys().next().value!);
+    queueRender();
+  });
+  source.addEventListener('skipped', (e) => {
+    skipped += Number((e as MessageEvent<string>).data);
     queueRender();
   });
   source.addEventListener('control', (e) => renderControl((JSON.parse((e as MessageEvent<string>).data) as { settings: Setting[] }).settings));
@@ -179,7 +186,7 @@ function renderRows(): void {
     }),
   );
   byId('empty').hidden = rows.size > 0;
-  byId('count').textContent = `${shown.length} shown of ${rows.size}`;
+  byId('count').textContent = `${shown.length} shown of ${rows.size}${skipped ? ` (and ${skipped.toLocaleString('en-US')} more, not followed: past 2,000 a second the mock samples)` : ''}`;
 }
 
 // ------------------------------------------------------------------ one request
