@@ -51,7 +51,7 @@ async function openPage(url: string): Promise<{ rows(): number; close(): void }>
   res.body.setEncoding('utf8');
   res.body.on('data', (piece: string) => {
     buffer += piece;
-    let at;
+    let at: number;
     while ((at = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, at);
       buffer = buffer.slice(at + 2);

@@ -155,7 +155,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     }
     const fixed = (reply: MockReply, extra: Partial<Prepared> = {}): Prepared => ({ reply, faults: [], stream: false, ...extra });
     const problem = requestProblem(body);
-    if (problem) return fixed(errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null));
+    const named = (body as { model?: unknown } | null)?.model;
+    if (problem) return fixed(errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null), { model: typeof named === 'string' ? named : undefined });
     const request = body as ChatRequest & Record<string, unknown>;
     const stream = request.stream === true;
     const model: ModelDef | undefined = key.models.includes(request.model) ? models.get(request.model) : undefined;

@@ -9,8 +9,6 @@ import type { Mock } from '../core/handle.js';
 import type { Stored } from '../core/journal.js';
 import { isRaw, isStream, type Frame, type MockReply } from '../core/types.js';
 
-export type { Frame };
-
 /** A request's summary line, as pages show it (no body: a page asks for one entry's detail). */
 export interface Row {
   seq: number;

@@ -107,6 +107,11 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     expect(contentOf(replay.stdout)).toBe(answered);
     expect(answered.length).toBeGreaterThan(20);
 
+    // A few more of what an app meets, for the screenshot: a model list, a 429, a refusal.
+    await fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
+    await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'rate-limited; retry_after_ms=500' }, body });
+    await chat({ messages: [{ role: 'robot', content: 'hi' }] });
+    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(5);
     mkdirSync(ARTIFACTS, { recursive: true });
     await tab.screenshot({ path: join(ARTIFACTS, 'dashboard.png') });
     expect(problems).toEqual([]);

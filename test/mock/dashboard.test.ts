@@ -27,7 +27,7 @@ async function listen(url: string): Promise<{ events: { event: string; data: str
         const piece = decoder.decode(chunk, { stream: true });
         text += piece;
         buffer += piece;
-        let at;
+        let at: number;
         while ((at = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, at);
           buffer = buffer.slice(at + 2);
