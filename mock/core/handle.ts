@@ -95,6 +95,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const NOT_ASCII = /[^\x00-\x7f]/;
 const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
 const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
+const NOT_READ = Symbol('not read');
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
 interface Trace {
@@ -179,7 +180,6 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         scenario = found.scenario.name;
         chosen = mergeContent(chosen, scenarioContent.get(found.scenario));
         if (found.scenario.timing) timing = { ...timing, ...found.scenario.timing };
-        if (pace) timing = { ...timing, ...pace };
         if (reply.fault) faults = resolveFaults([reply.fault]);
         if (reply.error)
           return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
@@ -336,18 +336,21 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return withCors(req, reply, config.cors);
   };
 
-  /** The request's key id and model, read only when a setting is scoped to one. */
-  const sender = (req: MockRequest, path: string) => ({
-    chat: path === '/v1/chat/completions',
-    keyId: () => {
-      const m = BEARER.exec(req.headers.authorization ?? '');
-      return m ? (keys.get(m[1]) ?? opts.anyKey)?.id : undefined;
-    },
-    model: () => {
-      const model = requestJson(req)?.model;
-      return typeof model === 'string' ? model : undefined;
-    },
-  });
+  /** The request's key id and model, read only when a setting is scoped to one (and then once). */
+  const sender = (req: MockRequest, path: string) => {
+    let model: unknown = NOT_READ;
+    return {
+      chat: path === '/v1/chat/completions',
+      keyId: () => {
+        const m = BEARER.exec(req.headers.authorization ?? '');
+        return m ? (keys.get(m[1]) ?? opts.anyKey)?.id : undefined;
+      },
+      model: () => {
+        if (model === NOT_READ) model = requestJson(req)?.model;
+        return typeof model === 'string' ? model : undefined;
+      },
+    };
+  };
 
   return { config, journal, control, handle };
 }
