@@ -59,6 +59,7 @@ export function watched(base: Mock = createMock()): Mock & { statuses: number[];
   return {
     config: base.config,
     journal: base.journal,
+    control: base.control,
     statuses,
     unclear,
     handle(req) {

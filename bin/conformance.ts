@@ -357,6 +357,8 @@ await yargs(hideBin(process.argv))
         .option('allow-origin', { type: 'string', array: true, default: [], describe: 'Let pages of this origin call the mock, besides loopback ones (repeatable; * for any page, never the /__mock/ routes)' })
         .option('allowed-host', { type: 'string', array: true, default: [], describe: 'Answer requests addressed to this host name, besides IP addresses, localhost and *.localhost (repeatable; .team.lan for it and its subdomains)' })
         .option('allow-remote-record', { type: 'boolean', default: false, describe: 'Record (or --fallback upstream) on a non-loopback --host: whoever reaches it spends the upstream key' })
+        // Declared as `dashboard` (on by default): yargs reads --no-dashboard as its negation.
+        .option('dashboard', { type: 'boolean', default: true, describe: 'Serve the live dashboard at /__mock/ (requests as they arrive; faults, content and pace switched live); --no-dashboard turns it off' })
         .conflicts('record', 'replay'),
     async (argv) => {
       const named = namedBoundary(argv['allow-origin'] as string[], argv['allowed-host'] as string[]);
@@ -390,10 +392,10 @@ await yargs(hideBin(process.argv))
       } catch (e) {
         usageExit((e as Error).message);
       }
-      const server = await startMockServer({ port: argv.port, host: argv.host, mock, tls }).catch((e: Error) =>
+      const server = await startMockServer({ port: argv.port, host: argv.host, mock, tls, dashboard: argv.dashboard }).catch((e: Error) =>
         usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
       );
-      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[], host: argv.host, tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] } }));
+      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[], host: argv.host, dashboard: argv.dashboard, tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] } }));
       const stop = () => server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -7,13 +7,15 @@ import { boundaryOf, isLoopbackAddress, type Boundary } from './boundary.js';
 
 const shown = (c: ContentRef) => (typeof c === 'string' ? c : [c.profile, c.split && `split=${c.split}`].filter(Boolean).join('; '));
 
-export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[]; host?: string; tls?: { cert: string; clientCa?: string } }): string {
+export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[]; host?: string; tls?: { cert: string; clientCa?: string }; dashboard?: boolean }): string {
   const c = config;
   const random = c.faults?.random;
   const faults = [...(c.faults?.always ?? []).map((f) => (typeof f === 'string' ? f : f.name)), ...from.faults];
   const width = Math.max(...c.keys.map((k) => k.id.length));
   return [
     `mock listening on ${url} (base URL and site URL)`,
+    // Said when the caller says whether it serves one (the CLI does).
+    ...(from.dashboard === undefined ? [] : [from.dashboard ? `dashboard: ${url}/__mock/ (every request as it arrives; faults, content and pace switched live)` : 'dashboard: off (--no-dashboard); the live control stays at /__mock/control']),
     ...boundaryLines(boundaryOf(c), from.host ?? '127.0.0.1'),
     ...(from.tls ? [`TLS: certificate ${from.tls.cert}${from.tls.clientCa ? `; client certificates required, signed by a CA of ${from.tls.clientCa}` : ''} (a client that does not trust its CA: conformance run --ca-cert FILE)`] : []),
     `configuration: ${from.file ?? 'built-in'}; ${c.models.length} models, ${c.scenarios?.length ?? 0} scenarios${c.strict_scenarios ? ' (strict)' : ''}`,

@@ -7,6 +7,8 @@ import type { MockTls } from './tls.js';
 import { boundaryGuard, boundaryOf } from './boundary.js';
 import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
 import { createMock, type Mock } from './core/handle.js';
+import { Live } from './dashboard/live.js';
+import { dashboardRoute } from './dashboard/routes.js';
 import { isRaw, isStream, type MockReply, type StreamReply } from './core/types.js';
 
 export { MAX_REQUEST_BYTES, safeHandle };
@@ -27,25 +29,36 @@ export interface MockServerOptions {
   mock?: Mock;
   /** Serve https with this certificate and key (and require client certificates of `clientCa`). */
   tls?: MockTls;
+  /** The live dashboard at /__mock/ (on unless false; `conformance mock --no-dashboard`). */
+  dashboard?: boolean;
 }
 
 export async function startMockServer(opts: MockServerOptions = {}): Promise<MockServer> {
   const mock = opts.mock ?? createMock();
-  const guard = boundaryGuard(boundaryOf(mock.config), opts.tls ? 'https' : 'http');
+  const scheme = opts.tls ? 'https' : 'http';
+  const guard = boundaryGuard(boundaryOf(mock.config), scheme);
+  const live = opts.dashboard === false ? undefined : new Live(mock);
+  const dashboard = live && dashboardRoute(mock, live, scheme);
   // Callbacks, not promises, on the way in: this path serves every request.
   const handler: RequestListener = (req, res) => {
     // Before the core sees it: a refused Host or Origin leaves no trace (journal, a fault's `times`).
     const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     if (refused) return writeReply(res, refused);
+    if (dashboard && req.url?.startsWith('/__mock') && dashboard(req, res)) return;
+    // While a dashboard page listens, each answer is timed from here.
+    const t0 = live?.listening ? performance.now() : 0;
     readBody(req, (body) => {
-      const reply = body === undefined
+      let reply = body === undefined
         ? tooLarge()
         : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
+      if (live?.listening) reply = live.follow(reply, req.headers, res, t0 || performance.now());
       writeReply(res, reply);
     }, () => res.destroy());
   };
   const server = serverFor(handler, opts.tls);
-  return { ...(await listen(server, opts.port, opts.host, opts.tls ? 'https' : 'http')), server, mock };
+  const listening = await listen(server, opts.port, opts.host, scheme);
+  // The pages' event streams never end by themselves: closed with the server.
+  return { ...listening, close: () => (live?.close(), listening.close()), server, mock };
 }
 
 /** An http server, or with `tls` an https one: the same handler, over TLS sockets. */

@@ -10,11 +10,12 @@ import catalog from './catalog.schema.json' with { type: 'json' };
 import mockConfig from './mock-config.schema.json' with { type: 'json' };
 import baseline from './baseline.schema.json' with { type: 'json' };
 import report from './report.schema.json' with { type: 'json' };
+import control from './control.schema.json' with { type: 'json' };
 
 // ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
 
-const SCHEMAS = { request, response, chunk, error, models, catalog, 'mock-config': mockConfig, baseline, report } as const;
+const SCHEMAS = { request, response, chunk, error, models, catalog, 'mock-config': mockConfig, baseline, report, control } as const;
 export type SchemaName = keyof typeof SCHEMAS;
 const BASE = 'https://conformance.local/schemas/';
 

@@ -22,7 +22,7 @@ export function preflight(req: MockRequest, policy?: CorsPolicy): MockReply {
     status: 204,
     headers: {
       'access-control-allow-origin': origin ?? '*',
-      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+      'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
       'access-control-allow-headers': headers,
       'access-control-max-age': '600',
       vary: 'Origin, Access-Control-Request-Headers',

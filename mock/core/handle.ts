@@ -7,8 +7,10 @@ import { completionJson, stamp, streamChunks, type StreamEvent } from './chunks.
 import { mergeContent, parseContent, type ContentChoice } from './content/choice.js';
 import { DEFAULT_PROFILE, PROFILES } from './content/profiles.js';
 import { splitBytes } from './content/split.js';
+import { Control, CONTROL_PATH, controlRoute, type Applied, type Pace } from './control.js';
 import { preflight, withCors } from './cors.js';
 import { errorReply } from './errors.js';
+import { requestJson } from './faults/rewrite.js';
 import { resolveFaults, type FaultRef, type SelectedFault } from './faults/select.js';
 import type { Fault } from './faults/index.js';
 import { generate, type ChatRequest, type Script } from './generate.js';
@@ -26,6 +28,8 @@ export interface Mock {
   readonly config: MockConfig;
   /** What the mock received, newest last; also served at GET /__mock/requests. */
   readonly journal: Journal;
+  /** What is switched on while it runs (faults, content, pace): also served at /__mock/control. */
+  readonly control: Control;
   handle(req: MockRequest): MockReply;
 }
 
@@ -68,6 +72,8 @@ interface Prepared {
   content?: string;
   /** In place of the usual headers (a recording that tells its drift). */
   headers?: Record<string, string>;
+  /** The model the request named. */
+  model?: string;
 }
 
 /** The split a content choice asks for; `none` is none. */
@@ -89,6 +95,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const NOT_ASCII = /[^\x00-\x7f]/;
 const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
 const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
+const NOT_READ = Symbol('not read');
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
 interface Trace {
@@ -99,6 +106,7 @@ interface Trace {
   timing?: Timing;
   split?: ContentSplit;
   content?: string;
+  model?: string;
 }
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
@@ -111,6 +119,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   // Strict with no scenario at all refuses every chat request: nothing was scripted for it.
   const scenarios = config.scenarios?.length || strictScenarios ? compileScenarios(config.scenarios ?? []) : undefined;
   const journal = new Journal(config.journal_size);
+  const control = new Control(config);
   // What replies hold, worked out once: for every model, per model (over it), per scenario.
   const content = config.content ? parseContent(config.content) : undefined;
   const modelContent = new Map(config.models.map((m) => [m.id, m.content ? mergeContent(content, parseContent(m.content)) : content]));
@@ -134,7 +143,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
 
   /** Everything about a chat request that follows from its bytes and key alone: the mock is
    * deterministic, so it is worked out once and only stamped (id, created) per request. */
-  const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef, asked: ContentChoice | undefined): Prepared => {
+  const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef, asked: ContentChoice | undefined, pace: Pace | undefined): Prepared => {
     let body: unknown;
     // The text the body was read from seeds the reply: serializing the parsed body again would
     // recurse as deep as the request nests (a vendor field nested 100,000 deep is legal JSON).
@@ -147,14 +156,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     }
     const fixed = (reply: MockReply, extra: Partial<Prepared> = {}): Prepared => ({ reply, faults: [], stream: false, ...extra });
     const problem = requestProblem(body);
-    if (problem) return fixed(errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null));
+    const named = (body as { model?: unknown } | null)?.model;
+    if (problem) return fixed(errorReply(400, problem.message, 'invalid_request_error', 'invalid_request', problem.param ?? null), { model: typeof named === 'string' ? named : undefined });
     const request = body as ChatRequest & Record<string, unknown>;
     const stream = request.stream === true;
     const model: ModelDef | undefined = key.models.includes(request.model) ? models.get(request.model) : undefined;
     if (!model)
-      return fixed(errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model'), { stream });
+      return fixed(errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model'), { stream, model: request.model });
     const range = parameterProblem(request, model);
-    if (range) return fixed(errorReply(400, range.message, 'invalid_request_error', 'unsupported_value', range.param), { stream });
+    if (range) return fixed(errorReply(400, range.message, 'invalid_request_error', 'unsupported_value', range.param), { stream, model: model.id });
 
     let script: Script = {};
     let timing = model.timing || config.timing ? { ...config.timing, ...model.timing } : undefined;
@@ -182,6 +192,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       }
     }
     if (asked) chosen = mergeContent(chosen, asked);
+    // The live pace is over the configuration's, the model's and the scenario's.
+    if (pace) timing = { ...timing, ...pace };
     const completion = generate(request, model, script, chosen?.profile ? PROFILES[chosen.profile] : DEFAULT_PROFILE);
     const split = splitOf(chosen);
     const idBase = `chatcmpl-${seed.toString(36)}`;
@@ -191,8 +203,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (stream)
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
-      return { scenario, faults, stream, timing, idBase, split, content, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
-    return { scenario, faults, stream, timing, idBase, content, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
+      return { scenario, faults, stream, timing, idBase, split, content, model: model.id, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
+    return { scenario, faults, stream, timing, idBase, content, model: model.id, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
   };
 
   const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, seed: number, common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split' | 'headers'>): Prepared => {
@@ -205,7 +217,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   };
 
   const replies = new ReplyCache<Prepared>();
-  const chat = (req: MockRequest, key: KeyDef, trace: Trace): MockReply => {
+  const chat = (req: MockRequest, key: KeyDef, trace: Trace, live: Applied | undefined): MockReply => {
     const header = req.headers[CONTENT_HEADER];
     let asked: ContentChoice | undefined;
     if (header) {
@@ -215,15 +227,18 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         return errorReply(400, `${CONTENT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_content', null);
       }
     }
+    // The request's own header is over what the control switched on.
+    if (live?.content) asked = mergeContent(live.content, asked);
     // Latin-1 keeps every byte, so the text is exact even for bytes that are not UTF-8.
     const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? latin1Of(req.body) : undefined;
     const cached = text !== undefined && text.length <= CACHED_BODY_MAX;
-    const space = header ? `${key.id}\u0000${header}` : key.id;
+    const shaped = live?.shape ? `${key.id}\u0001${live.shape}` : key.id;
+    const space = header ? `${shaped}\u0000${header}` : shaped;
     let p = cached ? replies.get(space, text) : undefined;
     if (!p) {
       // Bytes that are all ASCII read the same as Latin-1 and as UTF-8: no second decoding.
       const utf8 = typeof req.body === 'string' ? req.body : text !== undefined && !NOT_ASCII.test(text) ? text : undefined;
-      p = prepare(utf8, req.body, key, asked);
+      p = prepare(utf8, req.body, key, asked, live?.pace);
       if (cached) replies.offer(space, text, p);
     }
     trace.scenario = p.scenario;
@@ -231,6 +246,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     trace.timing = p.timing;
     trace.split = p.split;
     trace.content = p.content;
+    trace.model = p.model;
     if (p.faults.length) trace.faults.push(...p.faults);
     if (p.reply) return p.reply;
     const id = `${p.idBase}${(++served).toString(36)}`;
@@ -242,7 +258,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return p.delayMs ? { status: 200, headers, body, delayMs: p.delayMs } : { status: 200, headers, body };
   };
 
-  const route = (req: MockRequest, path: string, method: string, trace: Trace): MockReply => {
+  const route = (req: MockRequest, path: string, method: string, trace: Trace, live: Applied | undefined): MockReply => {
     const allowed = ROUTES[path];
     if (!allowed) return errorReply(404, `No route for ${method} ${path}.`, 'invalid_request_error', 'not_found');
     if (method !== allowed) return { ...errorReply(405, `${path} takes ${allowed}, not ${method}.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: allowed } };
@@ -251,7 +267,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (!('key' in key)) return key;
     trace.key = key;
     if (path === '/v1/models') return { status: 200, headers: JSON_HEADERS, body: lists.get(key.id)! };
-    return chat(req, key, trace);
+    return chat(req, key, trace, live);
   };
 
   /** The faults of this request: always-on, named in its header, drawn at the configured rate. */
@@ -278,6 +294,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (method === 'OPTIONS') return preflight(req, config.cors);
     const path = ROUTES[req.path] ? req.path : req.path.split('?')[0].replace(/\/+$/, '') || '/';
     if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method), config.cors);
+    if (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`)) return withCors(req, controlRoute(control, req, path, method), config.cors);
 
     let faults: readonly SelectedFault[];
     try {
@@ -285,13 +302,17 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     } catch (e) {
       return withCors(req, errorReply(400, `${FAULT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_fault'), config.cors);
     }
-    const trace: Trace = { faults: [...faults], stream: false };
+    // Counted here, before routing: a setting for "the next request" is spent by it, whatever it gets.
+    const live = control.active && ROUTES[path] ? control.take(sender(req, path)) : undefined;
+    const trace: Trace = { faults: live?.faults.length ? [...faults, ...live.faults] : [...faults], stream: false };
     let r = req;
     const ctx = (params: Record<string, string>) => ({ config, params });
-    const active = faults.length ? faults.filter(due) : NO_FAULTS;
+    // The control counts its own (a fault's `times` there is the setting's, not the header's).
+    let active = faults.length ? faults.filter(due) : NO_FAULTS;
+    if (live?.faults.length) active = [...active, ...live.faults];
     for (const f of active) if (f.fault.request) r = f.fault.request(r, ctx(f.params));
     const before = trace.faults.length;
-    let reply = route(r, path, method, trace);
+    let reply = route(r, path, method, trace, live);
     // A scenario may name faults of its own, found while routing.
     const all = trace.faults.length > before ? active.concat(trace.faults.slice(before).filter(due)) : active;
     for (const f of all) if (f.fault.reply) reply = f.fault.reply(reply, r, ctx(f.params));
@@ -309,11 +330,29 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       stream: 'stream' in reply,
       timing: trace.timing ?? null,
       content: trace.content ?? null,
+      model: trace.model ?? null,
+      control: live ? live.touched : null,
     });
     return withCors(req, reply, config.cors);
   };
 
-  return { config, journal, handle };
+  /** The request's key id and model, read only when a setting is scoped to one (and then once). */
+  const sender = (req: MockRequest, path: string) => {
+    let model: unknown = NOT_READ;
+    return {
+      chat: path === '/v1/chat/completions',
+      keyId: () => {
+        const m = BEARER.exec(req.headers.authorization ?? '');
+        return m ? (keys.get(m[1]) ?? opts.anyKey)?.id : undefined;
+      },
+      model: () => {
+        if (model === NOT_READ) model = requestJson(req)?.model;
+        return typeof model === 'string' ? model : undefined;
+      },
+    };
+  };
+
+  return { config, journal, control, handle };
 }
 
 const ROUTES: Record<string, string> = {

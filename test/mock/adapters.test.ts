@@ -64,6 +64,7 @@ function counting(mock: Mock): { mock: Mock; pulled: () => number } {
     mock: {
       config: mock.config,
       journal: mock.journal,
+      control: mock.control,
       handle(req) {
         const reply = mock.handle(req);
         if (!isStream(reply)) return reply;

@@ -68,6 +68,7 @@ export function rewrittenMock(
   return {
     config: base.config,
     journal: base.journal,
+    control: base.control,
     handle: (req) => {
       const r = editRequest(req);
       return edit(r, base.handle(r));

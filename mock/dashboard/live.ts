@@ -1,0 +1,257 @@
+// What the dashboard's pages are told while they listen: each request as it arrives and again as its
+// answer ends (with its time to first byte and total time), and the control's state on each change.
+// While no page listens the journal has no watcher and the adapter follows no answer: the mock's hot
+// path pays one property read. While pages listen, rows are sent in batches (one serialization for
+// all pages, a few times a second), and only the newest when requests come faster than a page reads.
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Mock } from '../core/handle.js';
+import type { Stored } from '../core/journal.js';
+import { isRaw, isStream, type Frame, type MockReply } from '../core/types.js';
+
+/** A request's summary line, as pages show it (no body: a page asks for one entry's detail). */
+export interface Row {
+  seq: number;
+  /** Epoch milliseconds. */
+  at: number;
+  method: string;
+  path: string;
+  key_id: string | null;
+  /** The key id, or a short salted hash of a key the mock does not know (never the key). */
+  key: string | null;
+  model: string | null;
+  scenario: string | null;
+  faults: string[];
+  content: string | null;
+  control: unknown;
+  status: number;
+  stream: boolean;
+  /** From the request's arrival to the answer's first byte, and to its end; null until then. */
+  ttfb_ms: number | null;
+  total_ms: number | null;
+  /** A refusal's message, field and code. */
+  error: { message: string; param: string | null; code: string | null } | null;
+}
+
+/** What one answer was, kept (while pages listen) for its detail: the body, or the stream's pieces
+ * with their times from the request's arrival. The key stays here, in memory, to write the curl. */
+export interface Followed {
+  row: Row;
+  authorization?: string;
+  headers: Record<string, string>;
+  raw: string | Uint8Array | undefined;
+  answer?: { status: number; headers: Record<string, string>; body?: string | Uint8Array; stream?: Pieces; raw?: Uint8Array };
+}
+
+/** A stream's frames as they went, and when (ms from the request's arrival): two arrays, not an
+ * object per frame, for this runs for every piece of every stream while a page listens. */
+export interface Pieces {
+  frames: Frame[];
+  times: number[];
+}
+
+/** Headers that change the mock's answer: a replay sends them again. */
+const REPLAYED = ['content-type', 'x-mock-fault', 'x-mock-content'];
+const FLUSH_MS = 100;
+/** Rows per batch at most: a page keeps a few hundred, so a faster flow sends only the newest. */
+const BATCH_MAX = 500;
+/** Requests followed per batch at most (2,000 a second): a page shows a few hundred rows, and past
+ * this a flood (a load test, a fuzz run) is sampled, with the rest counted, so that the page's cost
+ * to the mock stops growing with the load. */
+const FOLLOW_MAX = 200;
+const BACKFILL = 300;
+/** Answers kept for their detail: the latest. Kept longer, a flood of streams would carry every
+ * piece into the collector's old generation (measured: a third of the mock's stream throughput). */
+const FOLLOWED_MAX = 100;
+const KEEPALIVE_MS = 15_000;
+const BEARER = /^Bearer +(\S+)\s*$/i;
+
+export class Live {
+  private readonly pages = new Set<ServerResponse>();
+  private readonly followed = new Map<number, Followed>();
+  private readonly queue = new Map<number, Row>();
+  private pending: Stored | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private keepalive: NodeJS.Timeout | undefined;
+  private controlChanged = false;
+  private followedNow = 0;
+  private skipped = 0;
+  /** Tells a page that reconnects whether it met the same mock (same journal) or a new one. */
+  private readonly instance = randomBytes(6).toString('hex');
+  private readonly salt = randomBytes(16);
+
+  constructor(private readonly mock: Mock) {}
+
+  get listening(): boolean {
+    return this.pages.size > 0;
+  }
+
+  /** A page's event stream: the state now, the latest requests, then everything as it happens. */
+  attach(res: ServerResponse, headers: Record<string, string>): void {
+    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    const rows = this.mock.journal.list().slice(-BACKFILL).map((e) => {
+      const f = this.followed.get(e.seq);
+      return f ? f.row : rowOf({ ...e, at: Date.parse(e.time), raw: undefined } as Stored, undefined);
+    });
+    res.write(`retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({ instance: this.instance })}\n\nevent: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\nevent: rows\ndata: ${JSON.stringify(rows)}\n\n`);
+    this.pages.add(res);
+    res.once('close', () => this.detach(res));
+    if (this.pages.size === 1) {
+      this.mock.journal.watcher = (entry) => (this.pending = entry);
+      this.mock.control.onChange = () => this.changed();
+      this.keepalive = setInterval(() => this.broadcast(': keep-alive\n\n'), KEEPALIVE_MS).unref();
+    }
+  }
+
+  private detach(res: ServerResponse): void {
+    this.pages.delete(res);
+    if (this.pages.size) return;
+    this.mock.journal.watcher = undefined;
+    this.mock.control.onChange = undefined;
+    this.pending = undefined;
+    this.queue.clear();
+    clearInterval(this.keepalive);
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Every page is closed (the server stops). */
+  close(): void {
+    for (const res of this.pages) res.end();
+  }
+
+  /** The request the core just journaled (handle is synchronous: it is this one), followed to the
+   * end of its answer; the reply comes back to be written, a stream wrapped to see its pieces go. */
+  follow(reply: MockReply, headers: IncomingHttpHeaders, res: ServerResponse, t0: number): MockReply {
+    const entry = this.pending;
+    this.pending = undefined;
+    if (!entry) return reply;
+    if (this.followedNow >= FOLLOW_MAX) {
+      this.skipped++;
+      return reply;
+    }
+    this.followedNow++;
+    const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
+    const f: Followed = { row: rowOf(entry, reply), authorization, headers: {}, raw: entry.raw };
+    if (!entry.key_id && authorization) f.row.key = this.label(authorization);
+    for (const h of REPLAYED) if (typeof headers[h] === 'string') f.headers[h] = headers[h] as string;
+    this.keep(f);
+    this.push(f.row);
+    res.once('close', () => {
+      f.row.total_ms = Math.round(performance.now() - t0);
+      f.row.ttfb_ms ??= f.row.total_ms;
+      this.push(f.row);
+    });
+    if (isRaw(reply)) {
+      f.answer = { status: 0, headers: {}, raw: reply.raw };
+      return reply;
+    }
+    if (!isStream(reply)) {
+      f.answer = { status: reply.status, headers: reply.headers, body: reply.body };
+      return reply;
+    }
+    const pieces: Pieces = { frames: [], times: [] };
+    f.answer = { status: reply.status, headers: reply.headers, stream: pieces };
+    return { ...reply, stream: tapped(reply.stream, (frame) => {
+      const at = performance.now() - t0;
+      f.row.ttfb_ms ??= Math.round(at);
+      pieces.frames.push(frame);
+      pieces.times.push(at);
+    }) };
+  }
+
+  /** A followed request's record, while it is kept. */
+  get(seq: number): Followed | undefined {
+    return this.followed.get(seq);
+  }
+
+  private keep(f: Followed): void {
+    this.followed.set(f.row.seq, f);
+    if (this.followed.size > FOLLOWED_MAX) this.followed.delete(this.followed.keys().next().value!);
+  }
+
+  /** A key the mock does not know, told apart from others without being told: a salted hash. */
+  private label(authorization: string): string {
+    const token = BEARER.exec(authorization)?.[1];
+    if (!token) return 'malformed';
+    return `unknown ${createHash('sha256').update(this.salt).update(token).digest('hex').slice(0, 6)}`;
+  }
+
+  private push(row: Row): void {
+    this.queue.delete(row.seq);
+    this.queue.set(row.seq, row);
+    if (this.queue.size > BATCH_MAX) this.queue.delete(this.queue.keys().next().value!);
+    this.schedule();
+  }
+
+  private changed(): void {
+    this.controlChanged = true;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    let out = '';
+    if (this.controlChanged) out += `event: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\n`;
+    if (this.queue.size) out += `event: rows\ndata: ${JSON.stringify([...this.queue.values()])}\n\n`;
+    if (this.skipped) out += `event: skipped\ndata: ${this.skipped}\n\n`;
+    this.controlChanged = false;
+    this.followedNow = 0;
+    this.skipped = 0;
+    this.queue.clear();
+    if (out) this.broadcast(out);
+  }
+
+  private broadcast(text: string): void {
+    for (const res of this.pages) res.write(text);
+  }
+}
+
+function rowOf(e: Stored, reply: MockReply | undefined): Row {
+  return {
+    seq: e.seq,
+    at: e.at,
+    method: e.method,
+    path: e.path,
+    key_id: e.key_id,
+    key: e.key_id,
+    model: e.model ?? null,
+    scenario: e.scenario,
+    faults: e.faults,
+    content: e.content,
+    control: e.control ?? null,
+    status: e.status,
+    stream: e.stream,
+    ttfb_ms: null,
+    total_ms: null,
+    error: reply && !isRaw(reply) && !isStream(reply) && reply.status >= 400 ? errorOf(reply.body) : null,
+  };
+}
+
+function errorOf(body: string | Uint8Array): Row['error'] {
+  try {
+    const e = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body)).error;
+    return { message: String(e.message), param: e.param ?? null, code: e.code ?? null };
+  } catch {
+    return null;
+  }
+}
+
+/** The frames as they are, each reported as the adapter asks for the next: it asks right after
+ * writing one, so the time seen is the time that frame went out. */
+function* tapped(frames: Iterable<Frame>, sent: (frame: Frame) => void): Generator<Frame> {
+  let last: Frame | undefined;
+  for (const frame of frames) {
+    if (last) sent(last);
+    last = undefined;
+    // The adapter asks for nothing after a reset: it is reported as it is handed over.
+    if ('reset' in frame) sent(frame);
+    else last = frame;
+    yield frame;
+  }
+  if (last) sent(last);
+}

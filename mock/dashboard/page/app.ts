@@ -1,0 +1,399 @@
+// The mock's dashboard page: requests as they arrive (server-sent events from /__mock/events), one
+// request's detail (/__mock/requests/SEQ), and the live control (/__mock/control), which the page
+// uses as any client would. Everything a client sent is put in the page as text (textContent, never
+// markup): a body holding <img onerror=...> shows as those characters and runs nothing.
+
+interface Row {
+  seq: number;
+  at: number;
+  method: string;
+  path: string;
+  key: string | null;
+  model: string | null;
+  scenario: string | null;
+  faults: string[];
+  content: string | null;
+  control: { id: number; fault?: string; content?: string; pace?: Pace }[] | null;
+  status: number;
+  stream: boolean;
+  ttfb_ms: number | null;
+  total_ms: number | null;
+  error: { message: string; param: string | null; code: string | null } | null;
+}
+
+interface Pace {
+  ttft_ms?: number;
+  tokens_per_second?: number;
+  jitter?: number;
+}
+
+interface Setting {
+  id: number;
+  fault?: string;
+  content?: string;
+  pace?: Pace;
+  times?: number;
+  key?: string;
+  model?: string;
+  left: { fault?: number | null; content?: number | null; pace?: number | null };
+}
+
+interface Options {
+  faults: { name: string; description: string; frontend: boolean; params: string[] }[];
+  profiles: string[];
+  splits: string[];
+  keys: string[];
+  models: string[];
+}
+
+interface Detail {
+  entry: { seq: number; time: string; method: string; path: string; body: unknown; key_id: string | null; model: string | null; scenario: string | null; faults: string[]; content: string | null; status: number; stream: boolean; timing: unknown; control: Row['control'] };
+  answer: null | { status: number; content_type: string | null; body?: string; chunks?: { at_ms: number; text: string; reset?: true }[]; ttfb_ms: number | null; total_ms: number | null };
+  refusal: null | { message: string; field: string | null; section: string | null; code: string | null };
+  curl: string;
+}
+
+const ROWS_KEPT = 1000;
+const ROWS_SHOWN = 300;
+
+const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
+const rows = new Map<number, Row>();
+let options: Options | undefined;
+let instance: string | undefined;
+let selected: number | undefined;
+let shownDone = false;
+let renderQueued = false;
+/** Requests the mock did not follow: past 2,000 a second it samples (a load test, a fuzz run). */
+let skipped = 0;
+
+// ------------------------------------------------------------------ the event stream
+
+function setConnection(state: 'connecting' | 'live' | 'reconnecting'): void {
+  const c = byId('connection');
+  c.dataset.state = state;
+  c.textContent = state === 'live' ? 'live' : state === 'connecting' ? 'connecting…' : 'mock unreachable: reconnecting…';
+}
+
+function connect(): void {
+  const source = new EventSource('/__mock/events');
+  source.addEventListener('hello', (e) => {
+    const hello = JSON.parse((e as MessageEvent<string>).data) as { instance: string };
+    // A new mock (restarted): a new journal; the rows of the old one go.
+    if (hello.instance !== instance) {
+      rows.clear();
+      skipped = 0;
+      if (instance !== undefined) hideDetail();
+    }
+    instance = hello.instance;
+    setConnection('live');
+    if (!options) void loadOptions();
+  });
+  source.addEventListener('rows', (e) => {
+    for (const row of JSON.parse((e as MessageEvent<string>).data) as Row[]) {
+      rows.delete(row.seq);
+      rows.set(row.seq, row);
+      if (row.seq === selected && row.total_ms !== null && !shownDone) void showDetail(row.seq);
+    }
+    while (rows.size > ROWS_KEPT) rows.delete(rows.keys().next().value!);
+    queueRender();
+  });
+  source.addEventListener('skipped', (e) => {
+    skipped += Number((e as MessageEvent<string>).data);
+    queueRender();
+  });
+  source.addEventListener('control', (e) => renderControl((JSON.parse((e as MessageEvent<string>).data) as { settings: Setting[] }).settings));
+  source.onopen = () => setConnection('live');
+  source.onerror = () => {
+    setConnection('reconnecting');
+    // A network error is retried by EventSource itself; an answer it cannot take (a mock started
+    // with --no-dashboard, a 403) closes it for good: try again a little later.
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+  };
+}
+
+// ------------------------------------------------------------------ the requests
+
+function queueRender(): void {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    renderRows();
+  });
+}
+
+const ms = (n: number | null) => (n === null ? '…' : `${n} ms`);
+const clock = (at: number) => {
+  const d = new Date(at);
+  return `${d.toLocaleTimeString('en-GB', { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+};
+
+function searchable(r: Row): string {
+  return [r.seq, r.method, r.path, r.key, r.model, r.scenario, ...r.faults, r.content, r.status, r.error?.message, ...(r.control ?? []).map((c) => `${c.fault ?? ''} ${c.content ?? ''}`)].join(' ').toLowerCase();
+}
+
+function visible(): Row[] {
+  const text = byId<HTMLInputElement>('filter-text').value.trim().toLowerCase();
+  const path = byId<HTMLSelectElement>('filter-path').value;
+  const status = byId<HTMLSelectElement>('filter-status').value;
+  const out: Row[] = [];
+  for (const r of [...rows.values()].reverse()) {
+    if (path && r.path.split('?')[0] !== path) continue;
+    if (status && (status === '0' ? r.status !== 0 && r.total_ms !== null : String(r.status)[0] !== status)) continue;
+    if (text && !searchable(r).includes(text)) continue;
+    out.push(r);
+    if (out.length >= ROWS_SHOWN) break;
+  }
+  return out;
+}
+
+function renderRows(): void {
+  const shown = visible();
+  const body = byId('rows');
+  body.replaceChildren(
+    ...shown.map((r) => {
+      const tr = el('tr');
+      tr.dataset.seq = String(r.seq);
+      tr.setAttribute('aria-selected', String(r.seq === selected));
+      const faults = [...r.faults];
+      const cells: [string, string?][] = [
+        [clock(r.at)],
+        [r.method],
+        [r.path],
+        [r.key ?? '—'],
+        [r.model ?? '—'],
+        [r.scenario ?? ''],
+        [faults.join(', ')],
+        [r.content ?? ''],
+        [r.status ? String(r.status) : 'no HTTP', `status-${String(r.status)[0]}`],
+        [ms(r.ttfb_ms), 'num'],
+        [ms(r.total_ms), 'num'],
+      ];
+      for (const [text, cls] of cells) {
+        const td = el('td', text, cls);
+        td.title = text;
+        tr.append(td);
+      }
+      if (r.control?.length) tr.children[6].textContent = [faults.join(', '), `live #${r.control.map((c) => c.id).join(', #')}`].filter(Boolean).join(' · ');
+      return tr;
+    }),
+  );
+  byId('empty').hidden = rows.size > 0;
+  byId('count').textContent = `${shown.length} shown of ${rows.size}${skipped ? ` (and ${skipped.toLocaleString('en-US')} more, not followed: past 2,000 a second the mock samples)` : ''}`;
+}
+
+// ------------------------------------------------------------------ one request
+
+function hideDetail(): void {
+  selected = undefined;
+  byId('detail').hidden = true;
+}
+
+const pretty = (text: string) => {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+};
+
+async function showDetail(seq: number): Promise<void> {
+  selected = seq;
+  for (const tr of byId('rows').children) tr.setAttribute('aria-selected', String((tr as HTMLElement).dataset.seq === String(seq)));
+  const res = await fetch(`/__mock/requests/${seq}`);
+  if (selected !== seq) return;
+  if (!res.ok) {
+    byId('detail').hidden = false;
+    byId('detail-title').textContent = `#${seq}: no longer in the journal`;
+    return;
+  }
+  const d = (await res.json()) as Detail;
+  const e = d.entry;
+  shownDone = d.answer?.total_ms !== null && d.answer?.total_ms !== undefined;
+  byId('detail').hidden = false;
+  byId('detail-title').textContent = `#${e.seq} ${e.method} ${e.path} → ${e.status || 'no HTTP answer'}`;
+  const touched = (e.control ?? []).map((c) => `#${c.id} ${[c.fault, c.content, c.pace && paceText(c.pace)].filter(Boolean).join(', ')}`);
+  byId('detail-meta').textContent = [
+    e.time,
+    `key ${e.key_id ?? rows.get(seq)?.key ?? 'none'}`,
+    e.model && `model ${e.model}`,
+    e.scenario && `scenario ${e.scenario}`,
+    e.faults.length ? `faults ${e.faults.join(', ')}` : '',
+    e.content && `content ${e.content}`,
+    e.timing ? `pace ${JSON.stringify(e.timing)}` : '',
+    touched.length ? `live control ${touched.join('; ')}` : '',
+  ].filter(Boolean).join(' · ');
+
+  const refusal = byId('refusal');
+  refusal.replaceChildren();
+  refusal.hidden = !d.refusal;
+  if (d.refusal) {
+    const where = [d.refusal.field && `field ${d.refusal.field}`, d.refusal.section && `section ${d.refusal.section} of the document`].filter(Boolean).join(', ');
+    refusal.append(el('strong', `Refused${where ? ` (${where})` : ''}: `), el('span', d.refusal.message));
+  }
+
+  byId('detail-body').textContent = e.body === null ? '(no body)' : typeof e.body === 'string' ? e.body : JSON.stringify(e.body, null, 2);
+
+  const meta = byId('answer-meta');
+  const body = byId('answer-body');
+  const chunks = byId('answer-chunks');
+  body.hidden = chunks.hidden = true;
+  const a = d.answer;
+  if (!a) meta.textContent = 'Not kept: no dashboard page was open when it was answered.';
+  else {
+    meta.textContent = [`status ${a.status || 'none (not HTTP)'}`, a.content_type ?? '', `first byte ${ms(a.ttfb_ms)}`, `total ${ms(a.total_ms)}`, a.chunks ? `${a.chunks.length} writes` : ''].filter(Boolean).join(' · ');
+    if (a.chunks) {
+      chunks.hidden = false;
+      const end = Math.max(1, a.total_ms ?? 0, ...a.chunks.map((c) => c.at_ms));
+      chunks.replaceChildren(
+        ...a.chunks.map((c) => {
+          const li = el('li', undefined, c.reset ? 'reset' : undefined);
+          const track = el('span', undefined, 'track');
+          const mark = el('span', undefined, 'mark');
+          // Set through the style object (CSSOM), which the page's CSP allows; no style attribute.
+          mark.style.left = `${Math.min(97, (c.at_ms / end) * 100)}%`;
+          track.append(mark);
+          const text = el('span', c.reset ? 'connection reset' : pieceSummary(c.text), 'text');
+          text.title = c.text;
+          li.append(el('span', `+${c.at_ms.toFixed(1)} ms`, 'at'), track, text);
+          return li;
+        }),
+      );
+    } else {
+      body.hidden = false;
+      body.textContent = a.body === undefined || a.body === '' ? '(empty body)' : pretty(a.body);
+    }
+  }
+  byId('detail-curl').textContent = d.curl;
+}
+
+/** What a written piece carries, read as a client would: the delta's text (quoted), the role, the
+ * finish, the usage, [DONE]; a piece that is not whole events (split=bytes) as it is. */
+function pieceSummary(text: string): string {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      if (!line.startsWith('data: ')) return line;
+      const data = line.slice(6);
+      if (data === '[DONE]') return data;
+      try {
+        const p = JSON.parse(data) as { error?: { message?: string }; usage?: unknown; choices?: { delta?: { role?: string; content?: string | null; refusal?: string; tool_calls?: unknown }; finish_reason?: string | null }[] };
+        if (p.error) return `error: ${p.error.message}`;
+        const c = p.choices?.[0];
+        const parts = [
+          c?.delta?.role && `role ${c.delta.role}`,
+          c?.delta?.content && JSON.stringify(c.delta.content),
+          c?.delta?.refusal && `refusal ${JSON.stringify(c.delta.refusal)}`,
+          c?.delta?.tool_calls !== undefined && `tool_calls ${JSON.stringify(c.delta.tool_calls)}`,
+          c?.finish_reason && `finish_reason ${c.finish_reason}`,
+          p.usage !== undefined && p.usage !== null && `usage ${JSON.stringify(p.usage)}`,
+        ].filter(Boolean);
+        return parts.length ? parts.join(' · ') : data;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
+}
+
+// ------------------------------------------------------------------ the live control
+
+const paceText = (p: Pace) => [p.ttft_ms !== undefined && `first token ${p.ttft_ms} ms`, p.tokens_per_second !== undefined && `${p.tokens_per_second} tokens/s`, p.jitter !== undefined && `jitter ${p.jitter}`].filter(Boolean).join(', ');
+const leftText = (n: number | null | undefined) => (n === null ? 'until reset' : `${n} left`);
+
+function renderControl(settings: Setting[]): void {
+  byId('none-in-effect').hidden = settings.length > 0;
+  byId('in-effect').replaceChildren(
+    ...settings.map((s) => {
+      const li = el('li');
+      li.dataset.id = String(s.id);
+      const parts = [
+        s.fault !== undefined && `fault ${s.fault} (${leftText(s.left.fault)})`,
+        s.content !== undefined && `content ${s.content} (${leftText(s.left.content)})`,
+        s.pace && `pace ${paceText(s.pace)} (${leftText(s.left.pace)})`,
+        s.key && `key ${s.key}`,
+        s.model && `model ${s.model}`,
+      ].filter(Boolean);
+      const remove = el('button', '×');
+      remove.type = 'button';
+      remove.title = `end setting #${s.id}`;
+      remove.addEventListener('click', () => void control('DELETE', undefined, `/${s.id}`));
+      li.append(el('span', `#${s.id} ${parts.join(' · ')}`), remove);
+      return li;
+    }),
+  );
+}
+
+async function control(method: string, body?: unknown, sub = ''): Promise<boolean> {
+  const res = await fetch(`/__mock/control${sub}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const answer = (await res.json()) as { settings?: Setting[]; error?: { message: string } };
+  byId('control-error').textContent = res.ok ? '' : answer.error?.message ?? `HTTP ${res.status}`;
+  if (answer.settings) renderControl(answer.settings);
+  return res.ok;
+}
+
+function settingFromForm(): Record<string, unknown> {
+  const value = (id: string) => byId<HTMLInputElement>(id).value.trim();
+  const setting: Record<string, unknown> = {};
+  if (value('fault')) setting.fault = value('fault');
+  const content = [value('profile'), value('split') && `split=${value('split')}`].filter(Boolean).join('; ');
+  if (content) setting.content = content;
+  const pace: Pace = {};
+  if (value('ttft')) pace.ttft_ms = Number(value('ttft'));
+  if (value('tps')) pace.tokens_per_second = Number(value('tps'));
+  if (value('jitter')) pace.jitter = Number(value('jitter'));
+  if (Object.keys(pace).length) setting.pace = pace;
+  if (value('times')) setting.times = Number(value('times'));
+  if (value('key')) setting.key = value('key');
+  if (value('model')) setting.model = value('model');
+  return setting;
+}
+
+async function loadOptions(): Promise<void> {
+  const res = await fetch('/__mock/control/options');
+  if (!res.ok) return;
+  options = (await res.json()) as Options;
+  // Failures a frontend meets first; the kit's deviations from the document after.
+  const faults = [...options.faults].sort((a, b) => Number(b.frontend) - Number(a.frontend));
+  byId('fault-names').replaceChildren(...faults.map((f) => Object.assign(el('option'), { value: f.name, label: f.description })));
+  const fill = (id: string, values: string[]) => byId(id).append(...values.filter((v) => v !== 'none').map((v) => Object.assign(el('option', v), { value: v })));
+  fill('profile', options.profiles);
+  fill('split', options.splits);
+  fill('key', options.keys);
+  fill('model', options.models);
+}
+
+function describeFault(): void {
+  const name = byId<HTMLInputElement>('fault').value.split(/[;,]/)[0].trim();
+  const f = options?.faults.find((x) => x.name === name);
+  byId('fault-help').textContent = f ? `${f.description}${f.params.length ? `; parameters: ${[...f.params, 'times'].join(', ')}` : '; parameter: times'}` : '';
+}
+
+// ------------------------------------------------------------------ wiring
+
+byId('control-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const setting = settingFromForm();
+  if (!Object.keys(setting).length) {
+    byId('control-error').textContent = 'Choose a fault, a content or a pace first.';
+    return;
+  }
+  void control('POST', setting);
+});
+byId('reset').addEventListener('click', () => void control('DELETE'));
+byId('fault').addEventListener('input', describeFault);
+for (const id of ['filter-text', 'filter-path', 'filter-status']) byId(id).addEventListener('input', queueRender);
+byId('rows').addEventListener('click', (e) => {
+  const tr = (e.target as HTMLElement).closest('tr');
+  if (tr?.dataset.seq) void showDetail(Number(tr.dataset.seq));
+});
+byId('copy-curl').addEventListener('click', () => void navigator.clipboard?.writeText(byId('detail-curl').textContent ?? '').catch(() => undefined));
+connect();

@@ -1,0 +1,251 @@
+// The mock's dashboard (/__mock/) in headless Chromium: it loads with no console error and nothing
+// from another origin; a chat sent by curl shows within a second, its detail with the body, the
+// streamed pieces on their time line and a curl that, run in a shell, gets the same answer; the live
+// control set from the page (a 429 for one request, markdown, reset) changes the next replies; a
+// body holding markup shows as text; a page of another site cannot use the control API; the page
+// comes back by itself after the mock restarts. A screenshot with a streamed request open is kept in
+// artifacts/dashboard.png (docs/dashboard.png is a copy, for the README).
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { createMock } from '../../mock/core/handle.js';
+import { startMockServer, type MockServer } from '../../mock/http.js';
+import { ARTIFACTS, browserRuns, launchChromium } from '../support/chromium.js';
+
+const run = promisify(execFile);
+const KEY = DEFAULT_CONFIG.keys[0].key;
+const CONFIG = { ...DEFAULT_CONFIG, timing: { ttft_ms: 40, tokens_per_second: 300 } };
+
+/** The content a stream or a JSON answer carries. */
+function contentOf(text: string): string {
+  if (!text.startsWith('data:')) return JSON.parse(text).choices[0].message.content;
+  return text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice(6)).choices?.[0]?.delta?.content ?? '')
+    .join('');
+}
+
+describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
+  let browser: Browser;
+  let mock: MockServer;
+  let site: Server;
+  let sitePort: number;
+
+  const chat = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', ...body }) });
+    return { status: res.status, text: await res.text() };
+  };
+
+  /** The dashboard in a fresh tab, with what it logs and where it goes kept for the asserts. */
+  async function open(): Promise<{ tab: Page; problems: string[]; outside: string[] }> {
+    const tab = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const problems: string[] = [];
+    const outside: string[] = [];
+    tab.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    tab.on('pageerror', (e) => problems.push(e.message));
+    tab.on('dialog', (d) => (problems.push(`dialog: ${d.message()}`), void d.dismiss()));
+    tab.on('request', (r) => !r.url().startsWith(mock.url) && outside.push(r.url()));
+    const res = await tab.goto(`${mock.url}/__mock/`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
+    await tab.waitForSelector('#connection[data-state="live"]', { timeout: 5000 });
+    // The catalogue has arrived: the form can be used.
+    await expect.poll(() => tab.locator('#fault-names option').count(), { timeout: 5000 }).toBeGreaterThan(10);
+    return { tab, problems, outside };
+  }
+
+  beforeAll(async () => {
+    mock = await startMockServer({ mock: createMock(CONFIG) });
+    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another site</title>'));
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    sitePort = (site.address() as AddressInfo).port;
+    browser = await launchChromium(['evil.test']);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.close();
+    site?.close();
+  });
+
+  it('shows a chat sent by curl within a second; its detail holds the body, the streamed pieces and a curl that replays it', async () => {
+    const { tab, problems, outside } = await open();
+    const body = JSON.stringify({ model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Tell me about the dashboard.' }] });
+    const sent = performance.now();
+    const first = run('curl', ['-sS', '-N', '-X', 'POST', `${mock.url}/v1/chat/completions`, '-H', `authorization: Bearer ${KEY}`, '-H', 'content-type: application/json', '--data-raw', body]);
+    const row = tab.locator('#rows tr', { hasText: '/v1/chat/completions' }).first();
+    await row.waitFor({ timeout: 1000 });
+    expect(performance.now() - sent).toBeLessThan(1000);
+    const answered = contentOf((await first).stdout);
+
+    // Once its answer has ended, the row has its times; its detail shows the whole stream.
+    await expect.poll(() => row.locator('td').last().textContent(), { timeout: 5000 }).toMatch(/\d+ ms$/);
+    await row.click();
+    await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: 5000 });
+    expect(await tab.locator('#detail-body').textContent()).toContain('Tell me about the dashboard.');
+    const pieces = await tab.locator('#answer-chunks li').count();
+    expect(pieces).toBeGreaterThan(5);
+    const offsets = (await tab.locator('#answer-chunks .at').allTextContents()).map((t) => Number(/\+([\d.]+) ms/.exec(t)![1]));
+    expect(offsets[0]).toBeGreaterThanOrEqual(30);
+    expect(offsets.at(-1)!).toBeGreaterThan(offsets[0]);
+    expect(await tab.locator('#answer-chunks .text').first().textContent()).toBe('role assistant');
+    expect(await tab.locator('#answer-chunks .text').last().textContent()).toBe('[DONE]');
+    expect((await tab.locator('#answer-chunks .text').allTextContents()).filter((t) => t.startsWith('"')).map((t) => JSON.parse(t)).join('')).toBe(answered);
+    expect(await tab.locator('#detail-meta').textContent()).toContain('key alpha');
+
+    const curl = (await tab.locator('#detail-curl').textContent())!;
+    expect(curl).toContain('"$MOCK_API_KEY"');
+    expect(curl).not.toContain(KEY);
+    expect(await tab.content()).not.toContain(KEY);
+    const replay = await run('sh', ['-c', curl], { env: { ...process.env, MOCK_API_KEY: KEY } });
+    expect(contentOf(replay.stdout)).toBe(answered);
+    expect(answered.length).toBeGreaterThan(20);
+
+    // A few more of what an app meets, for the screenshot: a model list, a 429, a refusal.
+    await fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
+    await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'rate-limited; retry_after_ms=500' }, body });
+    await chat({ messages: [{ role: 'robot', content: 'hi' }] });
+    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(5);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await tab.screenshot({ path: join(ARTIFACTS, 'dashboard.png') });
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+    await tab.close();
+  }, 30_000);
+
+  it('sets, from the page, a 429 for the next request, then markdown; reset brings the configured answers back', async () => {
+    const { tab, problems } = await open();
+    const plain = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
+    expect(plain.status).toBe(200);
+
+    await tab.fill('#fault', 'rate-limited; times=1');
+    await tab.click('#apply');
+    await tab.waitForSelector('#in-effect li', { timeout: 2000 });
+    expect(await tab.locator('#in-effect li').textContent()).toContain('rate-limited; times=1 (1 left)');
+    expect(await tab.locator('#control-error').textContent()).toBe('');
+    expect((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).status).toBe(429);
+    expect((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).status).toBe(200);
+    // The row of the 429 names the setting that made it.
+    await tab.locator('#rows tr', { hasText: '429' }).first().waitFor({ timeout: 2000 });
+    expect(await tab.locator('#rows tr', { hasText: '429' }).first().textContent()).toContain('live #');
+    // Spent, the setting has ended, on every open page.
+    await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(0);
+
+    // A bad fault is refused with the x-mock-fault header's own message.
+    await tab.fill('#fault', 'rate-limited; retry_after_ms=soon');
+    await tab.click('#apply');
+    await expect.poll(() => tab.locator('#control-error').textContent(), { timeout: 2000 }).toBe('fault: fault "rate-limited": parameter "retry_after_ms" must be a number of at least 0, not "soon"');
+
+    await tab.fill('#fault', '');
+    await tab.selectOption('#profile', 'markdown');
+    await tab.click('#apply');
+    await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(1);
+    const marked = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
+    expect(contentOf(marked.text)).not.toBe(contentOf(plain.text));
+    expect(contentOf(marked.text)).toMatch(/```|^#+ |^- |\|/m);
+
+    await tab.click('#reset');
+    await tab.waitForSelector('#none-in-effect:not([hidden])', { timeout: 2000 });
+    expect(await tab.locator('#in-effect li').count()).toBe(0);
+    expect(mock.mock.control.get().settings).toEqual([]);
+    expect(contentOf((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).text)).toBe(contentOf(plain.text));
+    // The one error the browser may report: the bad fault's deliberate 400.
+    expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
+    await tab.close();
+  }, 30_000);
+
+  it('shows what a client sent as text: markup in a body, a model or a fault runs nothing and creates no element', async () => {
+    const { tab, problems } = await open();
+    const xss = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2</script>';
+    await chat({ messages: [{ role: 'user', content: xss }] });
+    const refused = await chat({ model: xss, messages: [{ role: 'user', content: 'hi' }] });
+    expect(refused.status).toBe(404);
+    await tab.locator('#rows tr', { hasText: '404' }).first().waitFor({ timeout: 2000 });
+    expect(await tab.locator('#rows tr', { hasText: '404' }).first().textContent()).toContain('<img src=x onerror=');
+    await tab.locator('#rows tr', { hasText: '200' }).first().click();
+    await expect.poll(() => tab.locator('#detail-body').textContent(), { timeout: 2000 }).toContain('onerror');
+    expect(await tab.locator('#detail-body').textContent()).toContain(xss.replace(/"/g, '\\"'));
+    await tab.locator('#rows tr', { hasText: '404' }).first().click();
+    await expect.poll(() => tab.locator('#refusal').textContent(), { timeout: 2000 }).toContain('does not exist');
+    expect(await tab.locator('#refusal').textContent()).toContain('field model');
+    expect(await tab.evaluate('window.__xss')).toBeUndefined();
+    expect(await tab.locator('main img, main script').count()).toBe(0);
+    expect(problems).toEqual([]);
+    await tab.close();
+  }, 30_000);
+
+  it('a refused request shows which field and which section of the document', async () => {
+    const { tab } = await open();
+    const bad = await chat({ messages: [{ role: 'robot', content: 'hi' }] });
+    expect(bad.status).toBe(400);
+    await tab.locator('#rows tr', { hasText: '400' }).first().click();
+    await tab.waitForSelector('#refusal:not([hidden])', { timeout: 2000 });
+    expect(await tab.locator('#refusal').textContent()).toMatch(/^Refused \(field messages\.0\.role, section 2\.2 of the document\): invalid request: /);
+    await tab.close();
+  }, 30_000);
+
+  it('a page of another site cannot use the control API, and a foreign name cannot serve the dashboard', async () => {
+    const tab = await browser.newPage();
+    await tab.goto(`http://evil.test:${sitePort}/`);
+    const tried = await tab.evaluate(async (mockUrl) => {
+      const out: Record<string, string> = {};
+      const attempt = async (name: string, f: () => Promise<Response>) => {
+        try {
+          const r = await f();
+          out[name] = r.type === 'opaque' ? 'opaque' : `read ${r.status}`;
+        } catch (e) {
+          out[name] = `blocked (${(e as Error).name})`;
+        }
+      };
+      const json = { 'content-type': 'application/json' };
+      const setting = JSON.stringify({ fault: 'server-error' });
+      await attempt('read', () => fetch(`${mockUrl}/__mock/control`));
+      await attempt('set', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', headers: json, body: setting }));
+      await attempt('replace', () => fetch(`${mockUrl}/__mock/control`, { method: 'PUT', headers: json, body: JSON.stringify({ settings: [{ fault: 'server-error' }] }) }));
+      await attempt('reset', () => fetch(`${mockUrl}/__mock/control`, { method: 'DELETE' }));
+      await attempt('set as a simple request', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: setting }));
+      await attempt('set in no-cors mode', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', mode: 'no-cors', body: setting }));
+      await attempt('events', () => fetch(`${mockUrl}/__mock/events`));
+      await attempt('detail', () => fetch(`${mockUrl}/__mock/requests/1`));
+      return out;
+    }, mock.url);
+    await tab.close();
+    expect(tried).toEqual({
+      read: 'blocked (TypeError)',
+      set: 'blocked (TypeError)',
+      replace: 'blocked (TypeError)',
+      reset: 'blocked (TypeError)',
+      'set as a simple request': 'blocked (TypeError)',
+      'set in no-cors mode': 'opaque',
+      events: 'blocked (TypeError)',
+      detail: 'blocked (TypeError)',
+    });
+    expect(mock.mock.control.get().settings).toEqual([]);
+    // DNS rebinding: the mock's own port under a foreign name.
+    const rebound = await browser.newPage();
+    expect((await rebound.goto(`http://evil.test:${new URL(mock.url).port}/__mock/`))?.status()).toBe(403);
+    await rebound.close();
+  }, 30_000);
+
+  it('comes back by itself after the mock restarts, with the new mock\'s journal', async () => {
+    const { tab } = await open();
+    await chat({ messages: [{ role: 'user', content: 'before the restart' }] });
+    await tab.locator('#rows tr').first().waitFor({ timeout: 2000 });
+    const port = Number(new URL(mock.url).port);
+    await mock.close();
+    await tab.waitForSelector('#connection[data-state="reconnecting"]', { timeout: 5000 });
+    mock = await startMockServer({ mock: createMock(CONFIG), port });
+    await tab.waitForSelector('#connection[data-state="live"]', { timeout: 8000 });
+    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(0);
+    await chat({ messages: [{ role: 'user', content: 'after the restart' }] });
+    await tab.locator('#rows tr').first().waitFor({ timeout: 2000 });
+    expect(await tab.locator('#rows tr').count()).toBe(1);
+    await tab.close();
+  }, 30_000);
+});
