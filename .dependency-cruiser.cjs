@@ -48,7 +48,7 @@ module.exports = {
     {
       name: 'mock-never-imports-suites',
       severity: 'error',
-      comment: "The mock serves the API; the checks that judge it live in suites/. It uses engine/ for parsing, decoding and redaction, never suites/ or report/.",
+      comment: 'The mock serves the API; the checks that judge it live in suites/. It uses engine/ for parsing, decoding and redaction, never suites/ or report/.',
       from: { path: '^mock/' },
       to: { path: '^(suites|report|bin|bench)/' },
     },

@@ -91,7 +91,10 @@ export async function dashboardBench(): Promise<void> {
   const lines: string[][] = [];
   const missed: string[] = [];
   try {
-    for (const [name, body] of [['non-streaming req/s', SMALL], ['complete streams/s', SMALL_STREAM]] as const) {
+    for (const [name, body] of [
+      ['non-streaming req/s', SMALL],
+      ['complete streams/s', SMALL_STREAM],
+    ] as const) {
       await segment(mock, body, Math.min(1, SECONDS), false);
       await segment(mock, body, Math.min(1, SECONDS), true);
       const none: Tally[] = [];

@@ -126,7 +126,14 @@ export async function fuzzBench(): Promise<void> {
   const fivexx = mock.statuses.filter((s) => s >= 500 || s === 0).length;
 
   const rows = [
-    ['requests per second, embedded mock', int(fuzz), int(plain), pct(fuzz / plain), `>= ${int(RATE_TARGET)}/s, >= ${pct(RATIO_TARGET)}`, fuzz >= RATE_TARGET && fuzz >= RATIO_TARGET * plain ? 'yes' : 'MISSED'],
+    [
+      'requests per second, embedded mock',
+      int(fuzz),
+      int(plain),
+      pct(fuzz / plain),
+      `>= ${int(RATE_TARGET)}/s, >= ${pct(RATIO_TARGET)}`,
+      fuzz >= RATE_TARGET && fuzz >= RATIO_TARGET * plain ? 'yes' : 'MISSED',
+    ],
     ['requests per CPU second (kit and mock)', int(fuzzCpu), int(plainCpu), pct(fuzzCpu / plainCpu), '(report)', '-'],
     [`${int(SURVIVAL)} generated requests: a 5xx or no answer`, int(fivexx), '', '', '0', fivexx === 0 ? 'yes' : 'MISSED'],
     [`${int(SURVIVAL)} generated requests: a refusal that is no JSON error`, int(mock.unclear.length), '', '', '0', mock.unclear.length === 0 ? 'yes' : 'MISSED'],
@@ -142,4 +149,8 @@ export async function fuzzBench(): Promise<void> {
   );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) fuzzBench().then(() => process.exit(0), (e) => (console.error(e), process.exit(1)));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  fuzzBench().then(
+    () => process.exit(0),
+    (e) => (console.error(e), process.exit(1)),
+  );

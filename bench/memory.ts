@@ -88,4 +88,8 @@ export async function memory(): Promise<void> {
 }
 
 if (process.argv[2] === 'child') child(process.argv[3], process.argv.slice(4)).catch((e) => (console.error(e), process.exit(1)));
-else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) memory().then(() => process.exit(0), (e) => (console.error(e), process.exit(1)));
+else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  memory().then(
+    () => process.exit(0),
+    (e) => (console.error(e), process.exit(1)),
+  );

@@ -49,7 +49,11 @@ async function eightModels(): Promise<unknown> {
   const { DEFAULT_CONFIG } = await import('../mock/config/default.js');
   const chat = DEFAULT_CONFIG.models.find((m) => !m.reasoning)!;
   const models = Array.from({ length: 8 }, (_, i) => ({ ...chat, id: `mock-chat-${i + 1}`, name: `Mock Chat ${i + 1}` }));
-  return { ...DEFAULT_CONFIG, models: [...models, ...DEFAULT_CONFIG.models.filter((m) => m.id !== chat.id)], keys: [{ ...DEFAULT_CONFIG.keys[0], models: models.map((m) => m.id) }, DEFAULT_CONFIG.keys[1]] };
+  return {
+    ...DEFAULT_CONFIG,
+    models: [...models, ...DEFAULT_CONFIG.models.filter((m) => m.id !== chat.id)],
+    keys: [{ ...DEFAULT_CONFIG.keys[0], models: models.map((m) => m.id) }, DEFAULT_CONFIG.keys[1]],
+  };
 }
 
 /** One run of `build`'s kit against its own mock (with `config`), every answer `delayMs` late. */
@@ -115,11 +119,20 @@ export async function runCost(): Promise<void> {
     rows.push([`${c.name}: requests`, ...figures.map((f) => cell(f, (x) => String(x.requests))), ratio((x) => x.requests)]);
     rows.push([`${c.name}: wall time`, ...figures.map((f) => cell(f, (x) => `${(x.wallMs / 1000).toFixed(2)} s`)), ratio((x) => x.wallMs)]);
     const after = figures.at(-1)!;
-    console.log(`${c.name}: ${after.requests} requests (${Object.entries(after.byRoute).filter(([, n]) => n).map(([r, n]) => `${r} ${n}`).join(', ')}; the reachability probe included), exit code ${after.exitCode}`);
+    console.log(
+      `${c.name}: ${after.requests} requests (${Object.entries(after.byRoute)
+        .filter(([, n]) => n)
+        .map(([r, n]) => `${r} ${n}`)
+        .join(', ')}; the reachability probe included), exit code ${after.exitCode}`,
+    );
   }
   const widths = rows[0].map((_, i) => Math.max(...[['measure', ...builds.map((b) => b.name), builds.length > 1 ? 'ratio' : ''], ...rows].map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => `| ${r.map((x, i) => (x ?? '').padEnd(widths[i])).join(' | ')} |`;
   console.log(`\n${line(['measure', ...builds.map((b) => b.name), builds.length > 1 ? 'ratio' : ''])}\n${line(widths.map((w) => '-'.repeat(w)))}\n${rows.map(line).join('\n')}\n`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) runCost().then(() => process.exit(0), (e) => (console.error(e), process.exit(1)));
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  runCost().then(
+    () => process.exit(0),
+    (e) => (console.error(e), process.exit(1)),
+  );

@@ -111,8 +111,7 @@ async function check(server: Child, body: object): Promise<Shape> {
   if (res.status !== 200) throw new Error(`${server.kind}: status ${res.status}: ${text.slice(0, 300)}`);
   if (!('stream' in body)) {
     const json = JSON.parse(text) as { object?: string; choices?: { message?: { content?: unknown } }[] };
-    if (json.object !== 'chat.completion' || typeof json.choices?.[0]?.message?.content !== 'string')
-      throw new Error(`${server.kind}: not a chat.completion: ${text.slice(0, 300)}`);
+    if (json.object !== 'chat.completion' || typeof json.choices?.[0]?.message?.content !== 'string') throw new Error(`${server.kind}: not a chat.completion: ${text.slice(0, 300)}`);
     return { bytes: Buffer.byteLength(text) };
   }
   const events = sseEvents(text);
@@ -157,7 +156,14 @@ async function segment(server: Child, body: string, seconds: number, distinct = 
   const g0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await autocannon({
-    url: server.url + CHAT_PATH, method: 'POST', headers: HEADERS, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10,
+    url: server.url + CHAT_PATH,
+    method: 'POST',
+    headers: HEADERS,
+    body,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
     ...(distinct ? { requests: distinctRequests(body) } : {}),
   });
   const genWallMs = performance.now() - t0;
@@ -385,30 +391,9 @@ async function main(): Promise<void> {
       '(report)',
       streamed.mock.bad === 0 ? '-' : verdict(false, 'streams without error'),
     ],
-    [
-      'non-streaming req per server CPU-s',
-      int(1e6 / plain.mock.cpuUsPerReq),
-      int(1e6 / plain.ceiling.cpuUsPerReq),
-      ratio(plain.ceiling.cpuUsPerReq, plain.mock.cpuUsPerReq),
-      '(report)',
-      '-',
-    ],
-    [
-      'streams per server CPU-s',
-      int(1e6 / streamed.mock.cpuUsPerReq),
-      int(1e6 / streamed.ceiling.cpuUsPerReq),
-      ratio(streamed.ceiling.cpuUsPerReq, streamed.mock.cpuUsPerReq),
-      '(report)',
-      '-',
-    ],
-    [
-      `${int(STREAMS)} held streams: errors`,
-      int(heldBy.mock.errors),
-      int(heldBy.ceiling.errors),
-      '',
-      '0',
-      verdict(heldBy.mock.errors === 0, `${STREAMS} held streams without error`),
-    ],
+    ['non-streaming req per server CPU-s', int(1e6 / plain.mock.cpuUsPerReq), int(1e6 / plain.ceiling.cpuUsPerReq), ratio(plain.ceiling.cpuUsPerReq, plain.mock.cpuUsPerReq), '(report)', '-'],
+    ['streams per server CPU-s', int(1e6 / streamed.mock.cpuUsPerReq), int(1e6 / streamed.ceiling.cpuUsPerReq), ratio(streamed.ceiling.cpuUsPerReq, streamed.mock.cpuUsPerReq), '(report)', '-'],
+    [`${int(STREAMS)} held streams: errors`, int(heldBy.mock.errors), int(heldBy.ceiling.errors), '', '0', verdict(heldBy.mock.errors === 0, `${STREAMS} held streams without error`)],
     [
       `${int(STREAMS)} held streams: peak RSS`,
       mb(heldBy.mock.peakRss),
@@ -421,7 +406,11 @@ async function main(): Promise<void> {
   console.log(`\n${table(['measure', 'mock', 'ceiling', 'ratio', 'target', 'met'], rows)}\n`);
 
   const detail: string[][] = [];
-  for (const [name, r] of [['non-streaming', plain], ['non-streaming, distinct', fresh], ['streams', streamed]] as const)
+  for (const [name, r] of [
+    ['non-streaming', plain],
+    ['non-streaming, distinct', fresh],
+    ['streams', streamed],
+  ] as const)
     for (const kind of ['mock', 'ceiling'] as const)
       detail.push([
         name,
@@ -437,7 +426,18 @@ async function main(): Promise<void> {
       ]);
   for (const kind of ['mock', 'ceiling'] as const) {
     const h = heldBy[kind];
-    detail.push([`${int(STREAMS)} held`, kind, `${int(h.ok)} ok`, `${events} events`, int(h.errors), pct(h.serverCpu), `${int((h.serverCpuMs * 1000) / STREAMS)} µs`, pct(h.genCpu), '', mb(h.peakRss)]);
+    detail.push([
+      `${int(STREAMS)} held`,
+      kind,
+      `${int(h.ok)} ok`,
+      `${events} events`,
+      int(h.errors),
+      pct(h.serverCpu),
+      `${int((h.serverCpuMs * 1000) / STREAMS)} µs`,
+      pct(h.genCpu),
+      '',
+      mb(h.peakRss),
+    ]);
   }
   console.log(table(['phase', 'server', 'per second', 'reply', 'errors', 'server CPU', 'CPU/req', 'generator CPU', 'other CPU', 'server peak RSS'], detail));
   console.log(
@@ -459,7 +459,7 @@ async function main(): Promise<void> {
   const saturated = [plain, streamed].some((r) => r.mock.genCpu > 0.9 || r.ceiling.genCpu > 0.9);
   const busy = [plain, streamed].some((r) => r.mock.otherCpu > 0.25 || r.ceiling.otherCpu > 0.25);
   if (busy) console.log('NOTE: other jobs used over a quarter of a core during the measurements: req/s ratios are noisy; see the per-CPU-second rows.');
-  if (saturated) console.log('NOTE: the load generator used over 90% of a core: the ceiling figures may be the generator\'s limit, not the server\'s.');
+  if (saturated) console.log("NOTE: the load generator used over 90% of a core: the ceiling figures may be the generator's limit, not the server's.");
   console.log(`\nbench took ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (missed.length) console.log(`\nMISSED: ${missed.join('; ')}`);
   else console.log('\nall targets met');

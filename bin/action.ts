@@ -5,7 +5,25 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** Inputs that take a value, and inputs that switch a flag on ("true"). */
-export const VALUE_INPUTS = ['base-url', 'api-key', 'second-api-key', 'site-url', 'model', 'suite', 'check', 'expected-failures', 'timeout', 'concurrency', 'max-body', 'deadline', 'ca-cert', 'client-cert', 'client-key', 'fuzz', 'fuzz-runs'] as const;
+export const VALUE_INPUTS = [
+  'base-url',
+  'api-key',
+  'second-api-key',
+  'site-url',
+  'model',
+  'suite',
+  'check',
+  'expected-failures',
+  'timeout',
+  'concurrency',
+  'max-body',
+  'deadline',
+  'ca-cert',
+  'client-cert',
+  'client-key',
+  'fuzz',
+  'fuzz-runs',
+] as const;
 /** The keys go to the command through the variables it reads them from, never its arguments, which
  * any process of the machine may list. */
 const KEYS: Record<string, string> = { 'api-key': 'CONFORMANCE_API_KEY', 'second-api-key': 'CONFORMANCE_SECOND_API_KEY' };
@@ -23,7 +41,14 @@ export function commandFor(env: Record<string, string | undefined>, reportsDir =
     const value = env[variable(input)]?.trim();
     if (!value) continue;
     if (KEYS[input]) keys[KEYS[input]] = value;
-    else for (const one of MANY.has(input) ? value.split(/\r?\n/).map((v) => v.trim()).filter(Boolean) : [value]) args.push(`--${input}`, one);
+    else
+      for (const one of MANY.has(input)
+        ? value
+            .split(/\r?\n/)
+            .map((v) => v.trim())
+            .filter(Boolean)
+        : [value])
+        args.push(`--${input}`, one);
   }
   for (const input of SWITCH_INPUTS) if (env[variable(input)]?.trim() === 'true') args.push(`--${input}`);
   args.push('--reporter', 'github', '--reporter', `junit=${reportsDir}/junit.xml`, '--reporter', `html=${reportsDir}/report.html`, '--reporter', `json=${reportsDir}/report.json`);

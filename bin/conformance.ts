@@ -146,10 +146,15 @@ function targetOptions<T>(y: Argv<T>) {
     .option('base-url', { type: 'string', describe: 'Base URL of the API, without /v1' })
     .option('api-key', { type: 'string', describe: 'API key (or CONFORMANCE_API_KEY)' })
     .option('second-api-key', { type: 'string', describe: 'A second key with another model list (or CONFORMANCE_SECOND_API_KEY)' })
-    .option('site-url', { type: 'string', describe: 'Where /models.json lives (default: the base URL\'s origin)' })
+    .option('site-url', { type: 'string', describe: "Where /models.json lives (default: the base URL's origin)" })
     .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: one of each kind the key lists)' })
     .option('all-models', { type: 'boolean', default: false, describe: 'Test every listed model (more requests), not one of each kind' })
-    .option('reporter', { type: 'string', array: true, default: ['pretty'], describe: 'pretty, json, junit, markdown (to $GITHUB_STEP_SUMMARY when set) or github (annotations); NAME=FILE writes to a file' })
+    .option('reporter', {
+      type: 'string',
+      array: true,
+      default: ['pretty'],
+      describe: 'pretty, json, junit, markdown (to $GITHUB_STEP_SUMMARY when set) or github (annotations); NAME=FILE writes to a file',
+    })
     .option('output', { type: 'string', describe: 'File for the (non-pretty) reporter' })
     .option('header', { type: 'string', array: true, default: [], describe: "Extra request header 'Name: value'" })
     .option('ca-cert', { type: 'string', describe: "PEM file of CA certificate(s) trusted besides Node.js's store, for the API and the catalog" })
@@ -247,8 +252,15 @@ await yargs(hideBin(process.argv))
       // The pass stops sending when the run is stopped or its deadline nears, as the checks do.
       const stop = new AbortController();
       const settings = { ...FUZZ_PASS, runs, maxRequests: runs + FUZZ_PASS.maxRequests - FUZZ_PASS.runs, stop: stop.signal, deadlineAt: deadlineAt(argv.deadline) };
-      const registry = withFuzz(settings, `fuzz pass: seed ${FUZZ_PASS.seed}, ${runs} generated requests (${runs === FUZZ_PASS.runs ? '--fuzz-runs widens it, --no-fuzz turns it off' : '--fuzz-runs'})`);
-      await runAndReport(argv, { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] }, { stop, checksToo: true });
+      const registry = withFuzz(
+        settings,
+        `fuzz pass: seed ${FUZZ_PASS.seed}, ${runs} generated requests (${runs === FUZZ_PASS.runs ? '--fuzz-runs widens it, --no-fuzz turns it off' : '--fuzz-runs'})`,
+      );
+      await runAndReport(
+        argv,
+        { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] },
+        { stop, checksToo: true },
+      );
     },
   )
   .command(
@@ -297,7 +309,13 @@ await yargs(hideBin(process.argv))
     (argv) => {
       const untestable = COVERAGE.filter(isUntestable).map((c) => ({ section: c.section, rule: c.quote, why: c.untestable }));
       if (argv.json) {
-        const checks = CHECKS.map(({ run: _r, paths, timeLimitMs: _t, ...meta }) => ({ ...meta, sections: sectionsOf(meta.section), axes: Object.keys(paths ?? {}), owns: ownsOf(meta.id), provenBy: provenBy(meta.id) }));
+        const checks = CHECKS.map(({ run: _r, paths, timeLimitMs: _t, ...meta }) => ({
+          ...meta,
+          sections: sectionsOf(meta.section),
+          axes: Object.keys(paths ?? {}),
+          owns: ownsOf(meta.id),
+          provenBy: provenBy(meta.id),
+        }));
         process.stdout.write(`${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, checks, untestable, coverage: COVERAGE, figure: coverageFigure() }, null, 2)}\n`);
         return;
       }
@@ -354,11 +372,25 @@ await yargs(hideBin(process.argv))
         .option('redact', { type: 'string', array: true, default: [], describe: 'A header name or a value to keep out of recordings (repeatable)' })
         // Declared as `delays` (on by default): yargs reads --no-delays as its negation.
         .option('delays', { type: 'boolean', default: true, describe: 'With --replay: keep the recorded pace; --no-delays answers at once' })
-        .option('allow-origin', { type: 'string', array: true, default: [], describe: 'Let pages of this origin call the mock, besides loopback ones (repeatable; * for any page, never the /__mock/ routes)' })
-        .option('allowed-host', { type: 'string', array: true, default: [], describe: 'Answer requests addressed to this host name, besides IP addresses, localhost and *.localhost (repeatable; .team.lan for it and its subdomains)' })
+        .option('allow-origin', {
+          type: 'string',
+          array: true,
+          default: [],
+          describe: 'Let pages of this origin call the mock, besides loopback ones (repeatable; * for any page, never the /__mock/ routes)',
+        })
+        .option('allowed-host', {
+          type: 'string',
+          array: true,
+          default: [],
+          describe: 'Answer requests addressed to this host name, besides IP addresses, localhost and *.localhost (repeatable; .team.lan for it and its subdomains)',
+        })
         .option('allow-remote-record', { type: 'boolean', default: false, describe: 'Record (or --fallback upstream) on a non-loopback --host: whoever reaches it spends the upstream key' })
         // Declared as `dashboard` (on by default): yargs reads --no-dashboard as its negation.
-        .option('dashboard', { type: 'boolean', default: true, describe: 'Serve the live dashboard at /__mock/ (requests as they arrive; faults, content and pace switched live); --no-dashboard turns it off' })
+        .option('dashboard', {
+          type: 'boolean',
+          default: true,
+          describe: 'Serve the live dashboard at /__mock/ (requests as they arrive; faults, content and pace switched live); --no-dashboard turns it off',
+        })
         .conflicts('record', 'replay'),
     async (argv) => {
       const named = namedBoundary(argv['allow-origin'] as string[], argv['allowed-host'] as string[]);
@@ -366,7 +398,10 @@ await yargs(hideBin(process.argv))
       if (argv['allow-remote-record']) usageExit('--allow-remote-record applies to --record and to --replay with --fallback upstream');
       if (argv['list-faults']) {
         const width = Math.max(...FAULTS.map((f) => f.name.length));
-        for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`);
+        for (const f of FAULTS)
+          process.stdout.write(
+            `${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`,
+          );
         return;
       }
       let mock: ReturnType<typeof createMock>;
@@ -395,7 +430,15 @@ await yargs(hideBin(process.argv))
       const server = await startMockServer({ port: argv.port, host: argv.host, mock, tls, dashboard: argv.dashboard }).catch((e: Error) =>
         usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
       );
-      process.stdout.write(banner(server.url, server.mock.config, { file: argv.config, faults: argv.fault as string[], host: argv.host, dashboard: argv.dashboard, tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] } }));
+      process.stdout.write(
+        banner(server.url, server.mock.config, {
+          file: argv.config,
+          faults: argv.fault as string[],
+          host: argv.host,
+          dashboard: argv.dashboard,
+          tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] },
+        }),
+      );
       const stop = () => server.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
@@ -423,7 +466,27 @@ function namedBoundary(origins: string[], hosts: string[]): Boundary {
   return { origins, hosts };
 }
 
-async function recordOrReplay(argv: { record?: string; replay?: string; upstream?: string; 'upstream-key'?: string; fallback?: string; 'test-id-header': string; redact: string[]; delays: boolean; port: number; host: string; config?: string; fault: unknown; 'tls-cert'?: string; 'tls-key'?: string; 'tls-client-ca'?: string; 'allow-remote-record': boolean }, named: Boundary): Promise<void> {
+async function recordOrReplay(
+  argv: {
+    record?: string;
+    replay?: string;
+    upstream?: string;
+    'upstream-key'?: string;
+    fallback?: string;
+    'test-id-header': string;
+    redact: string[];
+    delays: boolean;
+    port: number;
+    host: string;
+    config?: string;
+    fault: unknown;
+    'tls-cert'?: string;
+    'tls-key'?: string;
+    'tls-client-ca'?: string;
+    'allow-remote-record': boolean;
+  },
+  named: Boundary,
+): Promise<void> {
   const mode = argv.record ? 'record' : 'replay';
   const dir = (argv.record ?? argv.replay)!;
   // The recordings are the configuration: a second one would be silently ignored.
@@ -460,7 +523,9 @@ async function recordOrReplay(argv: { record?: string; replay?: string; upstream
   const files = recorder.fixtures.names();
   process.stdout.write(
     [
-      mode === 'record' ? `recording from ${argv.upstream} on ${recorder.url} into ${dir}` : `replaying ${dir} on ${recorder.url} (${files.length} files${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
+      mode === 'record'
+        ? `recording from ${argv.upstream} on ${recorder.url} into ${dir}`
+        : `replaying ${dir} on ${recorder.url} (${files.length} files${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
       `a file per test: the ${argv['test-id-header']} header names it (none: default.yaml); any Bearer key is taken${mode === 'record' ? ", the upstream's key is sent in its place" : ''}`,
       ...boundaryLines(named, argv.host, mode === 'record' || argv.fallback === 'upstream'),
       '',

@@ -19,7 +19,7 @@ function word(text: string, secrets: readonly ShellSecret[]): string {
       const i = rest.indexOf(s.value);
       if (i >= 0 && (at < 0 || i < at)) [at, hit] = [i, s];
     }
-    if (!hit) return (out + quote(rest)) || "''";
+    if (!hit) return out + quote(rest) || "''";
     out += quote(rest.slice(0, at)) + (hit.variable ? `"$${hit.variable}"` : quote(REDACTED));
     rest = rest.slice(at + hit.value.length);
   }

@@ -75,8 +75,7 @@ export class Exchanges {
       this.sent++;
       if (result.status !== 429) return { ...result, label, request: spec, rateLimited: false, retries: attempt };
       const wait = retryAfterMs(result.headers);
-      if (attempt >= this.retry.maxRetries || wait === undefined || wait > this.retry.maxWaitMs)
-        return { ...result, label, request: spec, rateLimited: true, retries: attempt };
+      if (attempt >= this.retry.maxRetries || wait === undefined || wait > this.retry.maxWaitMs) return { ...result, label, request: spec, rateLimited: true, retries: attempt };
       await new Promise((r) => setTimeout(r, wait));
     }
   }

@@ -69,7 +69,10 @@ export class HttpClient {
   private readonly clientCert: boolean;
 
   /** `tls`: the run's trust, verification and client certificate (Node's defaults without). */
-  constructor(readonly limits: Limits, tls?: TlsSettings) {
+  constructor(
+    readonly limits: Limits,
+    tls?: TlsSettings,
+  ) {
     this.clientCert = !!tls?.connect.cert;
     const timeouts = {
       headersTimeout: limits.idleTimeoutMs,
@@ -230,12 +233,10 @@ function classify(e: unknown, deadlineHit: boolean, limits: Limits, clientCert: 
   const tls = tlsFailure(e, clientCert);
   if (tls) return { kind: 'tls', message: tls };
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'connect', message: `connect timed out after ${limits.connectTimeoutMs} ms` };
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH')
-    return { kind: 'connect', message: `cannot connect: ${code}` };
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return { kind: 'connect', message: `cannot connect: ${code}` };
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
     return { kind: 'timeout', message: `server silent for ${limits.idleTimeoutMs} ms (${code === 'UND_ERR_HEADERS_TIMEOUT' ? 'waiting for headers' : 'in the body'})` };
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
-    return { kind: 'reset', message: `connection closed or reset by the server (${code})` };
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { kind: 'reset', message: `connection closed or reset by the server (${code})` };
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_') || err?.name === 'HTTPParserError' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
     return { kind: 'protocol', message: `not a valid HTTP response: ${err.message ?? code}` };
   if (err?.name === 'AbortError') return { kind: 'deadline', message: 'aborted' };

@@ -49,7 +49,6 @@ export interface RunOptions {
   onStart?: (progress: Progress) => void;
 }
 
-
 export interface RunOutcome {
   results: CheckResult[];
   requestsSent: number;
@@ -281,7 +280,11 @@ async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResu
 }
 
 /** `2.1, 2.2` as its items; a section of another document keeps its prefix (`catalog 2.4`). */
-export const sectionsOf = (section: string) => section.split(',').map((s) => s.trim()).filter(Boolean);
+export const sectionsOf = (section: string) =>
+  section
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
  * and the messages and evidence of the paths that gave that outcome. */

@@ -215,8 +215,7 @@ export function parseSse(input: Uint8Array | string): SseParse {
   const len = src.length;
   const events: SseEvent[] = [];
   const findings: SseFinding[] = [];
-  const report = (kind: SseFindingKind, offset: number, end: number) =>
-    findings.push({ kind, offset, excerpt: excerpt(src.text(offset, Math.min(end, offset + EXCERPT_WINDOW))) });
+  const report = (kind: SseFindingKind, offset: number, end: number) => findings.push({ kind, offset, excerpt: excerpt(src.text(offset, Math.min(end, offset + EXCERPT_WINDOW))) });
 
   let pos = 0;
   if (typeof raw === 'string' ? raw.charCodeAt(0) === 0xfeff : raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) {

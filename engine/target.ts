@@ -28,7 +28,5 @@ export function normalizeBaseUrl(url: string): string {
 
 /** A base URL that already ends in /v1 would give /v1/v1/... paths. */
 export function baseUrlWarning(url: string): string | undefined {
-  return /\/v1\/?$/.test(url)
-    ? `the base URL ends in /v1, and the kit appends /v1/... itself: did you mean ${url.replace(/\/v1\/?$/, '')}?`
-    : undefined;
+  return /\/v1\/?$/.test(url) ? `the base URL ends in /v1, and the kit appends /v1/... itself: did you mean ${url.replace(/\/v1\/?$/, '')}?` : undefined;
 }

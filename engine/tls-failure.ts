@@ -62,11 +62,15 @@ export function tlsFailure(e: unknown, clientCert = false): string | undefined {
     return said(`the server's certificate is not for ${err.host ?? 'this host'}${names ? ` (it names ${names})` : ''}`, 'use a name the certificate holds, or skip verification with --insecure');
   }
   if (NOT_TLS.has(code)) return said('the server does not answer in TLS (a plain-HTTP port?)', 'use http:// if it serves plain HTTP');
-  if (CLIENT_CERT_ALERTS.has(code))
-    return said(clientCert ? 'the server refused the client certificate' : 'the server asks for a client certificate', CLIENT_CERT);
+  if (CLIENT_CERT_ALERTS.has(code)) return said(clientCert ? 'the server refused the client certificate' : 'the server asks for a client certificate', CLIENT_CERT);
   if (code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE')
-    return said('the server refused the TLS handshake', clientCert ? 'it may not accept the client certificate or any TLS version or cipher Node.js offers' : `it may want a client certificate (${CLIENT_CERT}) or a TLS version or cipher Node.js does not offer`);
-  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return said(`the TLS handshake failed: ${firstLine(err.message ?? code)}`, 'see the server\'s TLS configuration');
+    return said(
+      'the server refused the TLS handshake',
+      clientCert
+        ? 'it may not accept the client certificate or any TLS version or cipher Node.js offers'
+        : `it may want a client certificate (${CLIENT_CERT}) or a TLS version or cipher Node.js does not offer`,
+    );
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return said(`the TLS handshake failed: ${firstLine(err.message ?? code)}`, "see the server's TLS configuration");
   return undefined;
 }
 

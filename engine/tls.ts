@@ -61,11 +61,12 @@ function defaultCas(): string[] {
   const extra = process.env.NODE_EXTRA_CA_CERTS;
   let extraCas: string[] = [];
   // Node itself only warns about an unreadable NODE_EXTRA_CA_CERTS; so does leaving it out here.
-  if (extra) try {
-    extraCas = readFileSync(extra, 'utf8').match(CERTIFICATE) ?? [];
-  } catch {
-    extraCas = [];
-  }
+  if (extra)
+    try {
+      extraCas = readFileSync(extra, 'utf8').match(CERTIFICATE) ?? [];
+    } catch {
+      extraCas = [];
+    }
   return [...tls.rootCertificates, ...extraCas];
 }
 

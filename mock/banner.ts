@@ -15,9 +15,19 @@ export function banner(url: string, config: MockConfig, from: { file?: string; f
   return [
     `mock listening on ${url} (base URL and site URL)`,
     // Said when the caller says whether it serves one (the CLI does).
-    ...(from.dashboard === undefined ? [] : [from.dashboard ? `dashboard: ${url}/__mock/ (every request as it arrives; faults, content and pace switched live)` : 'dashboard: off (--no-dashboard); the live control stays at /__mock/control']),
+    ...(from.dashboard === undefined
+      ? []
+      : [
+          from.dashboard
+            ? `dashboard: ${url}/__mock/ (every request as it arrives; faults, content and pace switched live)`
+            : 'dashboard: off (--no-dashboard); the live control stays at /__mock/control',
+        ]),
     ...boundaryLines(boundaryOf(c), from.host ?? '127.0.0.1'),
-    ...(from.tls ? [`TLS: certificate ${from.tls.cert}${from.tls.clientCa ? `; client certificates required, signed by a CA of ${from.tls.clientCa}` : ''} (a client that does not trust its CA: conformance run --ca-cert FILE)`] : []),
+    ...(from.tls
+      ? [
+          `TLS: certificate ${from.tls.cert}${from.tls.clientCa ? `; client certificates required, signed by a CA of ${from.tls.clientCa}` : ''} (a client that does not trust its CA: conformance run --ca-cert FILE)`,
+        ]
+      : []),
     `configuration: ${from.file ?? 'built-in'}; ${c.models.length} models, ${c.scenarios?.length ?? 0} scenarios${c.strict_scenarios ? ' (strict)' : ''}`,
     `faults on every request: ${faults.length ? faults.map((f) => `"${f}"`).join(', ') : 'none'}`,
     ...(random ? [`faults at random, on ${Math.round(random.rate * 100)}% of chat requests: ${random.pool.map((f) => `"${typeof f === 'string' ? f : f.name}"`).join(', ')}`] : []),
@@ -38,7 +48,13 @@ export function boundaryLines(b: Boundary, host: string, upstreamKey = false): s
   return [
     `origins allowed: loopback (http(s)://localhost, *.localhost, 127.0.0.0/8, [::1], any port)${named.length ? `, ${named.join(', ')}` : ''}${any ? ', and any page (*) on the API routes' : ''}; more with --allow-origin ORIGIN`,
     `hosts allowed: IP addresses, localhost, *.localhost${b.hosts.length ? `, ${b.hosts.join(', ')}` : ''}; more with --allowed-host NAME`,
-    ...(any ? [`warning: origin * is allowed: any web page open in a browser here can call the mock${upstreamKey ? ', spend the upstream key' : ''} and read the answers (the /__mock/ routes stay with the origins named)`] : []),
-    ...(isLoopbackAddress(host) ? [] : [`warning: listening on ${host}, reachable from the network: anyone who can reach this machine can call the mock${upstreamKey ? ' and spend the upstream key' : ''}`]),
+    ...(any
+      ? [
+          `warning: origin * is allowed: any web page open in a browser here can call the mock${upstreamKey ? ', spend the upstream key' : ''} and read the answers (the /__mock/ routes stay with the origins named)`,
+        ]
+      : []),
+    ...(isLoopbackAddress(host)
+      ? []
+      : [`warning: listening on ${host}, reachable from the network: anyone who can reach this machine can call the mock${upstreamKey ? ' and spend the upstream key' : ''}`]),
   ];
 }

@@ -184,7 +184,10 @@ export function boundaryGuard(boundary: Boundary, scheme: 'http' | 'https'): Gua
       );
     // Subresources (<img>, <script>, <link>) of another site's page carry no Origin; browsers say so here.
     if (origin === undefined && one(req.headers['sec-fetch-site']) === 'cross-site' && one(req.headers['sec-fetch-mode']) === 'no-cors')
-      return refuse('A page of another site asked for this without CORS (Sec-Fetch-Mode: no-cors, as an <img>, <script> or <link> does): the mock answers only pages of allowed origins, through fetch or XMLHttpRequest.', 'cross_site_request');
+      return refuse(
+        'A page of another site asked for this without CORS (Sec-Fetch-Mode: no-cors, as an <img>, <script> or <link> does): the mock answers only pages of allowed origins, through fetch or XMLHttpRequest.',
+        'cross_site_request',
+      );
     if (own && formSendable(req.method, req.headers))
       return refuse(`A write to ${MOCK_ROUTES}/ needs a JSON body (content-type: application/json) or an x-mock- header, which a plain HTML form cannot send.`, 'form_write_refused');
     return undefined;

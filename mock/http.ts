@@ -47,13 +47,15 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
     if (dashboard && req.url?.startsWith('/__mock') && dashboard(req, res)) return;
     // While a dashboard page listens, each answer is timed from here.
     const t0 = live?.listening ? performance.now() : 0;
-    readBody(req, (body) => {
-      let reply = body === undefined
-        ? tooLarge()
-        : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
-      if (live?.listening) reply = live.follow(reply, req.headers, res, t0 || performance.now());
-      writeReply(res, reply);
-    }, () => res.destroy());
+    readBody(
+      req,
+      (body) => {
+        let reply = body === undefined ? tooLarge() : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
+        if (live?.listening) reply = live.follow(reply, req.headers, res, t0 || performance.now());
+        writeReply(res, reply);
+      },
+      () => res.destroy(),
+    );
   };
   const server = serverFor(handler, opts.tls);
   const listening = await listen(server, opts.port, opts.host, scheme);

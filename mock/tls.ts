@@ -16,7 +16,10 @@ export interface MockTls {
 /** The files of `conformance mock --tls-cert --tls-key [--tls-client-ca]`, or undefined without them. */
 export function serverTls(files: { cert?: string; key?: string; clientCa?: string }): MockTls | undefined {
   if (!files.cert && !files.key && !files.clientCa) return undefined;
-  if (!files.cert || !files.key) throw new Error(`serving https takes both --tls-cert FILE and --tls-key FILE (got only ${files.cert ? `--tls-cert ${files.cert}` : files.key ? `--tls-key ${files.key}` : `--tls-client-ca ${files.clientCa}`})`);
+  if (!files.cert || !files.key)
+    throw new Error(
+      `serving https takes both --tls-cert FILE and --tls-key FILE (got only ${files.cert ? `--tls-cert ${files.cert}` : files.key ? `--tls-key ${files.key}` : `--tls-client-ca ${files.clientCa}`})`,
+    );
   const tls: MockTls = {
     cert: pem('--tls-cert', files.cert, 'CERTIFICATE'),
     key: pem('--tls-key', files.key, 'PRIVATE KEY'),

@@ -25,7 +25,11 @@ export interface StaleEntry extends BaselineEntry {
   why: string;
 }
 
-const parts = (label: string) => label.split(',').map((p) => p.trim()).filter(Boolean);
+const parts = (label: string) =>
+  label
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
 
 /** Whether the entry covers a path of its check (every path, when it names none). */
 function covers(e: BaselineEntry, p: PathResult | undefined): boolean {
@@ -77,7 +81,9 @@ export function baselineOf(results: CheckResult[], old?: Baseline): Baseline {
 }
 
 export function writeBaseline(file: string, baseline: Baseline): void {
-  const text = file.endsWith('.json') ? `${JSON.stringify(baseline, null, 2)}\n` : `# Expected failures (conformance run --expected-failures); a listed check that passes again fails the run.\n${stringify(baseline)}`;
+  const text = file.endsWith('.json')
+    ? `${JSON.stringify(baseline, null, 2)}\n`
+    : `# Expected failures (conformance run --expected-failures); a listed check that passes again fails the run.\n${stringify(baseline)}`;
   try {
     writeFileSync(file, text);
   } catch (e) {

@@ -19,6 +19,8 @@ export function renderGithub(report: RunReport): string {
   const lines = report.results.flatMap((r) => (failsRun(r, report.options) ? [annotation('error', r)] : r.outcome === 'fail' && r.level !== 'info' ? [annotation('warning', r)] : []));
   for (const e of report.baseline?.stale ?? []) lines.push(`::error title=${property(`stale baseline entry: ${e.check}`)}::${data(`${e.why} (${report.baseline!.file}: ${e.reason})`)}`);
   if (report.stopped) lines.push(`::warning title=${property('run stopped before the end')}::${data(report.stopped)}`);
-  lines.push(`::notice title=${property(`${report.tool.name}: ${report.exitCode === 0 ? 'passed' : 'failed'}`)}::${data(`${report.results.length} checks against ${report.target.baseUrl}; exit code ${report.exitCode}`)}`);
+  lines.push(
+    `::notice title=${property(`${report.tool.name}: ${report.exitCode === 0 ? 'passed' : 'failed'}`)}::${data(`${report.results.length} checks against ${report.target.baseUrl}; exit code ${report.exitCode}`)}`,
+  );
   return `${lines.join('\n')}\n`;
 }

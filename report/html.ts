@@ -34,10 +34,12 @@ function check(r: CheckResult, report: RunReport, under: Map<string, CheckResult
   // A check blocked by a failure points there; the failure lists what it blocked.
   const body = onlyBlocked(r, under)
     ? `<p class="blocked">blocked by ${r.blockedBy!.map((id) => `<a href="#${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')}</p>`
-    : (blocked.length ? `<p class="blocked">${esc(r.id)} failed; ${blocked.length} check(s) could not judge their rule without it: ${blocked.map((b) => `<code>${esc(b.id)}</code>`).join(', ')}</p>` : '') +
+    : (blocked.length
+        ? `<p class="blocked">${esc(r.id)} failed; ${blocked.length} check(s) could not judge their rule without it: ${blocked.map((b) => `<code>${esc(b.id)}</code>`).join(', ')}</p>`
+        : '') +
       (paths.length
-    ? paths.map((p) => `<div class="path"><p><span class="label">[${esc(p.label)}]</span> ${esc(p.message ?? p.outcome)}</p>${p.evidence.map(evidence).join('')}</div>`).join('')
-    : `${r.message ? `<p>${esc(r.message)}</p>` : ''}${r.evidence.map(evidence).join('')}`);
+        ? paths.map((p) => `<div class="path"><p><span class="label">[${esc(p.label)}]</span> ${esc(p.message ?? p.outcome)}</p>${p.evidence.map(evidence).join('')}</div>`).join('')
+        : `${r.message ? `<p>${esc(r.message)}</p>` : ''}${r.evidence.map(evidence).join('')}`);
   const count = r.paths && r.paths.length > 1 ? `<span class="paths">${r.paths.length} paths</span>` : '';
   return `<section class="check ${v}" id="${esc(r.id)}" data-suite="${esc(r.suite)}" data-level="${r.level}" data-verdict="${v}">
 <h3><span class="badge ${v}">${LABEL[v]}</span> <code>${esc(r.id)}</code> <span class="level">${r.level}</span> <span class="section">§${esc(r.section)}</span> ${count}</h3>

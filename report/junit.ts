@@ -12,12 +12,7 @@ const ILLEGAL_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /** Escapes text content; drops characters XML 1.0 cannot carry at all. */
 function xmlText(s: string): string {
-  return s
-    .replace(ILLEGAL_XML, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\r/g, '&#13;');
+  return s.replace(ILLEGAL_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;');
 }
 
 /** Escapes an attribute value (double-quoted); keeps line breaks and tabs as references so
@@ -33,7 +28,6 @@ function seconds(ms: number): string {
 
 const REQUEST_BODY_MAX = 2000;
 const EXCERPT_MAX = 4000;
-
 
 function evidenceText(e: Evidence, i: number): string {
   const lines = [`--- evidence ${i + 1}${e.label ? `: ${e.label}` : ''}`];

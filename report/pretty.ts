@@ -12,12 +12,13 @@ const EXCERPT_MAX = 800;
  * hostile body cannot inject escapes), DEL/C1, bidi overrides, noncharacters U+FFFE/U+FFFF
  * and lone surrogates become visible `\xNN` / `\uNNNN`; tab and line feed stay. */
 function safe(s: string): string {
-  return s.replace(/\r\n/g, '\n').replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return s
+    .replace(/\r\n/g, '\n')
+    .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => {
+      const code = c.charCodeAt(0);
+      return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    });
 }
-
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
  * section; an empty section last of all. */
@@ -98,7 +99,14 @@ function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string)
 function pathCounts(r: CheckResult): string {
   const paths = r.paths ?? [];
   const by = (o: Outcome) => paths.filter((p) => p.outcome === o).length;
-  const parts = [['passed', by('pass')], ['failed', by('fail')], ['not tested', by('not-tested')], ['skipped', by('skip')]].filter(([, n]) => n).map(([w, n]) => `${n} ${w}`);
+  const parts = [
+    ['passed', by('pass')],
+    ['failed', by('fail')],
+    ['not tested', by('not-tested')],
+    ['skipped', by('skip')],
+  ]
+    .filter(([, n]) => n)
+    .map(([w, n]) => `${n} ${w}`);
   return paths.length > 1 ? `${paths.length} paths${parts.length > 1 ? `: ${parts.join(', ')}` : ''}` : '';
 }
 
@@ -133,7 +141,10 @@ function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckR
     lines.push(`${ind}${c.gray(`skipped: ${msg}`)}`);
   }
   const blocked = r.outcome === 'fail' ? (under.get(r.id) ?? []) : [];
-  if (blocked.length) lines.push(`${ind}${c.yellow(`${safe(r.id)} failed; ${blocked.length} check${blocked.length === 1 ? '' : 's'} could not judge ${blocked.length === 1 ? 'its rule' : 'their rules'} without it:`)} ${blocked.map((b) => safe(b.id)).join(', ')}`);
+  if (blocked.length)
+    lines.push(
+      `${ind}${c.yellow(`${safe(r.id)} failed; ${blocked.length} check${blocked.length === 1 ? '' : 's'} could not judge ${blocked.length === 1 ? 'its rule' : 'their rules'} without it:`)} ${blocked.map((b) => safe(b.id)).join(', ')}`,
+    );
   for (const n of r.notes ?? []) lines.push(`${ind}${c.yellow('note:')} ${safe(n)}`);
   return lines;
 }
@@ -147,11 +158,7 @@ function sectionHeading(section: string): string {
 const LEVELS: Level[] = ['must', 'should', 'info'];
 
 function countLine(level: Level, counts: Record<Outcome, number>, c: ChalkInstance): string {
-  const parts = [
-    `${counts.pass} passed`,
-    counts.fail ? c.red(`${counts.fail} failed`) : '0 failed',
-    counts['not-tested'] ? c.yellow(`${counts['not-tested']} not tested`) : '0 not tested',
-  ];
+  const parts = [`${counts.pass} passed`, counts.fail ? c.red(`${counts.fail} failed`) : '0 failed', counts['not-tested'] ? c.yellow(`${counts['not-tested']} not tested`) : '0 not tested'];
   if (counts.skip) parts.push(`${counts.skip} skipped`);
   return `${level}: ${parts.join(', ')}`;
 }
@@ -161,9 +168,12 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   const out: string[] = [];
   const mock = report.target.embeddedMock ? ' (embedded mock)' : '';
   const tls = tlsNote(report);
-  out.push(`${c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`)} → ${safe(report.target.baseUrl)}${mock}${tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''}`);
-  out.push(c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` +
-    (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')));
+  out.push(
+    `${c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`)} → ${safe(report.target.baseUrl)}${mock}${tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''}`,
+  );
+  out.push(
+    c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` + (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')),
+  );
   if (report.stopped) out.push(c.yellow(`stopped before the end: ${safe(report.stopped)}; what had not finished is not tested`));
 
   // Grouped by the first section a check names; the others are shown on its line.
@@ -186,7 +196,9 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     out.push('', c.bold('Failed'));
     for (const r of failed) {
       const blocked = under.get(r.id)?.length;
-      out.push(`  ${c.red('FAILED')} ${safe(r.id)} ${TAG[r.level]} §${safe(r.section)}${r.expected ? c.yellow(' (expected)') : ''}: ${safe(reasonPhrase(r))}${blocked ? c.gray(` (+${blocked} blocked)`) : ''}`);
+      out.push(
+        `  ${c.red('FAILED')} ${safe(r.id)} ${TAG[r.level]} §${safe(r.section)}${r.expected ? c.yellow(' (expected)') : ''}: ${safe(reasonPhrase(r))}${blocked ? c.gray(` (+${blocked} blocked)`) : ''}`,
+      );
     }
   }
 
@@ -200,7 +212,9 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   if (report.baseline) {
     const b = report.baseline;
     out.push('', c.bold('Baseline'));
-    out.push(`  ${safe(b.file)}${b.updated ? ' (written from this run)' : ''}: ${b.expected} expected failure${b.expected === 1 ? '' : 's'}, ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}`);
+    out.push(
+      `  ${safe(b.file)}${b.updated ? ' (written from this run)' : ''}: ${b.expected} expected failure${b.expected === 1 ? '' : 's'}, ${b.stale.length} stale entr${b.stale.length === 1 ? 'y' : 'ies'}`,
+    );
     for (const e of b.stale) out.push(`  ${c.red('stale:')} ${safe(e.why)} (${safe(e.reason)})`);
   }
 

@@ -9,8 +9,7 @@ const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Arr
 /** Every pricing array of a model document, with where it stands. */
 function pricingArrays(doc: Json, at: string): [string, Json[]][] {
   const out: [string, Json[]][] = [[`${at}.pricing`, objects(doc.pricing)]];
-  for (const key of ['input_modalities', 'output_modalities'])
-    objects(doc[key]).forEach((m, i) => out.push([`${at}.${key}[${i}].pricing`, objects(m.pricing)]));
+  for (const key of ['input_modalities', 'output_modalities']) objects(doc[key]).forEach((m, i) => out.push([`${at}.${key}[${i}].pricing`, objects(m.pricing)]));
   return out;
 }
 
@@ -59,9 +58,7 @@ function descriptors(doc: Json, at: string): [string, Json][] {
 
 /** A descriptor's min is not above its max. */
 function minNotAboveMax(doc: Json, at: string): string[] {
-  return descriptors(doc, at).flatMap(([where, d]) =>
-    typeof d.min === 'number' && typeof d.max === 'number' && d.min > d.max ? [`${where}: min ${d.min} is above max ${d.max}`] : [],
-  );
+  return descriptors(doc, at).flatMap(([where, d]) => (typeof d.min === 'number' && typeof d.max === 'number' && d.min > d.max ? [`${where}: min ${d.min} is above max ${d.max}`] : []));
 }
 
 const RULES = [utcWindows, uniquePricing, minNotAboveMax];

@@ -61,7 +61,11 @@ export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`
   const leaves = errors.filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword) || errors.length === 1);
   const out = new Map<string, { path: (string | number)[]; message: string }>();
   for (const e of leaves.length ? leaves : errors) {
-    const path: (string | number)[] = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    const path: (string | number)[] = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     const params = e.params as Record<string, unknown>;
     let message: string;
     if (e.keyword === 'required') {
@@ -74,7 +78,8 @@ export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`
     else if (e.keyword === 'const') message = `expected ${JSON.stringify(params.allowedValue)}`;
     else if (e.keyword === 'type') message = `expected ${String(params.type).replace(',', ' or ')}, found ${JSON.stringify(e.data)}`;
     else if (e.keyword === 'pattern') message = `expected text matching ${String(params.pattern)}, found ${JSON.stringify(e.data)}`;
-    else if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].includes(e.keyword)) message = `expected a number ${String(params.comparison)} ${String(params.limit)}, found ${JSON.stringify(e.data)}`;
+    else if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].includes(e.keyword))
+      message = `expected a number ${String(params.comparison)} ${String(params.limit)}, found ${JSON.stringify(e.data)}`;
     else message = `expected a value that ${e.message}`;
     out.set(`${path.join('/')}|${message}`, { path, message });
   }
@@ -87,9 +92,14 @@ export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 1
     .filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword) || (errors?.length ?? 0) === 1)
     .map((e) => {
       const section = (e.parentSchema as Record<string, unknown> | undefined)?.['x-section'];
-      const detail = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')})`
-        : e.keyword === 'const' ? ` (${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)})`
-        : e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : '';
+      const detail =
+        e.keyword === 'enum'
+          ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')})`
+          : e.keyword === 'const'
+            ? ` (${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)})`
+            : e.keyword === 'additionalProperties'
+              ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
+              : '';
       return `${e.instancePath || '/'}: ${e.message}${detail}${section ? ` [${section}]` : ''}`;
     });
   const unique = [...new Set(lines)];

@@ -119,7 +119,9 @@ function usageProblems(usage: unknown, where: string): { usage?: string; details
   const counts = (['prompt_tokens', 'completion_tokens', 'total_tokens'] as const).filter((k) => !JSON_PARTS.count(usage[k]).ok).map((k) => `${where}.${k} is ${show(usage[k])}, not an integer`);
   const details = [
     ...(JSON_PARTS.promptDetails(usage.prompt_tokens_details).ok ? [] : [`${where}.prompt_tokens_details is ${show(usage.prompt_tokens_details)}, not an object with an integer cached_tokens`]),
-    ...(JSON_PARTS.completionDetails(usage.completion_tokens_details).ok ? [] : [`${where}.completion_tokens_details is ${show(usage.completion_tokens_details)}, not an object with an integer reasoning_tokens`]),
+    ...(JSON_PARTS.completionDetails(usage.completion_tokens_details).ok
+      ? []
+      : [`${where}.completion_tokens_details is ${show(usage.completion_tokens_details)}, not an object with an integer reasoning_tokens`]),
   ];
   return { usage: first(counts), details: first(details) };
 }
@@ -153,15 +155,25 @@ function readJson(ex: Exchange, empty: Answer): Answer {
   broken.role = first(messages.flatMap((m, i) => (JSON_PARTS.role(m.role).ok ? [] : [`choices[${i}].message.role is ${show(m.role)}, not "assistant"`])));
   broken.content = first(
     messages.flatMap((m, i) => [
-      ...(JSON_PARTS.content(m.content).ok ? [] : [`choices[${i}].message.content is ${show(m.content)}, not a string${Array.isArray(m.tool_calls) && m.tool_calls.length ? ' (beside tool_calls)' : ''}`]),
+      ...(JSON_PARTS.content(m.content).ok
+        ? []
+        : [`choices[${i}].message.content is ${show(m.content)}, not a string${Array.isArray(m.tool_calls) && m.tool_calls.length ? ' (beside tool_calls)' : ''}`]),
       ...(JSON_PARTS.refusal(m.refusal).ok ? [] : [`choices[${i}].message.refusal is ${show(m.refusal)}, not a string or null`]),
     ]),
   );
-  broken.finish_reason = first(objects.flatMap((c, i) => (JSON_PARTS.finishReason(c.finish_reason).ok ? [] : [`choices[${i}].finish_reason is ${show(c.finish_reason)}, not one of stop, length, tool_calls, content_filter`])));
+  broken.finish_reason = first(
+    objects.flatMap((c, i) => (JSON_PARTS.finishReason(c.finish_reason).ok ? [] : [`choices[${i}].finish_reason is ${show(c.finish_reason)}, not one of stop, length, tool_calls, content_filter`])),
+  );
   const u = usageProblems(body.usage, 'usage');
   broken.usage = u.usage;
   broken['usage-details'] = u.details;
-  broken['tool-calls'] = first(messages.flatMap((m, i) => (JSON_PARTS.toolCalls(m.tool_calls).ok ? [] : [`choices[${i}].message.tool_calls is not a list of calls with id, type "function", function.name and function.arguments as a string: ${show(m.tool_calls)}`])));
+  broken['tool-calls'] = first(
+    messages.flatMap((m, i) =>
+      JSON_PARTS.toolCalls(m.tool_calls).ok
+        ? []
+        : [`choices[${i}].message.tool_calls is not a list of calls with id, type "function", function.name and function.arguments as a string: ${show(m.tool_calls)}`],
+    ),
+  );
   const message = messages[0] ?? {};
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
   return {
@@ -185,8 +197,15 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   const broken: Answer['broken'] = {};
   const cut = cutShort(ex);
   if (cut) broken.complete = cut;
-  if (!read.sse.events.length) return { ...empty, read, broken: { events: `no server-sent event was dispatched (${ex.body.length ? `${ex.body.length} bytes, content-type ${ex.headers['content-type'] ?? 'none'}` : 'the body is empty'})` } };
-  broken['chunk-json'] = first(read.payloads.filter((p) => p.data !== '[DONE]' && !isObject(p.json)).map((p) => `event ${p.at} is ${p.error !== undefined ? `not JSON (${p.error})` : `JSON but not an object: ${show(p.json)}`}`));
+  if (!read.sse.events.length)
+    return {
+      ...empty,
+      read,
+      broken: { events: `no server-sent event was dispatched (${ex.body.length ? `${ex.body.length} bytes, content-type ${ex.headers['content-type'] ?? 'none'}` : 'the body is empty'})` },
+    };
+  broken['chunk-json'] = first(
+    read.payloads.filter((p) => p.data !== '[DONE]' && !isObject(p.json)).map((p) => `event ${p.at} is ${p.error !== undefined ? `not JSON (${p.error})` : `JSON but not an object: ${show(p.json)}`}`),
+  );
   const envelope: string[] = [];
   const object: string[] = [];
   const index: string[] = [];
@@ -300,7 +319,11 @@ export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readabl
 
 /** An owner's verdict on its part of an answer, once the parts it needs first are sound. */
 export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: RequestOwners): Verdict {
-  const before = blockedOn(a, first.filter((p) => p !== part), served);
+  const before = blockedOn(
+    a,
+    first.filter((p) => p !== part),
+    served,
+  );
   if (before) return before;
   if (part === 'served' && a.broken.served) return fail(a.broken.served);
   const why = a.broken[part];
@@ -321,7 +344,13 @@ export interface Asked extends RequestOwners {
 /** The answer to a request the document allows, with the parts the rule reads sound, or the verdict
  * that ends the check: its own request not served fails it; a broken part it reads leaves it
  * not-tested, blocked by the part's owner. */
-export async function answerTo(ctx: CheckContext, ex: Exchange, path: ApiPath, reads: readonly Part[], asked: Asked): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
+export async function answerTo(
+  ctx: CheckContext,
+  ex: Exchange,
+  path: ApiPath,
+  reads: readonly Part[],
+  asked: Asked,
+): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const a = readAnswer(ex, !!path.stream);
   const unserved = a.broken.served;
   if (unserved !== undefined) {

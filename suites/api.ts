@@ -216,7 +216,6 @@ export const sayOk = (model: string): ChatBody => ({ model, messages: [{ role: '
 
 // --- Response reading -------------------------------------------------------------------------
 
-
 /** Why a body is not whole: cut at the cap, cut by a timeout or a reset; undefined when it is whole. */
 export function cutShort(ex: Exchange): string | undefined {
   if (ex.complete && !ex.error) return undefined;
@@ -263,9 +262,7 @@ export function readStream(ex: Exchange): StreamRead {
       return { at, data: e.data, error: (err as Error).message };
     }
   });
-  const chunks = payloads
-    .filter((p) => p.json !== null && typeof p.json === 'object' && !Array.isArray(p.json))
-    .map((p) => ({ at: p.at, chunk: p.json as Record<string, unknown> }));
+  const chunks = payloads.filter((p) => p.json !== null && typeof p.json === 'object' && !Array.isArray(p.json)).map((p) => ({ at: p.at, chunk: p.json as Record<string, unknown> }));
   const done = payloads.find((p) => p.data === DONE_MARKER);
   return { sse, payloads, chunks, doneAt: done?.at };
 }
@@ -278,8 +275,7 @@ export type ApiCheck = import('../engine/check.js').Check<CheckContext, ApiPath>
 
 /** The end of an audit line that a factory builds: the mock faults that show its request telling a
  * rule-breaking server apart ("shown by faults a, b and c"). */
-export const shownBy = (faults: readonly string[]) =>
-  `shown by fault${faults.length > 1 ? 's' : ''} ${faults.length > 1 ? `${faults.slice(0, -1).join(', ')} and ${faults.at(-1)}` : faults[0]}`;
+export const shownBy = (faults: readonly string[]) => `shown by fault${faults.length > 1 ? 's' : ''} ${faults.length > 1 ? `${faults.slice(0, -1).join(', ')} and ${faults.at(-1)}` : faults[0]}`;
 
 /** A check as a suite file writes it: its suite is the first part of its id, filled in by inSuite. */
 export type CheckDef = Omit<ApiCheck, 'suite'> & { suite?: string };

@@ -32,7 +32,10 @@ const NEAR_MISSES: Record<string, { label: string; make(key: string): string | u
   'last-char': { label: 'the key with its last character changed', make: (k) => k.slice(0, -1) + other(k.at(-1)!) },
   'extra-char': { label: 'the key with one character added', make: (k) => `${k}${other(k.at(-1)!)}` },
   'missing-char': { label: 'the key without its last character', make: (k) => (k.length > 1 ? k.slice(0, -1) : undefined) },
-  'shared-prefix': { label: "the key's first half followed by other characters", make: (k) => (k.length > 3 ? k.slice(0, Math.ceil(k.length / 2)) + [...k.slice(Math.ceil(k.length / 2))].map(other).join('') : undefined) },
+  'shared-prefix': {
+    label: "the key's first half followed by other characters",
+    make: (k) => (k.length > 3 ? k.slice(0, Math.ceil(k.length / 2)) + [...k.slice(Math.ceil(k.length / 2))].map(other).join('') : undefined),
+  },
 };
 
 /** Credentials that are not `Bearer <API_KEY>`, each carrying the key in some other way. */
@@ -102,7 +105,9 @@ async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise
   if (!model) return { body: sayOk(PLACEHOLDER_MODEL), notes: [`no model is listed; the chat requests named "${PLACEHOLDER_MODEL}"`] };
   // Served is all a control asks: a broken field of its answer is its owner's, and must not hide a refusal.
   const unserved = await controlUnserved(ctx, path, model);
-  return unserved === undefined ? { body: sayOk(model), notes: [] } : { problem: `with the primary key, the same request was not served (${unserved}): a refusal without it proves nothing`, notes: [] };
+  return unserved === undefined
+    ? { body: sayOk(model), notes: [] }
+    : { problem: `with the primary key, the same request was not served (${unserved}): a refusal without it proves nothing`, notes: [] };
 }
 
 function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential, body: ReturnType<typeof sayOk> | undefined): Promise<Exchange> {
@@ -118,7 +123,9 @@ const chatPaths = (kind: Kind): Record<string, readonly AxisPoint[]> => (kind ==
 const STREAMED_FORM: Partial<Record<Kind, string>> = { malformed: 'token', 'wrong-key': 'case' };
 
 /** The forms of a kind on a path: all of them, or streamed, the one of STREAMED_FORM. */
-const formsOn = (kind: Kind, forms: AxisPoint[]): Axis<CheckContext> => async (_ctx, path) => ({ points: path.stream ? forms.filter((f) => f.value === STREAMED_FORM[kind]) : forms });
+const formsOn =
+  (kind: Kind, forms: AxisPoint[]): Axis<CheckContext> =>
+  async (_ctx, path) => ({ points: path.stream ? forms.filter((f) => f.value === STREAMED_FORM[kind]) : forms });
 
 /** The request each route's refusals repeat, once it was served with the key. */
 const CONTROL: Record<Operation, string> = { chat: '"Say OK." to the first model under test', models: 'GET /v1/models' };
@@ -181,10 +188,26 @@ function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
 
 export const chatMissing = refusedCheck('chat', 'missing', 'A chat completion without an Authorization header is refused');
 export const modelsMissing = refusedCheck('models', 'missing', 'The model list without an Authorization header is refused');
-export const chatMalformed = refusedCheck('chat', 'malformed', 'A chat completion whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, ApiKey, Key, a bare "Bearer", the header twice) is refused');
-export const modelsMalformed = refusedCheck('models', 'malformed', 'The model list whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, ApiKey, Key, a bare "Bearer", the header twice) is refused');
-export const chatKeyElsewhere = refusedCheck('chat', 'key-elsewhere', 'A chat completion with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused');
-export const modelsKeyElsewhere = refusedCheck('models', 'key-elsewhere', 'The model list with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused');
+export const chatMalformed = refusedCheck(
+  'chat',
+  'malformed',
+  'A chat completion whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, ApiKey, Key, a bare "Bearer", the header twice) is refused',
+);
+export const modelsMalformed = refusedCheck(
+  'models',
+  'malformed',
+  'The model list whose Authorization is not Bearer <API_KEY> (no scheme, Basic, Token, ApiKey, Key, a bare "Bearer", the header twice) is refused',
+);
+export const chatKeyElsewhere = refusedCheck(
+  'chat',
+  'key-elsewhere',
+  'A chat completion with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused',
+);
+export const modelsKeyElsewhere = refusedCheck(
+  'models',
+  'key-elsewhere',
+  'The model list with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused',
+);
 export const chatWrongKey = refusedCheck('chat', 'wrong-key', 'A chat completion with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');
 export const modelsWrongKey = refusedCheck('models', 'wrong-key', 'The model list with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');
 
@@ -199,7 +222,12 @@ async function refusals(ctx: CheckContext): Promise<{ refusals: Refusal[]; probl
   const out: Refusal[] = [];
   const problems: string[] = [];
   const tried: { op: Operation; path: ApiPath; cred?: Credential }[] = [];
-  for (const [kind, forms] of [['missing', ['']], ['malformed', Object.keys(MALFORMED)], ['wrong-key', Object.keys(NEAR_MISSES)], ['key-elsewhere', Object.keys(ELSEWHERE)]] as const)
+  for (const [kind, forms] of [
+    ['missing', ['']],
+    ['malformed', Object.keys(MALFORMED)],
+    ['wrong-key', Object.keys(NEAR_MISSES)],
+    ['key-elsewhere', Object.keys(ELSEWHERE)],
+  ] as const)
     for (const form of forms) {
       const cred = credential(ctx, kind, form || undefined);
       const streamedToo = kind === 'missing' || form === STREAMED_FORM[kind];
@@ -253,7 +281,8 @@ export const noEcho: CheckDef = {
   title: 'A refusal does not repeat the key that was sent, in its body or its headers',
   section: '5',
   level: 'should',
-  audit: 'Searches the raw body and headers of every refusal for the key, near miss or Basic password it was sent: a server that repeats it ("Incorrect API key provided: sk-...") fails; shown by faults auth-key-echoed, auth-basic-password-echoed and auth-basic-echoed-in-header.',
+  audit:
+    'Searches the raw body and headers of every refusal for the key, near miss or Basic password it was sent: a server that repeats it ("Incorrect API key provided: sk-...") fails; shown by faults auth-key-echoed, auth-basic-password-echoed and auth-basic-echoed-in-header.',
   convention: 'The document is silent; echoing a credential puts it in logs and error trackers, which every provider avoids.',
   run: (ctx) =>
     onEachRefusal(ctx, (r) => {
@@ -261,7 +290,9 @@ export const noEcho: CheckDef = {
       const secrets = r.cred.secrets.filter((s) => s.length >= MIN_ECHO_KEY);
       const where = [
         ...(secrets.some((s) => containsKey(r.ex.body, s)) ? ['its body'] : []),
-        ...Object.entries(r.ex.headers).filter(([, v]) => secrets.some((s) => containsKey(v, s))).map(([h]) => `header ${h}`),
+        ...Object.entries(r.ex.headers)
+          .filter(([, v]) => secrets.some((s) => containsKey(v, s)))
+          .map(([h]) => `header ${h}`),
       ];
       return where.length ? `${r.what}: the refusal repeats the key it was sent (in ${where.join(', ')})` : undefined;
     }),
@@ -272,7 +303,8 @@ export const keyScope: CheckDef = {
   title: "A key is refused a model that only another key's list holds",
   section: '5.2',
   level: 'must',
-  audit: 'With --second-api-key, asks each key, streamed and not, for a model only the other key lists, once that model was served to the key that lists it: a server that scopes the model list but not the chat completion (or only one path) serves it; shown by faults auth-key-scope-ignored and auth-key-scope-ignored-streamed.',
+  audit:
+    'With --second-api-key, asks each key, streamed and not, for a model only the other key lists, once that model was served to the key that lists it: a server that scopes the model list but not the chat completion (or only one path) serves it; shown by faults auth-key-scope-ignored and auth-key-scope-ignored-streamed.',
   paths: BOTH_WAYS,
   async run(ctx, path) {
     if (!ctx.target.secondApiKey) return notTested('needs --second-api-key');
@@ -308,7 +340,8 @@ export const catalogPublic: CheckDef = {
   title: 'GET {site_url}/models.json answers without any credentials',
   section: '5.3',
   level: 'must',
-  audit: 'GETs the catalog with no credential (not-tested when --header sends one with every request): a server that puts it behind auth, or answers 200 with no JSON document, fails; shown by faults auth-catalog-behind-auth and catalog-not-json.',
+  audit:
+    'GETs the catalog with no credential (not-tested when --header sends one with every request): a server that puts it behind auth, or answers 200 with no JSON document, fails; shown by faults auth-catalog-behind-auth and catalog-not-json.',
   async run(ctx) {
     if (Object.keys(ctx.target.headers).some((h) => CREDENTIAL_HEADER.test(h))) return notTested("--header sends credentials with every request, the catalog's too");
     const info = await catalog(ctx);
@@ -322,4 +355,18 @@ export const catalogPublic: CheckDef = {
   },
 };
 
-export const AUTH: ApiCheck[] = inSuite('auth', [chatMissing, modelsMissing, chatMalformed, modelsMalformed, chatKeyElsewhere, modelsKeyElsewhere, chatWrongKey, modelsWrongKey, status401, errorBody, noEcho, keyScope, catalogPublic]);
+export const AUTH: ApiCheck[] = inSuite('auth', [
+  chatMissing,
+  modelsMissing,
+  chatMalformed,
+  modelsMalformed,
+  chatKeyElsewhere,
+  modelsKeyElsewhere,
+  chatWrongKey,
+  modelsWrongKey,
+  status401,
+  errorBody,
+  noEcho,
+  keyScope,
+  catalogPublic,
+]);

@@ -73,7 +73,8 @@ export const available: CheckDef = {
   title: 'GET {site_url}/models.json, without authentication, answers a JSON document',
   section: '4.3',
   level: 'must',
-  audit: 'GETs {site_url}/models.json with no credential: a server that puts the catalog behind auth, or serves an HTML page for it, fails; shown by faults auth-catalog-behind-auth and catalog-not-json.',
+  audit:
+    'GETs {site_url}/models.json with no credential: a server that puts the catalog behind auth, or serves an HTML page for it, fails; shown by faults auth-catalog-behind-auth and catalog-not-json.',
   async run(ctx) {
     const got = await catalogDocument(ctx);
     return got.verdict ?? pass();
@@ -85,7 +86,7 @@ export const status200: CheckDef = {
   title: 'The catalog is served with status 200',
   section: '4.3',
   level: 'should',
-  audit: 'Reads the status of the catalog\'s GET: a server that serves it with another 2xx (203) fails; shown by fault catalog-status-203.',
+  audit: "Reads the status of the catalog's GET: a server that serves it with another 2xx (203) fails; shown by fault catalog-status-203.",
   convention: 'The document gives no status code; a successful GET of a document answers 200.',
   async run(ctx) {
     const info = await catalog(ctx);
@@ -109,7 +110,8 @@ export const schema: CheckDef = {
   title: `The catalog follows the provider-listing schema, version ${SCHEMA_VERSION}`,
   section: '2.5, 9.3',
   level: 'must',
-  audit: 'Validates the whole catalog against schema 2.4 and the rules the schema cannot state (a price type once per qualifiers, UTC windows, min <= max): a document of version 2.3, an unknown precision or an empty price window fails; shown by faults catalog-schema-version-2-3, catalog-quantization-unknown, catalog-utc-window-empty and catalog-min-above-max.',
+  audit:
+    'Validates the whole catalog against schema 2.4 and the rules the schema cannot state (a price type once per qualifiers, UTC windows, min <= max): a document of version 2.3, an unknown precision or an empty price window fails; shown by faults catalog-schema-version-2-3, catalog-quantization-unknown, catalog-utc-window-empty and catalog-min-above-max.',
   async run(ctx) {
     const got = await catalogDocument(ctx);
     if (got.verdict) return got.verdict;
@@ -141,10 +143,10 @@ export const coversModels: CheckDef = {
 
 export const pricing: CheckDef = {
   id: 'catalog.pricing',
-  title: 'Each model\'s entry carries its pricing (per-token prices in its modalities, per-request prices at its root)',
+  title: "Each model's entry carries its pricing (per-token prices in its modalities, per-request prices at its root)",
   section: '2.5',
   level: 'must',
-  audit: 'Reads each listed model\'s entry: an entry with no price in its root pricing nor in its modalities fails; shown by fault catalog-no-pricing.',
+  audit: "Reads each listed model's entry: an entry with no price in its root pricing nor in its modalities fails; shown by fault catalog-no-pricing.",
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       const prices = [entry.pricing, ...modalities(entry, 'input_modalities').map((m) => m.pricing), ...modalities(entry, 'output_modalities').map((m) => m.pricing)]
@@ -156,10 +158,10 @@ export const pricing: CheckDef = {
 
 export const contextLength: CheckDef = {
   id: 'catalog.context-length',
-  title: 'Each model\'s entry carries its context length (text input: supported_inputs.max_context_length)',
+  title: "Each model's entry carries its context length (text input: supported_inputs.max_context_length)",
   section: '2.5',
   level: 'must',
-  audit: 'Reads each listed model\'s entry: a text input modality without supported_inputs.max_context_length fails; shown by fault catalog-no-context-length.',
+  audit: "Reads each listed model's entry: a text input modality without supported_inputs.max_context_length fails; shown by fault catalog-no-context-length.",
   run: eachTextModality('input_modalities', 'the context length', (id, text) => {
     const limit = (text.supported_inputs as Entry | undefined)?.max_context_length;
     if (limit === undefined) return fail(`${id}: the text input modality has no supported_inputs.max_context_length`);
@@ -170,10 +172,11 @@ export const contextLength: CheckDef = {
 
 export const precision: CheckDef = {
   id: 'catalog.precision',
-  title: 'Each model\'s entry carries its precision (quantization, null when undeclared)',
+  title: "Each model's entry carries its precision (quantization, null when undeclared)",
   section: '2.5',
   level: 'must',
-  audit: 'Reads each listed model\'s entry: an entry without quantization, or with one schema 2.4 does not know (fp7), fails; shown by faults catalog-quantization-missing and catalog-quantization-unknown.',
+  audit:
+    "Reads each listed model's entry: an entry without quantization, or with one schema 2.4 does not know (fp7), fails; shown by faults catalog-quantization-missing and catalog-quantization-unknown.",
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       if (!('quantization' in entry)) return fail(`${id}: no quantization field (the catalog's precision)`);
@@ -184,11 +187,11 @@ export const precision: CheckDef = {
 
 export const precisionDeclared: CheckDef = {
   id: 'catalog.precision-declared',
-  title: 'Each model\'s entry declares its precision (quantization is not null)',
+  title: "Each model's entry declares its precision (quantization is not null)",
   section: '2.5',
   level: 'should',
-  audit: 'Reads each listed model\'s entry: quantization null (allowed by the schema) leaves the precision undeclared and fails; shown by fault catalog-quantization-null.',
-  convention: 'Schema 2.4 allows quantization null when undeclared; 2.5 says the catalog carries each model\'s precision.',
+  audit: "Reads each listed model's entry: quantization null (allowed by the schema) leaves the precision undeclared and fails; shown by fault catalog-quantization-null.",
+  convention: "Schema 2.4 allows quantization null when undeclared; 2.5 says the catalog carries each model's precision.",
   run: (ctx) =>
     eachEntry(ctx, (id, entry) =>
       entry.quantization === undefined || entry.quantization === null ? fail(`${id}: quantization is ${entry.quantization === null ? 'null' : 'absent'}: the precision is undeclared`) : pass(),
@@ -197,10 +200,10 @@ export const precisionDeclared: CheckDef = {
 
 export const supportedParameters: CheckDef = {
   id: 'catalog.supported-parameters',
-  title: 'Each model\'s entry carries its supported parameters (text output: supported_parameters)',
+  title: "Each model's entry carries its supported parameters (text output: supported_parameters)",
   section: '2.5',
   level: 'must',
-  audit: 'Reads each listed model\'s entry: a text output modality without a supported_parameters object fails; shown by fault catalog-no-supported-parameters.',
+  audit: "Reads each listed model's entry: a text output modality without a supported_parameters object fails; shown by fault catalog-no-supported-parameters.",
   run: eachTextModality('output_modalities', 'the supported parameters', (id, text) => {
     const params = text.supported_parameters;
     return params && typeof params === 'object' && !Array.isArray(params)
@@ -211,10 +214,10 @@ export const supportedParameters: CheckDef = {
 
 export const dataHandling: CheckDef = {
   id: 'catalog.data-handling',
-  title: 'Each model\'s entry carries its data-handling flags (compliance: boolean flags)',
+  title: "Each model's entry carries its data-handling flags (compliance: boolean flags)",
   section: '2.5',
   level: 'must',
-  audit: 'Reads each listed model\'s entry: an entry without compliance flags, or with an empty compliance object, fails; shown by faults catalog-no-compliance and catalog-compliance-empty.',
+  audit: "Reads each listed model's entry: an entry without compliance flags, or with an empty compliance object, fails; shown by faults catalog-no-compliance and catalog-compliance-empty.",
   run: (ctx) =>
     eachEntry(ctx, (id, entry) => {
       const flags = entry.compliance;
@@ -232,7 +235,7 @@ export const stopLimit: CheckDef = {
   title: `A model declares at most ${STOP_MAX} stop sequences (stop.max_items)`,
   section: '2.1, 8',
   level: 'must',
-  audit: 'Reads stop.max_items of each listed model\'s entry: a model that declares more than the 4 stop sequences of section 8 fails; shown by fault catalog-stop-max-items-8.',
+  audit: "Reads stop.max_items of each listed model's entry: a model that declares more than the 4 stop sequences of section 8 fails; shown by fault catalog-stop-max-items-8.",
   run: (ctx) =>
     onEntries(ctx, (entries) => {
       const declaring = entries.filter(([, e]) => declaredParameters(e)?.stop?.max_items !== undefined);

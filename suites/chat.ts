@@ -34,7 +34,11 @@ const BASIC: Asked = { what: 'the basic request', ...BASIC_OWNERS };
 
 /** A rule about the answer to the basic request, judged when the parts it reads are sound. */
 const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>) =>
-  judged<{ answer: Answer }>(reads, async (ctx, path) => answerTo(ctx, await basic(ctx, path), path, reads, BASIC), (got, ctx, path) => rule(got.answer, ctx, path));
+  judged<{ answer: Answer }>(
+    reads,
+    async (ctx, path) => answerTo(ctx, await basic(ctx, path), path, reads, BASIC),
+    (got, ctx, path) => rule(got.answer, ctx, path),
+  );
 
 /** The owner of a part of the basic answer (2.3, must): it fails when that part is broken, and only then. */
 const owner = (part: Part, { id, title, audit, paths }: Pick<CheckDef, 'id' | 'title' | 'audit' | 'paths'>): CheckDef => ({
@@ -91,11 +95,26 @@ const ROLE_TITLES: Record<string, string> = {
 
 /** What each role's request proves: the conversation it sends, and what a server that refuses the role answers. */
 const ROLE_AUDITS: Record<string, [string, string[]]> = {
-  system: ['the basic question (count to ten) after a system message, streamed and not: a server that refuses the system role answers a 4xx where the same question alone (chat.role.user) is served', ['chat-role-system-refused']],
-  developer: ['the basic question after a developer message, streamed and not: a server that refuses the developer role answers a 4xx where the same question alone is served', ['chat-role-developer-refused']],
-  user: ['the basic request, one user message, streamed and not: a server that serves a one-message conversation only as one JSON body, or only as a stream, answers the other path a 4xx', ['chat-role-user-refused', 'stream-basic-refused']],
-  assistant: ['the basic question after a user turn and the assistant\'s text answer to it, streamed and not: a server that refuses assistant messages without tool_calls answers a 4xx where the basic request is served', ['chat-role-assistant-refused']],
-  tool: ['a conversation ending in a tool message that answers the assistant\'s get_time call (tool_call_id matching, the tool declared), streamed and not, to the models that may take tools: a server that refuses tool messages answers a 4xx (a model the catalog does not declare tools for is left not-tested)', ['chat-role-tool-refused']],
+  system: [
+    'the basic question (count to ten) after a system message, streamed and not: a server that refuses the system role answers a 4xx where the same question alone (chat.role.user) is served',
+    ['chat-role-system-refused'],
+  ],
+  developer: [
+    'the basic question after a developer message, streamed and not: a server that refuses the developer role answers a 4xx where the same question alone is served',
+    ['chat-role-developer-refused'],
+  ],
+  user: [
+    'the basic request, one user message, streamed and not: a server that serves a one-message conversation only as one JSON body, or only as a stream, answers the other path a 4xx',
+    ['chat-role-user-refused', 'stream-basic-refused'],
+  ],
+  assistant: [
+    "the basic question after a user turn and the assistant's text answer to it, streamed and not: a server that refuses assistant messages without tool_calls answers a 4xx where the basic request is served",
+    ['chat-role-assistant-refused'],
+  ],
+  tool: [
+    "a conversation ending in a tool message that answers the assistant's get_time call (tool_call_id matching, the tool declared), streamed and not, to the models that may take tools: a server that refuses tool messages answers a 4xx (a model the catalog does not declare tools for is left not-tested)",
+    ['chat-role-tool-refused'],
+  ],
 };
 
 const roleCheck = (role: string): CheckDef => ({
@@ -111,7 +130,10 @@ const roleCheck = (role: string): CheckDef => ({
   async run(ctx, path) {
     // The basic request is this very conversation: its being served is chat.role.user's to judge.
     const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
-    const got = await answerTo(ctx, ex, path, role === 'user' ? ['served'] : ['served', 'events'], { what: `a valid conversation with a ${role} message`, feature: role === 'tool' ? 'tools' : undefined });
+    const got = await answerTo(ctx, ex, path, role === 'user' ? ['served'] : ['served', 'events'], {
+      what: `a valid conversation with a ${role} message`,
+      feature: role === 'tool' ? 'tools' : undefined,
+    });
     return got.verdict ?? pass();
   },
 });
@@ -121,14 +143,16 @@ const roleCheck = (role: string): CheckDef => ({
 export const responseShape = owner('envelope', {
   id: 'chat.response-shape',
   title: 'A chat completion answers a JSON body with id, created and model, and choices that each hold a message',
-  audit: 'Reads the JSON answer to the basic request (count to ten) part by part: a server whose body lacks id, created as an integer or model, or whose choices hold no message object, fails here and only here; shown by fault chat-created-string.',
+  audit:
+    'Reads the JSON answer to the basic request (count to ten) part by part: a server whose body lacks id, created as an integer or model, or whose choices hold no message object, fails here and only here; shown by fault chat-created-string.',
   paths: JSON_EACH,
 });
 
 export const objectConstant = owner('object', {
   id: 'chat.object',
   title: `The response's object is the constant "${OBJECT}"`,
-  audit: 'Reads object in the JSON answer to the basic request: a server that says anything but "chat.completion" (chat.completions, or the chunk\'s object) fails; shown by fault chat-object-chat-completions.',
+  audit:
+    'Reads object in the JSON answer to the basic request: a server that says anything but "chat.completion" (chat.completions, or the chunk\'s object) fails; shown by fault chat-object-chat-completions.',
   paths: JSON_EACH,
 });
 
@@ -142,7 +166,8 @@ export const choiceIndex = owner('index', {
 export const finishReason = owner('finish_reason', {
   id: 'chat.finish-reason',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
-  audit: 'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it; shown by faults chat-finish-reason-eos and stream-finish-reason-outside-enum.',
+  audit:
+    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it; shown by faults chat-finish-reason-eos and stream-finish-reason-outside-enum.',
   paths: EACH,
 });
 
@@ -169,7 +194,8 @@ export const contentString: CheckDef = {
   title: "Each choice's message carries its content as a string, also beside tool_calls, on every JSON answer of the run",
   section: '2.2, 2.3',
   level: 'must',
-  audit: 'Reads every JSON answer the run received for the model, a tool call forced with tool_choice "required" and the answer to a tool result included: a server that sends content null beside tool_calls, or content as a list of parts, fails even where the basic answer is text; shown by faults tools-result-empty and engine-content-null-with-tool-calls.',
+  audit:
+    'Reads every JSON answer the run received for the model, a tool call forced with tool_choice "required" and the answer to a tool result included: a server that sends content null beside tool_calls, or content as a list of parts, fails even where the basic answer is text; shown by faults tools-result-empty and engine-content-null-with-tool-calls.',
   paths: JSON_EACH,
   reads: ['content'],
   // Content is read by many rules on many requests (a tool call's answer, a tool result's): its
@@ -202,7 +228,8 @@ export const usageTotal: CheckDef = {
   title: 'usage.total_tokens is prompt_tokens + completion_tokens',
   section: '2.3',
   level: 'should',
-  audit: 'Reads usage in the JSON answer to the basic request: a total_tokens other than prompt_tokens + completion_tokens (one off, reasoning counted twice) fails; shown by fault chat-usage-total-off.',
+  audit:
+    'Reads usage in the JSON answer to the basic request: a total_tokens other than prompt_tokens + completion_tokens (one off, reasoning counted twice) fails; shown by fault chat-usage-total-off.',
   convention: 'The document lists total_tokens without defining it; the convention is the sum of prompt and completion tokens.',
   paths: JSON_EACH,
   ...onBasic(['usage'], (a) => {
@@ -216,7 +243,8 @@ export const usageDetails: CheckDef = {
   title: 'usage carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens',
   section: '2.3',
   level: 'must',
-  audit: 'Reads usage in the JSON answer to the basic request: a server that leaves out prompt_tokens_details.cached_tokens or completion_tokens_details.reasoning_tokens (absent, null, a string) fails; shown by faults chat-usage-details-missing and engine-prompt-details-null.',
+  audit:
+    'Reads usage in the JSON answer to the basic request: a server that leaves out prompt_tokens_details.cached_tokens or completion_tokens_details.reasoning_tokens (absent, null, a string) fails; shown by faults chat-usage-details-missing and engine-prompt-details-null.',
   paths: JSON_EACH,
   reads: ['usage-details'],
   async run(ctx, path) {
@@ -232,7 +260,8 @@ export const createdSeconds: CheckDef = {
   title: 'created is a Unix time in seconds, on the response and on every chunk of a stream',
   section: '2.3',
   level: 'should',
-  audit: 'Reads created of the basic answer and of every chunk of its stream: a server that gives milliseconds fails on the path it does it, since no Unix time in seconds reaches 1e11 before the year 5138; shown by faults chat-created-milliseconds and chat-created-milliseconds-streamed.',
+  audit:
+    'Reads created of the basic answer and of every chunk of its stream: a server that gives milliseconds fails on the path it does it, since no Unix time in seconds reaches 1e11 before the year 5138; shown by faults chat-created-milliseconds and chat-created-milliseconds-streamed.',
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds, as for models.',
   paths: EACH,
   ...onBasic(['envelope'], (a) => {
@@ -251,7 +280,8 @@ export const modelEcho: CheckDef = {
   title: 'The response names the model that was asked for (or a dated id of it), on the response and on every chunk',
   section: '2.3',
   level: 'should',
-  audit: 'Reads model of the basic answer and of every chunk of its stream: a server that names another model than the id asked for (its backend\'s, a default) or a dated id of it fails; shown by fault chat-model-other.',
+  audit:
+    "Reads model of the basic answer and of every chunk of its stream: a server that names another model than the id asked for (its backend's, a default) or a dated id of it fails; shown by fault chat-model-other.",
   convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
   paths: EACH,
   ...onBasic(['envelope'], (a, _ctx, path) => {
@@ -268,7 +298,8 @@ export const streamFalseJson: CheckDef = {
   title: `With stream: false the answer is one JSON ${OBJECT} body, not a stream`,
   section: '4.1',
   level: 'must',
-  audit: 'Sends the basic request with stream: false written out: a server that reads the field\'s presence rather than its value answers a stream, not one JSON body; shown by fault chat-stream-false-streamed.',
+  audit:
+    "Sends the basic request with stream: false written out: a server that reads the field's presence rather than its value answers a stream, not one JSON body; shown by fault chat-stream-false-streamed.",
   paths: JSON_EACH,
   reads: ['served'],
   async run(ctx, path) {
@@ -313,7 +344,7 @@ async function knownLimit(ctx: CheckContext, model: string, a: Answer): Promise<
   ];
   const context = contextLength(entry);
   const prompt = a.usage?.prompt_tokens;
-  if (context !== undefined && typeof prompt === 'number') limits.push([context - prompt, "the context left after the prompt"]);
+  if (context !== undefined && typeof prompt === 'number') limits.push([context - prompt, 'the context left after the prompt']);
   const known = limits.filter((l): l is [number, string] => l[0] !== undefined).sort((x, y) => x[0] - y[0]);
   return known.length ? { limit: known[0][0], what: `${known[0][1]} ${known[0][0]}` } : { what: 'no limit' };
 }
@@ -328,7 +359,8 @@ export const maxTokens: CheckDef = {
   title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
   section: '2.1, 4.1, 8',
   level: 'must',
-  audit: 'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap and chat-length-reported-as-stop.',
+  audit:
+    'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap and chat-length-reported-as-stop.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
   async run(ctx, path) {
@@ -353,13 +385,17 @@ export const lengthOnlyAtLimit: CheckDef = {
   title: 'finish_reason is "length" only when a token limit ended the generation',
   section: '4.1',
   level: 'must',
-  audit: 'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails; shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed and chat-length-before-cap.',
+  audit:
+    'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails; shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed and chat-length-before-cap.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
   async run(ctx, path) {
     const wrong: string[] = [];
     let judged = 0;
-    for (const [what, ex, owners] of [['the essay', await essay(ctx, path), { servedBy: 'chat.max-tokens' }], ['the basic answer', await basic(ctx, path), BASIC]] as const) {
+    for (const [what, ex, owners] of [
+      ['the essay', await essay(ctx, path), { servedBy: 'chat.max-tokens' }],
+      ['the basic answer', await basic(ctx, path), BASIC],
+    ] as const) {
       const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, ...owners });
       if (got.verdict) return got.verdict;
       const a = got.answer;
@@ -382,14 +418,17 @@ export const naturalStop: CheckDef = {
   title: 'An answer that ends by itself, short of every token limit, has finish_reason "stop"',
   section: '4.1',
   level: 'must',
-  audit: 'Reads the finish of the basic answer, which ends by itself within its cap, streamed and not: a server that ends it with anything but "stop" (length, content_filter) fails on the path it does it; shown by faults chat-natural-end-content-filter and chat-length-when-not-cut.',
+  audit:
+    'Reads the finish of the basic answer, which ends by itself within its cap, streamed and not: a server that ends it with anything but "stop" (length, content_filter) fails on the path it does it; shown by faults chat-natural-end-content-filter and chat-length-when-not-cut.',
   paths: EACH,
   ...onBasic(['finish_reason', 'usage', 'tool-calls'], async (a, ctx, path) => {
     const spent = completionTokens(a)!;
     if (a.toolCalls.length) return notTested('the basic answer called a tool');
     const { limit, what } = await knownLimit(ctx, path.model!, a);
     if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
-    return a.finishReason === 'stop' ? pass() : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
+    return a.finishReason === 'stop'
+      ? pass()
+      : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
   }),
 };
 

@@ -31,12 +31,36 @@ interface Case {
 }
 
 const CASES = {
-  missingModel: { what: 'a request without model', body: () => ({ messages: SAY_OK, max_tokens: 16 }), aboutModel: true, lax: 'a server that falls back to a default model serves it, or answers its error inside a 200 or a stream' },
+  missingModel: {
+    what: 'a request without model',
+    body: () => ({ messages: SAY_OK, max_tokens: 16 }),
+    aboutModel: true,
+    lax: 'a server that falls back to a default model serves it, or answers its error inside a 200 or a stream',
+  },
   missingMessages: { what: 'a request without messages', body: (model) => ({ model, max_tokens: 16 }), needsModel: true, lax: 'a server that makes up a conversation serves it' },
-  invalidJson: { what: 'a body that is not JSON', body: (_model, stream) => (stream ? NOT_JSON_STREAMED : NOT_JSON), lax: 'a server that fails on it answers a 5xx, one that reads the prefix opens a stream' },
-  messagesNotArray: { what: 'messages as a string', body: (model) => ({ model, messages: 'hello', max_tokens: 16 }), needsModel: true, lax: 'a server that takes the string for one user message serves it' },
-  unknownRole: { what: `a message with role "${UNKNOWN_ROLE}"`, body: (model) => ({ model, messages: [{ role: UNKNOWN_ROLE, content: 'Say OK.' }], max_tokens: 16 }), needsModel: true, lax: 'a server that takes an unknown role for user serves it' },
-  unknownModel: { what: `model "${NO_SUCH_MODEL}"`, body: () => ({ model: NO_SUCH_MODEL, messages: SAY_OK, max_tokens: 16 }), aboutModel: true, lax: 'a server that falls back to a model it has serves it, one that fails on it answers a 5xx' },
+  invalidJson: {
+    what: 'a body that is not JSON',
+    body: (_model, stream) => (stream ? NOT_JSON_STREAMED : NOT_JSON),
+    lax: 'a server that fails on it answers a 5xx, one that reads the prefix opens a stream',
+  },
+  messagesNotArray: {
+    what: 'messages as a string',
+    body: (model) => ({ model, messages: 'hello', max_tokens: 16 }),
+    needsModel: true,
+    lax: 'a server that takes the string for one user message serves it',
+  },
+  unknownRole: {
+    what: `a message with role "${UNKNOWN_ROLE}"`,
+    body: (model) => ({ model, messages: [{ role: UNKNOWN_ROLE, content: 'Say OK.' }], max_tokens: 16 }),
+    needsModel: true,
+    lax: 'a server that takes an unknown role for user serves it',
+  },
+  unknownModel: {
+    what: `model "${NO_SUCH_MODEL}"`,
+    body: () => ({ model: NO_SUCH_MODEL, messages: SAY_OK, max_tokens: 16 }),
+    aboutModel: true,
+    lax: 'a server that falls back to a model it has serves it, one that fails on it answers a 5xx',
+  },
 } satisfies Record<string, Case>;
 
 /** The audit line of a check of faulty requests: each is the control ("Say OK.", served on the same
@@ -116,54 +140,91 @@ function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title
   };
 }
 
-export const missingModel = refusedCheck('errors.missing-model', CASES.missingModel, 'A request without model is not served: it answers an error', ['errors-missing-model-200', 'errors-streamed-error-event']);
-export const missingMessages = refusedCheck('errors.missing-messages', CASES.missingMessages, 'A request without messages is not served: it answers an error', ['errors-missing-messages-served', 'errors-missing-messages-404']);
+export const missingModel = refusedCheck('errors.missing-model', CASES.missingModel, 'A request without model is not served: it answers an error', [
+  'errors-missing-model-200',
+  'errors-streamed-error-event',
+]);
+export const missingMessages = refusedCheck('errors.missing-messages', CASES.missingMessages, 'A request without messages is not served: it answers an error', [
+  'errors-missing-messages-served',
+  'errors-missing-messages-404',
+]);
 
-export const missingField4xx = clientErrorCheck('errors.missing-field-4xx', [CASES.missingModel, CASES.missingMessages], {
-  title: 'A request without model or messages answers a 4xx',
-  section: '4.1, 7',
-  convention: 'Section 7 does not show the status codes; an incomplete request is the client\'s error, 4xx (400) by convention.',
-}, ['errors-missing-field-500', 'errors-missing-model-200']);
+export const missingField4xx = clientErrorCheck(
+  'errors.missing-field-4xx',
+  [CASES.missingModel, CASES.missingMessages],
+  {
+    title: 'A request without model or messages answers a 4xx',
+    section: '4.1, 7',
+    convention: "Section 7 does not show the status codes; an incomplete request is the client's error, 4xx (400) by convention.",
+  },
+  ['errors-missing-field-500', 'errors-missing-model-200'],
+);
 
-export const invalidJson = clientErrorCheck('errors.invalid-json', [CASES.invalidJson], {
-  title: 'A body that is not JSON answers a 4xx',
-  section: '7',
-  convention: 'Section 7 does not show the status codes; a body that cannot be parsed is the client\'s error, 4xx (400) by convention.',
-}, ['errors-invalid-json-500']);
+export const invalidJson = clientErrorCheck(
+  'errors.invalid-json',
+  [CASES.invalidJson],
+  {
+    title: 'A body that is not JSON answers a 4xx',
+    section: '7',
+    convention: "Section 7 does not show the status codes; a body that cannot be parsed is the client's error, 4xx (400) by convention.",
+  },
+  ['errors-invalid-json-500'],
+);
 
-export const messagesNotArray = clientErrorCheck('errors.messages-not-array', [CASES.messagesNotArray], {
-  title: 'messages that is not an array answers a 4xx',
-  section: '7',
-  convention: 'Section 7 does not show the status codes; a field of the wrong type is the client\'s error, 4xx (400) by convention.',
-}, ['errors-messages-string-accepted']);
+export const messagesNotArray = clientErrorCheck(
+  'errors.messages-not-array',
+  [CASES.messagesNotArray],
+  {
+    title: 'messages that is not an array answers a 4xx',
+    section: '7',
+    convention: "Section 7 does not show the status codes; a field of the wrong type is the client's error, 4xx (400) by convention.",
+  },
+  ['errors-messages-string-accepted'],
+);
 
-export const unknownRole = clientErrorCheck('errors.unknown-role', [CASES.unknownRole], {
-  title: `A message whose role is none of ${ROLES.join(', ')} answers a 4xx`,
-  section: '2.2, 7',
-  convention: 'Section 7 does not show the status codes; a role outside the list of 2.2 is the client\'s error, 4xx (400) by convention.',
-}, ['errors-unknown-role-as-user']);
+export const unknownRole = clientErrorCheck(
+  'errors.unknown-role',
+  [CASES.unknownRole],
+  {
+    title: `A message whose role is none of ${ROLES.join(', ')} answers a 4xx`,
+    section: '2.2, 7',
+    convention: "Section 7 does not show the status codes; a role outside the list of 2.2 is the client's error, 4xx (400) by convention.",
+  },
+  ['errors-unknown-role-as-user'],
+);
 
-export const unknownModel = clientErrorCheck('errors.unknown-model', [CASES.unknownModel], {
-  title: 'A model id that does not exist answers a 4xx',
-  section: '4.1, 7',
-  convention: 'Section 7 does not show the status codes; an unknown model is the client\'s error, 4xx (404 or 400) by convention.',
-}, ['errors-unknown-model-fallback', 'errors-unknown-model-500']);
+export const unknownModel = clientErrorCheck(
+  'errors.unknown-model',
+  [CASES.unknownModel],
+  {
+    title: 'A model id that does not exist answers a 4xx',
+    section: '4.1, 7',
+    convention: "Section 7 does not show the status codes; an unknown model is the client's error, 4xx (404 or 400) by convention.",
+  },
+  ['errors-unknown-model-fallback', 'errors-unknown-model-500'],
+);
 
 export const errorBody: CheckDef = {
   id: 'errors.error-body',
   title: 'An error answer carries a JSON error body: {"error": {"message": ...}} with a message',
   section: '7',
   level: 'should',
-  audit: 'Reads the error answers to all six faulty requests, streamed and not: an error in plain text, or a JSON error without error.message or with an empty one, fails; shown by faults errors-plain-text-body, errors-no-message and errors-empty-message.',
+  audit:
+    'Reads the error answers to all six faulty requests, streamed and not: an error in plain text, or a JSON error without error.message or with an empty one, fails; shown by faults errors-plain-text-body, errors-no-message and errors-empty-message.',
   convention: 'Section 7 does not show the error body; the convention is the OpenAI-compatible {"error": {"message", "type", "param", "code"}}.',
   paths: BOTH_WAYS,
   async run(ctx, path) {
     const answers = await Promise.all(Object.values(CASES).map(async (c: Case) => ({ c, ...(await answer(ctx, c, path)) })));
     const errors = answers.filter((a): a is typeof a & { ex: Exchange } => a.ex !== undefined && a.ex.status !== undefined && !is2xx(a.ex));
-    return onEachAnswer(errors, answers.map((a) => a.problem), 'no request of this suite got an error answer', ({ c, ex }) => {
-      const problem = errorBodyProblem(ex);
-      return problem && `${c.what} (${describe(ex)}): ${problem}`;
-    });
+    return onEachAnswer(
+      errors,
+      answers.map((a) => a.problem),
+      'no request of this suite got an error answer',
+      ({ c, ex }) => {
+        const problem = errorBodyProblem(ex);
+        return problem && `${c.what} (${describe(ex)}): ${problem}`;
+      },
+    );
   },
 };
 
@@ -183,7 +244,8 @@ export const contentFilter: CheckDef = {
   title: 'Wherever content is filtered, the answer is a complete 2xx response with finish_reason "content_filter", never an error',
   section: '7, 2.3',
   level: 'must',
-  audit: 'Reads every chat answer of the run for a content filter (skipped when none was filtered): a server that tells a filtered answer as an HTTP error (code content_filter), or ends it with content_filter but cuts the body short, fails; shown by faults errors-content-filter-as-error and errors-content-filter-cut.',
+  audit:
+    'Reads every chat answer of the run for a content filter (skipped when none was filtered): a server that tells a filtered answer as an HTTP error (code content_filter), or ends it with content_filter but cuts the body short, fails; shown by faults errors-content-filter-as-error and errors-content-filter-cut.',
   last: true,
   async run(ctx) {
     const chats = (await ctx.received()).filter((ex) => ex.request.method === 'POST' && ex.request.url.endsWith('/v1/chat/completions'));

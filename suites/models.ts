@@ -13,14 +13,16 @@ type ListBody = { object?: unknown; data?: unknown };
 
 /** A rule about the list body, naming what is wrong with it; without a body (refused, cut, not
  * JSON), the rule fails with why. */
-const onList = (wrong: (body: ListBody) => string[]) => async (ctx: CheckContext): Promise<Verdict> => {
-  const ex = await listModels(ctx);
-  if (!is2xx(ex)) return fail(`GET /v1/models answered ${describe(ex)}`);
-  const cut = cutShort(ex);
-  if (cut) return fail(cut);
-  const json = bodyJson(ex);
-  return json.ok ? failIfAny(wrong(json.value as ListBody)) : fail(json.error);
-};
+const onList =
+  (wrong: (body: ListBody) => string[]) =>
+  async (ctx: CheckContext): Promise<Verdict> => {
+    const ex = await listModels(ctx);
+    if (!is2xx(ex)) return fail(`GET /v1/models answered ${describe(ex)}`);
+    const cut = cutShort(ex);
+    if (cut) return fail(cut);
+    const json = bodyJson(ex);
+    return json.ok ? failIfAny(wrong(json.value as ListBody)) : fail(json.error);
+  };
 
 const listedModels = (body: { data?: unknown }) => (Array.isArray(body.data) ? body.data : []) as Record<string, unknown>[];
 
@@ -29,7 +31,8 @@ export const listShape: CheckDef = {
   title: 'GET /v1/models answers a model list: object, data[], each model with id, object, created, owned_by',
   section: '2.4',
   level: 'must',
-  audit: 'Validates GET /v1/models with the key against the 2.4 schema: a list whose models lack owned_by, or whose object is not "list", fails; shown by faults models-owned-by-missing and models-object-models.',
+  audit:
+    'Validates GET /v1/models with the key against the 2.4 schema: a list whose models lack owned_by, or whose object is not "list", fails; shown by faults models-owned-by-missing and models-object-models.',
   run: onList((body) => {
     const v = validList(body);
     return v.ok ? [] : [`the model list does not match 2.4: ${v.errors.join('; ')}`];
@@ -51,13 +54,12 @@ export const objectConstants: CheckDef = {
   ]),
 };
 
-
 export const createdSeconds: CheckDef = {
   id: 'models.created-seconds',
-  title: 'Each model\'s created is a Unix time in seconds',
+  title: "Each model's created is a Unix time in seconds",
   section: '2.4',
   level: 'should',
-  audit: 'Reads each listed model\'s created: a server that gives milliseconds fails; shown by fault models-created-milliseconds.',
+  audit: "Reads each listed model's created: a server that gives milliseconds fails; shown by fault models-created-milliseconds.",
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds.',
   run: onList((body) =>
     listedModels(body)
@@ -86,7 +88,8 @@ export const idsUsable: CheckDef = {
   title: 'A listed id is accepted in the model field of a chat completion, with the same key, and answered',
   section: '2.4, 4.2',
   level: 'must',
-  audit: 'Sends "Say OK." with the same key to the first and the last listed model and to each model under test (every listed one with --all-models): a server that lists a model the key cannot use refuses it; shown by fault models-lists-unusable-model.',
+  audit:
+    'Sends "Say OK." with the same key to the first and the last listed model and to each model under test (every listed one with --all-models): a server that lists a model the key cannot use refuses it; shown by fault models-lists-unusable-model.',
   // A hosted service may list hundreds of models and bill each request: by default the first, the
   // last and one of each kind; --all-models tries every one.
   paths: { model: LISTED },

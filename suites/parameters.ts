@@ -42,11 +42,19 @@ function inRange(name: string, d: ParameterDescriptor): Trial[] {
     case 'range':
     case 'integer': {
       const inside =
-        min !== undefined && max !== undefined ? (d.type === 'integer' ? Math.floor((min + max) / 2) : round((min + max) / 2))
-        : min !== undefined ? min + step(d, min, max)
-        : max !== undefined ? max - step(d, min, max)
-        : bounded(d.default) ? d.default
-        : d.type === 'integer' ? SEED : undefined;
+        min !== undefined && max !== undefined
+          ? d.type === 'integer'
+            ? Math.floor((min + max) / 2)
+            : round((min + max) / 2)
+          : min !== undefined
+            ? min + step(d, min, max)
+            : max !== undefined
+              ? max - step(d, min, max)
+              : bounded(d.default)
+                ? d.default
+                : d.type === 'integer'
+                  ? SEED
+                  : undefined;
       const trials: Trial[] = [];
       if (min !== undefined) trials.push({ value: min, why: `the declared min ${min}` });
       if (inside !== undefined && inside !== min && inside !== max) trials.push({ value: inside, why: `inside [${min ?? ''}, ${max ?? ''}]` });
@@ -144,7 +152,8 @@ export const inRangeAccepted: CheckDef = {
   title: 'A parameter the catalog declares for a model is accepted at both ends of its declared range and inside it, and at each declared value',
   section: '8',
   level: 'must',
-  audit: 'Sends "Say OK." with each parameter a model\'s catalog entry declares at both ends of its range and inside it, at each declared enum value, and stop arrays of 1 and max_items: a server whose limits are narrower than it declares (the maximum read as exclusive, a declared value refused) refuses one of them; shown by faults parameters-max-refused, parameters-enum-value-refused and parameters-catalog-overstates-range.',
+  audit:
+    'Sends "Say OK." with each parameter a model\'s catalog entry declares at both ends of its range and inside it, at each declared enum value, and stop arrays of 1 and max_items: a server whose limits are narrower than it declares (the maximum read as exclusive, a declared value refused) refuses one of them; shown by faults parameters-max-refused, parameters-enum-value-refused and parameters-catalog-overstates-range.',
   paths: PATHS,
   async run(ctx, path) {
     return eachTrial(ctx, path, inRange(String(path.parameter), await descriptor(ctx, path)), (ex) => {
@@ -159,7 +168,8 @@ export const outOfRangeRefused: CheckDef = {
   title: 'A value outside what the catalog declares for a model (beyond an end, a fraction for an integer, an undeclared value) is refused',
   section: '8, 7',
   level: 'should',
-  audit: 'Sends the same request just beyond each end of each declared range (both ends, so a server that checks one only fails), a fraction for an integer, an undeclared enum value and one stop sequence more than max_items, each once the values in range were served: a server that clamps, truncates or ignores the value serves it; shown by faults parameters-ranges-ignored, parameters-min-unchecked, parameters-fraction-truncated and parameters-undeclared-value-accepted.',
+  audit:
+    'Sends the same request just beyond each end of each declared range (both ends, so a server that checks one only fails), a fraction for an integer, an undeclared enum value and one stop sequence more than max_items, each once the values in range were served: a server that clamps, truncates or ignores the value serves it; shown by faults parameters-ranges-ignored, parameters-min-unchecked, parameters-fraction-truncated and parameters-undeclared-value-accepted.',
   convention: 'What the service does with a value outside a declared range is not shown; the convention is a 4xx refusal.',
   paths: PATHS,
   async run(ctx, path) {

@@ -32,7 +32,11 @@ export interface ModelsUnderTest {
 
 function kindsOf(params: Record<string, unknown> | undefined): Kind[] {
   if (!params) return [];
-  return [params.reasoning_effort !== undefined ? 'reasoning' : 'chat', ...(params.tools !== undefined ? ['tools' as const] : []), ...(params.response_format !== undefined ? ['structured' as const] : [])];
+  return [
+    params.reasoning_effort !== undefined ? 'reasoning' : 'chat',
+    ...(params.tools !== undefined ? ['tools' as const] : []),
+    ...(params.response_format !== undefined ? ['structured' as const] : []),
+  ];
 }
 
 /** The models the chat checks run on: --model if given; every listed model with --all-models;
@@ -82,10 +86,12 @@ export const MODELS: Axis<CheckContext> = async (ctx) => points(await modelsUnde
 /** The models under test that may take an optional request field: those whose catalog entry
  * declares it, and those the catalog does not describe (for tools and response_format their answer
  * tells: a refusal leaves the path not-tested). */
-export const modelsTaking = (field: OptionalField): Axis<CheckContext> => async (ctx) => {
-  const [list, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
-  return points(list, (m) => mayTake(cat.entries.get(m.id), field), `no model under test declares ${field} in the catalog`);
-};
+export const modelsTaking =
+  (field: OptionalField): Axis<CheckContext> =>
+  async (ctx) => {
+    const [list, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
+    return points(list, (m) => mayTake(cat.entries.get(m.id), field), `no model under test declares ${field} in the catalog`);
+  };
 
 type OptionalField = 'tools' | 'response_format' | 'stop';
 

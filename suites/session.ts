@@ -201,12 +201,16 @@ async function probe(target: Target, connectTimeoutMs: number, signal: AbortSign
     if (!refused(list.status)) return;
     // The list may be the only route behind another policy: a chat request must be refused too.
     const model = target.models[0] ?? 'any-model';
-    const chat = await http.send({
-      method: 'POST',
-      url: `${target.baseUrl}/v1/chat/completions`,
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 }),
-    }, signal, true);
+    const chat = await http.send(
+      {
+        method: 'POST',
+        url: `${target.baseUrl}/v1/chat/completions`,
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 }),
+      },
+      signal,
+      true,
+    );
     if (refused(chat.status)) throw new UsageError(`the server refused the key on every request (GET /v1/models: ${list.status}, POST /v1/chat/completions: ${chat.status}): check --api-key`);
   } finally {
     await http.close();

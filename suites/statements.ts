@@ -13,7 +13,10 @@ export const fold = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** Sentences of a run of prose: cut after a full stop, question or exclamation mark that a space and
  * a capital, a backtick or a quote follow. */
-const sentences = (text: string) => fold(text).split(/(?<=[.!?])\s+(?=[A-Z`"(])/).filter(Boolean);
+const sentences = (text: string) =>
+  fold(text)
+    .split(/(?<=[.!?])\s+(?=[A-Z`"(])/)
+    .filter(Boolean);
 
 export function statements(markdown: string): Statement[] {
   const out: Statement[] = [];
@@ -41,7 +44,19 @@ export function statements(markdown: string): Statement[] {
       flush();
       tableRow++;
       // The first row names the columns and the second only draws the rule under them.
-      if (tableRow > 2) out.push({ section, text: fold(line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim()).join(' | ')) });
+      if (tableRow > 2)
+        out.push({
+          section,
+          text: fold(
+            line
+              .trim()
+              .replace(/^\|/, '')
+              .replace(/\|$/, '')
+              .split('|')
+              .map((c) => c.trim())
+              .join(' | '),
+          ),
+        });
       continue;
     }
     tableRow = 0;

@@ -109,7 +109,11 @@ const ON_FORMS = { ...STOPPING, form: FORMS };
 
 /** A rule about a stopped answer, where the sequence's place in the unstopped one is known. */
 const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict) =>
-  judged(reads, (ctx, path) => stopped(ctx, path, reads, self), (got) => rule(got.a, got.seq, got.ref));
+  judged(
+    reads,
+    (ctx, path) => stopped(ctx, path, reads, self),
+    (got) => rule(got.a, got.seq, got.ref),
+  );
 
 /** Where the unstopped answer ends if the sequence stops it: just after its first occurrence. */
 const cutEnd = (ref: Reference, seq: string) => ref.text.indexOf(seq) + seq.length;
@@ -119,7 +123,8 @@ export const stopString: CheckDef = {
   title: 'stop is accepted as a string',
   section: '2.1',
   level: 'must',
-  audit: 'Sends the reproducible request ("Repeat exactly: ...") with a word of its own answer as a string, streamed and not: a server that takes stop only as an array refuses it, where the same request without stop was served; shown by fault stop-string-refused.',
+  audit:
+    'Sends the reproducible request ("Repeat exactly: ...") with a word of its own answer as a string, streamed and not: a server that takes stop only as an array refuses it, where the same request without stop was served; shown by fault stop-string-refused.',
   paths: STOPPING,
   reads: ['served'],
   run: (ctx, path) => onStopped('stop.string', [], () => pass()).run(ctx, { ...path, form: 'string' }),
@@ -138,7 +143,8 @@ export const stopArray: CheckDef = {
   title: 'stop is accepted as an array of 1 to 4 strings',
   section: '2.1, 8',
   level: 'must',
-  audit: 'Sends the reproducible request with arrays of 1 and 4 sequences (fillers the answer never holds, then a word it holds, last), up to the catalog\'s max_items, streamed and not: a server that refuses arrays, or breaks on them, fails on the size it refuses; shown by faults stop-server-error and stop-empty-200.',
+  audit:
+    "Sends the reproducible request with arrays of 1 and 4 sequences (fillers the answer never holds, then a word it holds, last), up to the catalog's max_items, streamed and not: a server that refuses arrays, or breaks on them, fails on the size it refuses; shown by faults stop-server-error and stop-empty-200.",
   paths: STOPPING,
   reads: ['served'],
   async run(ctx, path) {
@@ -147,7 +153,9 @@ export const stopArray: CheckDef = {
     const { sizes, declared } = await arraySizes(ctx, path.model!);
     const wrong: string[] = [];
     const got = await Promise.all(
-      sizes.map(async (size) => answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, size) }), `stop ${JSON.stringify(arrayOf(ref, size))}`), path, [], { what: `stop as an array of ${size}` })),
+      sizes.map(async (size) =>
+        answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, size) }), `stop ${JSON.stringify(arrayOf(ref, size))}`), path, [], { what: `stop as an array of ${size}` }),
+      ),
     );
     for (const g of got) if (g.verdict?.outcome === 'fail') wrong.push(g.verdict.message!);
     if (wrong.length) return fail(wrong.join('; '));
@@ -162,7 +170,8 @@ export const endsGeneration: CheckDef = {
   title: 'Generation stops at a stop sequence: nothing follows its first occurrence',
   section: '2.1',
   level: 'must',
-  audit: 'Sends a word picked from the reproducible answer (sent twice first, to see that it reproduces) as a string, the same word last of the largest array after three fillers, and a sequence across two tokens, streamed and not, and compares with the unstopped answer: a server that ignores stop in one form, honours only the first sequences of an array, ignores it when streaming or matches whole tokens only lets text through past the sequence; shown by faults stop-string-ignored, stop-first-only, stop-span-ignored, stop-ignored-when-streaming and stop-continues-after.',
+  audit:
+    'Sends a word picked from the reproducible answer (sent twice first, to see that it reproduces) as a string, the same word last of the largest array after three fillers, and a sequence across two tokens, streamed and not, and compares with the unstopped answer: a server that ignores stop in one form, honours only the first sequences of an array, ignores it when streaming or matches whole tokens only lets text through past the sequence; shown by faults stop-string-ignored, stop-first-only, stop-span-ignored, stop-ignored-when-streaming and stop-continues-after.',
   paths: ON_FORMS,
   ...onStopped('stop.ends-generation', ['content'], (a, seq, ref) => {
     const end = cutEnd(ref, seq);
@@ -178,7 +187,8 @@ export const stopFinishReason: CheckDef = {
   title: 'An answer ended by a stop sequence has finish_reason "stop"',
   section: '4.1',
   level: 'must',
-  audit: 'In each form, where the sequence cut the reproducible answer short of its unstopped end, streamed and not: a server that reports the cut as "length" (or anything but "stop") fails; shown by fault stop-finish-length.',
+  audit:
+    'In each form, where the sequence cut the reproducible answer short of its unstopped end, streamed and not: a server that reports the cut as "length" (or anything but "stop") fails; shown by fault stop-finish-length.',
   paths: ON_FORMS,
   ...onStopped('stop.finish-reason', ['content', 'finish_reason'], (a, seq, ref) => {
     // Ended by the sequence: the answer stopped at or before it, where the unstopped one went on.
@@ -192,7 +202,8 @@ export const notInContent: CheckDef = {
   title: 'The content does not contain the stop sequence that ended it',
   section: '2.1',
   level: 'should',
-  audit: 'In each form, streamed and not, against the unstopped answer: a server that leaves the sequence that ended the answer at its end fails; shown by faults stop-left-in-content and stop-continues-after.',
+  audit:
+    'In each form, streamed and not, against the unstopped answer: a server that leaves the sequence that ended the answer at its end fails; shown by faults stop-left-in-content and stop-continues-after.',
   convention: 'The document says generation stops at a stop sequence; that the sequence itself is left out of the content is the convention.',
   paths: ON_FORMS,
   ...onStopped('stop.not-in-content', ['content'], (a, seq) => (a.content.includes(seq) ? fail(`the content contains the stop sequence ${show(seq)}: ${show(a.content)}`) : pass())),
@@ -203,7 +214,8 @@ export const exactPrefix: CheckDef = {
   title: 'A stop sequence ends the content exactly before its first occurrence',
   section: '2.1',
   level: 'should',
-  audit: 'In each form, streamed and not, the content is held to the unstopped answer up to the sequence: a server that cuts a little early, or keeps the sequence, fails; shown by faults stop-cut-early and stop-left-in-content.',
+  audit:
+    'In each form, streamed and not, the content is held to the unstopped answer up to the sequence: a server that cuts a little early, or keeps the sequence, fails; shown by faults stop-cut-early and stop-left-in-content.',
   convention: 'The document says generation stops at a stop sequence; that the content is exactly the text before it is the convention.',
   paths: ON_FORMS,
   ...onStopped('stop.exact-prefix', ['content'], (a, seq, ref) => {
@@ -241,7 +253,8 @@ export const fiveRefused: CheckDef = {
   title: 'Five stop sequences are refused (at most 4)',
   section: '8',
   level: 'must',
-  audit: 'Sends the array of four, then the same array with a fifth filler, streamed and not: a server that drops the fifth or ignores the limit serves the five where it must refuse them, and a 404 or a 5xx is no refusal; shown by faults stop-five-accepted, stop-five-404 and stop-five-500.',
+  audit:
+    'Sends the array of four, then the same array with a fifth filler, streamed and not: a server that drops the fifth or ignores the limit serves the five where it must refuse them, and a 404 or a 5xx is no refusal; shown by faults stop-five-accepted, stop-five-404 and stop-five-500.',
   paths: STOPPING,
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
   reads: [],

@@ -16,7 +16,8 @@ import { parseSse, type SseFinding, type SseFindingKind } from '../engine/sse.js
 export const streamed = (ctx: CheckContext, model: string) => ask(ctx, { stream: true, model }, basicBody(model), 'basic chat completion');
 
 /** The basic request streamed without include_usage: the one stream where usage must not come. */
-export const plainStream = async (ctx: CheckContext, model: string) => chat(ctx, await fit(ctx, { ...basicBody(model), stream: true }), { label: 'basic chat completion, streamed without include_usage' });
+export const plainStream = async (ctx: CheckContext, model: string) =>
+  chat(ctx, await fit(ctx, { ...basicBody(model), stream: true }), { label: 'basic chat completion, streamed without include_usage' });
 
 /** Each model under test: the framing rules hold for every model's stream. */
 export const STREAM_PATHS = { model: MODELS };
@@ -91,15 +92,16 @@ export const contentType: CheckDef = {
   title: `When stream is true, the response's Content-Type is ${SSE_TYPE}`,
   section: '4.1, 6.1',
   level: 'must',
-  audit: 'Reads the Content-Type of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that streams server-sent events as application/json fails, on the stream it does it; shown by fault stream-json-content-type.',
+  audit:
+    'Reads the Content-Type of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that streams server-sent events as application/json fails, on the stream it does it; shown by fault stream-json-content-type.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], (_s, ex) => {
-      const header = ex.headers['content-type'];
-      if (header === undefined) return fail(`the streamed response has no Content-Type; a server-sent event stream is ${SSE_TYPE}`);
-      // Media types compare case-insensitively; parameters (charset) do not change the type.
-      const type = header.split(';')[0].trim().toLowerCase();
-      return type === SSE_TYPE ? pass() : fail(`the streamed response's Content-Type is "${header}", not ${SSE_TYPE}`);
-    }),
+    const header = ex.headers['content-type'];
+    if (header === undefined) return fail(`the streamed response has no Content-Type; a server-sent event stream is ${SSE_TYPE}`);
+    // Media types compare case-insensitively; parameters (charset) do not change the type.
+    const type = header.split(';')[0].trim().toLowerCase();
+    return type === SSE_TYPE ? pass() : fail(`the streamed response's Content-Type is "${header}", not ${SSE_TYPE}`);
+  }),
 };
 
 /** Legal framing worth a reader's attention, as the notes say it. */
@@ -139,17 +141,18 @@ export const events: CheckDef = {
   title: 'The streamed response is a server-sent event stream that a client reads without losing data',
   section: '6.1',
   level: 'must',
-  audit: 'Parses the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output) by the WHATWG rules, as a client does: a stream that dispatches no event, ends inside an event, or carries bytes that are not UTF-8 loses data in a client; shown by faults stream-basic-empty, stream-unterminated-last-event, stream-invalid-utf8-tool-calls and stream-invalid-utf8-structured.',
+  audit:
+    'Parses the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output) by the WHATWG rules, as a client does: a stream that dispatches no event, ends inside an event, or carries bytes that are not UTF-8 loses data in a client; shown by faults stream-basic-empty, stream-unterminated-last-event, stream-invalid-utf8-tool-calls and stream-invalid-utf8-structured.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], ({ sse }) => {
-      const wrong: string[] = [];
-      if (!sse.events.length) wrong.push('no server-sent event was dispatched (an event is data: lines ended by a blank line)');
-      if (tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
-      const bad = sse.findings.find((f) => f.kind === 'invalid-utf8');
-      if (bad) wrong.push(`the stream is not valid UTF-8 (bytes ${bad.excerpt} at offset ${bad.offset}); a client replaces them`);
-      const notes = framingNotes(sse.findings.filter((f) => f.kind !== 'unterminated-event' || !tailLosesData(sse.tail)));
-      return wrong.length ? fail(wrong.join('; '), notes.length ? notes : undefined) : pass(notes);
-    }),
+    const wrong: string[] = [];
+    if (!sse.events.length) wrong.push('no server-sent event was dispatched (an event is data: lines ended by a blank line)');
+    if (tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
+    const bad = sse.findings.find((f) => f.kind === 'invalid-utf8');
+    if (bad) wrong.push(`the stream is not valid UTF-8 (bytes ${bad.excerpt} at offset ${bad.offset}); a client replaces them`);
+    const notes = framingNotes(sse.findings.filter((f) => f.kind !== 'unterminated-event' || !tailLosesData(sse.tail)));
+    return wrong.length ? fail(wrong.join('; '), notes.length ? notes : undefined) : pass(notes);
+  }),
 };
 
 export const complete: CheckDef = {
@@ -160,10 +163,12 @@ export const complete: CheckDef = {
   audit: 'Reads whether the basic stream, and every other stream of the run, reaches its end: a server that resets the connection mid-stream fails; shown by fault stream-reset.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], ({ sse }, ex) => {
-      if (ex.complete && !ex.error) return pass();
-      const seen = ex.body.length ? `; the last bytes seen: ${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
-      return fail(`the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`);
-    }),
+    if (ex.complete && !ex.error) return pass();
+    const seen = ex.body.length ? `; the last bytes seen: ${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
+    return fail(
+      `the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`,
+    );
+  }),
 };
 
 export const chunkJson: CheckDef = {
@@ -171,13 +176,14 @@ export const chunkJson: CheckDef = {
   title: `Every event's data, but the terminator ${DONE_MARKER}, is one JSON value`,
   section: '6',
   level: 'should',
-  audit: 'Parses each event\'s data of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): events not separated by a blank line, or a chunk split over two events, give data that is not one JSON value; shown by faults stream-no-blank-lines and stream-json-split-over-events.',
+  audit:
+    "Parses each event's data of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): events not separated by a blank line, or a chunk split over two events, give data that is not one JSON value; shown by faults stream-no-blank-lines and stream-json-split-over-events.",
   convention: 'The document does not show the chunks (4.1, 6); the convention is one JSON chunk per event.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served', 'events'], ({ payloads }) => {
-      const wrong = payloads.filter((p) => p.error !== undefined).map((p) => `event ${p.at} is not JSON (${p.error}): ${excerpt(p.data, 120)}`);
-      return wrong.length ? fail(`${wrong.length} of ${payloads.length} events: ${upTo(wrong, 3)}`) : pass();
-    }),
+    const wrong = payloads.filter((p) => p.error !== undefined).map((p) => `event ${p.at} is not JSON (${p.error}): ${excerpt(p.data, 120)}`);
+    return wrong.length ? fail(`${wrong.length} of ${payloads.length} events: ${upTo(wrong, 3)}`) : pass();
+  }),
 };
 
 const validChunk = validator('chunk');
@@ -205,19 +211,20 @@ export const chunkSchema: CheckDef = {
   title: 'Every chunk is a chat.completion.chunk: id, object, created, model, and choices with index and delta',
   section: '6',
   level: 'should',
-  audit: 'Validates each chunk of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output) against the chunk schema: chunks without model, with the completion\'s object, an index as a string or content as a list of parts fail; shown by faults stream-chunk-model-missing, stream-chunk-object-wrong, stream-chunk-index-string and stream-delta-content-parts.',
+  audit:
+    "Validates each chunk of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output) against the chunk schema: chunks without model, with the completion's object, an index as a string or content as a list of parts fail; shown by faults stream-chunk-model-missing, stream-chunk-object-wrong, stream-chunk-index-string and stream-delta-content-parts.",
   convention: 'The document does not show the chunks (4.1, 6); the convention is the OpenAI chat.completion.chunk.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served', 'events'], ({ payloads }) => {
-      const wrong = payloads
-        .filter((p) => p.json !== undefined && typeof p.json === 'object' && p.json !== null && !Array.isArray(p.json))
-        .flatMap((p) => {
-          const v = validChunk(ownFields(p.json));
-          return v.ok ? [] : [`event ${p.at}: ${v.errors.join(', ')}`];
-        });
-      if (wrong.length) return fail(`chunks that are not a chat.completion.chunk: ${upTo(wrong, 3)}`);
-      return payloads.some((p) => p.json !== undefined) ? pass() : notTested('no event carried a JSON chunk: see stream.chunk-json', 'stream.chunk-json');
-    }),
+    const wrong = payloads
+      .filter((p) => p.json !== undefined && typeof p.json === 'object' && p.json !== null && !Array.isArray(p.json))
+      .flatMap((p) => {
+        const v = validChunk(ownFields(p.json));
+        return v.ok ? [] : [`event ${p.at}: ${v.errors.join(', ')}`];
+      });
+    if (wrong.length) return fail(`chunks that are not a chat.completion.chunk: ${upTo(wrong, 3)}`);
+    return payloads.some((p) => p.json !== undefined) ? pass() : notTested('no event carried a JSON chunk: see stream.chunk-json', 'stream.chunk-json');
+  }),
 };
 
 export const singleId: CheckDef = {
@@ -225,15 +232,16 @@ export const singleId: CheckDef = {
   title: 'All chunks of one stream carry the same id',
   section: '6',
   level: 'should',
-  audit: 'Reads the id of every chunk of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server whose chunks change id mid-stream fails, whichever stream it does it on; shown by faults stream-ids-differ, stream-ids-differ-tool-calls and stream-ids-differ-structured.',
+  audit:
+    'Reads the id of every chunk of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server whose chunks change id mid-stream fails, whichever stream it does it on; shown by faults stream-ids-differ, stream-ids-differ-tool-calls and stream-ids-differ-structured.',
   convention: 'Each chunk repeats the id of the completion it belongs to.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served', 'events', 'chunk-json', 'envelope'], ({ chunks }) => {
-      const ids = new Map<unknown, number>();
-      for (const { at, chunk } of chunks) if (!ids.has(chunk.id)) ids.set(chunk.id, at);
-      if (ids.size === 1) return pass();
-      return fail(`the chunks carry ${ids.size} different ids: ${upTo([...ids].map(([id, at]) => `${show(id)} from event ${at}`))}`);
-    }),
+    const ids = new Map<unknown, number>();
+    for (const { at, chunk } of chunks) if (!ids.has(chunk.id)) ids.set(chunk.id, at);
+    if (ids.size === 1) return pass();
+    return fail(`the chunks carry ${ids.size} different ids: ${upTo([...ids].map(([id, at]) => `${show(id)} from event ${at}`))}`);
+  }),
 };
 
 export const firstDeltaRole: CheckDef = {
@@ -241,55 +249,52 @@ export const firstDeltaRole: CheckDef = {
   title: 'The first delta of each choice carries role "assistant"',
   section: '6',
   level: 'should',
-  audit: 'Reads the first delta of each choice of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that opens a stream without role "assistant" fails, whichever stream it does it on; shown by faults stream-first-delta-without-role, stream-first-delta-without-role-tool-calls and stream-first-delta-without-role-structured.',
+  audit:
+    'Reads the first delta of each choice of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that opens a stream without role "assistant" fails, whichever stream it does it on; shown by faults stream-first-delta-without-role, stream-first-delta-without-role-tool-calls and stream-first-delta-without-role-structured.',
   convention: 'The first chunk of a choice names its role, as the message of 2.2 does; later deltas omit it.',
   paths: STREAM_PATHS,
-  ...onEveryStream(
-      streamed,
-      ['served', 'events', 'chunk-json'],
-      ({ chunks }) => {
-        const first = new Map<unknown, { at: number; delta: unknown }>();
-        for (const { at, chunk } of chunks) for (const c of choicesOf(chunk)) if (!first.has(c.index)) first.set(c.index, { at, delta: c.delta });
-        if (!first.size) return notTested('no chunk carries a choice');
-        const wrong = [...first]
-          .filter(([, { delta }]) => (delta as { role?: unknown } | undefined)?.role !== 'assistant')
-          .map(([index, { at, delta }]) => `choice ${show(index)} starts at event ${at} with delta ${show(delta)}`);
-        return wrong.length ? fail(`the first delta of a choice lacks role "assistant": ${upTo(wrong)}`) : pass();
-      },
-    ),
+  ...onEveryStream(streamed, ['served', 'events', 'chunk-json'], ({ chunks }) => {
+    const first = new Map<unknown, { at: number; delta: unknown }>();
+    for (const { at, chunk } of chunks) for (const c of choicesOf(chunk)) if (!first.has(c.index)) first.set(c.index, { at, delta: c.delta });
+    if (!first.size) return notTested('no chunk carries a choice');
+    const wrong = [...first]
+      .filter(([, { delta }]) => (delta as { role?: unknown } | undefined)?.role !== 'assistant')
+      .map(([index, { at, delta }]) => `choice ${show(index)} starts at event ${at} with delta ${show(delta)}`);
+    return wrong.length ? fail(`the first delta of a choice lacks role "assistant": ${upTo(wrong)}`) : pass();
+  }),
 };
-
 
 export const oneFinishReason: CheckDef = {
   id: 'stream.one-finish-reason',
   title: 'Each choice ends with exactly one finish_reason',
   section: '2.3, 6',
   level: 'should',
-  audit: 'Counts the finish_reasons of each choice of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that gives an early chunk a finish_reason too, or none at all, fails; shown by faults stream-two-finish-reasons, stream-two-finish-reasons-tool-calls and stream-two-finish-reasons-structured.',
+  audit:
+    'Counts the finish_reasons of each choice of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a server that gives an early chunk a finish_reason too, or none at all, fails; shown by faults stream-two-finish-reasons, stream-two-finish-reasons-tool-calls and stream-two-finish-reasons-structured.',
   convention: 'Every chunk of a choice has finish_reason null but the one that ends it (2.3 gives the values).',
   paths: STREAM_PATHS,
   ...onEveryStream(
-      streamed,
-      // The values are chat.finish-reason's to judge; here, how many each choice gets.
-      ['served', 'events', 'complete', 'chunk-json', 'finish_reason'],
-      ({ chunks }) => {
-        // Choice 0 always exists: a stream whose choices never appear never finishes either.
-        const reasons = new Map<unknown, { at: number; reason: unknown }[]>([[0, []]]);
-        for (const { at, chunk } of chunks)
-          for (const [place, c] of choicesOf(chunk).entries()) {
-            // A malformed index is stream.chunk-schema's to report; the choice is then taken by its place.
-            const index = Number.isInteger(c.index) ? c.index : place;
-            const list = reasons.get(index) ?? [];
-            if (c.finish_reason !== null && c.finish_reason !== undefined) list.push({ at, reason: c.finish_reason });
-            reasons.set(index, list);
-          }
-        const wrong = [...reasons].flatMap(([index, list]) => {
-          if (!list.length) return [`choice ${show(index)} never gets a finish_reason`];
-          return list.length > 1 ? [`choice ${show(index)} gets ${list.length} finish_reasons: ${list.map((r) => `${show(r.reason)} at event ${r.at}`).join(', ')}`] : [];
-        });
-        return wrong.length ? fail(upTo(wrong)) : pass();
-      },
-    ),
+    streamed,
+    // The values are chat.finish-reason's to judge; here, how many each choice gets.
+    ['served', 'events', 'complete', 'chunk-json', 'finish_reason'],
+    ({ chunks }) => {
+      // Choice 0 always exists: a stream whose choices never appear never finishes either.
+      const reasons = new Map<unknown, { at: number; reason: unknown }[]>([[0, []]]);
+      for (const { at, chunk } of chunks)
+        for (const [place, c] of choicesOf(chunk).entries()) {
+          // A malformed index is stream.chunk-schema's to report; the choice is then taken by its place.
+          const index = Number.isInteger(c.index) ? c.index : place;
+          const list = reasons.get(index) ?? [];
+          if (c.finish_reason !== null && c.finish_reason !== undefined) list.push({ at, reason: c.finish_reason });
+          reasons.set(index, list);
+        }
+      const wrong = [...reasons].flatMap(([index, list]) => {
+        if (!list.length) return [`choice ${show(index)} never gets a finish_reason`];
+        return list.length > 1 ? [`choice ${show(index)} gets ${list.length} finish_reasons: ${list.map((r) => `${show(r.reason)} at event ${r.at}`).join(', ')}`] : [];
+      });
+      return wrong.length ? fail(upTo(wrong)) : pass();
+    },
+  ),
 };
 
 export const doneMarker: CheckDef = {
@@ -297,20 +302,21 @@ export const doneMarker: CheckDef = {
   title: `The stream ends with data: ${DONE_MARKER} and nothing after it`,
   section: '6',
   level: 'should',
-  audit: 'Reads the end of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a stream that ends without data: [DONE], or goes on after it, fails; shown by faults stream-no-done, stream-event-after-done, stream-no-done-tool-calls and stream-no-done-structured.',
+  audit:
+    'Reads the end of the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output): a stream that ends without data: [DONE], or goes on after it, fails; shown by faults stream-no-done, stream-event-after-done, stream-no-done-tool-calls and stream-no-done-structured.',
   convention: `The document does not show the end-of-stream marker (6); the convention is a last event data: ${DONE_MARKER}.`,
   paths: STREAM_PATHS,
   // A cut stream has no end to judge (stream.complete reports the cut), nor has one whose events are no chunks.
   ...onEveryStream(streamed, ['served', 'events', 'complete', 'chunk-json'], ({ sse, doneAt }, ex) => {
-      const last = sse.events.at(-1);
-      if (doneAt === undefined) return fail(`the stream ends without data: ${DONE_MARKER}; its last event${last ? `: ${excerpt(last.data, 120)}` : ' is missing'}`);
-      const wrong: string[] = [];
-      const after = sse.events.length - 1 - doneAt;
-      if (after > 0) wrong.push(`${after} event(s) follow it, the first: ${excerpt(sse.events[doneAt + 1].data, 120)}`);
-      const rest = ex.body.subarray(sse.events[sse.events.length - 1].end).toString('utf8');
-      if (!after && rest.trim()) wrong.push(`bytes follow it: ${excerpt(rest, 120)}`);
-      return wrong.length ? fail(`data: ${DONE_MARKER} is not the end of the stream: ${wrong.join('; ')}`) : pass();
-    }),
+    const last = sse.events.at(-1);
+    if (doneAt === undefined) return fail(`the stream ends without data: ${DONE_MARKER}; its last event${last ? `: ${excerpt(last.data, 120)}` : ' is missing'}`);
+    const wrong: string[] = [];
+    const after = sse.events.length - 1 - doneAt;
+    if (after > 0) wrong.push(`${after} event(s) follow it, the first: ${excerpt(sse.events[doneAt + 1].data, 120)}`);
+    const rest = ex.body.subarray(sse.events[sse.events.length - 1].end).toString('utf8');
+    if (!after && rest.trim()) wrong.push(`bytes follow it: ${excerpt(rest, 120)}`);
+    return wrong.length ? fail(`data: ${DONE_MARKER} is not the end of the stream: ${wrong.join('; ')}`) : pass();
+  }),
 };
 
 export const STREAM: ApiCheck[] = inSuite('stream', [contentType, events, complete, chunkJson, chunkSchema, singleId, firstDeltaRole, oneFinishReason, doneMarker]);

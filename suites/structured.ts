@@ -66,17 +66,24 @@ const READS: Part[] = ['content', 'finish_reason'];
 
 /** A rule about the JSON content of a response_format request, on both paths. */
 const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict) =>
-  judged<{ value: unknown }>(READS, (ctx, path) => contentJson(ctx, path, kind, body(path.model!)), (got) => rule(got.value));
+  judged<{ value: unknown }>(
+    READS,
+    (ctx, path) => contentJson(ctx, path, kind, body(path.model!)),
+    (got) => rule(got.value),
+  );
 
 export const jsonObject: CheckDef = {
   id: 'structured.json-object',
   title: 'With response_format json_object, the content is a JSON object',
   section: '2.1',
   level: 'should',
-  audit: 'Asks for two sentences about a cat with response_format json_object, naming JSON only as the format the request sets, streamed and not: a server that ignores response_format answers the prose the prompt asks for, where json_object makes it one JSON object; shown by faults structured-json-object-ignored and structured-json-object-fenced.',
+  audit:
+    'Asks for two sentences about a cat with response_format json_object, naming JSON only as the format the request sets, streamed and not: a server that ignores response_format answers the prose the prompt asks for, where json_object makes it one JSON object; shown by faults structured-json-object-ignored and structured-json-object-fenced.',
   convention: 'The contents of response_format are not shown; by convention {type: "json_object"} makes the content one JSON object.',
   paths: ON_STRUCTURED,
-  ...onContent('json_object', jsonObjectBody, (v) => (v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`))),
+  ...onContent('json_object', jsonObjectBody, (v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? pass() : fail(`with response_format json_object, the content is JSON but not an object: ${shown(v)}`),
+  ),
 };
 
 export const jsonSchema: CheckDef = {
@@ -84,7 +91,8 @@ export const jsonSchema: CheckDef = {
   title: 'With response_format json_schema (strict), the content is JSON valid against the given schema',
   section: '2.1',
   level: 'should',
-  audit: 'Asks to invent a person (a name, an age and a few tags) with a strict json_schema that also requires a kind of one allowed value the prompt never names, streamed and not: a server that takes json_schema for json_object answers the object the prompt describes, without kind, where one that holds the content to the schema writes it; shown by faults structured-json-schema-as-object and structured-json-schema-negative-age.',
+  audit:
+    'Asks to invent a person (a name, an age and a few tags) with a strict json_schema that also requires a kind of one allowed value the prompt never names, streamed and not: a server that takes json_schema for json_object answers the object the prompt describes, without kind, where one that holds the content to the schema writes it; shown by faults structured-json-schema-as-object and structured-json-schema-negative-age.',
   convention: 'The contents of response_format are not shown; by convention {type: "json_schema", json_schema: {name, strict: true, schema}} makes the content conform to the schema.',
   paths: ON_STRUCTURED,
   ...onContent('json_schema', jsonSchemaBody, (value) => {

@@ -68,7 +68,6 @@ const RESULTS: Record<FunctionName, object> = {
 /** Sent when the tool_choice "required" answer holds no usable call, so the tool turn is still tested. */
 const FIXED_CALL = { id: 'call_conformance_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } };
 
-
 const shown = (v: unknown) => {
   const s = v === undefined ? 'nothing' : JSON.stringify(v);
   return s.length > 120 ? `${s.slice(0, 120)}…` : s;
@@ -104,14 +103,24 @@ export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) =>
 
 /** The answer to a tool request on a path, with the parts a rule reads sound, or the verdict that
  * ends the check. Its being served is tools.finish-reason's to judge, which asks every choice. */
-async function answered(ctx: CheckContext, path: ApiPath, choice: string, reads: readonly Part[], own = false): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
+async function answered(
+  ctx: CheckContext,
+  path: ApiPath,
+  choice: string,
+  reads: readonly Part[],
+  own = false,
+): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const label = CHOICE_AXIS.find((c) => c.value === choice)!.label;
   return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy: own ? undefined : 'tools.finish-reason', feature: 'tools' });
 }
 
 /** A rule about the answer under one tool_choice (the path's, when not named), and the parts it reads. */
 const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) =>
-  judged<{ answer: Answer }>(reads, (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads), (got) => rule(got.answer));
+  judged<{ answer: Answer }>(
+    reads,
+    (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads),
+    (got) => rule(got.answer),
+  );
 
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
@@ -122,7 +131,8 @@ export const finishReason: CheckDef = {
   title: 'finish_reason is "tool_calls" exactly when the message calls a tool, whatever tool_choice is',
   section: '4.1',
   level: 'must',
-  audit: 'Sends the tool request under each tool_choice, streamed and not: auto and none with a weather question get_weather answers, required with a greeting no tool answers, the named get_time with the weather question; a server that ends a call with "stop", or says "tool_calls" with no call, fails on the choice and path it does it; shown by faults tools-finish-stop, tools-stream-finish-stop and tools-finish-tool-calls-without-call.',
+  audit:
+    'Sends the tool request under each tool_choice, streamed and not: auto and none with a weather question get_weather answers, required with a greeting no tool answers, the named get_time with the weather question; a server that ends a call with "stop", or says "tool_calls" with no call, fails on the choice and path it does it; shown by faults tools-finish-stop, tools-stream-finish-stop and tools-finish-tool-calls-without-call.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS },
   // Whether a call was made is read leniently: the calls' shape is tools.call-valid's and tools.stream's.
   reads: ['finish_reason'],
@@ -140,7 +150,8 @@ export const requiredCalls: CheckDef = {
   title: 'With tool_choice "required" the message calls a tool',
   section: '2.1',
   level: 'should',
-  audit: 'Asks with tool_choice "required" a greeting that no declared tool answers, streamed and not: a server that takes "required" for "auto" answers in words, where one that honours it must call a tool anyway; shown by faults tools-required-as-auto and tools-required-ignored.',
+  audit:
+    'Asks with tool_choice "required" a greeting that no declared tool answers, streamed and not: a server that takes "required" for "auto" answers in words, where one that honours it must call a tool anyway; shown by faults tools-required-as-auto and tools-required-ignored.',
   convention: 'tool_choice "required" is listed without its meaning; by convention it forces at least one call.',
   paths: ON_TOOLS,
   ...under('required', ['finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
@@ -151,7 +162,8 @@ export const validCalls: CheckDef = {
   title: 'A tool call names a declared function and carries its arguments as JSON text of an object',
   section: '2.1',
   level: 'should',
-  audit: 'Reads the calls made under auto, required and the named choice, streamed and not: a server that calls a function the request did not declare, or passes arguments that are not JSON text of an object (an object, city=Paris), fails; shown by faults tools-undeclared-function, tools-arguments-not-json and tools-stream-arguments-not-json.',
+  audit:
+    'Reads the calls made under auto, required and the named choice, streamed and not: a server that calls a function the request did not declare, or passes arguments that are not JSON text of an object (an object, city=Paris), fails; shown by faults tools-undeclared-function, tools-arguments-not-json and tools-stream-arguments-not-json.',
   convention: 'Tool definitions and calls are not shown; by convention a call names one of the functions the request declares, with arguments as JSON text.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS.filter((c) => c.value !== 'none') },
   reads: ['tool-calls', 'finish_reason'],
@@ -173,12 +185,17 @@ export const strictArguments: CheckDef = {
   title: "With strict: true, the arguments of a tool call are valid against the function's parameters",
   section: '2.1',
   level: 'should',
-  audit: 'Forces a call with tool_choice "required" on a greeting, so the model must invent the arguments, of tools declared strict: true with every parameter required and unit an enum, streamed and not: a server that does not hold arguments to a strict schema lets through arguments that break it; shown by fault tools-strict-arguments-invalid.',
+  audit:
+    'Forces a call with tool_choice "required" on a greeting, so the model must invent the arguments, of tools declared strict: true with every parameter required and unit an enum, streamed and not: a server that does not hold arguments to a strict schema lets through arguments that break it; shown by fault tools-strict-arguments-invalid.',
   convention: 'Tool definitions are not shown; by convention strict: true makes the arguments conform to the parameters schema.',
   paths: ON_TOOLS,
   ...under('required', ['tool-calls'], (a) => {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
-    if (!calls.length) return notTested('the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid', a.toolCalls.length ? 'tools.call-valid' : 'tools.required');
+    if (!calls.length)
+      return notTested(
+        'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
+        a.toolCalls.length ? 'tools.call-valid' : 'tools.required',
+      );
     const wrong = calls.flatMap((c) => {
       const v = validateWith(DECLARED.get(String(c.name)), JSON.parse(c.arguments));
       return v.ok ? [] : [`${String(c.name)}(${shown(c.arguments)}): ${v.schemaError ?? v.errors.join(', ')}`];
@@ -192,7 +209,8 @@ export const noneCalls: CheckDef = {
   title: 'With tool_choice "none" the message carries no tool_calls',
   section: '2.1',
   level: 'should',
-  audit: 'Asks the weather question, which get_weather answers, with tool_choice "none", streamed and not: a server that ignores "none" (takes it for auto) calls get_weather, where one that honours it answers in words; shown by fault tools-none-ignored.',
+  audit:
+    'Asks the weather question, which get_weather answers, with tool_choice "none", streamed and not: a server that ignores "none" (takes it for auto) calls get_weather, where one that honours it answers in words; shown by fault tools-none-ignored.',
   convention: 'tool_choice "none" is listed without its meaning; by convention the model then calls no tool.',
   paths: ON_TOOLS,
   ...under('none', ['finish_reason'], (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
@@ -203,7 +221,8 @@ export const namedCall: CheckDef = {
   title: `With tool_choice naming a function (${NAMED}), the message calls that function`,
   section: '2.1',
   level: 'should',
-  audit: 'Asks the weather question with tool_choice naming get_time, the tool the question does not invite, streamed and not: a server that ignores the named form (takes it for auto or required) calls get_weather, the tool the question asks for; shown by fault tools-named-ignored.',
+  audit:
+    'Asks the weather question with tool_choice naming get_time, the tool the question does not invite, streamed and not: a server that ignores the named form (takes it for auto or required) calls get_weather, the tool the question asks for; shown by fault tools-named-ignored.',
   convention: 'The named form of tool_choice is not shown; by convention {type: "function", function: {name}} forces a call of that function.',
   paths: ON_TOOLS,
   ...under('named', ['finish_reason'], (a) => {
@@ -218,7 +237,8 @@ export const streamedDeltas: CheckDef = {
   title: "Streamed, each tool call's first delta carries index, id and function.name",
   section: '6',
   level: 'should',
-  audit: 'Reads the tool-call deltas of the stream asked with tool_choice "required": a server whose first delta of a call lacks its id or function.name leaves a client unable to assemble the call; shown by faults tools-stream-delta-without-id and tools-stream-delta-without-name.',
+  audit:
+    'Reads the tool-call deltas of the stream asked with tool_choice "required": a server whose first delta of a call lacks its id or function.name leaves a client unable to assemble the call; shown by faults tools-stream-delta-without-id and tools-stream-delta-without-name.',
   convention: 'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id and function.name, then argument fragments under the same index.',
   paths: { stream: STREAM_ONLY, model: modelsTaking('tools') },
   reads: ['tool-calls', 'finish_reason'],
@@ -251,7 +271,8 @@ export const resultAnswered: CheckDef = {
   title: "A conversation ending in a tool message that answers the assistant's tool call is answered",
   section: '2.1, 2.2',
   level: 'must',
-  audit: 'Sends back the call the "required" answer made (or a fixed get_weather call) with its tool result, streamed and not: a server that refuses tool messages, or the call it made itself, answers a 4xx; shown by fault tools-result-refused.',
+  audit:
+    'Sends back the call the "required" answer made (or a fixed get_weather call) with its tool result, streamed and not: a server that refuses tool messages, or the call it made itself, answers a 4xx; shown by fault tools-result-refused.',
   paths: ON_TOOLS,
   reads: ['served'],
   async run(ctx, path) {
@@ -259,16 +280,17 @@ export const resultAnswered: CheckDef = {
     // A call goes back only whole: a tool message must name its call's id.
     const calls = first.answer?.toolCalls.filter((c) => !callProblems(c).length && typeof c.id === 'string' && c.id) ?? [];
     const usable = calls.length > 0;
-    const sentBack = usable
-      ? calls.map((c) => c.raw ?? { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })
-      : [FIXED_CALL];
+    const sentBack = usable ? calls.map((c) => c.raw ?? { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }) : [FIXED_CALL];
     const messages = [
       ...askFor('required'),
       // Content is a string (2.2), also on the turn that carries tool_calls.
       { role: 'assistant', content: usable ? first.answer!.content : '', tool_calls: sentBack.map((c) => ({ ...c, type: 'function' })) },
       ...sentBack.map((c) => ({ role: 'tool', tool_call_id: (c as { id: string }).id, content: JSON.stringify(RESULTS[(c as { function: { name: FunctionName } }).function.name] ?? { ok: true }) })),
     ];
-    const got = await answerTo(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: MAX_TOKENS }, 'conversation ending in a tool result'), path, [], { what: 'a conversation ending in a tool result', feature: 'tools' });
+    const got = await answerTo(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: MAX_TOKENS }, 'conversation ending in a tool result'), path, [], {
+      what: 'a conversation ending in a tool result',
+      feature: 'tools',
+    });
     if (got.verdict) return got.verdict;
     return pass(usable ? [] : ['the tool_choice "required" answer held no usable tool call, so a fixed get_weather call was sent back']);
   },

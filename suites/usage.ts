@@ -9,8 +9,7 @@ import { onEveryStream, onStream, plainStream, STREAM_PATHS, streamed } from './
 
 type UsageChunk = { at: number; chunk: Record<string, unknown>; usage: unknown };
 
-const usageChunks = (s: StreamRead): UsageChunk[] =>
-  s.chunks.filter(({ chunk }) => chunk.usage !== null && chunk.usage !== undefined).map(({ at, chunk }) => ({ at, chunk, usage: chunk.usage }));
+const usageChunks = (s: StreamRead): UsageChunk[] => s.chunks.filter(({ chunk }) => chunk.usage !== null && chunk.usage !== undefined).map(({ at, chunk }) => ({ at, chunk, usage: chunk.usage }));
 
 /** What a rule about the streamed usage needs: a whole stream of JSON chunks, and the usage with its counts. */
 const STREAM_READ: Part[] = ['served', 'events', 'complete', 'chunk-json'];
@@ -29,10 +28,13 @@ export const streamPresent: CheckDef = {
   title: 'With stream_options.include_usage true, the stream carries the usage, with integer prompt_tokens, completion_tokens and total_tokens',
   section: '6.2, 2.3',
   level: 'must',
-  audit: 'Streams the basic request with stream_options.include_usage (every stream of the kit asks it) and reads every such stream of the run: a server that ignores include_usage sends no usage chunk, and one that sends it ill-typed fails too; shown by faults usage-stream-missing and usage-stream-shape.',
+  audit:
+    'Streams the basic request with stream_options.include_usage (every stream of the kit asks it) and reads every such stream of the run: a server that ignores include_usage sends no usage chunk, and one that sends it ill-typed fails too; shown by faults usage-stream-missing and usage-stream-shape.',
   paths: STREAM_PATHS,
-  ...onEveryStream(streamed, STREAM_READ, (s, _ex, a) =>
-    usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, BASIC_OWNERS) : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`),
+  ...onEveryStream(
+    streamed,
+    STREAM_READ,
+    (s, _ex, a) => (usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, BASIC_OWNERS) : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`)),
     askedUsage,
   ),
 };
@@ -53,20 +55,21 @@ export const streamPosition: CheckDef = {
   title: 'The usage chunk comes after the chunk with the finish_reason and before [DONE], with choices []',
   section: '6.2',
   level: 'should',
-  audit: 'Reads where the usage chunk is on every stream that asked include_usage, tool calls and structured output included: a usage chunk before the finish, or one that carries a choice, fails; shown by faults usage-stream-before-finish, usage-stream-with-choices and stream-usage-before-finish-tool-calls.',
+  audit:
+    'Reads where the usage chunk is on every stream that asked include_usage, tool calls and structured output included: a usage chunk before the finish, or one that carries a choice, fails; shown by faults usage-stream-before-finish, usage-stream-with-choices and stream-usage-before-finish-tool-calls.',
   convention: 'The usage arrives in a chunk of its own, once generation has finished, with an empty choices array.',
   paths: STREAM_PATHS,
   ...onUsage((found, s) => {
-        // With several, the last is the one a client keeps (usage.stream-single judges the rest).
-        const { at, chunk } = found[found.length - 1];
-        const finishes = s.chunks.filter((c) => choicesOf(c.chunk).some((ch) => ch.finish_reason !== null && ch.finish_reason !== undefined)).map((c) => c.at);
-        const wrong: string[] = [];
-        const lastFinish = finishes.at(-1);
-        if (lastFinish !== undefined && at <= lastFinish) wrong.push(`it is event ${at}, not after the finish_reason at event ${lastFinish}`);
-        if (s.doneAt !== undefined && at > s.doneAt) wrong.push(`it is event ${at}, after [DONE] at event ${s.doneAt}`);
-        if (!Array.isArray(chunk.choices) || chunk.choices.length) wrong.push(`its choices are ${show(chunk.choices)}, not []`);
-        return wrong.length ? fail(`the usage chunk is out of place: ${wrong.join('; ')}`) : pass();
-      }),
+    // With several, the last is the one a client keeps (usage.stream-single judges the rest).
+    const { at, chunk } = found[found.length - 1];
+    const finishes = s.chunks.filter((c) => choicesOf(c.chunk).some((ch) => ch.finish_reason !== null && ch.finish_reason !== undefined)).map((c) => c.at);
+    const wrong: string[] = [];
+    const lastFinish = finishes.at(-1);
+    if (lastFinish !== undefined && at <= lastFinish) wrong.push(`it is event ${at}, not after the finish_reason at event ${lastFinish}`);
+    if (s.doneAt !== undefined && at > s.doneAt) wrong.push(`it is event ${at}, after [DONE] at event ${s.doneAt}`);
+    if (!Array.isArray(chunk.choices) || chunk.choices.length) wrong.push(`its choices are ${show(chunk.choices)}, not []`);
+    return wrong.length ? fail(`the usage chunk is out of place: ${wrong.join('; ')}`) : pass();
+  }),
 };
 
 export const streamShape: CheckDef = {
@@ -74,7 +77,8 @@ export const streamShape: CheckDef = {
   title: 'The streamed usage carries prompt_tokens_details.cached_tokens and completion_tokens_details.reasoning_tokens, as the usage of 2.3 does',
   section: '6.2',
   level: 'should',
-  audit: 'Reads the streamed usage of every stream that asked include_usage: a usage chunk without completion_tokens_details, or with prompt_tokens_details null, fails; shown by faults engine-stream-usage-no-completion-details and engine-prompt-details-null.',
+  audit:
+    'Reads the streamed usage of every stream that asked include_usage: a usage chunk without completion_tokens_details, or with prompt_tokens_details null, fails; shown by faults engine-stream-usage-no-completion-details and engine-prompt-details-null.',
   convention: 'The streamed usage is the usage object of the non-streamed response (2.3), details included.',
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, BASIC_OWNERS), askedUsage),
@@ -89,14 +93,14 @@ export const streamTotal: CheckDef = {
   convention: 'The total counts the prompt and the completion, nothing else.',
   paths: STREAM_PATHS,
   ...onUsage((found) => {
-        const counts = found.map(({ at, usage }) => ({ at, u: usage as { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown } }));
-        // Only the usage a client keeps (the last) is usage.stream-present's to shape; earlier ones are counted as they come.
-        const summable = counts.filter(({ u }) => [u.prompt_tokens, u.completion_tokens, u.total_tokens].every(Number.isInteger));
-        const wrong = summable
-          .filter(({ u }) => (u.prompt_tokens as number) + (u.completion_tokens as number) !== u.total_tokens)
-          .map(({ at, u }) => `event ${at}: ${String(u.prompt_tokens)} + ${String(u.completion_tokens)} is not ${String(u.total_tokens)}`);
-        return wrong.length ? fail(`total_tokens is not the sum: ${wrong.join('; ')}`) : pass();
-      }),
+    const counts = found.map(({ at, usage }) => ({ at, u: usage as { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown } }));
+    // Only the usage a client keeps (the last) is usage.stream-present's to shape; earlier ones are counted as they come.
+    const summable = counts.filter(({ u }) => [u.prompt_tokens, u.completion_tokens, u.total_tokens].every(Number.isInteger));
+    const wrong = summable
+      .filter(({ u }) => (u.prompt_tokens as number) + (u.completion_tokens as number) !== u.total_tokens)
+      .map(({ at, u }) => `event ${at}: ${String(u.prompt_tokens)} + ${String(u.completion_tokens)} is not ${String(u.total_tokens)}`);
+    return wrong.length ? fail(`total_tokens is not the sum: ${wrong.join('; ')}`) : pass();
+  }),
 };
 
 export const streamAbsent: CheckDef = {
@@ -125,7 +129,8 @@ export const streamCounts: CheckDef = {
   title: 'The streamed usage counts tokens as the non-streamed answer to the same request does',
   section: '6.2, 2.3',
   level: 'should',
-  audit: 'Compares the streamed usage of the basic request with the usage of its JSON answer, which has the same text: a server that counts chunks rather than tokens on the stream disagrees with itself; shown by fault usage-stream-counts-chunks.',
+  audit:
+    'Compares the streamed usage of the basic request with the usage of its JSON answer, which has the same text: a server that counts chunks rather than tokens on the stream disagrees with itself; shown by fault usage-stream-counts-chunks.',
   convention: 'Usage counts tokens, not chunks: the same request has the same prompt_tokens streamed or not, and the same completion_tokens when it gets the same text.',
   paths: STREAM_PATHS,
   reads: COUNTS_READ,

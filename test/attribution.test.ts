@@ -61,13 +61,19 @@ describe('attribution', () => {
   it('a shape defect hides no auth hole and no accepted five stops: all three are reported', async () => {
     const faults = ['engine-usage-no-completion-details', 'auth-chat-bare-bearer-accepted', 'stop-five-accepted'].map(faultNamed);
     const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults }) });
-    const failed = [...results.values()].filter((r) => r.outcome === 'fail').map((r) => r.id).sort();
+    const failed = [...results.values()]
+      .filter((r) => r.outcome === 'fail')
+      .map((r) => r.id)
+      .sort();
     expect(failed).toEqual([...new Set(faults.flatMap((f) => f.fails))].sort());
     expect(failed).toEqual(expect.arrayContaining(['chat.usage-details', 'auth.chat.malformed', 'stop.five-refused']));
   });
 
   it('a not-tested verdict names the check that blocked it, in its message and as blockedBy', async () => {
-    const results = await runAgainstMock(CHECKS.filter((c) => ['chat.usage', 'chat.usage-total', 'chat.max-tokens'].includes(c.id)), { mock: createMock(undefined, { faults: ['chat-usage-missing'] }) });
+    const results = await runAgainstMock(
+      CHECKS.filter((c) => ['chat.usage', 'chat.usage-total', 'chat.max-tokens'].includes(c.id)),
+      { mock: createMock(undefined, { faults: ['chat-usage-missing'] }) },
+    );
     expect(results.get('chat.usage')!.outcome).toBe('fail');
     for (const id of ['chat.usage-total', 'chat.max-tokens']) {
       const r = results.get(id)!;

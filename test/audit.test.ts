@@ -53,8 +53,7 @@ describe('the audit of every request', () => {
     const failedOn = new Map<string, Set<string>>(checks.map((c) => [c.id, new Set()]));
     const runs = [...byFault].map(([name, named]) => async () => {
       const results = await runAgainstMock(named, { mock: createMock(undefined, { faults: [faultNamed(name)] }) });
-      for (const c of named)
-        for (const p of results.get(c.id)?.paths ?? []) if (p.outcome === 'fail') failedOn.get(c.id)!.add(p.path.stream ? 'stream' : 'json');
+      for (const c of named) for (const p of results.get(c.id)?.paths ?? []) if (p.outcome === 'fail') failedOn.get(c.id)!.add(p.path.stream ? 'stream' : 'json');
     });
     // A few at a time: the machine running the tests has two cores.
     for (let i = 0; i < runs.length; i += 4) await Promise.all(runs.slice(i, i + 4).map((run) => run()));

@@ -96,7 +96,28 @@ describe('the GitHub Action', () => {
       INPUT_DEADLINE: '300000',
       GITHUB_STEP_SUMMARY: '/tmp/summary.md',
     });
-    expect(args).toEqual(['run', '--base-url', 'https://api.example.test', '--model', 'm1', '--model', 'm2', '--deadline', '300000', '--strict', '--reporter', 'github', '--reporter', 'junit=conformance-reports/junit.xml', '--reporter', 'html=conformance-reports/report.html', '--reporter', 'json=conformance-reports/report.json', '--reporter', 'markdown']);
+    expect(args).toEqual([
+      'run',
+      '--base-url',
+      'https://api.example.test',
+      '--model',
+      'm1',
+      '--model',
+      'm2',
+      '--deadline',
+      '300000',
+      '--strict',
+      '--reporter',
+      'github',
+      '--reporter',
+      'junit=conformance-reports/junit.xml',
+      '--reporter',
+      'html=conformance-reports/report.html',
+      '--reporter',
+      'json=conformance-reports/report.json',
+      '--reporter',
+      'markdown',
+    ]);
     expect(args.join(' ')).not.toContain('sk-secret-1');
     expect(env).toEqual({ CONFORMANCE_API_KEY: 'sk-secret-1' });
   });

@@ -41,12 +41,17 @@ describe('the fault catalogue', () => {
   describe.concurrent.each(PROVING.map((f) => [f.name, f] as const))('%s', (_name, fault) => {
     it(fault.fails.length ? `fails exactly ${fault.fails.join(', ')}` : 'passes every check (a legal variation)', async () => {
       const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
-      const failed = [...results.values()].filter((r) => r.outcome === 'fail').map((r) => r.id).sort();
+      const failed = [...results.values()]
+        .filter((r) => r.outcome === 'fail')
+        .map((r) => r.id)
+        .sort();
       const detail = [...results.values()].filter((r) => r.outcome === 'fail' || fault.fails.includes(r.id)).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
       expect(failed, detail.join('\n')).toEqual([...fault.fails].sort());
       if (fault.on) {
         // A fault on one path fails its checks on that path only, and the report names the path.
-        const elsewhere = [...results.values()].flatMap((r) => (r.outcome === 'fail' ? (r.paths ?? []).filter((p) => p.outcome === 'fail' && !p.label.split(', ').includes(fault.on!)).map((p) => `${r.id} [${p.label}]`) : []));
+        const elsewhere = [...results.values()].flatMap((r) =>
+          r.outcome === 'fail' ? (r.paths ?? []).filter((p) => p.outcome === 'fail' && !p.label.split(', ').includes(fault.on!)).map((p) => `${r.id} [${p.label}]`) : [],
+        );
         expect(elsewhere, `failing paths that do not name ${fault.on}`).toEqual([]);
       }
       if (!fault.fails.length) {

@@ -10,7 +10,23 @@ it('npm pack holds what a user needs and nothing else', () => {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const [{ files }] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' })) as { files: { path: string }[] }[];
   const paths = files.map((f) => f.path);
-  for (const needed of ['dist/bin/conformance.js', 'dist/suites/index.js', 'dist/suites/index.d.ts', 'dist/mock/index.js', 'dist/suites/vitest.js', 'schemas/report.schema.json', 'schemas/baseline.schema.json', 'schemas/control.schema.json', 'dist/mock/dashboard/page/index.html', 'dist/mock/dashboard/page/app.js', 'dist/mock/dashboard/page/dashboard.css', 'dist/mock/dashboard/page/icon.svg', 'schemas/spec/chat-api.md', 'README.md', 'package.json'])
+  for (const needed of [
+    'dist/bin/conformance.js',
+    'dist/suites/index.js',
+    'dist/suites/index.d.ts',
+    'dist/mock/index.js',
+    'dist/suites/vitest.js',
+    'schemas/report.schema.json',
+    'schemas/baseline.schema.json',
+    'schemas/control.schema.json',
+    'dist/mock/dashboard/page/index.html',
+    'dist/mock/dashboard/page/app.js',
+    'dist/mock/dashboard/page/dashboard.css',
+    'dist/mock/dashboard/page/icon.svg',
+    'schemas/spec/chat-api.md',
+    'README.md',
+    'package.json',
+  ])
     expect(paths, needed).toContain(needed);
   const stray = paths.filter((p) => /^(test|bench|dist\/bench|dist\/test)\//.test(p) || /\.map$/.test(p) || (/\.ts$/.test(p) && !/\.d\.ts$/.test(p)));
   expect(stray).toEqual([]);

@@ -53,12 +53,16 @@ describe('the rooms of the tree', () => {
     ['schemas-import-nothing-of-the-kit', { 'schemas/index.ts': ['../suites/api.js'], 'suites/api.ts': [] }],
     ['nothing-imports-the-cli', { 'mock/index.ts': ['../bin/conformance.js'], 'bin/conformance.ts': [] }],
     ['no-circular', { 'suites/api.ts': ['./paths.js'], 'suites/paths.ts': ['./api.js'] }],
-  ] as const)('catches %s', async (rule, files) => {
-    const dir = tree(files);
-    const r = await cruise(dir, [...new Set(Object.keys(files).map((f) => f.split('/')[0]))]);
-    expect(r.out).toContain(`error ${rule}:`);
-    expect(r.code).not.toBe(0);
-  }, 60_000);
+  ] as const)(
+    'catches %s',
+    async (rule, files) => {
+      const dir = tree(files);
+      const r = await cruise(dir, [...new Set(Object.keys(files).map((f) => f.split('/')[0]))]);
+      expect(r.out).toContain(`error ${rule}:`);
+      expect(r.code).not.toBe(0);
+    },
+    60_000,
+  );
 
   it('lets each room import what it may', async () => {
     const dir = tree({

@@ -52,7 +52,11 @@ describe('conformance cases', () => {
       for (const c of cap.filter((c) => c.path.startsWith('stream'))) expect(() => c.assert()).toThrow(/^chat\.max-tokens \(must, §2\.1, 4\.1, 8\): [\s\S]*Reproduce with: curl /);
       const echo = cases.filter((c) => c.check === 'chat.model-echo');
       expect(echo.every(holds)).toBe(true);
-      expect(conformanceCases(report.results, { strict: true }).filter((c) => c.check === 'chat.model-echo').every((c) => !holds(c))).toBe(true);
+      expect(
+        conformanceCases(report.results, { strict: true })
+          .filter((c) => c.check === 'chat.model-echo')
+          .every((c) => !holds(c)),
+      ).toBe(true);
     } finally {
       await server.close();
     }

@@ -70,35 +70,47 @@ async function main(): Promise<void> {
     }
   };
 
-  $('send').addEventListener('click', run('reply', () => streamInto($('reply'), ($('prompt') as HTMLTextAreaElement).value)));
+  $('send').addEventListener(
+    'click',
+    run('reply', () => streamInto($('reply'), ($('prompt') as HTMLTextAreaElement).value)),
+  );
 
-  $('tool-demo').addEventListener('click', run('tool', async () => {
-    const tools: OpenAI.ChatCompletionTool[] = [
-      { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
-    ];
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
-    const first = await client.chat.completions.create({ model: MODEL, messages, tools });
-    const call = first.choices[0].message.tool_calls?.[0];
-    if (call?.type !== 'function') throw new Error('no tool call');
-    $('tool').textContent = `${call.function.name}(${call.function.arguments})`;
-    const next = await client.chat.completions.create({
-      model: MODEL,
-      tools,
-      messages: [...messages, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '{"temp_c": 21}' }],
-    });
-    $('tool').append(`\n→ ${next.choices[0].message.content}`);
-  }));
+  $('tool-demo').addEventListener(
+    'click',
+    run('tool', async () => {
+      const tools: OpenAI.ChatCompletionTool[] = [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+      ];
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
+      const first = await client.chat.completions.create({ model: MODEL, messages, tools });
+      const call = first.choices[0].message.tool_calls?.[0];
+      if (call?.type !== 'function') throw new Error('no tool call');
+      $('tool').textContent = `${call.function.name}(${call.function.arguments})`;
+      const next = await client.chat.completions.create({
+        model: MODEL,
+        tools,
+        messages: [...messages, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '{"temp_c": 21}' }],
+      });
+      $('tool').append(`\n→ ${next.choices[0].message.content}`);
+    }),
+  );
 
-  $('retry-demo').addEventListener('click', run('retry', async () => {
-    const before = seen.chatRequests;
-    const r = await client.chat.completions.create(
-      { model: MODEL, messages: [{ role: 'user', content: 'Hello after a rate limit.' }] },
-      { headers: { 'x-mock-fault': 'rate-limited; retry_after_ms=150; times=1' } },
-    );
-    $('retry').textContent = `answered after ${seen.chatRequests - before} attempts: ${r.choices[0].message.content}`;
-  }));
+  $('retry-demo').addEventListener(
+    'click',
+    run('retry', async () => {
+      const before = seen.chatRequests;
+      const r = await client.chat.completions.create(
+        { model: MODEL, messages: [{ role: 'user', content: 'Hello after a rate limit.' }] },
+        { headers: { 'x-mock-fault': 'rate-limited; retry_after_ms=150; times=1' } },
+      );
+      $('retry').textContent = `answered after ${seen.chatRequests - before} attempts: ${r.choices[0].message.content}`;
+    }),
+  );
 
-  $('error-demo').addEventListener('click', run('stream error', () => streamInto($('reply'), 'This stream will fail.', { 'x-mock-fault': 'stream-error; chunks=3' })));
+  $('error-demo').addEventListener(
+    'click',
+    run('stream error', () => streamInto($('reply'), 'This stream will fail.', { 'x-mock-fault': 'stream-error; chunks=3' })),
+  );
 
   status('ready');
 }

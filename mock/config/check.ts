@@ -63,7 +63,8 @@ export function crossCheck(c: MockConfig): Problem[] {
   c.faults?.always?.forEach((f, i) => fault(f, ['faults', 'always', i]));
   c.faults?.random?.pool.forEach((f, i) => fault(f, ['faults', 'random', 'pool', i]));
   c.scenarios?.forEach((s, i) => {
-    if (s.match.model !== undefined && !seen.has(s.match.model)) out.push({ path: ['scenarios', i, 'match', 'model'], message: `expected a model defined under models; "${s.match.model}" is not one` });
+    if (s.match.model !== undefined && !seen.has(s.match.model))
+      out.push({ path: ['scenarios', i, 'match', 'model'], message: `expected a model defined under models; "${s.match.model}" is not one` });
     if (s.match.key !== undefined && !keyIds.has(s.match.key)) out.push({ path: ['scenarios', i, 'match', 'key'], message: `expected a key id defined under keys; "${s.match.key}" is not one` });
     const result = typeof s.match.tool_result === 'object' ? s.match.tool_result.content : undefined;
     const patterns: [(string | number)[], string | undefined][] = [

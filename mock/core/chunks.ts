@@ -27,7 +27,14 @@ export function completionJson(c: Completion, meta: ReplyMeta): string {
 /** The mock's own usage has one shape and is written out; a recorded one is kept as it came. */
 function usageJson(u: Completion['usage']): string {
   const keys = Object.keys(u);
-  if (keys.length !== 5 || keys[3] !== 'prompt_tokens_details' || keys[4] !== 'completion_tokens_details' || Object.keys(u.prompt_tokens_details).length !== 1 || Object.keys(u.completion_tokens_details).length !== 1) return JSON.stringify(u);
+  if (
+    keys.length !== 5 ||
+    keys[3] !== 'prompt_tokens_details' ||
+    keys[4] !== 'completion_tokens_details' ||
+    Object.keys(u.prompt_tokens_details).length !== 1 ||
+    Object.keys(u.completion_tokens_details).length !== 1
+  )
+    return JSON.stringify(u);
   return `{"prompt_tokens":${u.prompt_tokens},"completion_tokens":${u.completion_tokens},"total_tokens":${u.total_tokens},"prompt_tokens_details":{"cached_tokens":${u.prompt_tokens_details.cached_tokens}},"completion_tokens_details":{"reasoning_tokens":${u.completion_tokens_details.reasoning_tokens}}}`;
 }
 
@@ -57,8 +64,7 @@ export function* streamChunks(c: Completion, meta: ReplyMeta, includeUsage: bool
   if (c.refusal !== undefined) yield [chunk({ refusal: c.refusal }), c.usage.completion_tokens - c.reasoningTokens];
   for (const [index, t] of c.toolCalls.entries()) {
     yield [chunk({ tool_calls: [{ index, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] }), 1];
-    for (let i = 0; i < t.arguments.length; i += ARG_FRAGMENT)
-      yield [chunk({ tool_calls: [{ index, function: { arguments: t.arguments.slice(i, i + ARG_FRAGMENT) } }] }), 1];
+    for (let i = 0; i < t.arguments.length; i += ARG_FRAGMENT) yield [chunk({ tool_calls: [{ index, function: { arguments: t.arguments.slice(i, i + ARG_FRAGMENT) } }] }), 1];
   }
   yield [chunk({}, c.finishReason), 0];
   if (includeUsage) yield [JSON.stringify({ object: 'chat.completion.chunk', model: meta.model, choices: [], usage: c.usage }), 0];

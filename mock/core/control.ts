@@ -62,7 +62,11 @@ export interface Applied {
 
 /** A refused change: the field it names and the code the 400 carries. */
 export class ControlError extends Error {
-  constructor(message: string, readonly param: string | null, readonly code: string) {
+  constructor(
+    message: string,
+    readonly param: string | null,
+    readonly code: string,
+  ) {
     super(message);
   }
 }

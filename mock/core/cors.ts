@@ -7,9 +7,9 @@ import type { MockReply, MockRequest } from './types.js';
 
 // A wildcard in Access-Control-Allow-Headers does not cover Authorization, so the headers the
 // official SDKs send are named, and whatever else the preflight asks for is echoed.
-const ALLOWED = 'authorization, content-type, openai-organization, openai-project, x-stainless-os, x-stainless-arch, x-stainless-lang, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, x-stainless-retry-count, x-stainless-timeout, x-stainless-helper-method, x-stainless-async, x-mock-fault, x-mock-content';
+const ALLOWED =
+  'authorization, content-type, openai-organization, openai-project, x-stainless-os, x-stainless-arch, x-stainless-lang, x-stainless-package-version, x-stainless-runtime, x-stainless-runtime-version, x-stainless-retry-count, x-stainless-timeout, x-stainless-helper-method, x-stainless-async, x-mock-fault, x-mock-content';
 const EXPOSED = 'retry-after, retry-after-ms, x-request-id, x-ratelimit-remaining-requests, x-ratelimit-reset-requests, x-mock-recorded-drift';
-
 
 /** The answer to a preflight. An origin neither loopback nor listed is answered without the allow
  * headers, so the browser blocks the call as a real deployment's would. */

@@ -234,7 +234,30 @@ function invites(user: string, tool: { function: { name: string; description?: s
 }
 
 /** Words of a tool's description that say nothing of what it is for. */
-const COMMON = new Set(['current', 'this', 'that', 'with', 'from', 'into', 'given', 'return', 'returns', 'value', 'data', 'tool', 'function', 'call', 'user', 'input', 'output', 'some', 'what', 'when', 'where', 'which']);
+const COMMON = new Set([
+  'current',
+  'this',
+  'that',
+  'with',
+  'from',
+  'into',
+  'given',
+  'return',
+  'returns',
+  'value',
+  'data',
+  'tool',
+  'function',
+  'call',
+  'user',
+  'input',
+  'output',
+  'some',
+  'what',
+  'when',
+  'where',
+  'which',
+]);
 
 function toolCallsFor(req: ChatRequest, rand: () => number): ToolCall[] {
   const tools = req.tools ?? [];

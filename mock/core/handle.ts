@@ -162,7 +162,10 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const stream = request.stream === true;
     const model: ModelDef | undefined = key.models.includes(request.model) ? models.get(request.model) : undefined;
     if (!model)
-      return fixed(errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model'), { stream, model: request.model });
+      return fixed(errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model'), {
+        stream,
+        model: request.model,
+      });
     const range = parameterProblem(request, model);
     if (range) return fixed(errorReply(400, range.message, 'invalid_request_error', 'unsupported_value', range.param), { stream, model: model.id });
 
@@ -182,9 +185,14 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
         if (found.scenario.timing) timing = { ...timing, ...found.scenario.timing };
         if (reply.fault) faults = resolveFaults([reply.fault]);
         if (reply.error)
-          return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), { scenario, faults, stream });
+          return fixed(errorReply(reply.error.status, reply.error.message, reply.error.type ?? 'invalid_request_error', reply.error.code ?? null, null, reply.error.headers), {
+            scenario,
+            faults,
+            stream,
+          });
         // A recording's text is what it is; how its stream is cut still follows the request.
-        if (found.scenario.recorded) return recording(request, model, reply, seed, { scenario, stream, faults, split: splitOf(mergeContent(chosen, asked)), headers: driftHeaders(found.scenario.recorded.drift, stream) });
+        if (found.scenario.recorded)
+          return recording(request, model, reply, seed, { scenario, stream, faults, split: splitOf(mergeContent(chosen, asked)), headers: driftHeaders(found.scenario.recorded.drift, stream) });
         script = reply;
       } else if (strictScenarios) {
         const hint = found.closest ? `; the closest is "${found.closest.name}", which differs in ${found.differs.join(', ')}` : '';
@@ -203,16 +211,42 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     if (stream)
       // Jitter is seeded by the request itself (not its id, which counts requests): the same
       // request is paced the same way every time.
-      return { scenario, faults, stream, timing, idBase, split, content, model: model.id, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)], seed };
-    return { scenario, faults, stream, timing, idBase, content, model: model.id, json: completionJson(completion, { model: model.id }), delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed) };
+      return {
+        scenario,
+        faults,
+        stream,
+        timing,
+        idBase,
+        split,
+        content,
+        model: model.id,
+        events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, timing?.chunk_tokens ?? 1, split)],
+        seed,
+      };
+    return {
+      scenario,
+      faults,
+      stream,
+      timing,
+      idBase,
+      content,
+      model: model.id,
+      json: completionJson(completion, { model: model.id }),
+      delayMs: bodyDelay(timing, completion.usage.completion_tokens, seed),
+    };
   };
 
-  const recording = (request: ChatRequest, model: ModelDef, reply: NonNullable<Scenario['reply']>, seed: number, common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split' | 'headers'>): Prepared => {
+  const recording = (
+    request: ChatRequest,
+    model: ModelDef,
+    reply: NonNullable<Scenario['reply']>,
+    seed: number,
+    common: Pick<Prepared, 'scenario' | 'stream' | 'faults' | 'split' | 'headers'>,
+  ): Prepared => {
     const completion = recordedCompletion(reply, request);
-    const delays = opts.noDelays ? [] : reply.delays_ms ?? [];
+    const delays = opts.noDelays ? [] : (reply.delays_ms ?? []);
     const idBase = `chatcmpl-${seed.toString(36)}`;
-    if (common.stream)
-      return { ...common, idBase, delays, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, 1, common.split)] };
+    if (common.stream) return { ...common, idBase, delays, events: [...streamChunks(completion, { model: model.id }, request.stream_options?.include_usage === true, 1, common.split)] };
     return { ...common, idBase, json: completionJson(completion, { model: model.id }), delayMs: delays.reduce((a, b) => a + b, 0) };
   };
 

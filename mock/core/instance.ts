@@ -21,7 +21,7 @@ export function instanceOf(schema: unknown, rand: () => number, root: unknown = 
     if (Array.isArray(alts) && alts.length) return instanceOf(alts.find((a) => (a as { type?: unknown })?.type !== 'null') ?? alts[0], rand, root, depth + 1);
   }
   if (Array.isArray(s.allOf) && s.allOf.length) return instanceOf(Object.assign({}, ...(s.allOf as object[])), rand, root, depth + 1);
-  const type = Array.isArray(s.type) ? (s.type.find((t) => t !== 'null') ?? 'null') : s.type ?? (s.properties ? 'object' : s.items ? 'array' : 'string');
+  const type = Array.isArray(s.type) ? (s.type.find((t) => t !== 'null') ?? 'null') : (s.type ?? (s.properties ? 'object' : s.items ? 'array' : 'string'));
   switch (type) {
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, Schema>;
@@ -67,12 +67,19 @@ function num(v: unknown): number | undefined {
 
 function stringFor(s: Record<string, unknown>, rand: () => number): string {
   switch (s.format) {
-    case 'date-time': return '2026-01-01T00:00:00Z';
-    case 'date': return '2026-01-01';
-    case 'time': return '00:00:00Z';
-    case 'email': return 'user@example.com';
-    case 'uri': case 'url': return 'https://example.com/';
-    case 'uuid': return '00000000-0000-4000-8000-000000000000';
+    case 'date-time':
+      return '2026-01-01T00:00:00Z';
+    case 'date':
+      return '2026-01-01';
+    case 'time':
+      return '00:00:00Z';
+    case 'email':
+      return 'user@example.com';
+    case 'uri':
+    case 'url':
+      return 'https://example.com/';
+    case 'uuid':
+      return '00000000-0000-4000-8000-000000000000';
   }
   const min = typeof s.minLength === 'number' ? s.minLength : 0;
   const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;

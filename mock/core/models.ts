@@ -24,9 +24,7 @@ export function catalogEntry(m: ModelDef) {
     name: m.name,
     created: m.created,
     quantization: m.quantization,
-    input_modalities: [
-      { type: 'text', supported_inputs: { max_context_length: { value: m.context_length, unit: 'token' } }, pricing: inputPricing },
-    ],
+    input_modalities: [{ type: 'text', supported_inputs: { max_context_length: { value: m.context_length, unit: 'token' } }, pricing: inputPricing }],
     output_modalities: [
       {
         type: 'text',

@@ -43,8 +43,20 @@ const sameMessage = (a: ConversationMessage, b: ConversationMessage) =>
 /** The request fields, besides the conversation, that change what a model answers: a recording
  * keeps those the request sent, and matches only a request that sends the same (and no other). */
 const SHAPING_PARAMETERS = [
-  'max_tokens', 'max_completion_tokens', 'stop', 'temperature', 'top_p', 'seed', 'n', 'tool_choice', 'parallel_tool_calls',
-  'presence_penalty', 'frequency_penalty', 'logit_bias', 'reasoning_effort', 'response_format',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'temperature',
+  'top_p',
+  'seed',
+  'n',
+  'tool_choice',
+  'parallel_tool_calls',
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+  'reasoning_effort',
+  'response_format',
 ] as const;
 
 export function parametersOf(req: ChatRequest): Record<string, unknown> {

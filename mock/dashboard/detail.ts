@@ -87,7 +87,16 @@ function curlFor(entry: JournalEntry, followed: Followed | undefined, base: stri
   const token = /^Bearer +(\S+)\s*$/i.exec(followed?.authorization ?? '')?.[1] ?? keys.find((k) => k.id === entry.key_id)?.key;
   if (token) headers.authorization = `Bearer ${token}`;
   const secrets: ShellSecret[] = [...(token ? [{ value: token, variable: KEY_VARIABLE }] : []), ...keys.filter((k) => k.key !== token).map((k) => ({ value: k.key }))];
-  const body = followed?.raw !== undefined ? (typeof followed.raw === 'string' ? followed.raw : new TextDecoder().decode(followed.raw)) : entry.body === null ? undefined : typeof entry.body === 'string' ? entry.body : JSON.stringify(entry.body);
+  const body =
+    followed?.raw !== undefined
+      ? typeof followed.raw === 'string'
+        ? followed.raw
+        : new TextDecoder().decode(followed.raw)
+      : entry.body === null
+        ? undefined
+        : typeof entry.body === 'string'
+          ? entry.body
+          : JSON.stringify(entry.body);
   if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
   const spec = { method: entry.method, url: `${base}${entry.path}`, headers, body } as RequestSpec;
   return curlOf(spec, secrets);

@@ -89,11 +89,16 @@ export class Live {
   /** A page's event stream: the state now, the latest requests, then everything as it happens. */
   attach(res: ServerResponse, headers: Record<string, string>): void {
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    const rows = this.mock.journal.list().slice(-BACKFILL).map((e) => {
-      const f = this.followed.get(e.seq);
-      return f ? f.row : rowOf({ ...e, at: Date.parse(e.time), raw: undefined } as Stored, undefined);
-    });
-    res.write(`retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({ instance: this.instance })}\n\nevent: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\nevent: rows\ndata: ${JSON.stringify(rows)}\n\n`);
+    const rows = this.mock.journal
+      .list()
+      .slice(-BACKFILL)
+      .map((e) => {
+        const f = this.followed.get(e.seq);
+        return f ? f.row : rowOf({ ...e, at: Date.parse(e.time), raw: undefined } as Stored, undefined);
+      });
+    res.write(
+      `retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({ instance: this.instance })}\n\nevent: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\nevent: rows\ndata: ${JSON.stringify(rows)}\n\n`,
+    );
     this.pages.add(res);
     res.once('close', () => this.detach(res));
     if (this.pages.size === 1) {
@@ -152,12 +157,15 @@ export class Live {
     }
     const pieces: Pieces = { frames: [], times: [] };
     f.answer = { status: reply.status, headers: reply.headers, stream: pieces };
-    return { ...reply, stream: tapped(reply.stream, (frame) => {
-      const at = performance.now() - t0;
-      f.row.ttfb_ms ??= Math.round(at);
-      pieces.frames.push(frame);
-      pieces.times.push(at);
-    }) };
+    return {
+      ...reply,
+      stream: tapped(reply.stream, (frame) => {
+        const at = performance.now() - t0;
+        f.row.ttfb_ms ??= Math.round(at);
+        pieces.frames.push(frame);
+        pieces.times.push(at);
+      }),
+    };
   }
 
   /** A followed request's record, while it is kept. */

@@ -34,16 +34,25 @@ export function dashboardRoute(mock: Mock, live: Live, scheme: string): (req: In
     const detail = DETAIL.exec(path);
     // Any other /__mock/ path is the core's (the journal, the control API) or its 404.
     if (!detail && name !== 'events' && !ASSET_PATHS.includes(name)) return false;
-    if (req.method !== 'GET') return send(res, { ...errorReply(405, `${path} takes GET.`, 'invalid_request_error', 'method_not_allowed'), headers: { 'content-type': 'application/json', allow: 'GET' } } as BodyReply), true;
-    if (name === 'events') return live.attach(res, PAGE_HEADERS), true;
+    if (req.method !== 'GET')
+      return (send(res, { ...errorReply(405, `${path} takes GET.`, 'invalid_request_error', 'method_not_allowed'), headers: { 'content-type': 'application/json', allow: 'GET' } } as BodyReply), true);
+    if (name === 'events') return (live.attach(res, PAGE_HEADERS), true);
     if (detail) {
       const d = detailOf(mock.journal, live.get(Number(detail[1])), Number(detail[1]), `${scheme}://${req.headers.host ?? 'localhost'}`, mock.config.keys);
-      return send(res, d ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(d) } : (errorReply(404, `The journal holds no request ${detail[1]}.`, 'invalid_request_error', 'not_found') as BodyReply)), true;
+      return (
+        send(
+          res,
+          d
+            ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(d) }
+            : (errorReply(404, `The journal holds no request ${detail[1]}.`, 'invalid_request_error', 'not_found') as BodyReply),
+        ),
+        true
+      );
     }
     const asset = dashboardAssets();
-    if (asset instanceof Error) return send(res, errorReply(500, asset.message, 'server_error', 'dashboard_not_built') as BodyReply), true;
+    if (asset instanceof Error) return (send(res, errorReply(500, asset.message, 'server_error', 'dashboard_not_built') as BodyReply), true);
     const file = asset.get(name)!;
-    return send(res, { status: 200, headers: { 'content-type': file.type }, body: file.bytes }), true;
+    return (send(res, { status: 200, headers: { 'content-type': file.type }, body: file.bytes }), true);
   };
 }
 

@@ -23,7 +23,10 @@ export interface ListedModel {
 /** A test id as a file name: kept when it is already safe, otherwise made safe and told apart by a hash. */
 export function fixtureName(testId: string | undefined): string {
   if (!testId) return DEFAULT_FIXTURE;
-  const safe = testId.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|-+$/g, '').slice(0, 80);
+  const safe = testId
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[.-]+|-+$/g, '')
+    .slice(0, 80);
   return safe === testId ? safe : `${safe || 'test'}-${hash(testId).toString(36)}`;
 }
 
@@ -83,7 +86,10 @@ export class Fixtures {
       writeFileSync(tmp, text);
       renameSync(tmp, file);
     });
-    this.writing.set(name, next.catch(() => {}));
+    this.writing.set(
+      name,
+      next.catch(() => {}),
+    );
     return next;
   }
 }

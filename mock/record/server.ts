@@ -71,7 +71,9 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   if ((opts.mode === 'record' || opts.fallback) && !opts.upstream) throw new Error(`--upstream is required ${opts.mode === 'record' ? 'to record' : 'with --fallback upstream'}`);
   const records = opts.mode === 'record' || !!opts.fallback;
   if (records && opts.host && !isLoopbackAddress(opts.host) && !opts.allowRemote)
-    throw new Error(`${opts.mode === 'record' ? '--record' : '--fallback upstream'} on --host ${opts.host} would let anyone who can reach this machine spend the upstream key: listen on a loopback address (the default, 127.0.0.1), or add --allow-remote-record to mean it`);
+    throw new Error(
+      `${opts.mode === 'record' ? '--record' : '--fallback upstream'} on --host ${opts.host} would let anyone who can reach this machine spend the upstream key: listen on a loopback address (the default, 127.0.0.1), or add --allow-remote-record to mean it`,
+    );
   for (const o of opts.allowOrigins ?? []) {
     const problem = originProblem(o);
     if (problem) throw new Error(`--allow-origin: ${problem}`);
@@ -110,16 +112,20 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     // Before anything: a refused Host or Origin is never proxied, so the upstream key is not sent.
     const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     if (refused) return writeReply(res, refused);
-    readBody(req, (body) => {
-      if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));
-      // Every exchange is pending until its recording is written: closing waits for them.
-      const exchange = serve(req, res, body).catch((e: Error) => {
-        if (!res.headersSent) writeReply(res, errorReply(502, `The recorder failed: ${redactor.text(e.message)}`, 'server_error', 'recorder_error'));
-        else res.destroy();
-      });
-      pending.add(exchange);
-      void exchange.finally(() => pending.delete(exchange));
-    }, () => res.destroy());
+    readBody(
+      req,
+      (body) => {
+        if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));
+        // Every exchange is pending until its recording is written: closing waits for them.
+        const exchange = serve(req, res, body).catch((e: Error) => {
+          if (!res.headersSent) writeReply(res, errorReply(502, `The recorder failed: ${redactor.text(e.message)}`, 'server_error', 'recorder_error'));
+          else res.destroy();
+        });
+        pending.add(exchange);
+        void exchange.finally(() => pending.delete(exchange));
+      },
+      () => res.destroy(),
+    );
   }, opts.tls);
 
   const serve = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
@@ -143,7 +149,12 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   };
 
   const noRecording = (name: string, testId: string | undefined): MockReply =>
-    errorReply(400, `No recordings for ${testId ? `test "${testId}"` : 'requests without a test id'}: ${fixtures.file(name)} does not exist (record it with conformance mock --record).`, 'invalid_request_error', 'no_recording');
+    errorReply(
+      400,
+      `No recordings for ${testId ? `test "${testId}"` : 'requests without a test id'}: ${fixtures.file(name)} does not exist (record it with conformance mock --record).`,
+      'invalid_request_error',
+      'no_recording',
+    );
 
   const proxy = async (req: IncomingMessage, res: ServerResponse, body: Buffer, headers: Record<string, string>, name: string): Promise<void> => {
     const out: Record<string, string> = { 'accept-encoding': 'identity' };
@@ -198,7 +209,16 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     await record(method, path, body, status, headers, answer, reads, name);
   };
 
-  const record = async (method: string, path: string, body: Buffer, status: number, headers: Record<string, string>, answer: Buffer, reads: { end: number; ms: number }[], name: string): Promise<void> => {
+  const record = async (
+    method: string,
+    path: string,
+    body: Buffer,
+    status: number,
+    headers: Record<string, string>,
+    answer: Buffer,
+    reads: { end: number; ms: number }[],
+    name: string,
+  ): Promise<void> => {
     if (method === 'GET' && path.endsWith('/v1/models') && status === 200) {
       const listed = modelsOf(answer);
       await fixtures.add(name, undefined, listed);

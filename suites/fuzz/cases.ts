@@ -40,7 +40,13 @@ function rareValid(m: ModelSpace): fc.Arbitrary<FuzzCase> {
   return fc
     .record({
       astral: present(textOf(astral, 1, 4)),
-      control: present(textOf(fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), 1, 3)),
+      control: present(
+        textOf(
+          fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)),
+          1,
+          3,
+        ),
+      ),
       long: present(longText(LONG_LENGTHS[0], LONG_LENGTHS[0] + 1024, asciiPiece)),
       seed: present(fc.constantFrom(...MACHINE_EDGES.filter((e) => e > 2 ** 31))),
       stream: present(fc.constant(true)),
@@ -99,7 +105,12 @@ export function casesFor(space: Space): Cases {
   const random = fc.oneof(
     ...space.models.map((m) => {
       const k = m === first ? mine : kinds(m);
-      return fc.oneof({ arbitrary: valid(m), weight: 50 }, { arbitrary: fc.oneof(...k.invalid), weight: 40 }, { arbitrary: fc.oneof(...k.edge), weight: 9 }, { arbitrary: fc.oneof(...k.costly), weight: 1 });
+      return fc.oneof(
+        { arbitrary: valid(m), weight: 50 },
+        { arbitrary: fc.oneof(...k.invalid), weight: 40 },
+        { arbitrary: fc.oneof(...k.edge), weight: 9 },
+        { arbitrary: fc.oneof(...k.costly), weight: 1 },
+      );
     }),
   );
   return { breadth, random };

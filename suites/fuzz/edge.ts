@@ -23,8 +23,7 @@ export const withContent = (b: Body, content: unknown): Body => {
 export const DEPTHS = [64, 1_000, 10_000] as const;
 export const nested = (depth: number) => new RawJson(`${'['.repeat(depth)}${']'.repeat(depth)}`);
 
-const longContent = (base: fc.Arbitrary<Body>, n: number) =>
-  fc.tuple(base, longText(n, n)).map(([b, t]) => either(`content of ${n.toLocaleString('en-US')} characters`, withContent(b, t)));
+const longContent = (base: fc.Arbitrary<Body>, n: number) => fc.tuple(base, longText(n, n)).map(([b, t]) => either(`content of ${n.toLocaleString('en-US')} characters`, withContent(b, t)));
 
 /** A megabyte of content: tried once in a session (the breadth list), not drawn at random, where it
  * would cost more than the rest of the session. */

@@ -26,33 +26,38 @@ const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
     title: 'No generated request, valid or not, is answered with a server error (5xx) or a dropped connection',
     section: '4.1, 7',
     level: 'must',
-    audit: 'Sends generated requests (one wrong type for each field of 2.1, then valid and invalid ones with rare inputs: astral characters, long strings, integers past 32 bits) and reads each status: a server whose parser or model code breaks on an input it did not expect answers 5xx or drops the connection on that one; shown by faults fuzz-astral-500, fuzz-long-string-500 and fuzz-int32-500.',
+    audit:
+      'Sends generated requests (one wrong type for each field of 2.1, then valid and invalid ones with rare inputs: astral characters, long strings, integers past 32 bits) and reads each status: a server whose parser or model code breaks on an input it did not expect answers 5xx or drops the connection on that one; shown by faults fuzz-astral-500, fuzz-long-string-500 and fuzz-int32-500.',
   },
   'valid-served': {
     title: 'A generated request the document allows is served, or refused with a 4xx only for a field the catalog does not declare for its model',
     section: '2.1, 4.1, 8',
     level: 'must',
-    audit: 'Sends generated requests that 2.1 allows, each field in its legal forms and at the edges of its declared range: a server that refuses a legal value it did not plan for (a character outside the BMP) answers 4xx where a conforming one serves; shown by fault fuzz-astral-refused.',
+    audit:
+      'Sends generated requests that 2.1 allows, each field in its legal forms and at the edges of its declared range: a server that refuses a legal value it did not plan for (a character outside the BMP) answers 4xx where a conforming one serves; shown by fault fuzz-astral-refused.',
   },
   'invalid-refused': {
-    audit: 'Sends generated requests that are not of 2.1 (each field with each wrong JSON type, required fields missing, five stops, values out of range, unknown roles and enum values), once a request of the session was served: a server that coerces or ignores what it should refuse serves them; shown by faults fuzz-lax-types and errors-plain-text-body.',
+    audit:
+      'Sends generated requests that are not of 2.1 (each field with each wrong JSON type, required fields missing, five stops, values out of range, unknown roles and enum values), once a request of the session was served: a server that coerces or ignores what it should refuse serves them; shown by faults fuzz-lax-types and errors-plain-text-body.',
     title: 'A generated request that is not one of 2.1 (a wrong type, a missing field, an unknown value, a value out of its declared range) is refused with a 4xx and an error body',
     section: '2.1, 7',
     level: 'should',
     convention: 'Section 7 does not show the status codes or the error body; a request that is not one of 2.1 is the client\'s error: a 4xx with {"error": {"message": ...}} by convention.',
   },
   'served-shape': {
-    audit: 'Reads every 2xx answer to a generated request part by part, on the parts the plain request\'s answer has sound: a server whose serializer breaks on a rare input (a control character written raw) sends an answer that no longer reads as 2.3 or as a stream of chunks; shown by fault fuzz-control-characters-raw.',
+    audit:
+      "Reads every 2xx answer to a generated request part by part, on the parts the plain request's answer has sound: a server whose serializer breaks on a rare input (a control character written raw) sends an answer that no longer reads as 2.3 or as a stream of chunks; shown by fault fuzz-control-characters-raw.",
     title: 'A served answer to a generated request is a chat completion of 2.3, or when streamed a complete stream of valid chunks',
     section: '2.3, 4.1, 6',
     level: 'must',
   },
   'within-timeout': {
-    audit: 'Times every answer to a generated request against the request timeout: a server that hangs on an input it did not expect (a long string) never answers that one; shown by fault fuzz-long-string-hang.',
+    audit:
+      'Times every answer to a generated request against the request timeout: a server that hangs on an input it did not expect (a long string) never answers that one; shown by fault fuzz-long-string-hang.',
     title: 'Every generated request is answered within the request timeout',
     section: '4.1',
     level: 'should',
-    convention: 'The document shows no time limit; an answer that does not come within the client\'s timeout (--timeout) serves no client.',
+    convention: "The document shows no time limit; an answer that does not come within the client's timeout (--timeout) serves no client.",
   },
 };
 
@@ -64,8 +69,7 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
   // The session's requests are evidence of no check: each failing property shows only the smallest
   // request that breaks it. A memo's requests become evidence of every check awaiting it, so the
   // session sends through a context handed out before it has sent anything.
-  const sessionOf = (ctx: CheckContext) =>
-    ctx.memo('fuzz-session', async (c) => new FuzzSession(await c.memo('fuzz-sender', async (sender) => sender), settings));
+  const sessionOf = (ctx: CheckContext) => ctx.memo('fuzz-session', async (c) => new FuzzSession(await c.memo('fuzz-sender', async (sender) => sender), settings));
   const seedAxis = async (): Promise<AxisValues> => ({ points: [{ value: settings.seed, label: `seed ${settings.seed}` }], note });
 
   const property = (id: PropertyId): CheckDef => ({

@@ -42,11 +42,13 @@ export const A: Record<JsonType, string> = { string: 'a string', integer: 'an in
 export const refused = (what: string, body: Body, aboutModel = false): FuzzCase => ({ expect: 'refused', what, body, ...(aboutModel ? { aboutModel } : {}) });
 
 type Edit = (b: Body) => Body;
-const lastMessage = (edit: (m: Record<string, unknown>) => unknown): Edit => (b) => {
-  const messages: unknown[] = [...(b.messages as Record<string, unknown>[])];
-  messages[messages.length - 1] = edit(messages[messages.length - 1] as Record<string, unknown>);
-  return { ...b, messages };
-};
+const lastMessage =
+  (edit: (m: Record<string, unknown>) => unknown): Edit =>
+  (b) => {
+    const messages: unknown[] = [...(b.messages as Record<string, unknown>[])];
+    messages[messages.length - 1] = edit(messages[messages.length - 1] as Record<string, unknown>);
+    return { ...b, messages };
+  };
 const without = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 
 /** `what`, made by `edit` from a valid body and a generated value. */
@@ -56,7 +58,16 @@ const mutation = <T>(base: fc.Arbitrary<Body>, what: string, value: fc.Arbitrary
 function fieldCases(base: fc.Arbitrary<Body>, f: Field): fc.Arbitrary<FuzzCase>[] {
   const types = wrongTypes(f).map((t) => mutation(base, `${f.name} as ${A[t]}`, valueOfType(t), (b, v) => ({ ...b, [f.name]: v }), f.name === 'model'));
   const values = f.values;
-  const unknown = values ? [mutation(base, `${f.name} as an unknown value`, text(12, 1).filter((s) => !values.includes(s)), (b, v) => ({ ...b, [f.name]: v }))] : [];
+  const unknown = values
+    ? [
+        mutation(
+          base,
+          `${f.name} as an unknown value`,
+          text(12, 1).filter((s) => !values.includes(s)),
+          (b, v) => ({ ...b, [f.name]: v }),
+        ),
+      ]
+    : [];
   const missing = f.required ? [base.map((b) => refused(`a request without ${f.name}`, without(b, f.name), f.name === 'model'))] : [];
   return [...types, ...unknown, ...missing];
 }
@@ -67,22 +78,49 @@ function nestedCases(base: fc.Arbitrary<Body>, stopMax: number): fc.Arbitrary<Fu
     base.map((b) => refused('messages empty', { ...b, messages: [] })),
     mutation(base, 'a message that is not an object', fc.oneof(text(10), fc.integer(), fc.constant(null)), (b, v) => lastMessage(() => v)(b)),
     base.map((b) => refused('a message without role', lastMessage((m) => without(m, 'role'))(b))),
-    mutation(base, 'a message with an unknown role', text(12, 1).filter((r) => !ROLES.includes(r)), (b, role) => lastMessage((m) => ({ ...m, role }))(b)),
+    mutation(
+      base,
+      'a message with an unknown role',
+      text(12, 1).filter((r) => !ROLES.includes(r)),
+      (b, role) => lastMessage((m) => ({ ...m, role }))(b),
+    ),
     mutation(base, 'a role that is not a string', fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)), (b, role) => lastMessage((m) => ({ ...m, role }))(b)),
-    mutation(base, 'content of the wrong type', fc.oneof(valueOfType('integer'), valueOfType('boolean'), valueOfType('object'), valueOfType('null')), (b, content) => lastMessage((m) => ({ ...m, content }))(b)),
+    mutation(base, 'content of the wrong type', fc.oneof(valueOfType('integer'), valueOfType('boolean'), valueOfType('object'), valueOfType('null')), (b, content) =>
+      lastMessage((m) => ({ ...m, content }))(b),
+    ),
     base.map((b) => refused('a message without content', lastMessage((m) => without(m, 'content'))(b))),
     mutation(base, 'a content part without type', text(12), (b, t) => lastMessage((m) => ({ ...m, content: [{ text: t }] }))(b)),
     base.map((b) => refused('a tool message without tool_call_id', { ...b, messages: [...(b.messages as unknown[]), { role: 'tool', content: 'done' }] })),
-    base.map((b) => refused('a system message with an image part', { ...b, messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }, ...(b.messages as unknown[])] })),
+    base.map((b) =>
+      refused('a system message with an image part', {
+        ...b,
+        messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }, ...(b.messages as unknown[])],
+      }),
+    ),
     mutation(base, 'stop with an item that is not a string', fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)), (b, v) => ({ ...b, stop: ['###', v] })),
     mutation(base, `stop with more than ${stopMax} sequences`, fc.array(text(8, 1), { minLength: stopMax + 1, maxLength: stopMax + 4 }), (b, stop) => ({ ...b, stop })),
     mutation(base, 'a tool that is not an object', fc.oneof(text(10), fc.integer()), (b, v) => ({ ...b, tools: [v] })),
     base.map((b) => refused('a tool without function', { ...b, tools: [{ type: 'function' }] })),
     mutation(base, 'a tool whose function has no name', text(20), (b, description) => ({ ...b, tools: [{ type: 'function', function: { description } }] })),
-    mutation(base, 'a function name outside the pattern', text(70, 1).filter((n) => !NAME.test(n)), (b, name) => ({ ...b, tools: [{ type: 'function', function: { name } }] })),
-    mutation(base, 'a tool of an unknown type', identifier.filter((t) => t !== 'function'), (b, type) => ({ ...b, tools: [{ type, function: { name: 'get_time' } }] })),
+    mutation(
+      base,
+      'a function name outside the pattern',
+      text(70, 1).filter((n) => !NAME.test(n)),
+      (b, name) => ({ ...b, tools: [{ type: 'function', function: { name } }] }),
+    ),
+    mutation(
+      base,
+      'a tool of an unknown type',
+      identifier.filter((t) => t !== 'function'),
+      (b, type) => ({ ...b, tools: [{ type, function: { name: 'get_time' } }] }),
+    ),
     base.map((b) => refused('tool_choice naming no function', { ...b, tool_choice: { type: 'function' } })),
-    mutation(base, 'response_format of an unknown type', identifier.filter((t) => !['text', 'json_object', 'json_schema'].includes(t)), (b, type) => ({ ...b, response_format: { type } })),
+    mutation(
+      base,
+      'response_format of an unknown type',
+      identifier.filter((t) => !['text', 'json_object', 'json_schema'].includes(t)),
+      (b, type) => ({ ...b, response_format: { type } }),
+    ),
     base.map((b) => refused('response_format json_schema without its schema', { ...b, response_format: { type: 'json_schema' } })),
     mutation(base, 'include_usage that is not a boolean', fc.oneof(text(6), fc.integer()), (b, include_usage) => ({ ...b, stream: true, stream_options: { include_usage } })),
   ];
@@ -90,10 +128,15 @@ function nestedCases(base: fc.Arbitrary<Body>, stopMax: number): fc.Arbitrary<Fu
 
 const above = (max: number, integer: boolean): fc.Arbitrary<number | RawJson> =>
   integer
-    ? fc.oneof(fc.integer({ min: max + 1, max: Math.min(max + 2 ** 31, Number.MAX_SAFE_INTEGER) }), fc.constantFrom(...BEYOND_DOUBLE).map((t) => new RawJson(t)))
+    ? fc.oneof(
+        fc.integer({ min: max + 1, max: Math.min(max + 2 ** 31, Number.MAX_SAFE_INTEGER) }),
+        fc.constantFrom(...BEYOND_DOUBLE).map((t) => new RawJson(t)),
+      )
     : fc.double({ min: max + Math.max(1e-6, Math.abs(max) * 1e-6), max: Math.max(max * 10, max + 10), noNaN: true });
 const below = (min: number, integer: boolean): fc.Arbitrary<number> =>
-  integer ? fc.integer({ min: Math.max(min - 2 ** 31, Number.MIN_SAFE_INTEGER), max: min - 1 }) : fc.double({ min: Math.min(min * 10, min - 10), max: min - Math.max(1e-6, Math.abs(min) * 1e-6), noNaN: true });
+  integer
+    ? fc.integer({ min: Math.max(min - 2 ** 31, Number.MIN_SAFE_INTEGER), max: min - 1 })
+    : fc.double({ min: Math.min(min * 10, min - 10), max: min - Math.max(1e-6, Math.abs(min) * 1e-6), noNaN: true });
 
 /** Values outside what the model's catalog entry declares: beyond each end, a fraction for an
  * integer, an undeclared enum value. Nothing is out of range where nothing is declared. */
@@ -110,7 +153,10 @@ function rangeCases(base: fc.Arbitrary<Body>, m: ModelSpace): fc.Arbitrary<FuzzC
       if (integer) set('as a fraction', fraction);
     } else if (d.type === 'enum' && Array.isArray(d.values)) {
       const values = d.values;
-      set('as an undeclared value', text(12, 1).filter((v) => !values.includes(v)));
+      set(
+        'as an undeclared value',
+        text(12, 1).filter((v) => !values.includes(v)),
+      );
     }
   }
   return out;
@@ -125,7 +171,13 @@ export function invalidCases(m: ModelSpace, others: readonly string[]): fc.Arbit
     ...FIELDS.flatMap((f) => fieldCases(base, f)),
     ...nestedCases(base, stopMax),
     ...rangeCases(base, m),
-    mutation(base, 'a model that does not exist', text(24, 1).filter((id) => !others.includes(id)), (b, model) => ({ ...b, model }), true),
+    mutation(
+      base,
+      'a model that does not exist',
+      text(24, 1).filter((id) => !others.includes(id)),
+      (b, model) => ({ ...b, model }),
+      true,
+    ),
     fc.tuple(base, fc.integer({ min: 1, max: 400 })).map(([b, cut]): FuzzCase => ({ ...refused('JSON cut short', b), cut })),
   ];
 }

@@ -6,7 +6,15 @@ import { RawJson } from './case.js';
 export const MACHINE_EDGES = [0, 1, -1, 127, 128, 255, 256, 32_767, 32_768, 65_535, 65_536, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32 - 1, 2 ** 32, 2 ** 53 - 1, -(2 ** 53 - 1)];
 
 /** Integers no double holds exactly, written as JSON text: each side of 64 bits and far past it. */
-export const BEYOND_DOUBLE = ['9007199254740993', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '18446744073709551615', '18446744073709551616', '100000000000000000000000000000'];
+export const BEYOND_DOUBLE = [
+  '9007199254740993',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '18446744073709551615',
+  '18446744073709551616',
+  '100000000000000000000000000000',
+];
 
 /** An integer within [min, max], its ends and the machine edges inside it favoured. */
 export function integerIn(min: number, max: number): fc.Arbitrary<number> {
@@ -26,7 +34,10 @@ export function numberIn(min: number, max: number): fc.Arbitrary<number> {
 }
 
 /** A number that is not an integer: where an integer is expected, a wrong type. */
-export const fraction = fc.oneof(fc.integer({ min: -1000, max: 100_000 }).map((n) => n + 0.5), fc.double({ min: -1e6, max: 1e6, noNaN: true, noInteger: true }));
+export const fraction = fc.oneof(
+  fc.integer({ min: -1000, max: 100_000 }).map((n) => n + 0.5),
+  fc.double({ min: -1e6, max: 1e6, noNaN: true, noInteger: true }),
+);
 
 /** Any integer a JSON parser may meet: the machine edges, and past what a double holds (raw text). */
 export const anyInteger: fc.Arbitrary<number | RawJson> = fc.oneof(

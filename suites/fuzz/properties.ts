@@ -33,7 +33,8 @@ const noServerError: Judge = (_c, ex) => {
   return undefined;
 };
 
-const withinTimeout: Judge = (_c, ex) => (timedOut(ex) ? `no complete answer within the request timeout: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}` : undefined);
+const withinTimeout: Judge = (_c, ex) =>
+  timedOut(ex) ? `no complete answer within the request timeout: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}` : undefined;
 
 const validServed: Judge = (c, ex, model) => {
   if (c.expect !== 'served' || !judgeable(ex) || ex.status === 429) return null;
@@ -76,8 +77,8 @@ export const PROPERTY_IDS = Object.keys(JUDGES) as PropertyId[];
 /** The answers each property judges, for the message of a session that met none. */
 export const JUDGES_WHAT: Record<PropertyId, string> = {
   'no-5xx': 'an answer or a dropped connection',
-  'valid-served': 'an answer to a request the document allows that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx\'s and fuzz.within-timeout\'s)',
-  'invalid-refused': 'an answer to a request that is not one of 2.1 that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx\'s and fuzz.within-timeout\'s)',
+  'valid-served': "an answer to a request the document allows that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx's and fuzz.within-timeout's)",
+  'invalid-refused': "an answer to a request that is not one of 2.1 that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx's and fuzz.within-timeout's)",
   'served-shape': 'a 2xx answer to a request that is not an invalid one',
   'within-timeout': 'an answer',
 };

@@ -7,7 +7,10 @@ const fromCode = (c: number) => String.fromCodePoint(c);
 /** Printable ASCII: most of what a generated string holds, so the other classes stand out. */
 const ascii = fc.integer({ min: 0x20, max: 0x7e }).map(fromCode);
 /** The Basic Multilingual Plane above ASCII, surrogates aside. */
-const bmp = fc.integer({ min: 0xa0, max: 0xfffd }).filter((c) => c < 0xd800 || c > 0xdfff).map(fromCode);
+const bmp = fc
+  .integer({ min: 0xa0, max: 0xfffd })
+  .filter((c) => c < 0xd800 || c > 0xdfff)
+  .map(fromCode);
 /** Planes 1 to 16: emoji, historic scripts, private use; two UTF-16 units, four UTF-8 bytes. */
 export const astral = fc.integer({ min: 0x10000, max: 0x10ffff }).map(fromCode);
 /** C0 and C1 controls, NUL included: JSON escapes them, many stores and terminals do not take them. */
@@ -15,7 +18,26 @@ const control = fc.oneof(fc.integer({ min: 0, max: 0x1f }), fc.integer({ min: 0x
 /** One each of the characters that break code written for text: JavaScript's line terminators, the
  * byte order mark, noncharacters, zero-width and bidirectional controls, a combining mark, quotes and
  * template openers, a ZWJ sequence. */
-const special = fc.constantFrom('\u2028', '\u2029', '\ufeff', '\ufffe', '\uffff', '\u200b', '\u200d', '\u202e', '\u0301', '"', '\\', "'", '</script>', '{{', '${', '%s', '\r\n', '\u{1f469}\u200d\u{1f4bb}');
+const special = fc.constantFrom(
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\ufffe',
+  '\uffff',
+  '\u200b',
+  '\u200d',
+  '\u202e',
+  '\u0301',
+  '"',
+  '\\',
+  "'",
+  '</script>',
+  '{{',
+  '${',
+  '%s',
+  '\r\n',
+  '\u{1f469}\u200d\u{1f4bb}',
+);
 /** Half a surrogate pair: JSON writes it as an escape (\ud800), and many parsers refuse it. */
 export const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 

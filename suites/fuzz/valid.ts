@@ -40,10 +40,7 @@ const objectSchema = fc.constantFrom(
   { type: 'object', properties: { where: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'] } }, required: ['where'] },
 );
 
-const tool = fc.record(
-  { name: identifier, description: text(40), parameters: objectSchema },
-  { requiredKeys: ['name'] },
-).map((fn) => ({ type: 'function', function: fn }));
+const tool = fc.record({ name: identifier, description: text(40), parameters: objectSchema }, { requiredKeys: ['name'] }).map((fn) => ({ type: 'function', function: fn }));
 
 /** Tools, a tool_choice among the string values or naming the first tool, and now and then a turn
  * where the model called the first tool and its result came back. */

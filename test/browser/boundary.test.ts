@@ -48,7 +48,13 @@ describe.skipIf(!runs)('the mock and the recorder in headless Chromium, against 
     dir = mkdtempSync(join(tmpdir(), 'boundary-browser-'));
     recorder = await startRecorder({ dir, mode: 'record', upstream: upstream.url, upstreamKey: UPSTREAM_KEY });
     // Something private in the journal, as a developer's app leaves there.
-    await (await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: MARKER }] }) })).text();
+    await (
+      await fetch(`${mock.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: MARKER }] }),
+      })
+    ).text();
     mockSeen = watch(mock.server);
     recorderSeen = watch(recorder.server);
     // The other site's page (and the developer's own, on localhost): an empty document to run in.
@@ -128,7 +134,10 @@ describe.skipIf(!runs)('the mock and the recorder in headless Chromium, against 
   it('(b) a page served as http://evil.test:MOCKPORT (DNS rebinding: the same port, a foreign name) gets 403s it can read', async () => {
     mockSeen.length = 0;
     recorderSeen.length = 0;
-    for (const [server, seen] of [[mock, mockSeen], [recorder, recorderSeen]] as const) {
+    for (const [server, seen] of [
+      [mock, mockSeen],
+      [recorder, recorderSeen],
+    ] as const) {
       const tab = await browser.newPage();
       // The attacker's page, now resolving to this machine: same origin as the mock, so it reads what it gets.
       const landing = await tab.goto(`http://evil.test:${port(server.url)}/`);
@@ -136,7 +145,11 @@ describe.skipIf(!runs)('the mock and the recorder in headless Chromium, against 
       const got = await tab.evaluate(async (key) => {
         const answers = [
           await fetch('/__mock/requests'),
-          await fetch('/v1/chat/completions', { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }] }) }),
+          await fetch('/v1/chat/completions', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }] }),
+          }),
           await fetch('/v1/models', { headers: { authorization: `Bearer ${key}` } }),
         ];
         return Promise.all(answers.map(async (r) => ({ status: r.status, error: ((await r.json()) as { error: { code: string; message: string } }).error })));
@@ -160,7 +173,11 @@ describe.skipIf(!runs)('the mock and the recorder in headless Chromium, against 
     const got = await tab.evaluate(
       async ({ mockUrl, recorderUrl, key }) => {
         const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-        const res = await fetch(`${mockUrl}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Tell me a long story.' }] }) });
+        const res = await fetch(`${mockUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Tell me a long story.' }] }),
+        });
         const reader = res.body!.getReader();
         const decoder = new TextDecoder();
         let text = '';
@@ -170,8 +187,17 @@ describe.skipIf(!runs)('the mock and the recorder in headless Chromium, against 
           text += decoder.decode(r.value, { stream: true });
         }
         const journal = (await (await fetch(`${mockUrl}/__mock/requests`)).json()) as { data: unknown[] };
-        const recorded = (await (await fetch(`${recorderUrl}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Hello.' }] }) })).json()) as { choices: { message: { content: string } }[] };
-        return { status: res.status, reads, events: text.split('\n\n').filter((e) => e.startsWith('data: {')).length, done: text.trimEnd().endsWith('data: [DONE]'), journal: journal.data.length, recorded: recorded.choices[0].message.content };
+        const recorded = (await (
+          await fetch(`${recorderUrl}/v1/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Hello.' }] }) })
+        ).json()) as { choices: { message: { content: string } }[] };
+        return {
+          status: res.status,
+          reads,
+          events: text.split('\n\n').filter((e) => e.startsWith('data: {')).length,
+          done: text.trimEnd().endsWith('data: [DONE]'),
+          journal: journal.data.length,
+          recorded: recorded.choices[0].message.content,
+        };
       },
       { mockUrl: mock.url, recorderUrl: recorder.url, key: KEY },
     );

@@ -39,7 +39,11 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
   let sitePort: number;
 
   const chat = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', ...body }) });
+    const res = await fetch(`${mock.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-chat-1', ...body }),
+    });
     return { status: res.status, text: await res.text() };
   };
 
@@ -96,7 +100,12 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     expect(offsets.at(-1)!).toBeGreaterThan(offsets[0]);
     expect(await tab.locator('#answer-chunks .text').first().textContent()).toBe('role assistant');
     expect(await tab.locator('#answer-chunks .text').last().textContent()).toBe('[DONE]');
-    expect((await tab.locator('#answer-chunks .text').allTextContents()).filter((t) => t.startsWith('"')).map((t) => JSON.parse(t)).join('')).toBe(answered);
+    expect(
+      (await tab.locator('#answer-chunks .text').allTextContents())
+        .filter((t) => t.startsWith('"'))
+        .map((t) => JSON.parse(t))
+        .join(''),
+    ).toBe(answered);
     expect(await tab.locator('#detail-meta').textContent()).toContain('key alpha');
 
     const curl = (await tab.locator('#detail-curl').textContent())!;
@@ -109,7 +118,11 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
 
     // A few more of what an app meets, for the screenshot: a model list, a 429, a refusal.
     await fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
-    await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'rate-limited; retry_after_ms=500' }, body });
+    await fetch(`${mock.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'rate-limited; retry_after_ms=500' },
+      body,
+    });
     await chat({ messages: [{ role: 'robot', content: 'hi' }] });
     await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(5);
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -233,7 +246,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     await rebound.close();
   }, 30_000);
 
-  it('comes back by itself after the mock restarts, with the new mock\'s journal', async () => {
+  it("comes back by itself after the mock restarts, with the new mock's journal", async () => {
     const { tab } = await open();
     await chat({ messages: [{ role: 'user', content: 'before the restart' }] });
     await tab.locator('#rows tr').first().waitFor({ timeout: 2000 });

@@ -128,7 +128,12 @@ describe.skipIf(!runs)('the example chat page in headless Chromium', () => {
       expect(split).toBe(whole);
       expect(split).not.toContain('\uFFFD');
       expect(split).toMatch(/\p{Extended_Pictographic}/u);
-      expect(await tab.locator('#reply').textContent()).toContain(split.split('\n\n').find((p) => /\p{Extended_Pictographic}/u.test(p))!.trim());
+      expect(await tab.locator('#reply').textContent()).toContain(
+        split
+          .split('\n\n')
+          .find((p) => /\p{Extended_Pictographic}/u.test(p))!
+          .trim(),
+      );
       await tab.uncheck('#split');
 
       // A markdown reply, rendered as it streams: a code block, a list and a table reach the DOM.

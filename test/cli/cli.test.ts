@@ -29,7 +29,22 @@ describe('conformance CLI', () => {
   it('gives the same verdicts against a separately started mock, and never prints a key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'conformance-'));
     const embedded = await cli(['run', '--reporter', `json=${join(dir, 'a.json')}`]);
-    const external = await cli(['run', '--base-url', server.url, '--api-key', KEY, '--second-api-key', SECOND_KEY, '--strict', '--reporter', 'pretty', '--reporter', `json=${join(dir, 'b.json')}`, '--reporter', `junit=${join(dir, 'b.xml')}`]);
+    const external = await cli([
+      'run',
+      '--base-url',
+      server.url,
+      '--api-key',
+      KEY,
+      '--second-api-key',
+      SECOND_KEY,
+      '--strict',
+      '--reporter',
+      'pretty',
+      '--reporter',
+      `json=${join(dir, 'b.json')}`,
+      '--reporter',
+      `junit=${join(dir, 'b.xml')}`,
+    ]);
     expect(external.code).toBe(0);
     const verdicts = (file: string) => {
       const report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -108,7 +123,8 @@ describe('conformance CLI', () => {
       expect(report.stopped).toBe("the run's deadline passed (--deadline 3000 ms)");
       expect(report.results.some((x: { message?: string }) => x.message?.includes("the run's deadline passed"))).toBe(true);
       expect([0, 1]).toContain(r.code);
-    }, fault));
+    }, fault),
+  );
 
   it('on Ctrl-C writes the report of what finished and exits 130', () =>
     dripping(async (url, dir, drip) => {

@@ -5,7 +5,24 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
+import {
+  ALPHA,
+  BETA,
+  BETA_ONLY_MODEL,
+  MAX_RETRIES,
+  MODEL,
+  RATE_LIMITED,
+  STREAM_ERROR,
+  STREAM_ERROR_MESSAGE,
+  thrown,
+  TIMEOUT_MS,
+  TRANSPORTS,
+  guardNetwork,
+  useTransport,
+  Person,
+  Weather,
+  type Transport,
+} from './support.js';
 
 // No tracing to LangSmith, whatever the environment says.
 process.env.LANGSMITH_TRACING = 'false';

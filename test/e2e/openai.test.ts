@@ -3,10 +3,25 @@
 import OpenAI, { APIError } from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { describe, expect, it } from 'vitest';
-import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, thrown, TIMEOUT_MS, TRANSPORTS, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
+import {
+  ALPHA,
+  BETA,
+  MAX_RETRIES,
+  MODEL,
+  RATE_LIMITED,
+  STREAM_ERROR,
+  STREAM_ERROR_MESSAGE,
+  thrown,
+  TIMEOUT_MS,
+  TRANSPORTS,
+  guardNetwork,
+  useTransport,
+  Person,
+  Weather,
+  type Transport,
+} from './support.js';
 
 const network = guardNetwork();
-
 
 const usageOk = (u: OpenAI.CompletionUsage | null | undefined) => {
   expect(u).toBeTruthy();
@@ -18,8 +33,7 @@ const usageOk = (u: OpenAI.CompletionUsage | null | undefined) => {
 describe.each(TRANSPORTS)('openai SDK, $name', (transport) => {
   let t: Transport;
   let client: OpenAI;
-  const make = (apiKey: string, defaultHeaders?: Record<string, string>) =>
-    new OpenAI({ apiKey, baseURL: t.baseURL, maxRetries: MAX_RETRIES, timeout: TIMEOUT_MS, defaultHeaders });
+  const make = (apiKey: string, defaultHeaders?: Record<string, string>) => new OpenAI({ apiKey, baseURL: t.baseURL, maxRetries: MAX_RETRIES, timeout: TIMEOUT_MS, defaultHeaders });
 
   useTransport(transport, network, (started) => {
     t = started;
@@ -109,10 +123,7 @@ describe.each(TRANSPORTS)('openai SDK, $name', (transport) => {
 
   it('429 with retry-after-ms: the SDK retries and succeeds (journal: 429 then 200)', async () => {
     const since = await t.mark();
-    const r = await client.chat.completions.create(
-      { model: MODEL, messages: [{ role: 'user', content: 'Hello after a rate limit.' }] },
-      { headers: { 'x-mock-fault': RATE_LIMITED } },
-    );
+    const r = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello after a rate limit.' }] }, { headers: { 'x-mock-fault': RATE_LIMITED } });
     expect(r.choices[0].message.content).toBeTruthy();
     const sent = await t.chatRequests(since);
     expect(sent.map((e) => e.status)).toEqual([429, 200]);
@@ -130,10 +141,7 @@ describe.each(TRANSPORTS)('openai SDK, $name', (transport) => {
   });
 
   it('in-stream error event: APIError thrown from the iteration, with the message', async () => {
-    const stream = await client.chat.completions.create(
-      { model: MODEL, messages: [{ role: 'user', content: 'Tell me a long story.' }], stream: true },
-      { headers: { 'x-mock-fault': STREAM_ERROR } },
-    );
+    const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Tell me a long story.' }], stream: true }, { headers: { 'x-mock-fault': STREAM_ERROR } });
     const seen: string[] = [];
     const e = await thrown(async () => {
       for await (const chunk of stream) seen.push(chunk.choices[0]?.delta?.content ?? '');

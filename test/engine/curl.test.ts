@@ -23,7 +23,9 @@ describe('curl commands', () => {
 
   it('makes the TLS choices of the run: --cacert, -k, --cert and --key', () => {
     const request = { method: 'GET' as const, url: 'https://h/v1/models', headers: {} };
-    expect(curlOf(request, [], { caCert: 'certs/my ca.pem', clientCert: 'c.pem', clientKey: 'c.key' })).toBe("curl -sS -N --cacert 'certs/my ca.pem' --cert 'c.pem' --key 'c.key' -X GET 'https://h/v1/models'");
+    expect(curlOf(request, [], { caCert: 'certs/my ca.pem', clientCert: 'c.pem', clientKey: 'c.key' })).toBe(
+      "curl -sS -N --cacert 'certs/my ca.pem' --cert 'c.pem' --key 'c.key' -X GET 'https://h/v1/models'",
+    );
     expect(curlOf(request, [], { insecure: true })).toBe("curl -sS -N -k -X GET 'https://h/v1/models'");
     expect(curlOf(request, [])).toBe("curl -sS -N -X GET 'https://h/v1/models'");
   });
@@ -32,9 +34,15 @@ describe('curl commands', () => {
     const mock = createMock();
     const server = await startMockServer({ mock });
     try {
-      for (const [key, variable] of [[KEY, 'CONFORMANCE_API_KEY'], [SECOND_KEY, 'CONFORMANCE_SECOND_API_KEY']]) {
+      for (const [key, variable] of [
+        [KEY, 'CONFORMANCE_API_KEY'],
+        [SECOND_KEY, 'CONFORMANCE_SECOND_API_KEY'],
+      ]) {
         mock.journal.clear();
-        const cmd = curlOf({ method: 'POST', url: `${server.url}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body }, redactor.shellSecrets());
+        const cmd = curlOf(
+          { method: 'POST', url: `${server.url}/v1/chat/completions`, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body },
+          redactor.shellSecrets(),
+        );
         const r = await sh(cmd, { CONFORMANCE_API_KEY: KEY, CONFORMANCE_SECOND_API_KEY: SECOND_KEY });
         expect(r.code, variable).toBe(0);
         expect(JSON.parse(r.stdout).object).toBe('chat.completion');

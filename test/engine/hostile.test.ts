@@ -22,7 +22,12 @@ describe.each(HOSTILE)('against the fault $name', (fault) => {
     try {
       const specs: RequestSpec[] = [
         { method: 'GET' as const, url: `${server.url}/v1/models`, headers: { authorization: `Bearer ${KEY}` } },
-        { method: 'POST' as const, url: `${server.url}/v1/chat/completions`, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }], stream: true }) },
+        {
+          method: 'POST' as const,
+          url: `${server.url}/v1/chat/completions`,
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+        },
       ];
       for (const spec of specs) {
         const r = await http.send(spec);
@@ -56,7 +61,10 @@ describe.each(HOSTILE)('against the fault $name', (fault) => {
       expect(failed.some((r) => r.evidence.length > 0)).toBe(true);
       // The bytes seen, when there were any, are shown (cut to a readable excerpt).
       if (!['hostile-headers-then-nothing', 'hostile-empty-200'].includes(fault.name))
-        expect(failed.some((r) => r.evidence.some((e) => (e.excerpt ?? '').length > 0)), 'some failure shows the bytes seen').toBe(true);
+        expect(
+          failed.some((r) => r.evidence.some((e) => (e.excerpt ?? '').length > 0)),
+          'some failure shows the bytes seen',
+        ).toBe(true);
       for (const r of results) {
         expect(r.message ?? '').not.toMatch(/internal error|\n\s+at /);
         for (const e of r.evidence) expect((e.excerpt ?? '').length).toBeLessThan(1400);

@@ -169,7 +169,13 @@ describe('parseSse: WHATWG interpretation', () => {
     const inputs: unknown[] = [Buffer.from(text), utf8(text).buffer, new DataView(utf8(text).buffer), shared];
     for (const input of inputs) expect(datas(parseSse(input as Uint8Array))).toEqual(['x']);
     expect(parseSse(undefined as unknown as string).events).toEqual([]);
-    expect(parseSse({ toString: () => { throw new Error('no'); } } as unknown as string).events).toEqual([]);
+    expect(
+      parseSse({
+        toString: () => {
+          throw new Error('no');
+        },
+      } as unknown as string).events,
+    ).toEqual([]);
     expect(parseSse(new Uint8Array(0))).toEqual({ events: [], findings: [], tail: '' });
   });
 });
@@ -387,7 +393,10 @@ describe('differential: eventsource-parser', () => {
       const encoded = utf8(stream);
       const fromBytes = parseSse(encoded);
       const decode = (start: number, end: number) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(encoded.subarray(start, end));
-      expect(fromBytes.events.map((e) => e.data), context).toEqual(ours.events.map((e) => e.data));
+      expect(
+        fromBytes.events.map((e) => e.data),
+        context,
+      ).toEqual(ours.events.map((e) => e.data));
       expect(fromBytes.tail, context).toBe(ours.tail);
       expect(kinds(fromBytes), context).toEqual(kinds(ours));
       for (let i = 0; i < ours.events.length; i++) {

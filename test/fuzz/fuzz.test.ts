@@ -108,7 +108,11 @@ describe('against rare-input faults', () => {
 
   it('writes what it found so far on Ctrl-C, and exits 130', async () => {
     const file = join(dir, 'interrupted.json');
-    const child = spawn(process.execPath, [BIN, 'fuzz', '--base-url', servers['fuzz-astral-500'].url, '--api-key', KEY, '--seed', '3', '--runs', '1000000', '--max-requests', '1000000', '--reporter', `json=${file}`], { env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'fuzz', '--base-url', servers['fuzz-astral-500'].url, '--api-key', KEY, '--seed', '3', '--runs', '1000000', '--max-requests', '1000000', '--reporter', `json=${file}`],
+      { env: { ...process.env, NO_COLOR: '1' } },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
@@ -127,7 +131,13 @@ describe('against rare-input faults', () => {
   });
 
   it('shows the properties in every reporter', async () => {
-    const report = await runSession({ baseUrl: servers['fuzz-astral-500'].url, apiKey: KEY, registry: withFuzz({ seed: 3, runs: 20, maxRequests: 30, shrinkRequests: 4 }), suites: ['fuzz'], strict: true });
+    const report = await runSession({
+      baseUrl: servers['fuzz-astral-500'].url,
+      apiKey: KEY,
+      registry: withFuzz({ seed: 3, runs: 20, maxRequests: 30, shrinkRequests: 4 }),
+      suites: ['fuzz'],
+      strict: true,
+    });
     expect(result(report, 'fuzz.no-5xx').outcome).toBe('fail');
     for (const name of REPORTER_NAMES) {
       const text = render(name, report, { color: false });

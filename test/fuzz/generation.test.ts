@@ -56,7 +56,8 @@ describe('generated requests', () => {
       if (c.expect === 'refused') expect(wrongness(c), c.what).toBeDefined();
     }
     const kinds = new Set(all.map((c) => c.what));
-    for (const what of ['a request without model', 'messages empty', 'JSON cut short', 'model written twice', 'a lone surrogate in content', 'content of 1,048,577 characters']) expect(kinds).toContain(what);
+    for (const what of ['a request without model', 'messages empty', 'JSON cut short', 'model written twice', 'a lone surrogate in content', 'content of 1,048,577 characters'])
+      expect(kinds).toContain(what);
   });
 
   it('starts the breadth list with one wrong type for each field of 2.1, then the rare inputs', () => {

@@ -23,7 +23,11 @@ const CASES: Case[] = [
   { name: 'a JSON completion', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody() } },
   { name: 'a stream', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody({ stream: true, stream_options: { include_usage: true } }) } },
   { name: 'a scripted stream', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody({ stream: true, messages: [{ role: 'user', content: 'hello' }] }) } },
-  { name: 'tool calls', path: '/v1/chat/completions', init: { method: 'POST', headers: auth, body: chatBody({ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'integer' } } } } }] }) } },
+  {
+    name: 'tool calls',
+    path: '/v1/chat/completions',
+    init: { method: 'POST', headers: auth, body: chatBody({ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'integer' } } } } }] }) },
+  },
   // The scheme name is case-insensitive (RFC 9110, 11.1).
   { name: 'the scheme in lower case', path: '/v1/models', init: { method: 'GET', headers: { authorization: `bearer ${KEY}` } } },
   { name: 'a 401', path: '/v1/chat/completions', init: { method: 'POST', headers: { ...auth, authorization: 'Bearer sk-nope-0000000000000000' }, body: chatBody() } },
@@ -36,7 +40,11 @@ const CASES: Case[] = [
   { name: 'the model list with CORS', path: '/v1/models', init: { method: 'GET', headers: { ...auth, origin: ORIGIN } } },
   { name: 'the catalog', path: '/models.json?x=1', init: { method: 'GET' } },
   { name: 'a CORS completion', path: '/v1/chat/completions', init: { method: 'POST', headers: { ...auth, origin: ORIGIN }, body: chatBody() } },
-  { name: 'a preflight', path: '/v1/chat/completions', init: { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-stainless-os' } } },
+  {
+    name: 'a preflight',
+    path: '/v1/chat/completions',
+    init: { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, x-stainless-os' } },
+  },
 ];
 
 const config = () =>

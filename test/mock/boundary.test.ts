@@ -52,9 +52,31 @@ const portOf = (url: string) => new URL(url).port;
 
 describe('the rules', () => {
   it('loopback origins are http(s) on localhost, *.localhost, 127.0.0.0/8 or [::1], any port', () => {
-    for (const o of ['http://localhost', 'http://localhost:5173', 'https://localhost:8443', 'http://app.localhost:3000', 'http://127.0.0.1:9', 'http://127.200.3.4', 'http://[::1]:3000', 'HTTP://LOCALHOST:80/'])
+    for (const o of [
+      'http://localhost',
+      'http://localhost:5173',
+      'https://localhost:8443',
+      'http://app.localhost:3000',
+      'http://127.0.0.1:9',
+      'http://127.200.3.4',
+      'http://[::1]:3000',
+      'HTTP://LOCALHOST:80/',
+    ])
       expect([o, isLoopbackOrigin(o)]).toEqual([o, true]);
-    for (const o of ['http://evil.example', 'http://evillocalhost:3000', 'http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'http://128.0.0.1', 'http://[::2]', 'null', 'file://', 'ftp://localhost', 'http://localhost:5173, http://evil.example', 'localhost:5173', ''])
+    for (const o of [
+      'http://evil.example',
+      'http://evillocalhost:3000',
+      'http://localhost.evil.example',
+      'http://127.0.0.1.evil.example',
+      'http://128.0.0.1',
+      'http://[::2]',
+      'null',
+      'file://',
+      'ftp://localhost',
+      'http://localhost:5173, http://evil.example',
+      'localhost:5173',
+      '',
+    ])
       expect([o, isLoopbackOrigin(o)]).toEqual([o, false]);
   });
 
@@ -86,7 +108,7 @@ describe('the rules', () => {
 
   it('the guard remembers verdicts per value, and a flood of made-up names changes none of them', () => {
     const guard = boundaryGuard({ origins: [], hosts: ['mock.team.lan'] }, 'http');
-    const status = (headers: Record<string, string>) => guard({ method: 'GET', path: '/__mock/requests', headers }) === undefined ? 'passes' : 'refused';
+    const status = (headers: Record<string, string>) => (guard({ method: 'GET', path: '/__mock/requests', headers }) === undefined ? 'passes' : 'refused');
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 300; i++) expect(status({ host: `n${i}.evil.example` })).toBe('refused');
       expect(status({ host: 'mock.team.lan:80' })).toBe('passes');
@@ -103,8 +125,12 @@ describe('the rules', () => {
   });
 
   it('the banner names the origins and hosts allowed, and warns of * and of an address the network reaches', () => {
-    const lines = banner('http://0.0.0.0:8080', { ...DEFAULT_CONFIG, cors: { origins: ['https://app.example.com', '*'] }, allowed_hosts: ['mock.team.lan'] }, { faults: [], host: '0.0.0.0' }).split('\n');
-    expect(lines).toContain('origins allowed: loopback (http(s)://localhost, *.localhost, 127.0.0.0/8, [::1], any port), https://app.example.com, and any page (*) on the API routes; more with --allow-origin ORIGIN');
+    const lines = banner('http://0.0.0.0:8080', { ...DEFAULT_CONFIG, cors: { origins: ['https://app.example.com', '*'] }, allowed_hosts: ['mock.team.lan'] }, { faults: [], host: '0.0.0.0' }).split(
+      '\n',
+    );
+    expect(lines).toContain(
+      'origins allowed: loopback (http(s)://localhost, *.localhost, 127.0.0.0/8, [::1], any port), https://app.example.com, and any page (*) on the API routes; more with --allow-origin ORIGIN',
+    );
     expect(lines).toContain('hosts allowed: IP addresses, localhost, *.localhost, mock.team.lan; more with --allowed-host NAME');
     expect(lines.filter((l) => l.startsWith('warning: '))).toEqual([
       'warning: origin * is allowed: any web page open in a browser here can call the mock and read the answers (the /__mock/ routes stay with the origins named)',
@@ -145,7 +171,11 @@ describe('conformance mock over HTTP', () => {
 
   it('a foreign Origin gets a 403 and no CORS grant, before anything happens: no journal line, no fault used', async () => {
     const s = await serve(DEFAULT_CONFIG, ['rate-limited; times=1']);
-    const pre = await send(s.url, { method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: FOREIGN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    const pre = await send(s.url, {
+      method: 'OPTIONS',
+      path: '/v1/chat/completions',
+      headers: { origin: FOREIGN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
     const chat = await send(s.url, { method: 'POST', path: '/v1/chat/completions', headers: chatHeaders({ origin: FOREIGN }), body: CHAT_BODY });
     const journal = await send(s.url, { path: '/__mock/requests', headers: { origin: FOREIGN } });
     const clear = await send(s.url, { method: 'DELETE', path: '/__mock/requests', headers: { origin: FOREIGN } });
@@ -167,7 +197,11 @@ describe('conformance mock over HTTP', () => {
   it('pages of loopback origins on other ports are answered and may read the answer', async () => {
     const s = await serve();
     for (const origin of ['http://localhost:5173', 'http://127.0.0.1:4173', 'http://[::1]:3000', 'http://app.localhost:8080', 'https://localhost:8443']) {
-      const pre = await send(s.url, { method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+      const pre = await send(s.url, {
+        method: 'OPTIONS',
+        path: '/v1/chat/completions',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      });
       expect(pre.status).toBe(204);
       expect(pre.headers['access-control-allow-origin']).toBe(origin);
       const chat = await send(s.url, { method: 'POST', path: '/v1/chat/completions', headers: chatHeaders({ origin }), body: CHAT_BODY });
@@ -346,7 +380,9 @@ describe('on the command line', () => {
   it('--allow-origin and --allowed-host (repeatable) open exactly what they name, and the banner says so', async () => {
     const m = await start(['--allow-origin', 'http://evil.example:3000', '--allow-origin', 'https://app.example.com', '--allowed-host', 'mock.team.lan']);
     try {
-      expect(m.out).toContain('origins allowed: loopback (http(s)://localhost, *.localhost, 127.0.0.0/8, [::1], any port), http://evil.example:3000, https://app.example.com; more with --allow-origin ORIGIN');
+      expect(m.out).toContain(
+        'origins allowed: loopback (http(s)://localhost, *.localhost, 127.0.0.0/8, [::1], any port), http://evil.example:3000, https://app.example.com; more with --allow-origin ORIGIN',
+      );
       expect(m.out).toContain('hosts allowed: IP addresses, localhost, *.localhost, mock.team.lan; more with --allowed-host NAME');
       expect(m.out).not.toContain('warning');
       const port = portOf(m.url);
@@ -372,8 +408,14 @@ describe('on the command line', () => {
     } finally {
       m.stop();
     }
-    expect(await run(['--allow-origin', 'evil.example'])).toEqual({ code: 2, stderr: 'conformance: --allow-origin: expected an origin such as http://app.example.com:3000 (scheme, host and port; no path), or *; found "evil.example"\n' });
-    expect(await run(['--allowed-host', 'http://mock.team.lan'])).toEqual({ code: 2, stderr: 'conformance: --allowed-host: expected a host name such as mock.team.lan, or .team.lan for it and its subdomains (no scheme, no port); found "http://mock.team.lan"\n' });
+    expect(await run(['--allow-origin', 'evil.example'])).toEqual({
+      code: 2,
+      stderr: 'conformance: --allow-origin: expected an origin such as http://app.example.com:3000 (scheme, host and port; no path), or *; found "evil.example"\n',
+    });
+    expect(await run(['--allowed-host', 'http://mock.team.lan'])).toEqual({
+      code: 2,
+      stderr: 'conformance: --allowed-host: expected a host name such as mock.team.lan, or .team.lan for it and its subdomains (no scheme, no port); found "http://mock.team.lan"\n',
+    });
     expect((await run(['--allow-remote-record'])).code).toBe(2);
   });
 
@@ -382,7 +424,11 @@ describe('on the command line', () => {
     const upstream = await startCountingUpstream();
     try {
       const refused = await run(['--record', dir, '--upstream', upstream.url, '--host', '0.0.0.0']);
-      expect(refused).toEqual({ code: 2, stderr: 'conformance: --record on --host 0.0.0.0 would let anyone who can reach this machine spend the upstream key: listen on a loopback address (the default, 127.0.0.1), or add --allow-remote-record to mean it\n' });
+      expect(refused).toEqual({
+        code: 2,
+        stderr:
+          'conformance: --record on --host 0.0.0.0 would let anyone who can reach this machine spend the upstream key: listen on a loopback address (the default, 127.0.0.1), or add --allow-remote-record to mean it\n',
+      });
       const fallback = await run(['--replay', dir, '--fallback', 'upstream', '--upstream', upstream.url, '--host', '0.0.0.0']);
       expect(fallback.code).toBe(2);
       expect(fallback.stderr).toMatch(/^conformance: --fallback upstream on --host 0\.0\.0\.0 would let anyone/);

@@ -5,7 +5,8 @@ import { capture, type Exchange } from '../../mock/record/capture.js';
 
 const request = { model: 'm', messages: [{ role: 'user', content: 'Hi' }] };
 const sse = (...events: string[]) => Buffer.from(events.map((e) => `data: ${e}\n\n`).join(''));
-const chunk = (delta: object, finish: string | null = null) => JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: object, finish: string | null = null) =>
+  JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
 const exchange = (over: Partial<Exchange>): Exchange => ({
   request: { ...request, stream: true },
   status: 200,
@@ -46,12 +47,23 @@ describe('capture', () => {
 
   it('an error keeps what a retry reads (Retry-After, rate-limit headers) and nothing else', () => {
     const body = Buffer.from(JSON.stringify({ error: { message: 'Slow down', type: 'rate_limit_error', code: 'rate_limited' } }));
-    const s = capture(exchange({ request, status: 429, headers: { 'content-type': 'application/json', 'retry-after': '2', 'x-ratelimit-remaining-requests': '0', 'set-cookie': 'a=b' }, body, reads: [{ end: body.length, ms: 5 }] }), 'x');
+    const s = capture(
+      exchange({
+        request,
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '2', 'x-ratelimit-remaining-requests': '0', 'set-cookie': 'a=b' },
+        body,
+        reads: [{ end: body.length, ms: 5 }],
+      }),
+      'x',
+    );
     expect(s.reply).toEqual({ error: { status: 429, message: 'Slow down', type: 'rate_limit_error', code: 'rate_limited', headers: { 'retry-after': '2', 'x-ratelimit-remaining-requests': '0' } } });
   });
 
   it('a JSON answer that breaks the document is kept as it came, with each violation and its section', () => {
-    const body = Buffer.from(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!' }, finish_reason: 'eos' }] }));
+    const body = Buffer.from(
+      JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Hi!' }, finish_reason: 'eos' }] }),
+    );
     const s = capture(exchange({ request, headers: { 'content-type': 'application/json' }, body, reads: [{ end: body.length, ms: 12 }] }), 'x');
     expect(s.reply).toMatchObject({ text: 'Hi!', delays_ms: [12] });
     // An unknown finish_reason is not replayed (the mock serves only the document's), but it is told.

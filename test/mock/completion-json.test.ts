@@ -18,7 +18,18 @@ function reference(c: Completion, model: string): string {
 describe('completionJson', () => {
   const cases: [string, Completion][] = [
     ['text with quotes and line separators', base],
-    ['tool calls', { ...base, tokens: null, finishReason: 'tool_calls', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Zürich \\"old\\""}' }, { id: 'call_2', name: 'x', arguments: '{}' }] }],
+    [
+      'tool calls',
+      {
+        ...base,
+        tokens: null,
+        finishReason: 'tool_calls',
+        toolCalls: [
+          { id: 'call_1', name: 'get_weather', arguments: '{"city":"Zürich \\"old\\""}' },
+          { id: 'call_2', name: 'x', arguments: '{}' },
+        ],
+      },
+    ],
     ['a refusal', { ...base, tokens: null, refusal: 'I can\'t "help"', finishReason: 'content_filter' }],
     ['an empty answer cut at once', { ...base, tokens: [], finishReason: 'length' }],
     ['a recorded usage with fields of its own', { ...base, usage: { ...usage, cost: 0.0001, prompt_tokens_details: { cached_tokens: 1, audio_tokens: 0 } } as Completion['usage'] }],

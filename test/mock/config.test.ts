@@ -114,15 +114,43 @@ describe('configuration files', () => {
   const mistakes: [kind: string, name: string, text: () => string, line: number, path: string, expected: RegExp][] = [
     ['a YAML syntax error', 'syntax.yaml', () => replace('    name: Model Two', '    name: Model: Two'), 17, '', /not valid YAML or JSON: .+/],
     ['an unknown field', 'unknown.yaml', () => replace('    owned_by: tests\n    created: 2', '    owned_by: tests\n    colour: blue\n    created: 2'), 19, 'models[1].colour', /unknown field/],
-    ['a wrong type', 'type.yaml', () => replace('    context_length: 1000\n    max_output_tokens: 100\n    quantization: null', '    context_length: lots\n    max_output_tokens: 100\n    quantization: null'), 20, 'models[1].context_length', /expected integer, found "lots"/],
+    [
+      'a wrong type',
+      'type.yaml',
+      () => replace('    context_length: 1000\n    max_output_tokens: 100\n    quantization: null', '    context_length: lots\n    max_output_tokens: 100\n    quantization: null'),
+      20,
+      'models[1].context_length',
+      /expected integer, found "lots"/,
+    ],
     ['a missing required field', 'missing.yaml', () => replace('      prompt: "0.000001"\n      completion', '      completion'), 24, 'models[1].pricing.prompt', /expected this field; it is missing/],
     ['a malformed price', 'price.yaml', () => replace('      prompt: "0.000001"\n      completion', '      prompt: "$1"\n      completion'), 24, 'models[1].pricing.prompt', /expected text matching/],
     ['a key naming an undefined model', 'key-model.yaml', () => replace('models: [m1, m2]', 'models: [m1, m3]'), 4, 'keys[0].models[1]', /expected the id of a model defined under models; "m3"/],
-    ['an unknown fault name', 'fault.yaml', () => replace('  always: []', '  always:\n    - no-such-fault'), 34, 'faults.always[0]', /expected a fault of the catalogue; no fault named "no-such-fault"/],
-    ['a fault parameter it does not take', 'fault-param.yaml', () => replace('  always: []', '  always:\n    - { name: drop-after, params: { chunk: 3 } }'), 34, 'faults.always[0]', /expected a fault of the catalogue; fault "drop-after" takes no parameter "chunk" \(it takes chunks, times\)/],
+    [
+      'an unknown fault name',
+      'fault.yaml',
+      () => replace('  always: []', '  always:\n    - no-such-fault'),
+      34,
+      'faults.always[0]',
+      /expected a fault of the catalogue; no fault named "no-such-fault"/,
+    ],
+    [
+      'a fault parameter it does not take',
+      'fault-param.yaml',
+      () => replace('  always: []', '  always:\n    - { name: drop-after, params: { chunk: 3 } }'),
+      34,
+      'faults.always[0]',
+      /expected a fault of the catalogue; fault "drop-after" takes no parameter "chunk" \(it takes chunks, times\)/,
+    ],
     ['a bad regex', 'regex.yaml', () => replace('match: { last_user: hello }', 'match: { last_user: "/(unclosed/" }'), 30, 'scenarios[0].match.last_user', /expected a valid regular expression/],
     ['a duplicate model id', 'duplicate.yaml', () => replace('  - id: m2', '  - id: m1').replace('[m1, m2]', '[m1]'), 16, 'models[1].id', /expected each model id once; "m1" is defined twice/],
-    ['a scenario naming an undefined model', 'scenario-model.yaml', () => replace('match: { last_user: hello }', 'match: { model: m9 }'), 30, 'scenarios[0].match.model', /expected a model defined under models/],
+    [
+      'a scenario naming an undefined model',
+      'scenario-model.yaml',
+      () => replace('match: { last_user: hello }', 'match: { model: m9 }'),
+      30,
+      'scenarios[0].match.model',
+      /expected a model defined under models/,
+    ],
   ];
 
   describe.each(mistakes)('%s', (_kind, name, text, line, path, expected) => {
@@ -152,9 +180,7 @@ describe('configuration files', () => {
     }
     expect(expected).not.toBe('');
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', '--config', file, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) =>
-        resolve({ code: child.exitCode, stdout, stderr }),
-      );
+      const child = execFile(process.execPath, [BIN, 'mock', '--config', file, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`conformance: ${expected}\n`);
@@ -163,7 +189,9 @@ describe('configuration files', () => {
 
   it('the CLI exits 2 on a --fault with a parameter the fault does not take', async () => {
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'drop-after; chunk=3', '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+      const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'drop-after; chunk=3', '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) =>
+        resolve({ code: child.exitCode, stderr }),
+      );
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('conformance: fault "drop-after" takes no parameter "chunk" (it takes chunks, times)\n');
@@ -191,7 +219,11 @@ describe('conformance mock --content', () => {
       });
       expect(banner).toContain('content of generated replies: markdown; split=fence');
       const url = /listening on (\S+)/.exec(banner)![1];
-      const r = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${DEFAULT_CONFIG.keys[0].key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Write a long answer.' }] }) });
+      const r = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEFAULT_CONFIG.keys[0].key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Write a long answer.' }] }),
+      });
       expect(((await r.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toMatch(/^#/m);
       const journal = (await (await fetch(`${url}/__mock/requests`)).json()) as { data: { content: string | null }[] };
       expect(journal.data.map((e) => e.content)).toEqual(['markdown; split=fence']);
@@ -221,7 +253,11 @@ describe('the start-up banner', () => {
   });
 
   it('names the content configured, for all models and per model', () => {
-    const config = { ...DEFAULT_CONFIG, content: 'markdown; split=fence', models: DEFAULT_CONFIG.models.map((m, i) => (i === 2 ? { ...m, content: { profile: 'unicode' as const, split: 'bytes' as const } } : m)) };
+    const config = {
+      ...DEFAULT_CONFIG,
+      content: 'markdown; split=fence',
+      models: DEFAULT_CONFIG.models.map((m, i) => (i === 2 ? { ...m, content: { profile: 'unicode' as const, split: 'bytes' as const } } : m)),
+    };
     expect(banner('http://127.0.0.1:8080', config, { faults: [] }).split('\n')).toContain('content of generated replies: markdown; split=fence, mock-reason-1: unicode; split=bytes');
   });
 });

@@ -16,7 +16,7 @@ describe.concurrent('every check of the kit passes against the mock', () => {
     expect(notPassing(results)).toEqual([]);
   });
 
-  it('with the configuration\'s content: code for every model, unicode with split=bytes for one, in chunks of 3 tokens', async () => {
+  it("with the configuration's content: code for every model, unicode with split=bytes for one, in chunks of 3 tokens", async () => {
     const base = withConfig({});
     const config = withConfig({
       content: 'code',

@@ -215,7 +215,7 @@ describe('choosing a profile', () => {
 });
 
 describe('README.md', () => {
-  it('shows each profile\'s answer to Hello! (seed 2) as the mock gives it', () => {
+  it("shows each profile's answer to Hello! (seed 2) as the mock gives it", () => {
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
     const section = readme.slice(readme.indexOf('The answer to `Hello!` (seed 2'), readme.indexOf('Choose one per request'));
     const shown = [...section.matchAll(/^(`{3,4})(?:text|markdown)\n([\s\S]*?)\n\1$/gm)].map((m) => m[2]);
@@ -227,7 +227,8 @@ describe('examples/full.yaml', () => {
   it('answers one model in markdown and a scenario in code', () => {
     const config = loadConfigFile(fileURLToPath(new URL('../../examples/full.yaml', import.meta.url)));
     const m = createMock(config);
-    const ask = (model: string, text: string) => json(m.handle({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${config.keys[1].key}` }, body: JSON.stringify({ model, ...user(text), seed: 1 }) }));
+    const ask = (model: string, text: string) =>
+      json(m.handle({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${config.keys[1].key}` }, body: JSON.stringify({ model, ...user(text), seed: 1 }) }));
     expect(ask('example-chat-large', 'What is new?').choices[0].message.content).toMatch(/^#{1,3} /);
     expect(ask('example-chat', 'What is new?').choices[0].message.content).toMatch(/^[A-Z][^#`]+$/);
     const code = ask('example-chat', 'Show me a code sample.');
@@ -262,16 +263,23 @@ ${extra}`;
   };
 
   it('loads every form', () => {
-    const c = parseConfig(base('    content: { profile: unicode, split: bytes }\ncontent: "markdown; split=fence"\nscenarios:\n  - { name: s, match: {}, reply: {}, content: long-words }\n'), 'mock.yaml');
+    const c = parseConfig(
+      base('    content: { profile: unicode, split: bytes }\ncontent: "markdown; split=fence"\nscenarios:\n  - { name: s, match: {}, reply: {}, content: long-words }\n'),
+      'mock.yaml',
+    );
     expect(c.content).toBe('markdown; split=fence');
     expect(c.models[0].content).toEqual({ profile: 'unicode', split: 'bytes' });
     expect(c.scenarios![0].content).toBe('long-words');
   });
 
   it('an unknown profile names the file, the line and the field', () => {
-    expect(mistake(base('content: poetry\n'))).toBe('mock.yaml:14: content: expected a content profile and split; unknown content profile "poetry" (the profiles are prose, markdown, code, unicode, long-words)');
+    expect(mistake(base('content: poetry\n'))).toBe(
+      'mock.yaml:14: content: expected a content profile and split; unknown content profile "poetry" (the profiles are prose, markdown, code, unicode, long-words)',
+    );
     expect(mistake(base('    content: "unicode; split=words"\n'))).toBe('mock.yaml:14: models[0].content: expected a content profile and split; unknown split "words" (one of none, bytes, fence)');
-    expect(mistake(base('scenarios:\n  - { name: s, match: {}, reply: { text: x }, content: poetry }\n'))).toMatch(/^mock\.yaml:15: scenarios\[0\]\.content: expected a content profile and split; unknown content profile "poetry"/);
+    expect(mistake(base('scenarios:\n  - { name: s, match: {}, reply: { text: x }, content: poetry }\n'))).toMatch(
+      /^mock\.yaml:15: scenarios\[0\]\.content: expected a content profile and split; unknown content profile "poetry"/,
+    );
     // The object form is held to the schema, which lists the profiles.
     expect(mistake(base('content: { profile: poetry }\n'))).toContain('mock.yaml:14: content.profile: expected one of "prose", "markdown", "code", "unicode", "long-words"');
   });
@@ -306,7 +314,7 @@ describe('split=bytes', () => {
     expect(broken.length).toBeGreaterThanOrEqual(contentDeltas(whole).filter((d) => /[^\x00-\x7f]/.test(d)).length);
   });
 
-  it('comes from the configuration too, and cuts a scenario\'s text', () => {
+  it("comes from the configuration too, and cuts a scenario's text", () => {
     const m = scenarioMock([{ name: 'x', match: {}, reply: { text: 'Ça va? 👩‍💻 🇫🇷' } }], { content: { split: 'bytes' } });
     const split = frames(chat(m, body));
     expect(contentDeltas(split).join('')).toBe('Ça va? 👩‍💻 🇫🇷');
@@ -327,7 +335,7 @@ describe('split=fence', () => {
     return { plain: frames(chat(m, body, { [HEADER]: 'markdown' })), split: frames(chat(m, body, { [HEADER]: 'markdown; split=fence' })) };
   };
 
-  it.each([1, 4])('puts each fence\'s backticks across two deltas (chunk_tokens %i), the text and usage unchanged', (n) => {
+  it.each([1, 4])("puts each fence's backticks across two deltas (chunk_tokens %i), the text and usage unchanged", (n) => {
     const { plain, split } = fenced(n);
     const deltas = contentDeltas(split);
     const text = deltas.join('');
@@ -351,7 +359,11 @@ describe('over HTTP', () => {
   it('a client reads the pieces of split=bytes apart', async () => {
     const s = await server();
     const read = async (content: string) => {
-      const res = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', [HEADER]: content }, body: JSON.stringify(body) });
+      const res = await fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', [HEADER]: content },
+        body: JSON.stringify(body),
+      });
       const reads: Uint8Array[] = [];
       for await (const chunk of res.body!) reads.push(chunk);
       return reads;
@@ -365,7 +377,11 @@ describe('over HTTP', () => {
     const intercepted = interceptMock();
     try {
       const read = async (content: string) => {
-        const res = await fetch(`${intercepted.baseUrl}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', [HEADER]: content }, body: JSON.stringify({ ...body, max_tokens: 30 }) });
+        const res = await fetch(`${intercepted.baseUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', [HEADER]: content },
+          body: JSON.stringify({ ...body, max_tokens: 30 }),
+        });
         const reads: Uint8Array[] = [];
         for await (const chunk of res.body!) reads.push(chunk);
         return reads;

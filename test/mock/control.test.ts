@@ -104,7 +104,16 @@ describe('/__mock/control, over the core', () => {
     const mock = createMock(withConfig({}));
     expect(json(control(mock, 'GET'))).toEqual({ object: 'mock.control', settings: [] });
     expect(json(control(mock, 'POST', { fault: 'rate-limited; times=1' })).settings).toMatchObject([{ id: 1, left: { fault: 1 } }]);
-    expect(json(control(mock, 'PUT', { settings: [{ content: 'markdown', times: 3 }, { pace: { ttft_ms: 5 }, model: MODEL }] })).settings).toMatchObject([
+    expect(
+      json(
+        control(mock, 'PUT', {
+          settings: [
+            { content: 'markdown', times: 3 },
+            { pace: { ttft_ms: 5 }, model: MODEL },
+          ],
+        }),
+      ).settings,
+    ).toMatchObject([
       { id: 2, content: 'markdown', left: { content: 3 } },
       { id: 3, pace: { ttft_ms: 5 }, model: MODEL, left: { pace: null } },
     ]);
@@ -172,7 +181,7 @@ describe('/__mock/control over HTTP, behind the boundary', () => {
     expect(page.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     const chat = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { ...json, authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: MODEL, ...user('hi') }) });
     expect(chat.status).toBe(500);
-    expect(((await (await fetch(`${url}/__mock/control`, { method: "DELETE" })).json()) as { settings: unknown[] }).settings).toEqual([]);
+    expect(((await (await fetch(`${url}/__mock/control`, { method: 'DELETE' })).json()) as { settings: unknown[] }).settings).toEqual([]);
   });
 
   it('a foreign Origin or Host gets a 403 and no CORS grant, and nothing changes', async () => {

@@ -6,11 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock } from '../../mock/core/handle.js';
 import type { MockReply } from '../../mock/core/types.js';
-import { chat, headersOf, KEY, statusOf, user , serverPerTest } from './helpers.js';
+import { chat, headersOf, KEY, statusOf, user, serverPerTest } from './helpers.js';
 
 const ORIGIN = 'http://localhost:5173';
 const ASKED = 'authorization, content-type, x-stainless-os, x-stainless-retry-count';
-const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 const corsHeaders = (r: MockReply) => Object.keys(headersOf(r)).filter((h) => h.startsWith('access-control-'));
 
 describe('CORS', () => {
@@ -51,7 +55,11 @@ describe('CORS', () => {
 
   it('with cors.origins and cors.headers, mirrors a real policy: other origins are not allowed, only the listed headers are', () => {
     const mock = createMock({ ...DEFAULT_CONFIG, cors: { origins: [ORIGIN], headers: ['authorization', 'content-type'] } });
-    const ours = mock.handle({ method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-custom' } });
+    const ours = mock.handle({
+      method: 'OPTIONS',
+      path: '/v1/chat/completions',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-custom' },
+    });
     expect(headersOf(ours)['access-control-allow-origin']).toBe(ORIGIN);
     expect(list(headersOf(ours)['access-control-allow-headers'])).toEqual(['authorization', 'content-type']);
     const theirs = mock.handle({ method: 'OPTIONS', path: '/v1/chat/completions', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
@@ -108,7 +116,10 @@ describe('CORS', () => {
 
     it('the preflight and the answer carry the headers on the wire', async () => {
       const server = await serve();
-      const pre = await fetch(`${server.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': ASKED } });
+      const pre = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'OPTIONS',
+        headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': ASKED },
+      });
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBe(ORIGIN);
       expect(list(pre.headers.get('access-control-allow-headers') ?? '')).toEqual(expect.arrayContaining(list(ASKED)));

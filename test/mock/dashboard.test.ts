@@ -12,7 +12,9 @@ import { CHAT, KEY, MODEL, serverPerTest, user } from './helpers.js';
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
 
 /** A page's event stream, read as it comes: each event's name and data. */
-async function listen(url: string): Promise<{ events: { event: string; data: string }[]; text: () => string; close(): void; until(f: (e: { event: string; data: string }) => boolean): Promise<void> }> {
+async function listen(
+  url: string,
+): Promise<{ events: { event: string; data: string }[]; text: () => string; close(): void; until(f: (e: { event: string; data: string }) => boolean): Promise<void> }> {
   const ctl = new AbortController();
   const res = await fetch(`${url}/__mock/events`, { signal: ctl.signal });
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -55,7 +57,8 @@ async function listen(url: string): Promise<{ events: { event: string; data: str
   };
 }
 
-const post = (url: string, body: unknown, key = KEY) => fetch(`${url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown, key = KEY) =>
+  fetch(`${url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 describe('the page', () => {
   const server = serverPerTest();
@@ -66,7 +69,9 @@ describe('the page', () => {
     for (const path of ASSET_PATHS) {
       const res = await fetch(`${url}/__mock/${path}`, { headers: { origin: 'http://localhost:5173' } });
       expect([path, res.status]).toEqual([path, 200]);
-      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      );
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -114,7 +119,10 @@ describe('the event stream and the detail', () => {
     const stranger = 'sk-not-a-key-of-this-mock-00000000001';
     expect((await post(url, { model: MODEL, ...user('who?') }, stranger)).status).toBe(401);
     await page.until((e) => e.event === 'rows' && JSON.parse(e.data).some((r: { seq: number }) => r.seq === 3));
-    const row = page.events.filter((e) => e.event === 'rows').flatMap((e) => JSON.parse(e.data)).find((r: { seq: number }) => r.seq === 3);
+    const row = page.events
+      .filter((e) => e.event === 'rows')
+      .flatMap((e) => JSON.parse(e.data))
+      .find((r: { seq: number }) => r.seq === 3);
     expect(row).toMatchObject({ key_id: null, key: expect.stringMatching(/^unknown [0-9a-f]{6}$/), status: 401, error: { code: 'invalid_api_key' } });
     page.close();
     await expect.poll(() => mock.journal.watcher).toBeUndefined();
@@ -132,7 +140,13 @@ describe('the event stream and the detail', () => {
     expect(unseen.curl).toContain(`'authorization: Bearer '"$MOCK_API_KEY"`);
     const page = await listen(url);
     await page.until((e) => e.event === 'rows');
-    await (await fetch(`${url}${CHAT}`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-content': 'code' }, body: JSON.stringify({ model: MODEL, stream: true, ...user('seen') }) })).text();
+    await (
+      await fetch(`${url}${CHAT}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-content': 'code' },
+        body: JSON.stringify({ model: MODEL, stream: true, ...user('seen') }),
+      })
+    ).text();
     await page.until((e) => e.event === 'rows' && JSON.parse(e.data).some((r: { seq: number; total_ms: number | null }) => r.seq === 2 && r.total_ms !== null));
     const text = await (await fetch(`${url}/__mock/requests/2`)).text();
     expect(text).not.toContain(KEY);

@@ -196,7 +196,10 @@ describe('frontend faults over HTTP', () => {
     server = await startMockServer();
     const res = await post('stream-error', { stream: true });
     const text = await res.text();
-    const datas = text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6));
+    const datas = text
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: '))
+      .map((e) => e.slice(6));
     expect(datas).toHaveLength(3);
     expect(JSON.parse(datas[2]).error.type).toBe('server_error');
     expect(text).not.toContain('[DONE]');

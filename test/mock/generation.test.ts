@@ -15,7 +15,15 @@ const SCHEMAS: [name: string, schema: Record<string, unknown>][] = [
     {
       type: 'object',
       properties: {
-        user: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, address: { type: 'object', properties: { city: { type: 'string' }, zip: { type: 'string', minLength: 5, maxLength: 5 } }, required: ['city', 'zip'], additionalProperties: false } }, required: ['id', 'address'], additionalProperties: false },
+        user: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', format: 'uuid' },
+            address: { type: 'object', properties: { city: { type: 'string' }, zip: { type: 'string', minLength: 5, maxLength: 5 } }, required: ['city', 'zip'], additionalProperties: false },
+          },
+          required: ['id', 'address'],
+          additionalProperties: false,
+        },
         created: { type: 'string', format: 'date-time' },
       },
       required: ['user', 'created'],
@@ -84,7 +92,9 @@ const SCHEMAS: [name: string, schema: Record<string, unknown>][] = [
     'a recursive $ref',
     {
       type: 'object',
-      $defs: { node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['name', 'children'], additionalProperties: false } },
+      $defs: {
+        node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } }, required: ['name', 'children'], additionalProperties: false },
+      },
       properties: { root: { $ref: '#/$defs/node' } },
       required: ['root'],
       additionalProperties: false,
@@ -150,7 +160,17 @@ describe('usage', () => {
   const bodies: [string, Body][] = [
     ['a short answer', user('Hi.')],
     ['a long answer', user('Write a long essay about streams.')],
-    ['a system prompt and several turns', { messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Hi.' }, { role: 'assistant', content: 'Hello.' }, { role: 'user', content: [{ type: 'text', text: 'And now?' }] }] }],
+    [
+      'a system prompt and several turns',
+      {
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          { role: 'user', content: 'Hi.' },
+          { role: 'assistant', content: 'Hello.' },
+          { role: 'user', content: [{ type: 'text', text: 'And now?' }] },
+        ],
+      },
+    ],
     ['a cap', { ...user('Write a long essay.'), max_tokens: 17 }],
     ['json_schema', { ...user('data'), response_format: { type: 'json_schema', json_schema: { name: 'o', schema: SCHEMAS[2][1] } } }],
     ['a reasoning model', { model: REASONER, ...user('Why is the sky blue?'), reasoning_effort: 'high' }],

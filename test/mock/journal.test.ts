@@ -2,7 +2,7 @@
 // cleared by DELETE, bounded by journal_size, the same in-process and over HTTP.
 import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
-import { chat, json, KEY, MODEL, scenarioMock, SECOND_KEY, statusOf, user, withConfig , serverPerTest } from './helpers.js';
+import { chat, json, KEY, MODEL, scenarioMock, SECOND_KEY, statusOf, user, withConfig, serverPerTest } from './helpers.js';
 
 const journalOf = (mock: ReturnType<typeof createMock>) => {
   const r = mock.handle({ method: 'GET', path: '/__mock/requests', headers: {} });

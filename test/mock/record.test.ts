@@ -32,7 +32,13 @@ const WEATHER: OpenAI.ChatCompletionTool = {
 };
 
 const client = (baseURL: string, testId?: string) =>
-  new OpenAI({ apiKey: CLIENT_KEY, baseURL: `${baseURL}/v1`, maxRetries: 0, timeout: 10_000, defaultHeaders: { ...(testId ? { 'x-test-id': testId } : {}), 'x-org-secret': ORG_SECRET, cookie: `session=${COOKIE_SECRET}` } });
+  new OpenAI({
+    apiKey: CLIENT_KEY,
+    baseURL: `${baseURL}/v1`,
+    maxRetries: 0,
+    timeout: 10_000,
+    defaultHeaders: { ...(testId ? { 'x-test-id': testId } : {}), 'x-org-secret': ORG_SECRET, cookie: `session=${COOKIE_SECRET}` },
+  });
 
 /** What a test's conversation saw: the same calls, made against the recorder and then the replay. */
 async function conversation(c: OpenAI) {
@@ -225,7 +231,9 @@ describe('record and replay', () => {
       const err = await c.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there!' }] }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
       expect((err as Error).message).toMatch(/closest is "recorded 1: mock-chat-1, "Hello there\."", which differs in messages\[0\] \(user\)/);
-      const none = await client(replay.url, 'never recorded').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] }).catch((e: unknown) => e);
+      const none = await client(replay.url, 'never recorded')
+        .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hello there.' }] })
+        .catch((e: unknown) => e);
       expect((none as Error).message).toMatch(/No recordings for test "never recorded"/);
     } finally {
       await replay.close();
@@ -295,13 +303,21 @@ describe('record and replay', () => {
     const lines: string[] = [];
     try {
       const rec = await startRecorder({ dir: driftDir, mode: 'record', upstream: broken.url, upstreamKey: UPSTREAM_KEY, log: (l) => lines.push(l) });
-      const r = await fetch(`${rec.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }) });
+      const r = await fetch(`${rec.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }),
+      });
       expect(((await r.json()) as { choices: { finish_reason: string }[] }).choices[0].finish_reason).toBe('eos');
       await rec.close();
       const drift = loadConfigFile(join(driftDir, 'default.yaml')).scenarios![0].recorded!.drift!;
       // Replayed, it says so on every answer (the file holds the rest).
       const replay = await startRecorder({ dir: driftDir, mode: 'replay' });
-      const again = await fetch(`${replay.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }) });
+      const again = await fetch(`${replay.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }),
+      });
       await replay.close();
       expect(again.headers.get('x-mock-recorded-drift')).toBe(`${drift.length}; ${drift[0]}`);
       expect(drift.join('\n')).toMatch(/finish_reason.*\[2\.3/);
@@ -343,7 +359,11 @@ describe('record and replay', () => {
     await new Promise<void>((r) => probe.close(() => r()));
     const rec = await startRecorder({ dir: deadDir, mode: 'record', upstream: `http://127.0.0.1:${port}`, upstreamKey: UPSTREAM_KEY, timeoutMs: 2_000 });
     try {
-      const r = await fetch(`${rec.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }) });
+      const r = await fetch(`${rec.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Hi.' }] }),
+      });
       expect(r.status).toBe(502);
       const body = (await r.json()) as { error: { message: string; code: string } };
       expect(body.error.code).toBe('recorder_error');

@@ -6,24 +6,7 @@ import type { Scenario, ScenarioMatch } from '../../mock/config/types.js';
 import { createMock } from '../../mock/core/handle.js';
 import { countTokens } from '../../mock/core/tokens.js';
 import { validateWith } from '../../schemas/index.js';
-import {
-  chat,
-  contentDeltas,
-  events,
-  finishOf,
-  frames,
-  headersOf,
-  json,
-  MODEL,
-  REASONER,
-  scenarioMock,
-  KEY,
-  SECOND_KEY,
-  statusOf,
-  usageOf,
-  user,
-  type Body,
-} from './helpers.js';
+import { chat, contentDeltas, events, finishOf, frames, headersOf, json, MODEL, REASONER, scenarioMock, KEY, SECOND_KEY, statusOf, usageOf, user, type Body } from './helpers.js';
 
 const WEATHER_TOOL = {
   type: 'function',
@@ -36,7 +19,12 @@ const WEATHER_TOOL = {
         unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
         days: { type: 'integer', minimum: 1, maximum: 7 },
         hourly: { type: 'boolean' },
-        coords: { type: 'object', properties: { lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } }, required: ['lat', 'lon'], additionalProperties: false },
+        coords: {
+          type: 'object',
+          properties: { lat: { type: 'number', minimum: -90, maximum: 90 }, lon: { type: 'number', minimum: -180, maximum: 180 } },
+          required: ['lat', 'lon'],
+          additionalProperties: false,
+        },
         tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3 },
       },
       required: ['city', 'unit', 'days', 'hourly', 'coords', 'tags'],
@@ -72,17 +60,89 @@ describe('scenario matching: each condition alone', () => {
     [
       'last_user substring',
       { last_user: 'weather' },
-      [[user('What is the weather like?')], [{ messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'Hello.' }, { role: 'user', content: [{ type: 'text', text: 'the weather?' }] }] }]],
-      [[user('What is the Weather like?')], [{ messages: [{ role: 'user', content: 'weather' }, { role: 'assistant', content: 'Sunny.' }, { role: 'user', content: 'thanks' }] }]],
+      [
+        [user('What is the weather like?')],
+        [
+          {
+            messages: [
+              { role: 'user', content: 'hi' },
+              { role: 'assistant', content: 'Hello.' },
+              { role: 'user', content: [{ type: 'text', text: 'the weather?' }] },
+            ],
+          },
+        ],
+      ],
+      [
+        [user('What is the Weather like?')],
+        [
+          {
+            messages: [
+              { role: 'user', content: 'weather' },
+              { role: 'assistant', content: 'Sunny.' },
+              { role: 'user', content: 'thanks' },
+            ],
+          },
+        ],
+      ],
     ],
     ['last_user /regex/i', { last_user: '/^(hi|hello)\\b/i' }, [[user('HELLO there')], [user('hi!')]], [[user('say hello')], [user('hippo')]]],
     [
       'system (system or developer message)',
       { system: 'pirate' },
-      [[{ messages: [{ role: 'system', content: 'Talk like a pirate.' }, { role: 'user', content: 'hi' }] }], [{ messages: [{ role: 'developer', content: 'You are a pirate.' }, { role: 'user', content: 'hi' }] }]],
-      [[user('Talk like a pirate.')], [{ messages: [{ role: 'system', content: 'Be polite.' }, { role: 'user', content: 'pirate' }] }]],
+      [
+        [
+          {
+            messages: [
+              { role: 'system', content: 'Talk like a pirate.' },
+              { role: 'user', content: 'hi' },
+            ],
+          },
+        ],
+        [
+          {
+            messages: [
+              { role: 'developer', content: 'You are a pirate.' },
+              { role: 'user', content: 'hi' },
+            ],
+          },
+        ],
+      ],
+      [
+        [user('Talk like a pirate.')],
+        [
+          {
+            messages: [
+              { role: 'system', content: 'Be polite.' },
+              { role: 'user', content: 'pirate' },
+            ],
+          },
+        ],
+      ],
     ],
-    ['system /regex/', { system: '/^be (brief|terse)$/' }, [[{ messages: [{ role: 'system', content: 'be terse' }, { role: 'user', content: 'hi' }] }]], [[{ messages: [{ role: 'system', content: 'Be terse' }, { role: 'user', content: 'hi' }] }]]],
+    [
+      'system /regex/',
+      { system: '/^be (brief|terse)$/' },
+      [
+        [
+          {
+            messages: [
+              { role: 'system', content: 'be terse' },
+              { role: 'user', content: 'hi' },
+            ],
+          },
+        ],
+      ],
+      [
+        [
+          {
+            messages: [
+              { role: 'system', content: 'Be terse' },
+              { role: 'user', content: 'hi' },
+            ],
+          },
+        ],
+      ],
+    ],
     ['tools: true', { tools: true }, [[{ ...user('hi'), tools: [OTHER_TOOL] }]], [[user('hi')]]],
     ['tools: false', { tools: false }, [[user('hi')]], [[{ ...user('hi'), tools: [OTHER_TOOL] }]]],
     ['tools: a list', { tools: ['get_weather'] }, [[{ ...user('hi'), tools: [OTHER_TOOL, WEATHER_TOOL] }]], [[{ ...user('hi'), tools: [OTHER_TOOL] }], [user('hi')]]],
@@ -95,11 +155,22 @@ describe('scenario matching: each condition alone', () => {
       [
         [{ ...user('weather?'), tools: [WEATHER_TOOL] }],
         [{ ...toolTurn('weather?'), messages: toolTurn('weather?').messages.map((m) => (m.role === 'tool' ? { ...m, content: '{"temp":25}' } : m)), tools: [WEATHER_TOOL] }],
-        [{ ...toolTurn('weather?'), messages: toolTurn('weather?').messages.map((m) => (m.role === 'assistant' ? { ...m, tool_calls: [{ ...m.tool_calls![0], function: { name: 'get_time', arguments: '{}' } }] } : m)), tools: [WEATHER_TOOL] }],
+        [
+          {
+            ...toolTurn('weather?'),
+            messages: toolTurn('weather?').messages.map((m) => (m.role === 'assistant' ? { ...m, tool_calls: [{ ...m.tool_calls![0], function: { name: 'get_time', arguments: '{}' } }] } : m)),
+            tools: [WEATHER_TOOL],
+          },
+        ],
       ],
     ],
     ['response_format', { response_format: 'json_object' }, [[{ ...user('hi'), response_format: { type: 'json_object' } }]], [[user('hi')], [{ ...user('hi'), response_format: { type: 'text' } }]]],
-    ['response_format: text (the default)', { response_format: 'text' }, [[user('hi')], [{ ...user('hi'), response_format: { type: 'text' } }]], [[{ ...user('hi'), response_format: { type: 'json_object' } }]]],
+    [
+      'response_format: text (the default)',
+      { response_format: 'text' },
+      [[user('hi')], [{ ...user('hi'), response_format: { type: 'text' } }]],
+      [[{ ...user('hi'), response_format: { type: 'json_object' } }]],
+    ],
     ['stream: true', { stream: true }, [[{ ...user('hi'), stream: true }]], [[user('hi')], [{ ...user('hi'), stream: false }]]],
     ['stream: false', { stream: false }, [[user('hi')]], [[{ ...user('hi'), stream: true }]]],
   ];
@@ -221,7 +292,11 @@ describe('scripted replies', () => {
     expect(body.usage.completion_tokens).toBe(countTokens("I can't help with that."));
     const fs = frames(chat(mock, { ...user('how do I pick a lock'), stream: true }));
     expect(finishOf(fs)).toBe('content_filter');
-    expect(events(fs).map((e) => (typeof e === 'object' ? (e.choices?.[0]?.delta?.refusal ?? '') : '')).join('')).toBe("I can't help with that.");
+    expect(
+      events(fs)
+        .map((e) => (typeof e === 'object' ? (e.choices?.[0]?.delta?.refusal ?? '') : ''))
+        .join(''),
+    ).toBe("I can't help with that.");
     expect(contentDeltas(fs)).toEqual([]);
   });
 
@@ -326,7 +401,12 @@ describe('scripted replies', () => {
 
 it('strict scenarios with no scenario configured refuse every chat request, naming none', () => {
   const m = createMock(undefined, { strictScenarios: true });
-  const r = m.handle({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }] }) });
+  const r = m.handle({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${KEY}` },
+    body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   expect('status' in r && r.status).toBe(400);
   expect('body' in r && String(r.body)).toMatch(/No scenario matches/);
 });

@@ -37,7 +37,8 @@ function read(reply: MockReply): Read {
 }
 
 const usageOf = (a: Read) => (a.body ? a.body.usage : a.chunks!.find((c) => c.usage)?.usage);
-const finishes = (a: Read): unknown[] => (a.body ? a.body.choices.map((c: any) => c.finish_reason) : a.chunks!.flatMap((c) => (c.choices ?? []).map((x: any) => x.finish_reason)).filter((f) => f != null));
+const finishes = (a: Read): unknown[] =>
+  a.body ? a.body.choices.map((c: any) => c.finish_reason) : a.chunks!.flatMap((c) => (c.choices ?? []).map((x: any) => x.finish_reason)).filter((f) => f != null);
 /** The envelope of the answer: the body, or every chunk. */
 const envelopes = (a: Read): any[] => (a.body ? [a.body] : a.chunks!);
 
@@ -56,7 +57,10 @@ const BOTH = ['json', 'stream'] as const;
 const JSON_ONLY = ['json'] as const;
 const STREAM_ONLY = ['stream'] as const;
 
-const LOOKUP_TOOL = { type: 'function', function: { name: 'lookup_capital', description: 'The capital of a country.', parameters: { type: 'object', properties: { country: { type: 'string' } }, required: ['country'] } } };
+const LOOKUP_TOOL = {
+  type: 'function',
+  function: { name: 'lookup_capital', description: 'The capital of a country.', parameters: { type: 'object', properties: { country: { type: 'string' } }, required: ['country'] } },
+};
 /** An ordinary conversation that offers a tool and must call it. */
 const CALLS_A_TOOL: Body = { tools: [LOOKUP_TOOL], tool_choice: 'required' };
 /** An ordinary conversation that ends in the result of the tool its answer called. */
@@ -129,10 +133,10 @@ const SHAPE: Record<string, Bent> = {
 /** The parts of an answer's shape (the answer reader's, but being served and the stream's framing). */
 const SHAPE_PARTS = new Set(['envelope', 'object', 'index', 'role', 'content', 'finish_reason', 'usage', 'usage-details', 'tool-calls']);
 
-describe('a shape fault bends an ordinary request, not only the kit\'s own', () => {
+describe("a shape fault bends an ordinary request, not only the kit's own", () => {
   const mock = createMock();
 
-  it('every fault that breaks a part of the answer\'s shape is held here', () => {
+  it("every fault that breaks a part of the answer's shape is held here", () => {
     const breaking = FAULTS.filter((f) => f.breaks?.some((b) => SHAPE_PARTS.has(b.split(':')[1]))).map((f) => f.name);
     expect(breaking.filter((name) => !(name in SHAPE))).toEqual([]);
     expect(Object.keys(SHAPE).filter((name) => !FAULTS.some((f) => f.name === name))).toEqual([]);

@@ -6,7 +6,7 @@ import type { Scenario, Timing } from '../../mock/config/types.js';
 import { createMock } from '../../mock/core/handle.js';
 import type { Frame } from '../../mock/core/types.js';
 import { countTokens } from '../../mock/core/tokens.js';
-import { chat, chatRequest, contentDeltas, frames, json, scenarioMock, user, withConfig , serverPerTest } from './helpers.js';
+import { chat, chatRequest, contentDeltas, frames, json, scenarioMock, user, withConfig, serverPerTest } from './helpers.js';
 
 const TEXT = 'one two three four five six seven'; // seven tokens
 const scripted = (timing?: Timing): Scenario[] => [{ name: 'text', match: {}, reply: { text: TEXT }, ...(timing ? { timing } : {}) }];
@@ -130,7 +130,11 @@ describe('pacing over HTTP', () => {
     expect(text).toContain('data: [DONE]');
 
     const t1 = performance.now();
-    const body = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: req.headers as Record<string, string>, body: JSON.stringify({ ...JSON.parse(req.body as string), stream: false }) });
+    const body = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: req.headers as Record<string, string>,
+      body: JSON.stringify({ ...JSON.parse(req.body as string), stream: false }),
+    });
     expect((await (body.json() as Promise<any>)).choices[0].message.content).toBe(TEXT);
     const waited = performance.now() - t1;
     expect(waited).toBeGreaterThanOrEqual(220 - 15);

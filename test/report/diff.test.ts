@@ -7,7 +7,17 @@ import type { RunReport } from '../../report/report.js';
 
 const path = (label: string, outcome: PathResult['outcome']): PathResult => ({ path: {}, label, outcome, evidence: [], durationMs: 1 });
 const result = (id: string, level: CheckResult['level'], paths: PathResult[], message?: string): CheckResult => ({
-  id, suite: id.split('.')[0], title: id, section: '2.1', sections: ['2.1'], level, outcome: paths.some((p) => p.outcome === 'fail') ? 'fail' : 'pass', message, evidence: [], durationMs: 1, paths,
+  id,
+  suite: id.split('.')[0],
+  title: id,
+  section: '2.1',
+  sections: ['2.1'],
+  level,
+  outcome: paths.some((p) => p.outcome === 'fail') ? 'fail' : 'pass',
+  message,
+  evidence: [],
+  durationMs: 1,
+  paths,
 });
 const reportOf = (results: CheckResult[]) => ({ results }) as unknown as RunReport;
 
@@ -23,8 +33,18 @@ describe('diff', () => {
 
   it('tells a changed finding and a changed level from a regression', () => {
     const before = reportOf([result('chat.object', 'must', [path('m', 'fail')], 'object is "x"'), result('chat.usage-details', 'should', [path('m', 'pass')])]);
-    const after = reportOf([result('chat.object', 'must', [path('m', 'fail')], 'object is "y"'), result('chat.usage-details', 'must', [path('m', 'pass')]), result('chat.new', 'must', [path('m', 'pass')])]);
+    const after = reportOf([
+      result('chat.object', 'must', [path('m', 'fail')], 'object is "y"'),
+      result('chat.usage-details', 'must', [path('m', 'pass')]),
+      result('chat.new', 'must', [path('m', 'pass')]),
+    ]);
     const d = diffReports(before, after);
-    expect(d).toMatchObject({ regression: false, added: ['chat.new'], removed: [], levelChanged: [{ id: 'chat.usage-details', what: 'should -> must' }], findingChanged: [{ id: 'chat.object', what: 'object is "x" -> object is "y"' }] });
+    expect(d).toMatchObject({
+      regression: false,
+      added: ['chat.new'],
+      removed: [],
+      levelChanged: [{ id: 'chat.usage-details', what: 'should -> must' }],
+      findingChanged: [{ id: 'chat.object', what: 'object is "x" -> object is "y"' }],
+    });
   });
 });

@@ -222,9 +222,7 @@ describe('pretty reporter', () => {
     const at = headings.map((h) => plain.indexOf(`\n${h}\n`));
     for (const i of at) expect(i).toBeGreaterThan(-1);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
-    expect(['catalog 2.4', '6', '2.10', '2.3', '4.1', '4', 'catalog 1'].sort(compareSections)).toEqual([
-      '2.3', '2.10', '4', '4.1', '6', 'catalog 1', 'catalog 2.4',
-    ]);
+    expect(['catalog 2.4', '6', '2.10', '2.3', '4.1', '4', 'catalog 1'].sort(compareSections)).toEqual(['2.3', '2.10', '4', '4.1', '6', 'catalog 1', 'catalog 2.4']);
   });
 
   it('marks each outcome with level tags and details', () => {
@@ -261,7 +259,11 @@ describe('pretty reporter', () => {
 describe('markdown reporter', () => {
   const withCurl: RunReport = {
     ...report,
-    results: report.results.map((r) => (r.id === 'chat.error-envelope' ? { ...r, evidence: [{ ...r.evidence[0], reproduce: `curl -sS -X POST 'https://api.example.test/v1/chat/completions' -H 'authorization: Bearer '"$CONFORMANCE_API_KEY"` }] } : r)),
+    results: report.results.map((r) =>
+      r.id === 'chat.error-envelope'
+        ? { ...r, evidence: [{ ...r.evidence[0], reproduce: `curl -sS -X POST 'https://api.example.test/v1/chat/completions' -H 'authorization: Bearer '"$CONFORMANCE_API_KEY"` }] }
+        : r,
+    ),
   };
   const md = renderMarkdown(withCurl);
 

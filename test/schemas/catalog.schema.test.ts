@@ -85,37 +85,209 @@ describe('catalog schema', () => {
   });
 
   const deviations: [string, (d: Json) => void, string][] = [
-    ['schema_version "2.3"', (d) => { chat(d).schema_version = '2.3'; }, '/data/0/schema_version'],
-    ['missing name', (d) => { delete reason(d).name; }, '/data/1'],
-    ['extra top-level property of a model document', (d) => { chat(d).context_length = 131072; }, '/data/0'],
-    ['quantization "fp7"', (d) => { chat(d).quantization = 'fp7'; }, '/data/0/quantization'],
-    ['cost_usd as a number', (d) => { chat(d).input_modalities[0].pricing[0].cost_usd = 0.0000005; }, '/data/0/input_modalities/0/pricing/0/cost_usd'],
-    ['cost_usd "-1"', (d) => { chat(d).output_modalities[0].pricing[0].cost_usd = '-1'; }, '/data/0/output_modalities/0/pricing/0/cost_usd'],
-    ['utc_start without utc_end', (d) => { delete reason(d).input_modalities[0].pricing[1].utc_end; }, '/data/1/input_modalities/0/pricing/1'],
-    ['utc_end above 2359', (d) => { reason(d).input_modalities[0].pricing[1].utc_end = 2400; }, '/data/1/input_modalities/0/pricing/1/utc_end'],
-    ['ttl_seconds on a prompt entry', (d) => { chat(d).input_modalities[0].pricing[0].ttl_seconds = 300; }, '/data/0/input_modalities/0/pricing/0'],
-    ['input pricing type on an output entry', (d) => { chat(d).output_modalities[0].pricing[0].type = 'prompt'; }, '/data/0/output_modalities/0/pricing/0/type'],
-    ['web_search priced per request', (d) => { chat(d).pricing[0] = { type: 'web_search', unit: 'request', cost_usd: '0.01' }; }, '/data/0/pricing/0/unit'],
-    ['enum descriptor without values', (d) => { delete chatParams(d).service_tier.values; }, '/data/0/output_modalities/0/supported_parameters/service_tier'],
-    ['range descriptor with values', (d) => { chatParams(d).temperature.values = [0, 1, 2]; }, '/data/0/output_modalities/0/supported_parameters/temperature'],
-    ['boolean descriptor with min', (d) => { chatParams(d).logprobs = { type: 'boolean', min: 0 }; }, '/data/0/output_modalities/0/supported_parameters/logprobs'],
-    ['object descriptor without properties', (d) => { chatParams(d).response_format = { type: 'object' }; }, '/data/0/output_modalities/0/supported_parameters/response_format'],
-    ['descriptor type "string"', (d) => { chatParams(d).user = { type: 'string' }; }, '/data/0/output_modalities/0/supported_parameters/user/type'],
-    ['unit "furlong"', (d) => { chatParams(d).max_tokens.unit = 'furlong'; }, '/data/0/output_modalities/0/supported_parameters/max_tokens/unit'],
-    ['compliance value a string', (d) => { chat(d).compliance.zdr = 'yes'; }, '/data/0/compliance/zdr'],
-    ['datacenter country_code "usa"', (d) => { chat(d).datacenters[0].country_code = 'usa'; }, '/data/0/datacenters/0/country_code'],
-    ['discount_to_user 1', (d) => { reason(d).discount_to_user = 1; }, '/data/1/discount_to_user'],
-    ['openrouter with an extra key', (d) => { chat(d).openrouter.name = 'Acme Chat Large'; }, '/data/0/openrouter'],
-    ['deprecation_date without Z', (d) => { reason(d).deprecation_date = '2026-12-31T00:00:00+01:00'; }, '/data/1/deprecation_date'],
-    ['no input modality', (d) => { chat(d).input_modalities = []; }, '/data/0/input_modalities'],
-    ['output modality without supported_parameters', (d) => { delete reason(d).output_modalities[0].supported_parameters; }, '/data/1/output_modalities/0'],
-    ['extra key on an input modality', (d) => { chat(d).input_modalities[0].max_tokens = 10; }, '/data/0/input_modalities/0'],
-    ['max_context_length value 0', (d) => { chat(d).input_modalities[0].supported_inputs.max_context_length.value = 0; }, '/data/0/input_modalities/0/supported_inputs/max_context_length/value'],
-    ['image format image/bmp', (d) => {
-      chat(d).input_modalities.push({ type: 'image', supported_inputs: { formats: { type: 'enum', values: ['image/bmp'] } } });
-    }, '/data/0/input_modalities/1/supported_inputs/formats/values/0'],
-    ['concurrency capacity with a window', (d) => { chat(d).capacity[1].per = 'minute'; }, '/data/0/capacity/1/per'],
-    ['utc_start with minutes above 59', (d) => { reason(d).input_modalities[0].pricing[1].utc_start = 1275; }, '/data/1/input_modalities/0/pricing/1/utc_start'],
+    [
+      'schema_version "2.3"',
+      (d) => {
+        chat(d).schema_version = '2.3';
+      },
+      '/data/0/schema_version',
+    ],
+    [
+      'missing name',
+      (d) => {
+        delete reason(d).name;
+      },
+      '/data/1',
+    ],
+    [
+      'extra top-level property of a model document',
+      (d) => {
+        chat(d).context_length = 131072;
+      },
+      '/data/0',
+    ],
+    [
+      'quantization "fp7"',
+      (d) => {
+        chat(d).quantization = 'fp7';
+      },
+      '/data/0/quantization',
+    ],
+    [
+      'cost_usd as a number',
+      (d) => {
+        chat(d).input_modalities[0].pricing[0].cost_usd = 0.0000005;
+      },
+      '/data/0/input_modalities/0/pricing/0/cost_usd',
+    ],
+    [
+      'cost_usd "-1"',
+      (d) => {
+        chat(d).output_modalities[0].pricing[0].cost_usd = '-1';
+      },
+      '/data/0/output_modalities/0/pricing/0/cost_usd',
+    ],
+    [
+      'utc_start without utc_end',
+      (d) => {
+        delete reason(d).input_modalities[0].pricing[1].utc_end;
+      },
+      '/data/1/input_modalities/0/pricing/1',
+    ],
+    [
+      'utc_end above 2359',
+      (d) => {
+        reason(d).input_modalities[0].pricing[1].utc_end = 2400;
+      },
+      '/data/1/input_modalities/0/pricing/1/utc_end',
+    ],
+    [
+      'ttl_seconds on a prompt entry',
+      (d) => {
+        chat(d).input_modalities[0].pricing[0].ttl_seconds = 300;
+      },
+      '/data/0/input_modalities/0/pricing/0',
+    ],
+    [
+      'input pricing type on an output entry',
+      (d) => {
+        chat(d).output_modalities[0].pricing[0].type = 'prompt';
+      },
+      '/data/0/output_modalities/0/pricing/0/type',
+    ],
+    [
+      'web_search priced per request',
+      (d) => {
+        chat(d).pricing[0] = { type: 'web_search', unit: 'request', cost_usd: '0.01' };
+      },
+      '/data/0/pricing/0/unit',
+    ],
+    [
+      'enum descriptor without values',
+      (d) => {
+        delete chatParams(d).service_tier.values;
+      },
+      '/data/0/output_modalities/0/supported_parameters/service_tier',
+    ],
+    [
+      'range descriptor with values',
+      (d) => {
+        chatParams(d).temperature.values = [0, 1, 2];
+      },
+      '/data/0/output_modalities/0/supported_parameters/temperature',
+    ],
+    [
+      'boolean descriptor with min',
+      (d) => {
+        chatParams(d).logprobs = { type: 'boolean', min: 0 };
+      },
+      '/data/0/output_modalities/0/supported_parameters/logprobs',
+    ],
+    [
+      'object descriptor without properties',
+      (d) => {
+        chatParams(d).response_format = { type: 'object' };
+      },
+      '/data/0/output_modalities/0/supported_parameters/response_format',
+    ],
+    [
+      'descriptor type "string"',
+      (d) => {
+        chatParams(d).user = { type: 'string' };
+      },
+      '/data/0/output_modalities/0/supported_parameters/user/type',
+    ],
+    [
+      'unit "furlong"',
+      (d) => {
+        chatParams(d).max_tokens.unit = 'furlong';
+      },
+      '/data/0/output_modalities/0/supported_parameters/max_tokens/unit',
+    ],
+    [
+      'compliance value a string',
+      (d) => {
+        chat(d).compliance.zdr = 'yes';
+      },
+      '/data/0/compliance/zdr',
+    ],
+    [
+      'datacenter country_code "usa"',
+      (d) => {
+        chat(d).datacenters[0].country_code = 'usa';
+      },
+      '/data/0/datacenters/0/country_code',
+    ],
+    [
+      'discount_to_user 1',
+      (d) => {
+        reason(d).discount_to_user = 1;
+      },
+      '/data/1/discount_to_user',
+    ],
+    [
+      'openrouter with an extra key',
+      (d) => {
+        chat(d).openrouter.name = 'Acme Chat Large';
+      },
+      '/data/0/openrouter',
+    ],
+    [
+      'deprecation_date without Z',
+      (d) => {
+        reason(d).deprecation_date = '2026-12-31T00:00:00+01:00';
+      },
+      '/data/1/deprecation_date',
+    ],
+    [
+      'no input modality',
+      (d) => {
+        chat(d).input_modalities = [];
+      },
+      '/data/0/input_modalities',
+    ],
+    [
+      'output modality without supported_parameters',
+      (d) => {
+        delete reason(d).output_modalities[0].supported_parameters;
+      },
+      '/data/1/output_modalities/0',
+    ],
+    [
+      'extra key on an input modality',
+      (d) => {
+        chat(d).input_modalities[0].max_tokens = 10;
+      },
+      '/data/0/input_modalities/0',
+    ],
+    [
+      'max_context_length value 0',
+      (d) => {
+        chat(d).input_modalities[0].supported_inputs.max_context_length.value = 0;
+      },
+      '/data/0/input_modalities/0/supported_inputs/max_context_length/value',
+    ],
+    [
+      'image format image/bmp',
+      (d) => {
+        chat(d).input_modalities.push({ type: 'image', supported_inputs: { formats: { type: 'enum', values: ['image/bmp'] } } });
+      },
+      '/data/0/input_modalities/1/supported_inputs/formats/values/0',
+    ],
+    [
+      'concurrency capacity with a window',
+      (d) => {
+        chat(d).capacity[1].per = 'minute';
+      },
+      '/data/0/capacity/1/per',
+    ],
+    [
+      'utc_start with minutes above 59',
+      (d) => {
+        reason(d).input_modalities[0].pricing[1].utc_start = 1275;
+      },
+      '/data/1/input_modalities/0/pricing/1/utc_start',
+    ],
   ];
 
   it.each(deviations)('rejects %s', (_name, mutate, path) => {
@@ -125,21 +297,62 @@ describe('catalog schema', () => {
     expect(errors.length).toBeGreaterThan(0);
     // The rejection comes from the deviation, not from elsewhere in the document.
     for (const e of errors) expect(e.instancePath.startsWith('/data/')).toBe(true);
-    expect(errors.some((e) => e.instancePath === path || e.instancePath.startsWith(`${path}/`)), JSON.stringify(errors, null, 1)).toBe(true);
+    expect(
+      errors.some((e) => e.instancePath === path || e.instancePath.startsWith(`${path}/`)),
+      JSON.stringify(errors, null, 1),
+    ).toBe(true);
   });
 
   // What catalog-2.4.md does not state, a catalog may do: the schema holds it to no more.
   const latitudes: [string, (d: Json) => void][] = [
-    ['a limit in a unit of its own', (d) => { chat(d).input_modalities[0].supported_inputs.max_context_length.unit = 'tokens'; }],
-    ['enum values repeated', (d) => { chatParams(d).service_tier.values = ['flex', 'flex']; }],
-    ['enum values empty', (d) => { chatParams(d).service_tier.values = []; }],
-    ['an integer descriptor with a fractional bound', (d) => { chatParams(d).max_tokens.max = 4096.5; }],
-    ['max_items 0', (d) => { chatParams(d).stop.max_items = 0; }],
-    ['a capacity of 0', (d) => { chat(d).capacity[1].value = 0; }],
-    ['a media format that is not a MIME type', (d) => {
-      chat(d).input_modalities.push({ type: 'audio', supported_inputs: { formats: { type: 'enum', values: ['wav'] } } });
-    }],
-    ['utc_start 2359', (d) => { reason(d).input_modalities[0].pricing[1].utc_start = 2359; }],
+    [
+      'a limit in a unit of its own',
+      (d) => {
+        chat(d).input_modalities[0].supported_inputs.max_context_length.unit = 'tokens';
+      },
+    ],
+    [
+      'enum values repeated',
+      (d) => {
+        chatParams(d).service_tier.values = ['flex', 'flex'];
+      },
+    ],
+    [
+      'enum values empty',
+      (d) => {
+        chatParams(d).service_tier.values = [];
+      },
+    ],
+    [
+      'an integer descriptor with a fractional bound',
+      (d) => {
+        chatParams(d).max_tokens.max = 4096.5;
+      },
+    ],
+    [
+      'max_items 0',
+      (d) => {
+        chatParams(d).stop.max_items = 0;
+      },
+    ],
+    [
+      'a capacity of 0',
+      (d) => {
+        chat(d).capacity[1].value = 0;
+      },
+    ],
+    [
+      'a media format that is not a MIME type',
+      (d) => {
+        chat(d).input_modalities.push({ type: 'audio', supported_inputs: { formats: { type: 'enum', values: ['wav'] } } });
+      },
+    ],
+    [
+      'utc_start 2359',
+      (d) => {
+        reason(d).input_modalities[0].pricing[1].utc_start = 2359;
+      },
+    ],
   ];
 
   it.each(latitudes)('accepts %s', (_name, mutate) => {
@@ -182,10 +395,35 @@ describe('catalog rules the schema cannot say', () => {
   });
 
   const broken: [string, (d: Json) => void, RegExp][] = [
-    ['a UTC window that starts where it ends', (d) => { const p = reason(d).input_modalities[0].pricing[1]; p.utc_end = p.utc_start; }, /^\/data\/1 \(.*\)\.input_modalities\[0\]\.pricing\[1\]: utc_start and utc_end are both \d+; they must differ$/],
-    ['two prices of one type', (d) => { chat(d).input_modalities[0].pricing.push({ ...chat(d).input_modalities[0].pricing[0] }); }, /input_modalities\[0\]\.pricing\[\d\]: a second entry of type "prompt" with the same qualifiers as \[0\]/],
-    ['min above max', (d) => { chatParams(d).temperature.min = 3; }, /supported_parameters\.temperature: min 3 is above max 2$/],
-    ['min above max in a nested descriptor', (d) => { chat(d).passthrough_parameters = { opts: { type: 'object', properties: { k: { type: 'integer', min: 9, max: 1 } } } }; }, /passthrough_parameters\.opts\.properties\.k: min 9 is above max 1$/],
+    [
+      'a UTC window that starts where it ends',
+      (d) => {
+        const p = reason(d).input_modalities[0].pricing[1];
+        p.utc_end = p.utc_start;
+      },
+      /^\/data\/1 \(.*\)\.input_modalities\[0\]\.pricing\[1\]: utc_start and utc_end are both \d+; they must differ$/,
+    ],
+    [
+      'two prices of one type',
+      (d) => {
+        chat(d).input_modalities[0].pricing.push({ ...chat(d).input_modalities[0].pricing[0] });
+      },
+      /input_modalities\[0\]\.pricing\[\d\]: a second entry of type "prompt" with the same qualifiers as \[0\]/,
+    ],
+    [
+      'min above max',
+      (d) => {
+        chatParams(d).temperature.min = 3;
+      },
+      /supported_parameters\.temperature: min 3 is above max 2$/,
+    ],
+    [
+      'min above max in a nested descriptor',
+      (d) => {
+        chat(d).passthrough_parameters = { opts: { type: 'object', properties: { k: { type: 'integer', min: 9, max: 1 } } } };
+      },
+      /passthrough_parameters\.opts\.properties\.k: min 9 is above max 1$/,
+    ],
   ];
 
   it.each(broken)('finds %s', (_name, mutate, message) => {

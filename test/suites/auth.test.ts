@@ -68,7 +68,17 @@ describe('auth suite', () => {
   it('proves nothing (not-tested) when the primary key itself is refused', async () => {
     const results = await runAgainstMock(AUTH, { target: { apiKey: 'sk-not-a-key-of-the-mock-000000' } });
     const o = outcomes(results);
-    for (const id of ['auth.chat.missing', 'auth.models.missing', 'auth.chat.malformed', 'auth.models.malformed', 'auth.chat.wrong-key', 'auth.models.wrong-key', 'auth.status-401', 'auth.error-body', 'auth.no-echo'])
+    for (const id of [
+      'auth.chat.missing',
+      'auth.models.missing',
+      'auth.chat.malformed',
+      'auth.models.malformed',
+      'auth.chat.wrong-key',
+      'auth.models.wrong-key',
+      'auth.status-401',
+      'auth.error-body',
+      'auth.no-echo',
+    ])
       expect(o[id], id).toBe('not-tested');
   });
 });

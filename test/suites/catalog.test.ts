@@ -65,7 +65,16 @@ describe('catalog suite', () => {
   it('no listed model has an entry: covers-models fails, the entry checks are not-tested', async () => {
     const results = await run(eachEntry((m) => (m.id = `other/${m.id}`)));
     expect(outcome(results, 'catalog.covers-models')).toBe('fail');
-    for (const id of ['catalog.pricing', 'catalog.context-length', 'catalog.precision', 'catalog.precision-declared', 'catalog.supported-parameters', 'catalog.data-handling', 'catalog.stop-limit', 'catalog.enum-values'])
+    for (const id of [
+      'catalog.pricing',
+      'catalog.context-length',
+      'catalog.precision',
+      'catalog.precision-declared',
+      'catalog.supported-parameters',
+      'catalog.data-handling',
+      'catalog.stop-limit',
+      'catalog.enum-values',
+    ])
       expect(outcome(results, id), id).toBe('not-tested');
   });
 
@@ -74,7 +83,7 @@ describe('catalog suite', () => {
     expect(results.get('catalog.precision-declared')?.message).toContain('mock-chat-1: quantization is null');
   });
 
-  it('stop-limit: stop.max_items 8 is held to the document\'s 4; not-tested when no model declares it', async () => {
+  it("stop-limit: stop.max_items 8 is held to the document's 4; not-tested when no model declares it", async () => {
     expect((await run(faulty('catalog-stop-max-items-8'))).get('catalog.stop-limit')?.message).toContain('at most 4');
     expect(outcome(await run(eachEntry((m) => delete textOut(m).supported_parameters.stop)), 'catalog.stop-limit')).toBe('not-tested');
   });

@@ -84,7 +84,10 @@ describe('chat suite', () => {
   });
 
   it('chat.role.tool has no path where the catalog declares no tools for any model under test', async () => {
-    const r = await outcomeOf('chat.role.tool', declaring((params) => delete params.tools));
+    const r = await outcomeOf(
+      'chat.role.tool',
+      declaring((params) => delete params.tools),
+    );
     expect(r.outcome, r.message).toBe('not-tested');
     expect(r.message).toContain('no model under test declares tools');
   });
@@ -111,10 +114,19 @@ describe('chat suite', () => {
   });
 
   it('chat.model-echo takes a dated id of the requested model and names any other', async () => {
-    const renamed = (name: (asked: string) => string) =>
-      rewrittenMock((req, reply) => (isChat(req) && !requestJson(req)?.stream ? withJson(reply, (b) => void (b.model = name(b.model))) : reply));
-    expect((await outcomeOf('chat.model-echo', renamed((m) => `${m}-2026-01-01`))).outcome).toBe('pass');
-    const other = await outcomeOf('chat.model-echo', renamed(() => 'gpt-4o'));
+    const renamed = (name: (asked: string) => string) => rewrittenMock((req, reply) => (isChat(req) && !requestJson(req)?.stream ? withJson(reply, (b) => void (b.model = name(b.model))) : reply));
+    expect(
+      (
+        await outcomeOf(
+          'chat.model-echo',
+          renamed((m) => `${m}-2026-01-01`),
+        )
+      ).outcome,
+    ).toBe('pass');
+    const other = await outcomeOf(
+      'chat.model-echo',
+      renamed(() => 'gpt-4o'),
+    );
     expect(other.outcome).toBe('fail');
     expect(other.message).toContain('[json, mock-chat-1] the response names model "gpt-4o", not "mock-chat-1"');
   });

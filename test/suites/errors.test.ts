@@ -7,7 +7,6 @@ import { CHAT } from '../../suites/chat.js';
 import { ERRORS } from '../../suites/errors.js';
 import { expectPassesCorrectMock, MAY_SKIP, mockWith, runAgainstMock } from '../support/run.js';
 
-
 describe('errors suite', () => {
   it('passes the correct mock', async () => {
     await expectPassesCorrectMock(ERRORS);
@@ -32,7 +31,9 @@ describe('errors suite', () => {
     const results = await runAgainstMock(ERRORS, { mock: createMock(undefined, { faults: ['errors-streamed-error-event'] }) });
     const r = results.get('errors.missing-model')!;
     expect(r.outcome).toBe('fail');
-    expect(r.message).toBe('[stream] a request without model got no error answer: it was answered status 200 with a stream that carries an error event, instead of an HTTP error; the request is incomplete without it');
+    expect(r.message).toBe(
+      '[stream] a request without model got no error answer: it was answered status 200 with a stream that carries an error event, instead of an HTTP error; the request is incomplete without it',
+    );
   });
 
   it('errors.content-filter skips when nothing was filtered, passes a filtered completion, fails a filter told as an error', async () => {

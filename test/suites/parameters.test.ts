@@ -84,7 +84,10 @@ describe('parameters suite', () => {
       const results = await run(noCatalog, { siteUrlExplicit });
       for (const r of results.values()) expect(r.outcome, `${r.id} (site URL given: ${siteUrlExplicit})`).toBe('not-tested');
     }
-    const results = await run(broken((req, r) => (isCatalog(req) ? withJson(r, (d) => void (d.data = d.data.filter((m: Json) => m.id !== 'mock-chat-1'))) : r)), { models: ['mock-chat-1'] });
+    const results = await run(
+      broken((req, r) => (isCatalog(req) ? withJson(r, (d) => void (d.data = d.data.filter((m: Json) => m.id !== 'mock-chat-1'))) : r)),
+      { models: ['mock-chat-1'] },
+    );
     for (const r of results.values()) {
       expect(r.outcome, r.id).toBe('not-tested');
       expect(r.message).toContain('mock-chat-1 has no catalog entry');

@@ -8,11 +8,13 @@ import { createMock, type Mock } from '../../mock/core/handle.js';
 import { STOP } from '../../suites/stop.js';
 import { declaring, notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
 
-
 const stopsOf = (request: Record<string, any> | undefined): string[] => (request?.stop == null ? [] : [request.stop].flat());
 
 async function outcomes(ids: string[], mock: Mock) {
-  const results = await runAgainstMock(STOP.filter((c) => ids.includes(c.id)), { mock });
+  const results = await runAgainstMock(
+    STOP.filter((c) => ids.includes(c.id)),
+    { mock },
+  );
   return ids.map((id) => results.get(id)!);
 }
 
@@ -60,7 +62,9 @@ describe('stop suite', () => {
         const request: Record<string, any> | undefined = requestJson(req);
         if (!isChat(req) || !String(request?.messages?.[0]?.content).startsWith('Repeat exactly') || request?.stream) return reply;
         const own = 'The quick brown fox jumps over the lazy dog';
-        const cut = stopsOf(request).map((s) => own.indexOf(s)).filter((i) => i >= 0);
+        const cut = stopsOf(request)
+          .map((s) => own.indexOf(s))
+          .filter((i) => i >= 0);
         return withJson(reply, (b) => {
           b.choices[0].message.content = cut.length ? own.slice(0, Math.min(...cut)) : own;
           b.choices[0].finish_reason = 'stop';
@@ -71,9 +75,16 @@ describe('stop suite', () => {
         return req;
       },
     );
-    const results = await runAgainstMock(STOP.filter((c) => c.paths?.form), { mock, target: { models: ['mock-chat-1'] } });
+    const results = await runAgainstMock(
+      STOP.filter((c) => c.paths?.form),
+      { mock, target: { models: ['mock-chat-1'] } },
+    );
     expect([...stops].filter((s) => !s.startsWith('~~~')).sort()).toEqual(['over', 'ps ov']);
-    for (const r of results.values()) expect(r.paths!.filter((p) => p.label.startsWith('json')).map((p) => p.outcome), r.id).toEqual(['pass', 'pass', 'pass']);
+    for (const r of results.values())
+      expect(
+        r.paths!.filter((p) => p.label.startsWith('json')).map((p) => p.outcome),
+        r.id,
+      ).toEqual(['pass', 'pass', 'pass']);
   });
 
   it('the rules that need a known cut are not-tested when the output does not reproduce', async () => {

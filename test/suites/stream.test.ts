@@ -77,7 +77,11 @@ describe('stream suite', () => {
         const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [name] }) });
         expect(notPassing(results), name).toEqual([]);
         const seen = results.get('stream.events')?.notes ?? [];
-        for (const n of notes) expect(seen.some((s) => s.includes(n) && s.includes('(legal)')), `${name}: ${seen.join(' | ')}`).toBe(true);
+        for (const n of notes)
+          expect(
+            seen.some((s) => s.includes(n) && s.includes('(legal)')),
+            `${name}: ${seen.join(' | ')}`,
+          ).toBe(true);
       }),
     );
   });
@@ -102,7 +106,12 @@ describe('stream suite', () => {
   });
 
   it('leaves every check not-tested on a refused streaming request, blocked by the check whose request it is, naming the refusal', async () => {
-    const refuse: Fault = { name: 'refuse', description: 'Streams are refused', fails: [], reply: (r, req) => (isChat(req) && isStream(r) ? { status: 400, headers: { 'content-type': 'application/json' }, body: '{}' } : r) };
+    const refuse: Fault = {
+      name: 'refuse',
+      description: 'Streams are refused',
+      fails: [],
+      reply: (r, req) => (isChat(req) && isStream(r) ? { status: 400, headers: { 'content-type': 'application/json' }, body: '{}' } : r),
+    };
     const results = await runAgainstMock(STREAM, { mock: createMock(undefined, { faults: [refuse] }) });
     for (const r of results.values()) {
       expect(r.outcome, r.id).toBe('not-tested');
@@ -118,7 +127,10 @@ describe('stream rules on every stream', () => {
     ['stream-first-delta-without-role-structured', 'stream.first-delta-role', /response_format/],
     ['stream-usage-before-finish-tool-calls', 'usage.stream-position', /tool/],
   ])('%s: %s fails, naming the stream it broke on, with that stream as its first evidence', async (fault, id, label) => {
-    const results = await runAgainstMock(ALL.filter((c) => c.suite !== 'catalog'), { mock: createMock(undefined, { faults: [fault] }) });
+    const results = await runAgainstMock(
+      ALL.filter((c) => c.suite !== 'catalog'),
+      { mock: createMock(undefined, { faults: [fault] }) },
+    );
     const r = results.get(id)!;
     expect(r.outcome, `${r.outcome}: ${r.message}`).toBe('fail');
     expect(r.message).not.toContain('the basic stream');

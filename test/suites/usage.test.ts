@@ -11,8 +11,7 @@ import { notPassing, runAgainstMock } from '../support/run.js';
 describe('usage suite (stream)', () => {
   it('leaves the rules about the usage chunk not-tested when there is none', async () => {
     const results = await runAgainstMock(USAGE, { mock: createMock(undefined, { faults: ['usage-stream-missing'] }) });
-    for (const id of ['usage.stream-single', 'usage.stream-position', 'usage.stream-shape', 'usage.stream-total'])
-      expect(results.get(id)?.outcome, id).toBe('not-tested');
+    for (const id of ['usage.stream-single', 'usage.stream-position', 'usage.stream-shape', 'usage.stream-total']) expect(results.get(id)?.outcome, id).toBe('not-tested');
   });
 
   it('is not tested when no model is known', async () => {

@@ -13,6 +13,13 @@ export const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.u
 export function launchChromium(names: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...(names.length ? [`--host-resolver-rules=${names.map((n) => `MAP ${n} 127.0.0.1`).join(', ')}`] : [])],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      ...(names.length ? [`--host-resolver-rules=${names.map((n) => `MAP ${n} 127.0.0.1`).join(', ')}`] : []),
+    ],
   });
 }

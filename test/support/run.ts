@@ -55,16 +55,11 @@ export const MAY_SKIP = new Set(['errors.content-filter']);
 export const passing = (r: CheckResult) => r.outcome === 'pass' || (r.outcome === 'skip' && MAY_SKIP.has(r.id));
 
 /** A readable line per result that is not a pass, for assertion messages. */
-export const notPassing = (results: Map<string, CheckResult> | CheckResult[]) =>
-  [...results.values()].filter((r) => !passing(r)).map((r) => `${r.id}: ${r.outcome}: ${r.message ?? ''}`);
+export const notPassing = (results: Map<string, CheckResult> | CheckResult[]) => [...results.values()].filter((r) => !passing(r)).map((r) => `${r.id}: ${r.outcome}: ${r.message ?? ''}`);
 
 /** A mock (the correct one unless given) with its requests and replies rewritten: for setups the
  * fault catalogue does not name. */
-export function rewrittenMock(
-  edit: (req: MockRequest, reply: MockReply) => MockReply,
-  editRequest: (req: MockRequest) => MockRequest = (r) => r,
-  base: Mock = createMock(),
-): Mock {
+export function rewrittenMock(edit: (req: MockRequest, reply: MockReply) => MockReply, editRequest: (req: MockRequest) => MockRequest = (r) => r, base: Mock = createMock()): Mock {
   return {
     config: base.config,
     journal: base.journal,

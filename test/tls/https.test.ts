@@ -43,7 +43,10 @@ describe('HTTPS', () => {
   /** One mock per certificate, each with its journal, to see that a refused run sent nothing. */
   const servers: Record<string, { server: MockServer; mock: Mock }> = {};
   const start = async (name: string, pair: Pair | undefined, clientCa?: string, mock = createMock()) => {
-    const server = await startMockServer({ mock, ...(pair ? { tls: { cert: readFileSync(pair.cert, 'utf8'), key: readFileSync(pair.key, 'utf8'), ...(clientCa ? { clientCa: readFileSync(clientCa, 'utf8') } : {}) } } : {}) });
+    const server = await startMockServer({
+      mock,
+      ...(pair ? { tls: { cert: readFileSync(pair.cert, 'utf8'), key: readFileSync(pair.key, 'utf8'), ...(clientCa ? { clientCa: readFileSync(clientCa, 'utf8') } : {}) } } : {}),
+    });
     servers[name] = { server, mock };
   };
   const url = (name: string) => servers[name].server.url;
@@ -90,9 +93,15 @@ describe('HTTPS', () => {
 
   it.each([
     ['self-signed', /the server's certificate is self-signed \(DEPTH_ZERO_SELF_SIGNED_CERT\): trust its CA with --ca-cert FILE \(or NODE_EXTRA_CA_CERTS=FILE\), or skip verification with --insecure$/],
-    ['unknown-ca', /the server's certificate is signed by an unknown CA \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\): trust its CA with --ca-cert FILE \(or NODE_EXTRA_CA_CERTS=FILE\), or skip verification with --insecure$/],
+    [
+      'unknown-ca',
+      /the server's certificate is signed by an unknown CA \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\): trust its CA with --ca-cert FILE \(or NODE_EXTRA_CA_CERTS=FILE\), or skip verification with --insecure$/,
+    ],
     ['expired', /the server's certificate has expired \(CERT_HAS_EXPIRED\): have it renewed, or skip verification with --insecure$/],
-    ['other-name', /the server's certificate is not for 127\.0\.0\.1 \(it names DNS:other\.example\) \(ERR_TLS_CERT_ALTNAME_INVALID\): use a name the certificate holds, or skip verification with --insecure$/],
+    [
+      'other-name',
+      /the server's certificate is not for 127\.0\.0\.1 \(it names DNS:other\.example\) \(ERR_TLS_CERT_ALTNAME_INVALID\): use a name the certificate holds, or skip verification with --insecure$/,
+    ],
   ])('stops before any check on a %s certificate: exit 2, one line naming it and the ways out', async (name, said) => {
     const r = await cli(['run', '--base-url', url(name), ...keys, '--ca-cert', certs.ca.cert]);
     expect(r.code).toBe(2);
@@ -108,13 +117,31 @@ describe('HTTPS', () => {
       cli(['run', '--base-url', url('trusted').replace('https:', 'http:'), ...keys]),
     ]);
     expect(tlsToHttp.code).toBe(2);
-    expect(oneLine(tlsToHttp.stderr)).toEqual([expect.stringMatching(/: the server does not answer in TLS \(a plain-HTTP port\?\) \(ERR_SSL_WRONG_VERSION_NUMBER\): use http:\/\/ if it serves plain HTTP$/)]);
+    expect(oneLine(tlsToHttp.stderr)).toEqual([
+      expect.stringMatching(/: the server does not answer in TLS \(a plain-HTTP port\?\) \(ERR_SSL_WRONG_VERSION_NUMBER\): use http:\/\/ if it serves plain HTTP$/),
+    ]);
     expect(httpToTls.code).toBe(2);
     expect(oneLine(httpToTls.stderr)).toEqual([`conformance: cannot reach ${url('trusted').replace('https:', 'http:')}: the port answers in TLS: use ${url('trusted')}`]);
   });
 
   it('with --insecure accepts any certificate, and every report and replay command says so', async () => {
-    const r = await cli(['run', '--base-url', url('self-signed, faulty'), ...keys, '--suite', 'models', '--insecure', '--reporter', 'pretty', '--reporter', `json=${join(certs.dir, 'insecure.json')}`, '--reporter', `junit=${join(certs.dir, 'insecure.xml')}`, '--reporter', `markdown=${join(certs.dir, 'insecure.md')}`]);
+    const r = await cli([
+      'run',
+      '--base-url',
+      url('self-signed, faulty'),
+      ...keys,
+      '--suite',
+      'models',
+      '--insecure',
+      '--reporter',
+      'pretty',
+      '--reporter',
+      `json=${join(certs.dir, 'insecure.json')}`,
+      '--reporter',
+      `junit=${join(certs.dir, 'insecure.xml')}`,
+      '--reporter',
+      `markdown=${join(certs.dir, 'insecure.md')}`,
+    ]);
     expect(r.code, r.stderr).toBe(1);
     expect(oneLine(r.stdout)[0]).toMatch(new RegExp(`^chat-api-conformance \\S+ → ${url('self-signed, faulty')}; TLS verification off \\(--insecure\\)$`));
     const report = JSON.parse(readFileSync(join(certs.dir, 'insecure.json'), 'utf8'));
@@ -132,7 +159,22 @@ describe('HTTPS', () => {
 
   it('mutual TLS: accepted with the client certificate, refused without it or with one of another CA (exit 2, one line)', async () => {
     const [withCert, without, foreign] = await Promise.all([
-      cli(['run', '--base-url', url('mutual'), ...keys, '--suite', 'models', '--ca-cert', certs.ca.cert, '--client-cert', certs.client.cert, '--client-key', certs.client.key, '--header', 'x-mock-fault: models-owned-by-missing']),
+      cli([
+        'run',
+        '--base-url',
+        url('mutual'),
+        ...keys,
+        '--suite',
+        'models',
+        '--ca-cert',
+        certs.ca.cert,
+        '--client-cert',
+        certs.client.cert,
+        '--client-key',
+        certs.client.key,
+        '--header',
+        'x-mock-fault: models-owned-by-missing',
+      ]),
       cli(['run', '--base-url', url('mutual'), ...keys, '--ca-cert', certs.ca.cert]),
       cli(['run', '--base-url', url('mutual'), ...keys, '--ca-cert', certs.ca.cert, '--client-cert', certs.unknownCa.cert, '--client-key', certs.unknownCa.key]),
     ]);
@@ -140,7 +182,9 @@ describe('HTTPS', () => {
     expect(withCert.code, withCert.stderr).toBe(1);
     expect(withCert.stdout).toContain(`Reproduce with: curl -sS -N --cacert '${certs.ca.cert}' --cert '${certs.client.cert}' --key '${certs.client.key}' -X GET '${url('mutual')}/v1/models'`);
     expect(without.code).toBe(2);
-    expect(oneLine(without.stderr)).toEqual([`conformance: cannot reach ${url('mutual')}: the server asks for a client certificate (ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED): give one it accepts with --client-cert FILE --client-key FILE`]);
+    expect(oneLine(without.stderr)).toEqual([
+      `conformance: cannot reach ${url('mutual')}: the server asks for a client certificate (ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED): give one it accepts with --client-cert FILE --client-key FILE`,
+    ]);
     expect(foreign.code).toBe(2);
     expect(oneLine(foreign.stderr)).toEqual([expect.stringMatching(/: the server closed the connection after the TLS handshake without answering: it does not seem to accept the client certificate/)]);
     neverAKey(withCert.stdout, without.stderr, foreign.stderr);
@@ -171,7 +215,9 @@ describe('HTTPS', () => {
     const results = JSON.parse(r.stdout).results as { id: string; outcome: string; message?: string }[];
     const available = results.find((x) => x.id === 'catalog.available')!;
     expect(available.outcome).toBe('not-tested');
-    expect(available.message).toBe(`the catalog at ${url('self-signed')}/models.json could not be fetched over TLS: the server's certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT): trust its CA with --ca-cert FILE (or NODE_EXTRA_CA_CERTS=FILE), or skip verification with --insecure`);
+    expect(available.message).toBe(
+      `the catalog at ${url('self-signed')}/models.json could not be fetched over TLS: the server's certificate is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT): trust its CA with --ca-cert FILE (or NODE_EXTRA_CA_CERTS=FILE), or skip verification with --insecure`,
+    );
     expect(results.filter((x) => x.outcome === 'fail')).toEqual([]);
   });
 

@@ -21,7 +21,10 @@ export function parseContent(ref: ContentRef): ContentChoice {
   let profile: string | undefined;
   const params: Record<string, string> = {};
   if (typeof ref === 'string') {
-    for (const [i, part] of ref.split(';').map((s) => s.trim()).entries()) {
+    for (const [i, part] of ref
+      .split(';')
+      .map((s) => s.trim())
+      .entries()) {
       if (!part) continue;
       const at = part.indexOf('=');
       // The profile comes first, and may be left out: `split=bytes` keeps the configured one.

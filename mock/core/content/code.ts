@@ -8,7 +8,7 @@ interface Language {
   intro: Piece;
   open: Piece;
   /** Pieces of the block, separated by a blank line, each at most once: a small one makes an
- * ordinary answer; asked at length, as many as fit. */
+   * ordinary answer; asked at length, as many as fit. */
   body: readonly Piece[];
 }
 
@@ -57,7 +57,7 @@ const LANGUAGES: readonly Language[] = [
     'impl Point {\n    fn dist(&self) -> f64 {\n        (self.x * self.x + self.y * self.y).sqrt()\n    }\n}',
     'fn fib(n: u32) -> u64 {\n    match n {\n        0 => 0,\n        1 => 1,\n        _ => fib(n - 1) + fib(n - 2),\n    }\n}',
     'fn main() {\n    let words = vec!["alpha", "beta"];\n    for (i, w) in words.iter().enumerate() {\n        println!("{i}: {w}");\n    }\n}',
-    'fn parse(line: &str) -> Option<(String, u32)> {\n    let (name, age) = line.split_once(\',\')?;\n    Some((name.trim().to_string(), age.trim().parse().ok()?))\n}',
+    "fn parse(line: &str) -> Option<(String, u32)> {\n    let (name, age) = line.split_once(',')?;\n    Some((name.trim().to_string(), age.trim().parse().ok()?))\n}",
   ]),
 ];
 

@@ -21,10 +21,7 @@ const BULLETS = pieces([
   '- Read the `README`\n- Try the [examples](https://example.com/examples)\n- Ask for help',
 ]);
 
-const NUMBERED = pieces([
-  '1. Install the package\n2. Add your key\n3. Run the check',
-  '1. Read the error\n2. Fix the cause\n3. Run it again',
-]);
+const NUMBERED = pieces(['1. Install the package\n2. Add your key\n3. Run the check', '1. Read the error\n2. Fix the cause\n3. Run it again']);
 
 const TABLES = pieces([
   '| Option | Default | Meaning |\n| --- | ---: | --- |\n| `retries` | 3 | attempts after the first |\n| `timeout` | 30 | seconds per request |',

@@ -28,10 +28,12 @@ const keyElsewhere = (req: MockRequest, where: 'x-api-key' | 'api-key' | 'query'
 };
 
 /** Serves a request that carries the key elsewhere as if it carried it as Bearer (on both routes). */
-const takesKeyIn = (where: 'x-api-key' | 'api-key' | 'query'): Fault['request'] => (req) => {
-  const key = (isChat(req) || isModels(req)) && keyElsewhere(req, where);
-  return key ? withHeader(req, 'authorization', `Bearer ${key}`) : req;
-};
+const takesKeyIn =
+  (where: 'x-api-key' | 'api-key' | 'query'): Fault['request'] =>
+  (req) => {
+    const key = (isChat(req) || isModels(req)) && keyElsewhere(req, where);
+    return key ? withHeader(req, 'authorization', `Bearer ${key}`) : req;
+  };
 
 const BASE: Fault[] = [
   {
@@ -69,7 +71,7 @@ const BASE: Fault[] = [
   },
   {
     name: 'auth-models-no-auth',
-    description: 'The model list (4.2) without an Authorization header is served, the primary key\'s',
+    description: "The model list (4.2) without an Authorization header is served, the primary key's",
     fails: ['auth.models.missing'],
     request: (req, ctx) => (isModels(req) && !req.headers.authorization ? asPrimary(req, ctx) : req),
   },
@@ -151,7 +153,7 @@ const BASE: Fault[] = [
   },
   {
     name: 'auth-key-scope-ignored',
-    description: 'A chat completion naming a model outside the key\'s list, but in another key\'s, is served anyway',
+    description: "A chat completion naming a model outside the key's list, but in another key's, is served anyway",
     fails: ['auth.key-scope'],
     request: (req, ctx) => {
       if (!isChat(req)) return req;

@@ -4,7 +4,10 @@ import { isCatalog, withJson } from './rewrite.js';
 
 // Only the catalog's 200 is bent; the other routes, and a refusal of the catalog, stay as they are.
 type Reply = NonNullable<Fault['reply']>;
-const onCatalog = (edit: (doc: any) => unknown): Reply => (r, req) => (isCatalog(req) && 'status' in r && r.status === 200 ? withJson(r, edit) : r);
+const onCatalog =
+  (edit: (doc: any) => unknown): Reply =>
+  (r, req) =>
+    isCatalog(req) && 'status' in r && r.status === 200 ? withJson(r, edit) : r;
 const eachEntry = (edit: (entry: any) => void): Reply => onCatalog((doc) => void doc.data.forEach(edit));
 const textOutput = (entry: any) => entry.output_modalities.find((o: any) => o.type === 'text');
 

@@ -15,7 +15,13 @@ type Json = Record<string, any>;
 export const isBasic = (req: MockRequest) => {
   const b = isChat(req) ? requestJson(req) : undefined;
   const [only, ...more] = messagesOf(req);
-  return !!b && !more.length && only?.role === 'user' && /^count from one to ten/i.test(String(only.content)) && Object.keys(b).every((k) => ['model', 'messages', 'max_tokens', 'stream', 'stream_options'].includes(k));
+  return (
+    !!b &&
+    !more.length &&
+    only?.role === 'user' &&
+    /^count from one to ten/i.test(String(only.content)) &&
+    Object.keys(b).every((k) => ['model', 'messages', 'max_tokens', 'stream', 'stream_options'].includes(k))
+  );
 };
 
 const messagesOf = (req: MockRequest): Json[] => {
@@ -82,8 +88,7 @@ const BASE: Fault[] = [
   },
   {
     name: 'chat-role-user-refused',
-    description:
-      'The basic conversation of one user message, not streamed, is refused (400): the mock insists on a system message first',
+    description: 'The basic conversation of one user message, not streamed, is refused (400): the mock insists on a system message first',
     fails: ['chat.role.user', 'chat.stream-false'],
     breaks: ['json:served'],
     // Narrowed to the basic request, so that the other suites' one-message requests are still
@@ -123,7 +128,13 @@ const BASE: Fault[] = [
     description: 'The response holds two choices indexed 1 then 0',
     fails: ['chat.choice-index'],
     breaks: ['json:index'],
-    reply: onCompletion((b) => void (b.choices = [{ ...b.choices[0], index: 1 }, { ...b.choices[0], index: 0 }])),
+    reply: onCompletion(
+      (b) =>
+        void (b.choices = [
+          { ...b.choices[0], index: 1 },
+          { ...b.choices[0], index: 0 },
+        ]),
+    ),
   },
   {
     name: 'chat-finish-reason-eos',
@@ -190,7 +201,7 @@ const BASE: Fault[] = [
   // --- 2.1, 8: max_tokens ---
   {
     name: 'chat-max-tokens-ignored',
-    description: 'max_tokens is ignored: the answer runs to the model\'s own output limit',
+    description: "max_tokens is ignored: the answer runs to the model's own output limit",
     fails: ['chat.max-tokens'],
     // Only a max_tokens the model allows is dropped: an out-of-range one is still refused.
     request: (req, ctx) =>

@@ -20,8 +20,7 @@ const lacks = (req: MockRequest, ctx: FaultContext, field: string) => {
 };
 const notJson = (req: MockRequest, ctx: FaultContext) => keyed(req, ctx) && requestJson(req) === undefined;
 /** An error answer (a JSON body, 4xx or 5xx) to a keyed chat request. */
-const chatError = (r: MockReply, req: MockRequest, ctx: FaultContext): r is Extract<MockReply, { body: unknown }> =>
-  keyed(req, ctx) && !isRaw(r) && !isStream(r) && r.status >= 400;
+const chatError = (r: MockReply, req: MockRequest, ctx: FaultContext): r is Extract<MockReply, { body: unknown }> => keyed(req, ctx) && !isRaw(r) && !isStream(r) && r.status >= 400;
 const withStatus = (r: MockReply, status: number): MockReply => (isRaw(r) ? r : { ...r, status });
 /** The error answer to a request `when` picks out, given another status. */
 const statusOf =
@@ -60,12 +59,11 @@ const BASE: Fault[] = [
     description: 'messages given as a string is taken as one user message',
     // The fuzz pass sends the same request (messages "hello"): it judges the same answer.
     fails: ['errors.messages-not-array', 'fuzz.invalid-refused'],
-    request: (req, ctx) =>
-      keyed(req, ctx) ? withRequestJson(req, (b) => void (typeof b.messages === 'string' && (b.messages = [{ role: 'user', content: b.messages }]))) : req,
+    request: (req, ctx) => (keyed(req, ctx) ? withRequestJson(req, (b) => void (typeof b.messages === 'string' && (b.messages = [{ role: 'user', content: b.messages }]))) : req),
   },
   {
     name: 'errors-unknown-role-as-user',
-    description: 'A message whose role is not one of the document\'s is taken as a user message',
+    description: "A message whose role is not one of the document's is taken as a user message",
     fails: ['errors.unknown-role'],
     request: (req, ctx) =>
       keyed(req, ctx)
@@ -124,7 +122,11 @@ const NEW: Fault[] = [
     on: 'stream',
     reply: (r, req, ctx) =>
       lacks(req, ctx, 'model') && requestJson(req)?.stream === true && chatError(r, req, ctx)
-        ? { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: [{ delayMs: 0, bytes: `data: ${JSON.stringify({ error: { message: 'model is required', type: 'invalid_request_error' } })}\n\ndata: [DONE]\n\n` }] }
+        ? {
+            status: 200,
+            headers: { 'content-type': 'text/event-stream' },
+            stream: [{ delayMs: 0, bytes: `data: ${JSON.stringify({ error: { message: 'model is required', type: 'invalid_request_error' } })}\n\ndata: [DONE]\n\n` }],
+          }
         : r,
   },
   {
@@ -137,8 +139,7 @@ const NEW: Fault[] = [
     name: 'errors-content-filter-as-error',
     description: 'A filtered answer (to the developer conversation) comes as a 400 error with code content_filter, instead of a completed response',
     fails: ['chat.role.developer', 'errors.content-filter'],
-    reply: (r, req, ctx) =>
-      keyed(req, ctx) && opensWith(req, 'developer') ? errorReply(400, 'The response was filtered by the content policy.', 'invalid_request_error', 'content_filter') : r,
+    reply: (r, req, ctx) => (keyed(req, ctx) && opensWith(req, 'developer') ? errorReply(400, 'The response was filtered by the content policy.', 'invalid_request_error', 'content_filter') : r),
   },
   {
     name: 'errors-content-filter-cut',

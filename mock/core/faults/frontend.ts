@@ -123,12 +123,14 @@ export const FRONTEND: Fault[] = [
       const text = "I'm sorry, but I can't help with that.";
       if (isStream(r))
         return withPayloads(r, (ps) =>
-          ps.filter((p) => typeof p === 'string' || !p.choices?.[0]?.delta?.content).map((p) => {
-            const c = typeof p === 'object' ? p.choices?.[0] : undefined;
-            if (c?.delta?.role) c.delta = { role: 'assistant', content: null, refusal: text };
-            if (c?.finish_reason) c.finish_reason = 'content_filter';
-            return p;
-          }),
+          ps
+            .filter((p) => typeof p === 'string' || !p.choices?.[0]?.delta?.content)
+            .map((p) => {
+              const c = typeof p === 'object' ? p.choices?.[0] : undefined;
+              if (c?.delta?.role) c.delta = { role: 'assistant', content: null, refusal: text };
+              if (c?.finish_reason) c.finish_reason = 'content_filter';
+              return p;
+            }),
         );
       return withJson(r, (b) => {
         const c = b.choices?.[0];

@@ -17,8 +17,7 @@ function pseudoRandom(n: number, seed = 42): Uint8Array {
   return b;
 }
 
-const bodyBytes = (r: MockReply): Uint8Array | undefined =>
-  'body' in r ? bytesOf(r.body) : undefined;
+const bodyBytes = (r: MockReply): Uint8Array | undefined => ('body' in r ? bytesOf(r.body) : undefined);
 
 function* forever(): Generator<Frame> {
   const event = 'data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\n\n';

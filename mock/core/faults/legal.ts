@@ -152,12 +152,19 @@ type Json = Record<string, any>;
 function reversed(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(reversed);
   if (!v || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .reverse()
+      .map(([k, x]) => [k, reversed(x)]),
+  );
 }
 
 /** JSON on one line with a space on either side of every colon and comma. */
 function spaced(v: unknown): string {
   if (Array.isArray(v)) return `[ ${v.map(spaced).join(' , ')} ]`;
-  if (v && typeof v === 'object') return `{ ${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)} : ${spaced(x)}`).join(' , ')} }`;
+  if (v && typeof v === 'object')
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)} : ${spaced(x)}`)
+      .join(' , ')} }`;
   return JSON.stringify(v);
 }

@@ -3,7 +3,10 @@ import type { Fault } from './fault.js';
 import { isModels, withJson } from './rewrite.js';
 
 // Only the list itself is bent; a refusal of the same path stays a refusal.
-const onList = (edit: (body: any) => unknown): Fault['reply'] => (r, req) => (isModels(req) && 'status' in r && r.status === 200 ? withJson(r, edit) : r);
+const onList =
+  (edit: (body: any) => unknown): Fault['reply'] =>
+  (r, req) =>
+    isModels(req) && 'status' in r && r.status === 200 ? withJson(r, edit) : r;
 
 export const MODEL_FAULTS: Fault[] = [
   {

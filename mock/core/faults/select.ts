@@ -34,7 +34,8 @@ function checkParams(fault: Fault, params: Record<string, string>): void {
       throw new Error(`fault "${fault.name}" takes no parameter "${k}" (it takes ${names.join(', ')})`);
     }
     const n = Number(v);
-    if (v === '' || !Number.isFinite(n) || n < 0 || (k === 'times' && !Number.isInteger(n))) throw new Error(`fault "${fault.name}": parameter "${k}" must be a ${k === 'times' ? 'whole ' : ''}number of at least 0, not "${v}"`);
+    if (v === '' || !Number.isFinite(n) || n < 0 || (k === 'times' && !Number.isInteger(n)))
+      throw new Error(`fault "${fault.name}": parameter "${k}" must be a ${k === 'times' ? 'whole ' : ''}number of at least 0, not "${v}"`);
   }
 }
 

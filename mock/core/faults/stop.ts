@@ -59,8 +59,7 @@ const BASE: Fault[] = [
     name: 'stop-string-refused',
     description: 'stop given as a string is refused (400): only arrays are accepted',
     fails: ['stop.string'],
-    reply: (r, req) =>
-      isChat(req) && typeof requestJson(req)?.stop === 'string' ? errorReply(400, 'stop must be an array of strings', 'invalid_request_error', 'invalid_type', 'stop') : r,
+    reply: (r, req) => (isChat(req) && typeof requestJson(req)?.stop === 'string' ? errorReply(400, 'stop must be an array of strings', 'invalid_request_error', 'invalid_type', 'stop') : r),
   },
   {
     name: 'stop-server-error',
@@ -130,13 +129,7 @@ const BASE: Fault[] = [
     name: 'stop-ignored-when-streaming',
     description: 'Stop sequences are ignored when the answer is streamed',
     on: 'stream',
-    fails: [
-      'stop.ends-generation',
-      'stop.not-in-content',
-      'stop.exact-prefix',
-      'stop.five-refused',
-      'stop.five-4xx',
-    ],
+    fails: ['stop.ends-generation', 'stop.not-in-content', 'stop.exact-prefix', 'stop.five-refused', 'stop.five-4xx'],
     request: (req) => (isChat(req) && requestJson(req)?.stream === true ? withRequestJson(req, (b) => void delete b.stop) : req),
   },
 ];

@@ -20,7 +20,10 @@ const isPlainStream = (req: MockRequest) => isBasic(req) && requestJson(req)?.st
 const isBasicStream = (req: MockRequest) => isPlainStream(req) && (requestJson(req)?.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
 
 /** Bends the plain streamed completion only (see above); every other reply is left alone. */
-const onPlain = (edit: (r: MockReply) => MockReply): Fault['reply'] => (r, req) => (isStream(r) && isPlainStream(req) ? edit(r) : r);
+const onPlain =
+  (edit: (r: MockReply) => MockReply): Fault['reply'] =>
+  (r, req) =>
+    isStream(r) && isPlainStream(req) ? edit(r) : r;
 
 const isFinish = (p: any) => typeof p === 'object' && p?.choices?.[0]?.finish_reason;
 
@@ -55,7 +58,7 @@ export const STREAM_FAULTS: Fault[] = [
   },
   {
     name: 'stream-delta-content-parts',
-    description: "Every stream's deltas carry content as a list of parts ([{type: \"text\", text}]), not as text (a vendor whose reasoning models answer in parts)",
+    description: 'Every stream\'s deltas carry content as a list of parts ([{type: "text", text}]), not as text (a vendor whose reasoning models answer in parts)',
     fails: ['stream.chunk-schema'],
     breaks: ['stream:content'],
     reply: onChunks((c) => {
@@ -207,7 +210,12 @@ const ON_EVERY: { name: string; what: string; fails: string; payloads?: (ps: any
     fails: 'stream.one-finish-reason',
     payloads: earlyFinish,
   },
-  { name: 'ids-differ', what: 'change their id after the second chunk', fails: 'stream.single-id', payloads: (ps) => ps.map((p, i) => (i >= 2 && typeof p === 'object' ? { ...p, id: 'chatcmpl-other' } : p)) },
+  {
+    name: 'ids-differ',
+    what: 'change their id after the second chunk',
+    fails: 'stream.single-id',
+    payloads: (ps) => ps.map((p, i) => (i >= 2 && typeof p === 'object' ? { ...p, id: 'chatcmpl-other' } : p)),
+  },
   {
     name: 'usage-before-finish',
     what: 'send the usage chunk before the chunk with the finish_reason',

@@ -47,7 +47,22 @@ interface Options {
 }
 
 interface Detail {
-  entry: { seq: number; time: string; method: string; path: string; body: unknown; key_id: string | null; model: string | null; scenario: string | null; faults: string[]; content: string | null; status: number; stream: boolean; timing: unknown; control: Row['control'] };
+  entry: {
+    seq: number;
+    time: string;
+    method: string;
+    path: string;
+    body: unknown;
+    key_id: string | null;
+    model: string | null;
+    scenario: string | null;
+    faults: string[];
+    content: string | null;
+    status: number;
+    stream: boolean;
+    timing: unknown;
+    control: Row['control'];
+  };
   answer: null | { status: number; content_type: string | null; body?: string; chunks?: { at_ms: number; text: string; reset?: true }[]; ttfb_ms: number | null; total_ms: number | null };
   refusal: null | { message: string; field: string | null; section: string | null; code: string | null };
   curl: string;
@@ -136,7 +151,9 @@ const clock = (at: number) => {
 };
 
 function searchable(r: Row): string {
-  return [r.seq, r.method, r.path, r.key, r.model, r.scenario, ...r.faults, r.content, r.status, r.error?.message, ...(r.control ?? []).map((c) => `${c.fault ?? ''} ${c.content ?? ''}`)].join(' ').toLowerCase();
+  return [r.seq, r.method, r.path, r.key, r.model, r.scenario, ...r.faults, r.content, r.status, r.error?.message, ...(r.control ?? []).map((c) => `${c.fault ?? ''} ${c.content ?? ''}`)]
+    .join(' ')
+    .toLowerCase();
 }
 
 function visible(): Row[] {
@@ -229,7 +246,9 @@ async function showDetail(seq: number): Promise<void> {
     e.content && `content ${e.content}`,
     e.timing ? `pace ${JSON.stringify(e.timing)}` : '',
     touched.length ? `live control ${touched.join('; ')}` : '',
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
 
   const refusal = byId('refusal');
   refusal.replaceChildren();
@@ -248,7 +267,9 @@ async function showDetail(seq: number): Promise<void> {
   const a = d.answer;
   if (!a) meta.textContent = 'Not kept: no dashboard page was open when it was answered.';
   else {
-    meta.textContent = [`status ${a.status || 'none (not HTTP)'}`, a.content_type ?? '', `first byte ${ms(a.ttfb_ms)}`, `total ${ms(a.total_ms)}`, a.chunks ? `${a.chunks.length} writes` : ''].filter(Boolean).join(' · ');
+    meta.textContent = [`status ${a.status || 'none (not HTTP)'}`, a.content_type ?? '', `first byte ${ms(a.ttfb_ms)}`, `total ${ms(a.total_ms)}`, a.chunks ? `${a.chunks.length} writes` : '']
+      .filter(Boolean)
+      .join(' · ');
     if (a.chunks) {
       chunks.hidden = false;
       const end = Math.max(1, a.total_ms ?? 0, ...a.chunks.map((c) => c.at_ms));
@@ -285,7 +306,11 @@ function pieceSummary(text: string): string {
       const data = line.slice(6);
       if (data === '[DONE]') return data;
       try {
-        const p = JSON.parse(data) as { error?: { message?: string }; usage?: unknown; choices?: { delta?: { role?: string; content?: string | null; refusal?: string; tool_calls?: unknown }; finish_reason?: string | null }[] };
+        const p = JSON.parse(data) as {
+          error?: { message?: string };
+          usage?: unknown;
+          choices?: { delta?: { role?: string; content?: string | null; refusal?: string; tool_calls?: unknown }; finish_reason?: string | null }[];
+        };
         if (p.error) return `error: ${p.error.message}`;
         const c = p.choices?.[0];
         const parts = [
@@ -306,7 +331,10 @@ function pieceSummary(text: string): string {
 
 // ------------------------------------------------------------------ the live control
 
-const paceText = (p: Pace) => [p.ttft_ms !== undefined && `first token ${p.ttft_ms} ms`, p.tokens_per_second !== undefined && `${p.tokens_per_second} tokens/s`, p.jitter !== undefined && `jitter ${p.jitter}`].filter(Boolean).join(', ');
+const paceText = (p: Pace) =>
+  [p.ttft_ms !== undefined && `first token ${p.ttft_ms} ms`, p.tokens_per_second !== undefined && `${p.tokens_per_second} tokens/s`, p.jitter !== undefined && `jitter ${p.jitter}`]
+    .filter(Boolean)
+    .join(', ');
 const leftText = (n: number | null | undefined) => (n === null ? 'until reset' : `${n} left`);
 
 function renderControl(settings: Setting[]): void {
@@ -335,7 +363,7 @@ function renderControl(settings: Setting[]): void {
 async function control(method: string, body?: unknown, sub = ''): Promise<boolean> {
   const res = await fetch(`/__mock/control${sub}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   const answer = (await res.json()) as { settings?: Setting[]; error?: { message: string } };
-  byId('control-error').textContent = res.ok ? '' : answer.error?.message ?? `HTTP ${res.status}`;
+  byId('control-error').textContent = res.ok ? '' : (answer.error?.message ?? `HTTP ${res.status}`);
   if (answer.settings) renderControl(answer.settings);
   return res.ok;
 }
