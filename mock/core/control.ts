@@ -76,6 +76,13 @@ interface Part<T> {
   left: number;
 }
 
+/** One use of a part, when it has any left: its value over what earlier settings gave this request. */
+function use<T extends object>(part: Part<T> | undefined, given: T | undefined): T | undefined {
+  if (!part || part.left <= 0) return undefined;
+  part.left--;
+  return { ...given, ...part.value };
+}
+
 interface Active {
   id: number;
   setting: ControlSetting;
@@ -184,19 +191,20 @@ export class Control {
         }
         touch.fault = faults.map((f) => f.value.ref).join(', ');
       }
-      if (sender.chat && a.content && a.content.left > 0) {
+      const content = sender.chat ? use(a.content, applied?.content) : undefined;
+      const pace = sender.chat ? use(a.pace, applied?.pace) : undefined;
+      if (content || pace) {
         applied ??= { faults: [], shape: '', touched: [] };
-        a.content.left--;
-        applied.content = { ...applied.content, ...a.content.value };
-        applied.shape += `c${a.id}`;
-        touch.content = a.setting.content;
-      }
-      if (sender.chat && a.pace && a.pace.left > 0) {
-        applied ??= { faults: [], shape: '', touched: [] };
-        a.pace.left--;
-        applied.pace = { ...applied.pace, ...a.pace.value };
-        applied.shape += `p${a.id}`;
-        touch.pace = a.pace.value;
+        if (content) {
+          applied.content = content;
+          applied.shape += `c${a.id}`;
+          touch.content = a.setting.content;
+        }
+        if (pace) {
+          applied.pace = pace;
+          applied.shape += `p${a.id}`;
+          touch.pace = a.pace!.value;
+        }
       }
       if (touch.fault || touch.content || touch.pace) {
         applied!.touched.push(touch);

@@ -4,24 +4,9 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, generateText, jsonSchema, Output, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import {
-  ALPHA,
-  BETA,
-  BETA_ONLY_MODEL,
-  MAX_RETRIES,
-  MODEL,
-  RATE_LIMITED,
-  STREAM_ERROR,
-  STREAM_ERROR_MESSAGE,
-  thrown,
-  TIMEOUT_MS,
-  TRANSPORTS,
-  guardNetwork,
-  useTransport,
-  Person,
-  Weather,
-  type Transport,
-} from './support.js';
+// The mock under test (its keys, models, faults and limits), then what the SDK tests share to drive it.
+import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, TIMEOUT_MS, TRANSPORTS } from './support.js';
+import { thrown, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
 
 // The SDK prints its warnings (an unsupported setting...) to the console unless told not to.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;

@@ -5,24 +5,9 @@ import { tool } from '@langchain/core/tools';
 import { ChatOpenAI } from '@langchain/openai';
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import {
-  ALPHA,
-  BETA,
-  BETA_ONLY_MODEL,
-  MAX_RETRIES,
-  MODEL,
-  RATE_LIMITED,
-  STREAM_ERROR,
-  STREAM_ERROR_MESSAGE,
-  thrown,
-  TIMEOUT_MS,
-  TRANSPORTS,
-  guardNetwork,
-  useTransport,
-  Person,
-  Weather,
-  type Transport,
-} from './support.js';
+// The mock under test (its keys, models, faults and limits), then what the SDK tests share to drive it.
+import { ALPHA, BETA, BETA_ONLY_MODEL, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, TIMEOUT_MS, TRANSPORTS } from './support.js';
+import { thrown, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
 
 // No tracing to LangSmith, whatever the environment says.
 process.env.LANGSMITH_TRACING = 'false';

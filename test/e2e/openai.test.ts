@@ -3,23 +3,9 @@
 import OpenAI, { APIError } from 'openai';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { describe, expect, it } from 'vitest';
-import {
-  ALPHA,
-  BETA,
-  MAX_RETRIES,
-  MODEL,
-  RATE_LIMITED,
-  STREAM_ERROR,
-  STREAM_ERROR_MESSAGE,
-  thrown,
-  TIMEOUT_MS,
-  TRANSPORTS,
-  guardNetwork,
-  useTransport,
-  Person,
-  Weather,
-  type Transport,
-} from './support.js';
+// The mock under test (its keys, models, faults and limits), then what the SDK tests share to drive it.
+import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERROR_MESSAGE, TIMEOUT_MS, TRANSPORTS } from './support.js';
+import { thrown, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
 
 const network = guardNetwork();
 
