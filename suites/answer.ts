@@ -4,7 +4,7 @@
 // blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { ask, catalog, cutShort, declaredParameters, describe, errorText, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type CheckDef } from './api.js';
+import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type CheckDef } from './api.js';
 import { fail, failIfAny, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
@@ -382,6 +382,35 @@ export function judged<T extends object>(
       return (got as { verdict?: Verdict }).verdict ?? rule(got as T, ctx, path);
     },
   };
+}
+
+/** The run's served answers to chat requests for `model`, streamed or not as `stream` says, that
+ * `asked` accepts by the request's body: what a rule held on every answer of the run reads. The fuzz
+ * session's generated requests are its properties' own (one defect, one failure). */
+export async function answersOfRun(ctx: CheckContext, model: string, stream: boolean, asked: (body: Record<string, unknown>) => boolean = () => true): Promise<Exchange[]> {
+  return (await ctx.received()).filter((ex) => {
+    if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
+    try {
+      const body = JSON.parse(ex.request.body ?? '') as Record<string, unknown>;
+      return body.model === model && (body.stream === true) === stream && asked(body);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A rule held on each of `answers`: what is wrong with each (the rule says undefined where nothing
+ * is), the first that breaks it cited as the exchange that did unless `cite` is false, and at most
+ * three named, then how many more `noun`. */
+export function wrongOnEach(ctx: CheckContext, answers: readonly Exchange[], rule: (ex: Exchange) => string | undefined, noun: string, cite = true): string[] {
+  const wrong: string[] = [];
+  for (const ex of answers) {
+    const why = rule(ex);
+    if (why === undefined) continue;
+    if (!wrong.length && cite) ctx.cite(ex);
+    wrong.push(`${ex.label}: ${why}`);
+  }
+  return wrong.length > 3 ? [...wrong.slice(0, 3), `and ${wrong.length - 3} more ${noun}`] : wrong;
 }
 
 /** Whether a positive control was served: a 2xx whose body parses, or a stream that dispatches

@@ -1,8 +1,8 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt } from '../schemas/index.js';
-import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, BASE, BASIC_OWNERS, judged, ownPart, readAnswer, wayOf, type Answer, type Asked, type Part } from './answer.js';
+import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { answersOfRun, answerTo, BASE, BASIC_OWNERS, judged, ownPart, readAnswer, wayOf, wrongOnEach, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -178,17 +178,6 @@ export const assistantRole = owner('role', {
   paths: JSON_EACH,
 });
 
-/** Whether an exchange is a chat completion asked of a model, answered as one JSON body. */
-const jsonAnswerOf = (ex: Exchange, model: string) => {
-  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
-  try {
-    const body = JSON.parse(ex.request.body ?? '') as { model?: unknown; stream?: unknown };
-    return body.model === model && body.stream !== true;
-  } catch {
-    return false;
-  }
-};
-
 export const contentString: CheckDef = {
   id: 'chat.content',
   title: "Each choice's message carries its content as a string, also beside tool_calls, on every JSON answer of the run",
@@ -204,14 +193,16 @@ export const contentString: CheckDef = {
   async run(ctx, path) {
     const basicAnswer = readAnswer(await basic(ctx, path), false);
     if (await takes(ctx, path.model!, 'tools')) await toolRequest(ctx, { model: path.model }, 'required');
-    const wrong: string[] = [];
-    for (const ex of (await ctx.received()).filter((e) => jsonAnswerOf(e, path.model!))) {
-      const a = readAnswer(ex, false);
-      if (a.broken.served !== undefined || a.broken.content === undefined) continue;
-      if (!wrong.length) ctx.cite(ex);
-      wrong.push(`${ex.label}: ${a.broken.content}`);
-    }
-    if (wrong.length) return fail(wrong.length > 3 ? `${wrong.slice(0, 3).join('; ')}; and ${wrong.length - 3} more answers` : wrong.join('; '));
+    const wrong = wrongOnEach(
+      ctx,
+      await answersOfRun(ctx, path.model!, false),
+      (ex) => {
+        const a = readAnswer(ex, false);
+        return a.broken.served === undefined ? a.broken.content : undefined;
+      },
+      'answers',
+    );
+    if (wrong.length) return fail(wrong.join('; '));
     return ownPart(basicAnswer, 'content', ['served'], BASIC);
   },
 };

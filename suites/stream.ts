@@ -2,10 +2,10 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { ask, chat, choicesOf, DONE_MARKER, fit, generated, inSuite, is2xx, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
+import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS } from './paths.js';
-import { BASIC_OWNERS, blockedOn, readAnswer, type Answer, type Part, type RequestOwners } from './answer.js';
+import { answersOfRun, BASIC_OWNERS, blockedOn, readAnswer, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { excerpt, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -21,17 +21,6 @@ export const plainStream = async (ctx: CheckContext, model: string) =>
 
 /** Each model under test: the framing rules hold for every model's stream. */
 export const STREAM_PATHS = { model: MODELS };
-
-/** A streamed chat completion of the run, to a model, answered 2xx, that `asked` accepts (by its body). */
-function streamOf(ex: Exchange, model: string, asked: (body: Record<string, unknown>) => boolean): boolean {
-  if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
-  try {
-    const body = JSON.parse(ex.request.body ?? '') as Record<string, unknown>;
-    return body.stream === true && body.model === model && asked(body);
-  } catch {
-    return false;
-  }
-}
 
 export interface EveryStream {
   /** Which of the run's other streams the rule holds for (all, by default; the usage rules: those
@@ -61,20 +50,23 @@ export const onStream = (
     if (own !== undefined) return fail(own);
     const verdict = blockedOn(a, reads, owners ?? {}) ?? rule(a.read ?? readStream(ex), ex, a);
     if (!every) return verdict;
-    const wrong: string[] = [];
-    for (const other of (await ctx.received()).filter((e) => e !== ex && streamOf(e, path.model!, every.asked ?? (() => true)))) {
-      const b = readAnswer(other, true);
-      // Another request's being served as a stream is its owner's to report (stop.string, tools.finish-reason...),
-      // and so are the broken parts this rule reads: nothing is judged on them here.
-      if (blockedOn(b, ['served', 'events', ...reads], { servedBy: 'its owner', readableBy: 'its owner' })) continue;
-      const v = rule(b.read ?? readStream(other), other, b);
-      if (v.outcome !== 'fail') continue;
-      if (!wrong.length && verdict.outcome !== 'fail') ctx.cite(other);
-      wrong.push(`${other.label}: ${v.message}`);
-    }
+    const others = (await answersOfRun(ctx, path.model!, true, every.asked)).filter((other) => other !== ex);
+    const wrong = wrongOnEach(
+      ctx,
+      others,
+      (other) => {
+        const b = readAnswer(other, true);
+        // Another request's being served as a stream is its owner's to report (stop.string, tools.finish-reason...),
+        // and so are the broken parts this rule reads: nothing is judged on them here.
+        if (blockedOn(b, ['served', 'events', ...reads], { servedBy: 'its owner', readableBy: 'its owner' })) return undefined;
+        const v = rule(b.read ?? readStream(other), other, b);
+        return v.outcome === 'fail' ? v.message : undefined;
+      },
+      'streams',
+      verdict.outcome !== 'fail',
+    );
     if (!wrong.length) return verdict;
-    const others = wrong.length > 3 ? [...wrong.slice(0, 3), `and ${wrong.length - 3} more streams`] : wrong;
-    return fail([...(verdict.outcome === 'fail' ? [`the basic stream: ${verdict.message}`] : []), ...others].join('; '), verdict.notes);
+    return fail([...(verdict.outcome === 'fail' ? [`the basic stream: ${verdict.message}`] : []), ...wrong].join('; '), verdict.notes);
   },
 });
 
