@@ -23,6 +23,7 @@ import { compileScenarios } from './scenarios.js';
 import { bodyDelay, pacedFrames } from './timing.js';
 import { isStream, type MockReply, type MockRequest } from './types.js';
 import { parameterProblem, requestProblem } from './validate.js';
+import { bearerToken } from './bearer.js';
 
 export interface Mock {
   readonly config: MockConfig;
@@ -48,7 +49,6 @@ export interface MockOptions {
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
 // The scheme name is case-insensitive (RFC 9110, 11.1): `bearer KEY` is as good as `Bearer KEY`.
-const BEARER = /^Bearer +(\S+)\s*$/i;
 export const FAULT_HEADER = 'x-mock-fault';
 export const CONTENT_HEADER = 'x-mock-content';
 export const JOURNAL_PATH = '/__mock/requests';
@@ -135,10 +135,10 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const authenticate = (req: MockRequest): KeyDef | MockReply => {
     const header = req.headers.authorization;
     if (!header) return errorReply(401, 'Missing Authorization header: send Authorization: Bearer <API_KEY>.', 'invalid_request_error', 'missing_api_key');
-    const m = BEARER.exec(header);
+    const token = bearerToken(header);
     // Never echo what was sent: a refusal must not repeat a key.
-    if (!m) return errorReply(401, 'Malformed Authorization header: expected Bearer <API_KEY>.', 'invalid_request_error', 'invalid_api_key');
-    return keys.get(m[1]) ?? opts.anyKey ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    if (token === undefined) return errorReply(401, 'Malformed Authorization header: expected Bearer <API_KEY>.', 'invalid_request_error', 'invalid_api_key');
+    return keys.get(token) ?? opts.anyKey ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
   };
 
   /** Everything about a chat request that follows from its bytes and key alone: the mock is
@@ -376,8 +376,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return {
       chat: path === '/v1/chat/completions',
       keyId: () => {
-        const m = BEARER.exec(req.headers.authorization ?? '');
-        return m ? (keys.get(m[1]) ?? opts.anyKey)?.id : undefined;
+        const token = bearerToken(req.headers.authorization);
+        return token === undefined ? undefined : (keys.get(token) ?? opts.anyKey)?.id;
       },
       model: () => {
         if (model === NOT_READ) model = requestJson(req)?.model;

@@ -7,6 +7,7 @@ import type { RequestSpec } from '../../engine/http.js';
 import type { KeyDef } from '../config/types.js';
 import type { Journal, JournalEntry } from '../core/journal.js';
 import type { Followed } from './live.js';
+import { bearerToken } from '../core/bearer.js';
 
 export const KEY_VARIABLE = 'MOCK_API_KEY';
 
@@ -84,7 +85,7 @@ function answerOf(a: NonNullable<Followed['answer']>, ttfb: number | null, total
 function curlFor(entry: JournalEntry, followed: Followed | undefined, base: string, keys: readonly KeyDef[]): string {
   const headers: Record<string, string> = { ...followed?.headers };
   // The key sent, or (no page listened, so it was not kept) the configured key of its id.
-  const token = /^Bearer +(\S+)\s*$/i.exec(followed?.authorization ?? '')?.[1] ?? keys.find((k) => k.id === entry.key_id)?.key;
+  const token = bearerToken(followed?.authorization) ?? keys.find((k) => k.id === entry.key_id)?.key;
   if (token) headers.authorization = `Bearer ${token}`;
   const secrets: ShellSecret[] = [...(token ? [{ value: token, variable: KEY_VARIABLE }] : []), ...keys.filter((k) => k.key !== token).map((k) => ({ value: k.key }))];
   const body =

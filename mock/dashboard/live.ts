@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Mock } from '../core/handle.js';
 import type { Stored } from '../core/journal.js';
 import { isRaw, isStream, type Frame, type MockReply } from '../core/types.js';
+import { bearerToken } from '../core/bearer.js';
 
 /** A request's summary line, as pages show it (no body: a page asks for one entry's detail). */
 export interface Row {
@@ -64,7 +65,6 @@ const BACKFILL = 300;
  * piece into the collector's old generation (measured: a third of the mock's stream throughput). */
 const FOLLOWED_MAX = 100;
 const KEEPALIVE_MS = 15_000;
-const BEARER = /^Bearer +(\S+)\s*$/i;
 
 export class Live {
   private readonly pages = new Set<ServerResponse>();
@@ -180,7 +180,7 @@ export class Live {
 
   /** A key the mock does not know, told apart from others without being told: a salted hash. */
   private label(authorization: string): string {
-    const token = BEARER.exec(authorization)?.[1];
+    const token = bearerToken(authorization);
     if (!token) return 'malformed';
     return `unknown ${createHash('sha256').update(this.salt).update(token).digest('hex').slice(0, 6)}`;
   }

@@ -4,6 +4,7 @@ import { DONE, frames } from '../sse.js';
 import { isRaw, isStream, type Frame, type MockReply, type MockRequest } from '../types.js';
 import { textOf } from '../bytes.js';
 import type { FaultContext } from './fault.js';
+import { bearerToken } from '../bearer.js';
 
 const pathOf = (req: MockRequest) => req.path.split('?')[0].replace(/\/+$/, '');
 export const isChat = (req: MockRequest) => pathOf(req) === '/v1/chat/completions';
@@ -84,7 +85,7 @@ export function withStreamText(reply: MockReply, edit: (text: string) => string 
 export { DONE };
 
 /** The key of `Authorization: Bearer <key>`, or undefined when the header is absent or not Bearer. */
-export const bearerKey = (req: MockRequest): string | undefined => /^Bearer +(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+export const bearerKey = (req: MockRequest): string | undefined => bearerToken(req.headers.authorization);
 
 /** The configured key the request's Bearer credential names, or undefined when it names none. */
 export const keyOf = (req: MockRequest, config: { keys: { key: string; id: string; models: string[] }[] }) => {
