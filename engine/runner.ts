@@ -172,8 +172,8 @@ class Run {
   /** A verdict on one path as the report keeps it: redacted, with the evidence that shows it. */
   pathResult(verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult {
     if (verdict.outcome === 'fail' && [...used, ...inherited].some((ex) => ex.rateLimited))
-      verdict = { outcome: 'not-tested', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
-    const showEvidence = verdict.outcome === 'fail' || verdict.outcome === 'not-tested';
+      verdict = { outcome: 'not-served', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
+    const showEvidence = verdict.outcome !== 'pass' && verdict.outcome !== 'skip';
     const { redactor } = this;
     return {
       path,
