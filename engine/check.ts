@@ -38,8 +38,13 @@ export interface Verdict {
   /** Legal but noteworthy observations (extra fields, SSE comments); shown at level info. */
   notes?: string[];
   /** For not-tested: the check whose failure kept this one from judging its rule (the owner of a
-   * broken part of the answer it reads), so a report shows one defect once, under its owner. */
+   * broken part of the answer it reads), so a report shows one defect once, under its owner. The
+   * runner holds the owner to it: an owner that did not fail on that path fails with this check's
+   * evidence, whichever request it was seen on. */
   blockedBy?: string;
+  /** With blockedBy: what of the owner's rule was seen broken (`finish_reason: absent`), the message
+   * the owner fails with when its own requests did not show it. */
+  breach?: string;
 }
 
 export interface CheckMeta {
@@ -91,6 +96,9 @@ export interface Check<Ctx = unknown, P = Path> extends CheckMeta {
   paths?: Readonly<Record<string, Axis<Ctx>>>;
   /** Runs once every other check has finished, to judge what the whole run received. */
   last?: boolean;
+  /** Judged once: a failure is not run again to tell flaky from stable (a fuzz session, which sends
+   * its failing case again itself). */
+  once?: boolean;
   /** How long one path may take, for a check that sends many requests in turn (a fuzz session);
    * by default a few request deadlines. */
   timeLimitMs?(limits: { deadlineMs: number }): number;
@@ -133,7 +141,7 @@ export interface CheckResult extends CheckMeta {
 
 export const pass = (notes?: string[]): Verdict => ({ outcome: 'pass', notes: notes?.length ? notes : undefined });
 export const fail = (message: string, notes?: string[]): Verdict => ({ outcome: 'fail', message, notes });
-export const notTested = (message: string, blockedBy?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy } : {}) });
+export const notTested = (message: string, blockedBy?: string, breach?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy, ...(breach ? { breach } : {}) } : {}) });
 export const skip = (message: string): Verdict => ({ outcome: 'skip', message });
 export const unserved = (message: string): Verdict => ({ outcome: 'not-served', message });
 
@@ -149,8 +157,13 @@ export function combine(verdicts: Verdict[]): Verdict {
   if (outcome === 'pass') return pass(notes);
   if (outcome === 'skip') return verdicts[0];
   const deciding = verdicts.filter((v) => v.outcome === outcome);
-  const blockedBy = deciding.find((v) => v.blockedBy)?.blockedBy;
-  return { outcome, message: deciding.map((v) => v.message).join('; '), notes: notes.length ? notes : undefined, ...(outcome === 'not-tested' && blockedBy ? { blockedBy } : {}) };
+  const blocked = deciding.find((v) => v.blockedBy);
+  return {
+    outcome,
+    message: deciding.map((v) => v.message).join('; '),
+    notes: notes.length ? notes : undefined,
+    ...(outcome === 'not-tested' && blocked ? { blockedBy: blocked.blockedBy, ...(blocked.breach ? { breach: blocked.breach } : {}) } : {}),
+  };
 }
 
 /** The outcome that decides a check of several paths: any fail fails it, then any flaky, then any

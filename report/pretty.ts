@@ -227,7 +227,10 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   if (report.notes?.length) {
     out.push('', c.bold('Paths'));
     for (const n of report.notes) out.push(`  ${safe(n)}`);
-    if (report.requestsSent !== undefined) out.push(`  ${report.requestsSent} requests sent`);
+    if (report.requestsSent !== undefined)
+      out.push(
+        `  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${report.cost.uncapped ? ` (and ${report.cost.uncapped} chat requests with no max_tokens)` : ''}` : ''}`,
+      );
   }
 
   if (report.warnings.length) {

@@ -24,6 +24,9 @@ export interface RunReport {
   notes?: string[];
   /** Requests the run sent, retries of a 429 included. */
   requestsSent?: number;
+  /** The max_tokens of the run's chat requests, summed, and how many chat requests set none: what the
+   * run asked a server to generate at most. */
+  cost?: { maxTokens: number; uncapped: number };
   /** Why the run stopped before every check finished (its deadline, an interruption). */
   stopped?: string;
   /** The run's baseline (--expected-failures): how many failures it expected, which of its entries
@@ -105,7 +108,8 @@ export function exitCodeFor(results: CheckResult[], opts: GateOptions, stale: re
 /** The checks each failure kept from judging their rule (a not-tested result whose every deciding
  * path names it in blockedBy), by the failed check's id: a report shows them under their cause. */
 export function blockedUnder(results: readonly CheckResult[]): Map<string, CheckResult[]> {
-  const failed = new Set(results.filter((r) => r.outcome === 'fail').map((r) => r.id));
+  // A flaky owner saw the part broken too, once: what it blocked is shown under it all the same.
+  const failed = new Set(results.filter((r) => r.outcome === 'fail' || r.outcome === 'flaky').map((r) => r.id));
   const under = new Map<string, CheckResult[]>();
   for (const r of results) {
     if (r.outcome !== 'not-tested') continue;
