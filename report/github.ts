@@ -11,7 +11,9 @@ const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C'
 function annotation(kind: 'error' | 'warning', r: CheckResult): string {
   const e = r.evidence[0];
   const first = e ? `${e.request.method} ${e.request.url}${e.status !== undefined ? ` -> ${e.status}` : ''}${e.error ? ` (${e.error})` : ''}` : '';
-  const message = [`${r.outcome === 'flaky' ? 'flaky: ' : ''}${r.message ?? r.outcome}`, first && `evidence: ${first}`, r.expected && `expected by the baseline: ${r.expected.reason}`].filter(Boolean).join('\n');
+  const message = [`${r.outcome === 'flaky' ? 'flaky: ' : ''}${r.message ?? r.outcome}`, first && `evidence: ${first}`, r.expected && `expected by the baseline: ${r.expected.reason}`]
+    .filter(Boolean)
+    .join('\n');
   return `::${kind} title=${property(`${r.id} (${r.level}, §${r.section})`)}::${data(`${r.title}\n${message}`)}`;
 }
 

@@ -76,7 +76,13 @@ export function renderHtml(report: RunReport): string {
   const under = blockedUnder(report.results);
   const s = report.summary;
   const counts = (['must', 'should'] as const)
-    .map((l) => `${l}: ${(['pass', 'fail', 'flaky', 'not-tested', 'not-served'] as const).filter((o) => o === 'pass' || o === 'fail' || o === 'not-tested' || s[l][o]).map((o) => `${s[l][o]} ${OUTCOME_WORDS[o]}`).join(', ')}`)
+    .map(
+      (l) =>
+        `${l}: ${(['pass', 'fail', 'flaky', 'not-tested', 'not-served'] as const)
+          .filter((o) => o === 'pass' || o === 'fail' || o === 'not-tested' || s[l][o])
+          .map((o) => `${s[l][o]} ${OUTCOME_WORDS[o]}`)
+          .join(', ')}`,
+    )
     .join(' · ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

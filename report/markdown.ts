@@ -56,7 +56,9 @@ export function renderMarkdown(report: RunReport): string {
   // A check blocked by a failure is shown under that failure, once.
   const untested = report.results.filter((r) => (r.outcome === 'not-tested' || r.outcome === 'not-served') && !failsRun(r, o) && !onlyBlocked(r, under));
   // The rarer outcomes get a column only in a run that has them.
-  const columns = (['pass', 'fail', 'flaky', 'not-tested', 'not-served', 'skip'] as const).filter((x) => x === 'pass' || x === 'fail' || x === 'not-tested' || x === 'skip' || report.results.some((r) => r.outcome === x));
+  const columns = (['pass', 'fail', 'flaky', 'not-tested', 'not-served', 'skip'] as const).filter(
+    (x) => x === 'pass' || x === 'fail' || x === 'not-tested' || x === 'skip' || report.results.some((r) => r.outcome === x),
+  );
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
   const tls = tlsNote(report);
