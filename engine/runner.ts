@@ -86,7 +86,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
     attribute(checks, expanded.paths, run);
     const results = checks.map((check, i) => combinePaths(check, expanded.paths[i]));
     for (const r of results) opts.onResult?.(r);
-    return { results, requestsSent: run.exchanges.sent, requests: (await run.exchanges.all()).map((ex) => ex.request), notes: expanded.notes };
+    return { results, requestsSent: run.exchanges.sent, requests: run.exchanges.requests, notes: expanded.notes };
   } finally {
     await run.http.close();
   }
@@ -133,7 +133,7 @@ class Run {
       target,
       limits,
       async send(spec, label) {
-        const ex = await run.exchanges.send(anew({ ...spec, headers: { ...target.headers, ...spec.headers } }), label);
+        const ex = await run.exchanges.send(anew({ ...spec, headers: { ...target.headers, ...spec.headers } }), again && label ? `${label}, sent again` : label);
         if (!used.includes(ex)) used.push(ex);
         return ex;
       },
@@ -153,7 +153,7 @@ class Run {
       },
       received: async () => {
         const all = await run.exchanges.all();
-        return again ? Promise.all(all.map((ex) => (again.includes(ex) ? run.exchanges.send(anew(ex.request), ex.label) : ex))) : all;
+        return again ? Promise.all(all.map((ex) => (again.includes(ex) ? run.exchanges.send(anew(ex.request), `${ex.label}, sent again`) : ex))) : all;
       },
       cite(ex) {
         const at = used.indexOf(ex);

@@ -170,7 +170,7 @@ export const finishReason = owner('finish_reason', {
   id: 'chat.finish-reason',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   audit:
-    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it; shown by faults chat-finish-reason-eos and stream-finish-reason-outside-enum.',
+    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it, the essay cut by max_tokens with finish_reason null included; shown by faults chat-finish-reason-eos, stream-finish-reason-outside-enum and chat-finish-reason-null-when-cut.',
   paths: EACH,
 });
 
@@ -474,7 +474,7 @@ export const servedWhenValid: CheckDef = {
       return valid ? [{ ex, ...valid }] : [];
     });
     const turnedAway = chats.map(({ ex, stream }) => ({ ex, why: readAnswer(ex, stream).unserved })).filter((x): x is { ex: Exchange; why: string } => x.why !== undefined);
-    if (!chats.length) return notTested('the run sent no valid chat request');
+    if (!chats.length) return notTested('the run sent no valid chat request (with no model listed, name one with --model)');
     if (!turnedAway.length) return pass();
     ctx.cite(turnedAway[0].ex);
     const named = turnedAway.slice(0, 3).map(({ ex, why }) => `${ex.label}: ${why}`);

@@ -234,8 +234,9 @@ export function costOf(requests: readonly RequestSpec[]): { maxTokens: number; u
     // A body that is no object asks nothing to be generated: it is refused.
     if (!body || typeof body !== 'object' || Array.isArray(body)) continue;
     const cap = (body as { max_tokens?: unknown }).max_tokens;
-    if (typeof cap === 'number' && Number.isFinite(cap) && cap >= 0) maxTokens += cap;
-    else uncapped++;
+    // A cap that is no count (3.5, -1) asks nothing: it is refused.
+    if (cap === undefined || cap === null) uncapped++;
+    else if (Number.isSafeInteger(cap) && (cap as number) >= 0) maxTokens += cap as number;
   }
   return { maxTokens, uncapped };
 }

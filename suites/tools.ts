@@ -203,9 +203,12 @@ export const strictArguments: CheckDef = {
   ...under('required', ['tool-calls'], (a) => {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
     if (!calls.length)
-      return notTested(
-        'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
-        a.toolCalls.length ? 'tools.call-valid' : 'tools.required',
+      return (
+        (a.toolCalls.length ? undefined : cutBeforeCall(a)) ??
+        notTested(
+          'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
+          a.toolCalls.length ? 'tools.call-valid' : 'tools.required',
+        )
       );
     const wrong = calls.flatMap((c) => {
       const v = validateWith(DECLARED.get(String(c.name)), JSON.parse(c.arguments));

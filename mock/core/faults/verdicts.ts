@@ -5,7 +5,7 @@ import type { MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { FRONTEND } from './frontend.js';
 import { isBasic } from './chat.js';
-import { isChat, requestJson, withJson } from './rewrite.js';
+import { isChat, onAnswers, onCompletion, requestJson, withJson } from './rewrite.js';
 import { STOP_FAULTS } from './stop.js';
 import { CHAT_FAULTS } from './chat.js';
 import { errorReply } from '../errors.js';
@@ -48,6 +48,25 @@ const fiveStops = (req: MockRequest) => {
 };
 
 export const VERDICT_FAULTS: Fault[] = [
+  {
+    // An owner owns its part on every answer of the run: the tool suite reads no usage, chat.usage does.
+    name: 'chat-usage-missing-on-tool-calls',
+    description: 'An answer (not streamed) that calls a tool carries no usage; every other answer does',
+    fails: ['chat.usage'],
+    reply: onCompletion((b) => {
+      if (b.choices?.some((c: { message?: { tool_calls?: unknown[] } }) => c.message?.tool_calls?.length)) delete b.usage;
+    }),
+  },
+  {
+    // The checks that need the finish of a capped answer are blocked by chat.finish-reason, which
+    // reads only the basic answer of its own: the runner holds it to the capped one too.
+    name: 'chat-finish-reason-null-when-cut',
+    description: 'An answer cut by max_tokens ends with finish_reason null, on both paths',
+    fails: ['chat.finish-reason'],
+    reply: onAnswers((answer) => {
+      for (const c of answer.choices ?? []) if (c.finish_reason === 'length') c.finish_reason = null;
+    }),
+  },
   {
     // A rule judged with less where less proves the breach: words past the cap show it, usage or not.
     name: 'chat-max-tokens-ignored-no-usage',
