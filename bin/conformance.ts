@@ -242,8 +242,8 @@ await yargs(hideBin(process.argv))
       targetOptions(y)
         .option('suite', { type: 'string', array: true, describe: 'Only these suites' })
         .option('check', { type: 'string', array: true, describe: 'Only checks whose id matches one of these globs' })
-        .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
-        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
+        .option('strict', { type: 'boolean', default: false, describe: 'A failed should, and a flaky check (broke, then held when sent again), fail the run too' })
+        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not tested, not served or flaky fails the run' })
         // Declared as `fuzz` (on by default): yargs reads --no-fuzz as its negation.
         .option('fuzz', { type: 'boolean', default: true, describe: 'The short fuzz pass (generated requests); --no-fuzz leaves it out' })
         .option('fuzz-runs', { type: 'number', describe: `Requests of the fuzz pass (default ${FUZZ_PASS.runs}); more widens it` }),

@@ -2,7 +2,7 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -12,8 +12,8 @@ function verdictOf(r: CheckResult, report: RunReport): 'failing' | 'finding' | O
   if (failsRun(r, report.options)) return 'failing';
   return r.outcome === 'fail' ? 'finding' : r.outcome;
 }
-const ORDER = ['failing', 'finding', 'not-tested', 'pass', 'skip'];
-const LABEL: Record<string, string> = { failing: 'fails the run', finding: 'finding', 'not-tested': 'not tested', pass: 'passed', skip: 'skipped' };
+const ORDER = ['failing', 'finding', 'flaky', 'not-tested', 'not-served', 'pass', 'skip'];
+const LABEL: Record<string, string> = { failing: 'fails the run', finding: 'finding', ...OUTCOME_WORDS };
 
 function evidence(e: Evidence): string {
   const lines = [`→ ${e.request.method} ${e.request.url}`];
@@ -56,9 +56,9 @@ const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:
 header h1{font-size:1.4rem;margin:.2rem 0}.verdict.passed{color:#17692f}.verdict.failed{color:#b3261e}
 .filters{display:flex;gap:1rem;flex-wrap:wrap;background:#f4f4f4;padding:.6rem;border-radius:6px;position:sticky;top:0}
 .check{border:1px solid #ddd;border-left:6px solid #ccc;border-radius:6px;margin:.6rem 0;padding:.4rem .8rem}
-.check.failing{border-left-color:#b3261e}.check.finding{border-left-color:#c77c02}.check.not-tested{border-left-color:#8a8a8a}.check.pass{border-left-color:#17692f}
+.check.failing{border-left-color:#b3261e}.check.finding,.check.flaky{border-left-color:#c77c02}.check.not-tested,.check.not-served{border-left-color:#8a8a8a}.check.pass{border-left-color:#17692f}
 h3{font-size:1rem;margin:.3rem 0}.badge{font-size:.75rem;padding:.1rem .4rem;border-radius:4px;color:#fff;background:#8a8a8a}
-.badge.failing{background:#b3261e}.badge.finding{background:#c77c02}.badge.pass{background:#17692f}
+.badge.failing{background:#b3261e}.badge.finding,.badge.flaky{background:#c77c02}.badge.pass{background:#17692f}
 .level,.section,.paths{color:#555;font-weight:normal;font-size:.85rem}.title{margin:.2rem 0}.label{font-family:monospace;color:#444}
 pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}
 .expected{color:#c77c02}.convention{color:#555;font-style:italic}[hidden]{display:none!important}#shown{color:#555}`;
@@ -75,7 +75,15 @@ export function renderHtml(report: RunReport): string {
   const passed = report.exitCode === 0;
   const under = blockedUnder(report.results);
   const s = report.summary;
-  const counts = (['must', 'should'] as const).map((l) => `${l}: ${s[l].pass} passed, ${s[l].fail} failed, ${s[l]['not-tested']} not tested`).join(' · ');
+  const counts = (['must', 'should'] as const)
+    .map(
+      (l) =>
+        `${l}: ${(['pass', 'fail', 'flaky', 'not-tested', 'not-served'] as const)
+          .filter((o) => o === 'pass' || o === 'fail' || o === 'not-tested' || s[l][o])
+          .map((o) => `${s[l][o]} ${OUTCOME_WORDS[o]}`)
+          .join(', ')}`,
+    )
+    .join(' · ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">

@@ -2,7 +2,7 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
 
 const EXCERPT_MAX = 1500;
@@ -51,10 +51,14 @@ const TABLE = ['| check | level | section | what was found |', '|---|---|---|---
 export function renderMarkdown(report: RunReport): string {
   const o = report.options;
   const failing = report.results.filter((r) => failsRun(r, o));
-  const findings = report.results.filter((r) => r.outcome === 'fail' && !failsRun(r, o));
+  const findings = report.results.filter((r) => (r.outcome === 'fail' || r.outcome === 'flaky') && !failsRun(r, o));
   const under = blockedUnder(report.results);
   // A check blocked by a failure is shown under that failure, once.
-  const untested = report.results.filter((r) => r.outcome === 'not-tested' && !failsRun(r, o) && !onlyBlocked(r, under));
+  const untested = report.results.filter((r) => (r.outcome === 'not-tested' || r.outcome === 'not-served') && !failsRun(r, o) && !onlyBlocked(r, under));
+  // The rarer outcomes get a column only in a run that has them.
+  const columns = (['pass', 'fail', 'flaky', 'not-tested', 'not-served', 'skip'] as const).filter(
+    (x) => x === 'pass' || x === 'fail' || x === 'not-tested' || x === 'skip' || report.results.some((r) => r.outcome === x),
+  );
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
   const tls = tlsNote(report);
@@ -64,9 +68,9 @@ export function renderMarkdown(report: RunReport): string {
     `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),
-    '| level | passed | failed | not tested | skipped |',
-    '|---|---|---|---|---|',
-    ...(['must', 'should', 'info'] as const).filter((l) => Object.values(s[l]).some((n) => n > 0)).map((l) => `| ${l} | ${s[l].pass} | ${s[l].fail} | ${s[l]['not-tested']} | ${s[l].skip} |`),
+    `| level | ${columns.map((x) => OUTCOME_WORDS[x]).join(' | ')} |`,
+    `|---|${columns.map(() => '---|').join('')}`,
+    ...(['must', 'should', 'info'] as const).filter((l) => Object.values(s[l]).some((n) => n > 0)).map((l) => `| ${l} | ${columns.map((x) => s[l][x]).join(' | ')} |`),
     '',
   ];
   if (report.stopped) out.push(`> **Stopped before the end:** ${report.stopped}; what had not finished is not tested.`, '');
@@ -82,12 +86,13 @@ export function renderMarkdown(report: RunReport): string {
     out.push(
       `### Findings that do not fail the run (${findings.length})`,
       '',
-      'A failed should without `--strict`, an expected failure of the baseline, an info note.',
+      'A failed should without `--strict`, a flaky check (it broke, then held when sent again), an expected failure of the baseline, an info note.',
       '',
       ...TABLE,
-      ...findings.map((r) => row(r.expected ? { ...r, message: `expected (${r.expected.reason}): ${r.message ?? ''}` } : r)),
+      ...findings.map((r) => row(r.expected ? { ...r, message: `expected (${r.expected.reason}): ${r.message ?? ''}` } : r.outcome === 'flaky' ? { ...r, message: `flaky: ${r.message ?? ''}` } : r)),
       '',
     );
-  if (untested.length) out.push(`### Not tested (${untested.length})`, '', ...TABLE, ...untested.map(row), '');
+  if (untested.length)
+    out.push(`### Not tested (${untested.length})`, '', ...TABLE, ...untested.map((r) => row(r.outcome === 'not-served' ? { ...r, message: `not served: ${r.message ?? ''}` } : r)), '');
   return `${out.join('\n').trimEnd()}\n`;
 }

@@ -4,8 +4,8 @@
 // blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type CheckDef } from './api.js';
-import { fail, failIfAny, notTested, pass, type Verdict } from '../engine/check.js';
+import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
+import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 
@@ -71,6 +71,9 @@ export interface Answer {
   /** The stream as read (stream path). */
   read?: StreamRead;
   broken: Partial<Record<Part, string>>;
+  /** The server said it could not serve the request (429, 503, a stream that ends in an error
+   * event): no rule is broken by it, and none can be judged on it. */
+  unserved?: string;
 }
 
 const v = (ref: Parameters<typeof validator>[0]) => validator(ref);
@@ -126,11 +129,27 @@ function usageProblems(usage: unknown, where: string): { usage?: string; details
   return { usage: first(counts), details: first(details) };
 }
 
+/** Statuses by which a server says it cannot serve now, not that the request was wrong (RFC 9110
+ * 15.5.30 and 15.6.4): a rule cannot be judged on them, nor are they a breach of it. */
+const BUSY = new Set([429, 503]);
+
 /** A chat answer on the path it was asked on, read part by part. */
 export function readAnswer(ex: Exchange, stream: boolean): Answer {
   const empty: Answer = { stream, ex, content: '', toolCalls: [], finishReason: undefined, models: [], created: [], broken: {} };
-  if (!is2xx(ex)) return { ...empty, broken: { served: `the request was not served: ${describe(ex)}${errorText(ex)}` } };
+  if (!is2xx(ex)) {
+    const served = `the request was not served: ${describe(ex)}${errorText(ex)}`;
+    return { ...empty, broken: { served }, ...(ex.status !== undefined && BUSY.has(ex.status) ? { unserved: served } : {}) };
+  }
   return stream ? readStreamed(ex, empty) : readJson(ex, empty);
+}
+
+/** Why a stream ended in an error event (`data: {"error": {...}}`, the OpenAI-compatible way an
+ * engine says mid-stream that it cannot go on), or undefined. */
+function errorEvent(read: StreamRead): string | undefined {
+  const found = read.chunks.find(({ chunk }) => isObject(chunk.error) && !Array.isArray(chunk.choices));
+  if (!found) return undefined;
+  const message = (found.chunk.error as Record<string, unknown>).message;
+  return `the stream ended in an error event at event ${found.at}${typeof message === 'string' ? ` (${show(message)})` : ''}`;
 }
 
 function readJson(ex: Exchange, empty: Answer): Answer {
@@ -279,6 +298,7 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
     created: read.chunks.map((c) => c.chunk.created),
     read,
     broken: prune(broken),
+    ...(errorEvent(read) ? { unserved: errorEvent(read) } : {}),
   };
 }
 
@@ -304,18 +324,56 @@ export interface RequestOwners {
   readableBy?: string;
 }
 
+/** Fields the kit adds to requests for ends of its own, each with the check whose rule it is: a
+ * request refused for one of them is that check's failure, and leaves every other check that sent it
+ * (to share one request, or to keep its cost down) not-tested, blocked by it. A check sends what its
+ * rule needs; a refusal of what it did not need says nothing of its rule. */
+const FIELD_OWNERS: Record<string, string> = { stream_options: 'usage.stream-present', max_tokens: 'chat.max-tokens' };
+
+/** How a refusal says a field is not taken (OpenAI: "Unrecognized request argument supplied: x";
+ * vLLM and pydantic: "Extra inputs are not permitted"). */
+const NOT_TAKEN = /unsupported|not supported|unrecogni[sz]ed|unknown|not permitted|not allowed|extra/i;
+
+/** The field of FIELD_OWNERS that a 4xx refusal names as not taken (its error's param, or its message
+ * beside words that say so), when the request sent it; otherwise undefined. */
+export function refusedField(a: Answer): string | undefined {
+  const ex = a.ex;
+  if (!is4xx(ex)) return undefined;
+  let sent: unknown;
+  try {
+    sent = JSON.parse(ex.request.body ?? '');
+  } catch {
+    return undefined;
+  }
+  const json = bodyJson(ex);
+  const error = json.ok && isObject(json.value) && isObject(json.value.error) ? json.value.error : undefined;
+  const message = typeof error?.message === 'string' ? error.message : '';
+  return Object.keys(FIELD_OWNERS).find((f) => isObject(sent) && f in sent && (error?.param === f || (NOT_TAKEN.test(message) && new RegExp(`\\b${f}\\b`).test(message))));
+}
+
+/** The check that owns the field a refusal names (refusedField), with why, for its own failure. */
+export function fieldRefusal(a: Answer): { owner: string; why: string } | undefined {
+  const field = refusedField(a);
+  return field ? { owner: FIELD_OWNERS[field], why: `${field} was refused: ${describe(a.ex)}${errorText(a.ex)}` } : undefined;
+}
+
 /** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing. */
 export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readableBy }: RequestOwners = {}): Verdict | undefined {
+  if (a.unserved !== undefined) return unservedVerdict(a);
   const way = wayOf(a.stream);
   for (const part of parts) {
     const why = a.broken[part];
     if (why === undefined) continue;
-    const owner = part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way];
+    const field = part === 'served' ? refusedField(a) : undefined;
+    const owner = field ? FIELD_OWNERS[field] : part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way];
     if (!owner) continue;
-    return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner);
+    return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner, `${a.ex.label}: ${part === 'served' ? '' : `${part}: `}${why}`);
   }
   return undefined;
 }
+
+/** The verdict on a rule whose answer the server could not serve: chat.served-when-valid counts it. */
+export const unservedVerdict = (a: Answer) => unserved(`${a.ex.label}: ${a.unserved}; the server could not serve it (see chat.served-when-valid)`);
 
 /** An owner's verdict on its part of an answer, once the parts it needs first are sound. */
 export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: RequestOwners): Verdict {
@@ -330,6 +388,22 @@ export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: 
   return why === undefined ? pass() : fail(why);
 }
 
+/** The caps a request that needs a model's own judgement (a tool call, structured output) is tried
+ * with, smallest first: a plain model answers well within the first; a reasoning model that thinks
+ * past it is asked once more with room to think. Each cap a request is sent with is shared by every
+ * check that reads it. */
+export const ROOM = [256, 1024] as const;
+
+/** The request at the smallest cap of ROOM its answer ends within (not "length"), or at the largest. */
+export async function askWithRoom(ctx: CheckContext, path: ApiPath, body: (cap: number) => ChatBody, label: string): Promise<Exchange> {
+  let ex: Exchange | undefined;
+  for (const cap of ROOM) {
+    ex = await ask(ctx, path, body(cap), label);
+    if (readAnswer(ex, !!path.stream).finishReason !== 'length') break;
+  }
+  return ex!;
+}
+
 /** The basic request ("Count from one to ten"), which most rules read: served is chat.role.user's, its stream's events stream.events'. */
 export const BASIC_OWNERS = { servedBy: 'chat.role.user', readableBy: 'stream.events' } as const;
 
@@ -339,6 +413,8 @@ export interface Asked extends RequestOwners {
   /** An optional request field (tools, response_format): a model that refuses it with a JSON error
    * leaves the check not-tested unless the catalog declares the field for it. */
   feature?: 'tools' | 'response_format';
+  /** The check asking, where it owns a field the kit adds (FIELD_OWNERS): its refusal is its failure. */
+  self?: string;
 }
 
 /** The answer to a request the document allows, with the parts the rule reads sound, or the verdict
@@ -352,12 +428,16 @@ export async function answerTo(
   asked: Asked,
 ): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const a = readAnswer(ex, !!path.stream);
+  if (a.unserved !== undefined) return { verdict: unservedVerdict(a) };
   const unserved = a.broken.served;
   if (unserved !== undefined) {
     if (asked.feature && is4xx(ex) && bodyJson(ex).ok && errorText(ex)) {
       const declared = path.model !== undefined && asked.feature in (declaredParameters((await catalog(ctx)).entries.get(path.model)) ?? {});
       if (!declared) return { verdict: notTested(`the model refuses ${asked.feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
     }
+    const field = fieldRefusal(a);
+    if (field && field.owner !== asked.self)
+      return { verdict: notTested(`${asked.what} got no answer, for a field its rule does not need: ${field.why}; see ${field.owner}`, field.owner, `${ex.label}: ${field.why}`) };
     if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
   }
   const parts = needed(wayOf(a.stream), reads);
@@ -399,6 +479,34 @@ export async function answersOfRun(ctx: CheckContext, model: string, stream: boo
   });
 }
 
+/** Parts whose owner judges only answers that carry them at all: details need a usage object to be in. */
+const CARRIED_IN: Partial<Record<Part, (a: Answer) => boolean>> = { 'usage-details': (a) => a.usage !== undefined };
+
+/** What is wrong with `part` on each answer the run received for `model` on the way `stream` says
+ * (but those in `except`), read as the part's owner reads its own: an answer not served, or whose
+ * earlier parts are broken, is left to those parts' owners. An owner judges its part on every answer
+ * of the run, so a part broken only on another suite's request (usage on a tool call) is still its
+ * failure. The first wrong answer is cited unless `cite` is false. */
+export async function partOnEveryAnswer(ctx: CheckContext, model: string, stream: boolean, part: Part, except: readonly Exchange[], cite: boolean): Promise<string[]> {
+  const first = needed(wayOf(stream), [part]).filter((p) => p !== part);
+  const answers = (await answersOfRun(ctx, model, stream)).filter((ex) => !except.includes(ex));
+  return wrongOnEach(
+    ctx,
+    answers,
+    (ex) => {
+      const b = readAnswer(ex, stream);
+      if (b.unserved !== undefined || first.some((p) => b.broken[p] !== undefined) || CARRIED_IN[part]?.(b) === false) return undefined;
+      return b.broken[part];
+    },
+    'answers',
+    cite,
+  );
+}
+
+/** An owner's verdict on its own request, and on every other answer of the run (partOnEveryAnswer). */
+export const heldOnEvery = (own: Verdict, wrong: readonly string[], what = 'the basic answer'): Verdict =>
+  wrong.length ? fail([...(own.outcome === 'fail' ? [`${what}: ${own.message}`] : []), ...wrong].join('; '), own.notes) : own;
+
 /** A rule held on each of `answers`: what is wrong with each (the rule says undefined where nothing
  * is), the first that breaks it cited as the exchange that did unless `cite` is false, and at most
  * three named, then how many more `noun`. */
@@ -419,6 +527,20 @@ export function wrongOnEach(ctx: CheckContext, answers: readonly Exchange[], rul
 export function notServed(ex: Exchange, stream: boolean): string | undefined {
   const a = readAnswer(ex, stream);
   return a.broken.served ?? a.broken.events;
+}
+
+/** The verdict of a rule whose positive control was not served, or undefined when it was: not served
+ * when the server said so (a 503, an error event), blocked by the owner of a field the kit added that
+ * was refused, otherwise not-tested as `why` says, blocked by `owner` (the check whose rule the
+ * control's request is) where there is one. */
+export function controlVerdict(ex: Exchange, stream: boolean, why: (reason: string) => string, owner?: string): Verdict | undefined {
+  const a = readAnswer(ex, stream);
+  if (a.unserved !== undefined) return unservedVerdict(a);
+  const reason = a.broken.served ?? a.broken.events;
+  if (reason === undefined) return undefined;
+  const field = fieldRefusal(a);
+  const by = field?.owner ?? owner;
+  return notTested(why(field?.why ?? reason), by, by ? `${ex.label}: ${field?.why ?? reason}` : undefined);
 }
 
 /** Why the control of a refusal on a path was not served, or undefined: "Say OK." to `model` with the

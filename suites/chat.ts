@@ -1,8 +1,8 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
-import { enumAt, schemaAt } from '../schemas/index.js';
-import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answersOfRun, answerTo, BASE, BASIC_OWNERS, judged, ownPart, readAnswer, wayOf, wrongOnEach, type Answer, type Asked, type Part } from './answer.js';
+import { enumAt, schemaAt, validator } from '../schemas/index.js';
+import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -40,18 +40,21 @@ const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPa
     (got, ctx, path) => rule(got.answer, ctx, path),
   );
 
-/** The owner of a part of the basic answer (2.3, must): it fails when that part is broken, and only then. */
+/** The owner of a part of an answer (2.3, must): it fails when that part is broken on the basic
+ * answer, or on any other answer the run received on its path, and only then. It runs last, to see them all. */
 const owner = (part: Part, { id, title, audit, paths }: Pick<CheckDef, 'id' | 'title' | 'audit' | 'paths'>): CheckDef => ({
   id,
   title,
   section: '2.3',
   level: 'must',
-  audit,
+  audit: audit?.replace(/; shown by/, ', and every other answer the run received on the path is held to the same (the first broken one cited); shown by'),
   paths,
   reads: [part],
+  last: true,
   async run(ctx, path) {
-    const a = readAnswer(await basic(ctx, path), !!path.stream);
-    return ownPart(a, part, BASE[wayOf(path.stream)], BASIC);
+    const ex = await basic(ctx, path);
+    const own = ownPart(readAnswer(ex, !!path.stream), part, BASE[wayOf(path.stream)], BASIC);
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, !!path.stream, part, [ex], own.outcome !== 'fail'));
   },
 });
 
@@ -167,7 +170,7 @@ export const finishReason = owner('finish_reason', {
   id: 'chat.finish-reason',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   audit:
-    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it; shown by faults chat-finish-reason-eos and stream-finish-reason-outside-enum.',
+    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it, the essay cut by max_tokens with finish_reason null included; shown by faults chat-finish-reason-eos, stream-finish-reason-outside-enum and chat-finish-reason-null-when-cut.',
   paths: EACH,
 });
 
@@ -191,26 +194,18 @@ export const contentString: CheckDef = {
   // owner judges every JSON answer the run received, so a part broken on any of them is reported here.
   last: true,
   async run(ctx, path) {
-    const basicAnswer = readAnswer(await basic(ctx, path), false);
+    const ex = await basic(ctx, path);
     if (await takes(ctx, path.model!, 'tools')) await toolRequest(ctx, { model: path.model }, 'required');
-    const wrong = wrongOnEach(
-      ctx,
-      await answersOfRun(ctx, path.model!, false),
-      (ex) => {
-        const a = readAnswer(ex, false);
-        return a.broken.served === undefined ? a.broken.content : undefined;
-      },
-      'answers',
-    );
-    if (wrong.length) return fail(wrong.join('; '));
-    return ownPart(basicAnswer, 'content', ['served'], BASIC);
+    const own = ownPart(readAnswer(ex, false), 'content', ['served'], BASIC);
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'content', [ex], own.outcome !== 'fail'));
   },
 };
 
 export const usagePresent = owner('usage', {
   id: 'chat.usage',
   title: 'The response carries usage with integer prompt_tokens, completion_tokens and total_tokens',
-  audit: 'Reads usage in the JSON answer to the basic request: a server that leaves it out, or gives a count as a string, fails; shown by faults chat-usage-missing and chat-usage-counts-strings.',
+  audit:
+    'Reads usage in the JSON answer to the basic request: a server that leaves it out, or gives a count as a string, fails, and so does one that leaves it out of an answer served where a refusal was due; shown by faults chat-usage-missing, chat-usage-counts-strings and stop-five-accepted-usage-missing.',
   paths: JSON_EACH,
 });
 
@@ -238,11 +233,16 @@ export const usageDetails: CheckDef = {
     'Reads usage in the JSON answer to the basic request: a server that leaves out prompt_tokens_details.cached_tokens or completion_tokens_details.reasoning_tokens (absent, null, a string) fails; shown by faults chat-usage-details-missing and engine-prompt-details-null.',
   paths: JSON_EACH,
   reads: ['usage-details'],
+  last: true,
   async run(ctx, path) {
-    const a = readAnswer(await basic(ctx, path), false);
+    const ex = await basic(ctx, path);
+    const a = readAnswer(ex, false);
     // No usage at all is chat.usage's failure: the details have nothing to be in.
-    if (a.broken.served === undefined && !a.usage) return notTested(`needs usage (${a.broken.usage}): see chat.usage`, 'chat.usage');
-    return ownPart(a, 'usage-details', BASE.json, BASIC);
+    const own =
+      a.broken.served === undefined && a.unserved === undefined && !a.usage
+        ? notTested(`needs usage (${a.broken.usage}): see chat.usage`, 'chat.usage', `${ex.label}: usage: ${a.broken.usage}`)
+        : ownPart(a, 'usage-details', BASE.json, BASIC);
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'usage-details', [ex], own.outcome !== 'fail'));
   },
 };
 
@@ -295,7 +295,9 @@ export const streamFalseJson: CheckDef = {
   reads: ['served'],
   async run(ctx, path) {
     const ex = await ask(ctx, path, { ...basicBody(path.model!), stream: false }, 'chat completion with stream: false');
-    if (!is2xx(ex)) return fail(`the request with stream: false was not served: ${readAnswer(ex, false).broken.served}`);
+    const a = readAnswer(ex, false);
+    if (a.unserved !== undefined) return unservedVerdict(a);
+    if (!is2xx(ex)) return fail(`the request with stream: false was not served: ${a.broken.served}`);
     const wrong: string[] = [];
     const type = ex.headers['content-type'] ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) wrong.push(`content-type is ${show(type || undefined)}, not JSON`);
@@ -345,29 +347,44 @@ const reasoningTokens = (a: Answer) => (a.usage?.completion_tokens_details as { 
 
 const MAX_TOKENS_READS: Part[] = ['finish_reason', 'usage'];
 
+const words = (text: string) => text.match(/\S+/g)?.length ?? 0;
+/** A floor on the tokens a text took, that no tokenizer in use goes under: a token spans at most a
+ * few words (pre-tokenizers split at spaces; the widest multi-word vocabularies join a handful), so
+ * a quarter of the words, rounded up. It never overestimates, which is all a breach needs. */
+const tokensAtLeast = (text: string) => Math.ceil(words(text) / 4);
+
 export const maxTokens: CheckDef = {
   id: 'chat.max-tokens',
   title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
   section: '2.1, 4.1, 8',
   level: 'must',
   audit:
-    'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap and chat-length-reported-as-stop.',
+    'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; without a sound usage, the words of the answer give a floor on its tokens (a quarter of them) that judges the cap all the same; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap, chat-length-reported-as-stop and chat-max-tokens-ignored-no-usage.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
   async run(ctx, path) {
     const ex = await essay(ctx, path);
     const cap = sentCap(ex);
-    const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what: `a long essay with max_tokens ${cap}` });
+    // What the rule needs is read where it is sound, and a breach that the sound parts show is
+    // judged without the others: eleven words to max_tokens 1 break it, whatever the usage says.
+    const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `a long essay with max_tokens ${cap}`, self: 'chat.max-tokens' });
     if (got.verdict) return got.verdict;
     const a = got.answer;
+    const way = wayOf(a.stream);
+    const sound = (part: Part) => needed(way, [part]).every((p) => a.broken[p] === undefined);
     const wrong: string[] = [];
-    if (a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
-    const spent = completionTokens(a)!;
-    if (cap !== undefined && spent > cap) {
-      const reasoning = reasoningTokens(a);
-      wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
+    if (sound('finish_reason') && a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
+    if (sound('usage')) {
+      const spent = completionTokens(a)!;
+      if (cap !== undefined && spent > cap) {
+        const reasoning = reasoningTokens(a);
+        wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
+      }
+    } else if (cap !== undefined && tokensAtLeast(a.content) > cap) {
+      wrong.push(`the content, ${words(a.content)} words, is at least ${tokensAtLeast(a.content)} tokens (counted from the text, the usage being unsound), past max_tokens ${cap}`);
     }
-    return failIfAny(wrong);
+    if (wrong.length) return fail(wrong.join('; '));
+    return blockedOn(a, needed(way, MAX_TOKENS_READS), {}) ?? pass();
   },
 };
 
@@ -423,6 +440,50 @@ export const naturalStop: CheckDef = {
   }),
 };
 
+const validRequest = validator('request');
+
+/** A chat request the document says must be served, as the run sent it: a body valid against 2.1
+ * and a key of the run as Bearer (5.1); with whether it asked for a stream. Undefined for the
+ * kit's deliberately invalid requests (errors, refusals, auth), whatever their answer. */
+function validChat(ctx: CheckContext, ex: Exchange): { stream: boolean } | undefined {
+  if (ex.request.method !== 'POST' || !ex.request.url.includes('/v1/chat/completions') || generated(ex)) return undefined;
+  const keys = [ctx.target.apiKey, ctx.target.secondApiKey].filter(Boolean).map((k) => `Bearer ${k}`);
+  if (!keys.includes(String(ex.request.headers.authorization ?? ''))) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(ex.request.body ?? '');
+  } catch {
+    return undefined;
+  }
+  return validRequest(body).ok ? { stream: (body as { stream?: unknown }).stream === true } : undefined;
+}
+
+export const servedWhenValid: CheckDef = {
+  id: 'chat.served-when-valid',
+  title: 'The chat requests of the run are served: none is turned away as busy (429 beyond its Retry-After, 503) or ended by an error event mid-stream',
+  section: '4.1, 8',
+  level: 'should',
+  audit:
+    'Reads every chat answer the run received: a request the server could not serve (a 429 still there after the retries, a 503, a stream that ends in an error event) breaks no rule of the check that sent it, which is not served, and is counted here once; shown by faults busy-basic-503 and busy-essay-stream-error.',
+  convention: "Rate limits and quotas are not shown (8); a service open to a client is expected to serve its requests at the kit's concurrency (4), one request in flight per check.",
+  reads: ['served'],
+  last: true,
+  async run(ctx) {
+    const chats = (await ctx.received()).flatMap((ex) => {
+      const valid = validChat(ctx, ex);
+      return valid ? [{ ex, ...valid }] : [];
+    });
+    const turnedAway = chats.map(({ ex, stream }) => ({ ex, why: readAnswer(ex, stream).unserved })).filter((x): x is { ex: Exchange; why: string } => x.why !== undefined);
+    if (!chats.length) return notTested('the run sent no valid chat request (with no model listed, name one with --model)');
+    if (!turnedAway.length) return pass();
+    ctx.cite(turnedAway[0].ex);
+    const named = turnedAway.slice(0, 3).map(({ ex, why }) => `${ex.label}: ${why}`);
+    return fail(
+      `${turnedAway.length} of ${chats.length} chat requests were not served${turnedAway.length > 3 ? ` (the first three: ${named.join('; ')})` : `: ${named.join('; ')}`}; the checks that read them are not served, not failed`,
+    );
+  },
+};
+
 export const CHAT: ApiCheck[] = inSuite('chat', [
   ...['system', 'developer', 'user', 'assistant', 'tool'].map(roleCheck),
   responseShape,
@@ -440,4 +501,5 @@ export const CHAT: ApiCheck[] = inSuite('chat', [
   maxTokens,
   lengthOnlyAtLimit,
   naturalStop,
+  servedWhenValid,
 ]);

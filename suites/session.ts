@@ -3,7 +3,7 @@
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
-import { HttpClient, limitsFor } from '../engine/http.js';
+import { HttpClient, limitsFor, type RequestSpec } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../report/report.js';
 import type { Progress } from '../engine/check.js';
 import { runChecks, selectChecks, type Filters } from '../engine/runner.js';
@@ -117,7 +117,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       clearTimeout(timer);
       throw e;
     });
-    const { results, notes, requestsSent } = await runChecks(selected, {
+    const { results, notes, requestsSent, requests } = await runChecks(selected, {
       target,
       limits,
       concurrency: opts.concurrency ?? 4,
@@ -147,6 +147,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       warnings,
       notes,
       requestsSent,
+      cost: costOf(requests),
       ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
     };
   } finally {
@@ -215,4 +216,27 @@ async function probe(target: Target, connectTimeoutMs: number, signal: AbortSign
   } finally {
     await http.close();
   }
+}
+
+/** What the run asked a server to generate: the max_tokens of its chat requests, summed (a hosted
+ * service bills each token, a small engine has little context), and how many asked no cap at all. */
+export function costOf(requests: readonly RequestSpec[]): { maxTokens: number; uncapped: number } {
+  let maxTokens = 0;
+  let uncapped = 0;
+  for (const r of requests) {
+    if (r.method !== 'POST' || !r.url.includes('/v1/chat/completions')) continue;
+    let body: unknown;
+    try {
+      body = JSON.parse(r.body ?? '');
+    } catch {
+      continue;
+    }
+    // A body that is no object asks nothing to be generated: it is refused.
+    if (!body || typeof body !== 'object' || Array.isArray(body)) continue;
+    const cap = (body as { max_tokens?: unknown }).max_tokens;
+    // A cap that is no count (3.5, -1) asks nothing: it is refused.
+    if (cap === undefined || cap === null) uncapped++;
+    else if (Number.isSafeInteger(cap) && (cap as number) >= 0) maxTokens += cap as number;
+  }
+  return { maxTokens, uncapped };
 }

@@ -5,7 +5,7 @@ import { validator } from '../schemas/index.js';
 import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS } from './paths.js';
-import { answersOfRun, BASIC_OWNERS, blockedOn, readAnswer, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
+import { answersOfRun, BASIC_OWNERS, blockedOn, readAnswer, unservedVerdict, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { excerpt, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -46,6 +46,7 @@ export const onStream = (
   async run(ctx: CheckContext, path: ApiPath): Promise<Verdict> {
     const ex = await send(ctx, path.model!);
     const a = readAnswer(ex, true);
+    if (a.unserved !== undefined) return unservedVerdict(a);
     const own = owners === null ? (a.broken.served ?? (reads.includes('events') ? a.broken.events : undefined)) : undefined;
     if (own !== undefined) return fail(own);
     const verdict = blockedOn(a, reads, owners ?? {}) ?? rule(a.read ?? readStream(ex), ex, a);

@@ -3,7 +3,7 @@
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
 import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, judged, type Answer, type Part, type ToolCallRead } from './answer.js';
+import { answerTo, askWithRoom, heldOnEvery, judged, partOnEveryAnswer, ROOM, type Answer, type Part, type ToolCallRead } from './answer.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
@@ -51,14 +51,16 @@ const ASK = [{ role: 'user', content: 'What is the weather in Paris right now, i
  * answers it in words, where one that honours it must call a tool anyway. */
 const UNINVITED = [{ role: 'user', content: 'Say hello in one short sentence.' }];
 const askFor = (choice: string) => (choice === 'required' ? UNINVITED : ASK);
-/** Room for a reasoning model to think before it calls; a tool call itself is short. */
-const MAX_TOKENS = 1024;
+/** A tool result needs only to be answered, not answered in full. */
+const RESULT_CAP = 16;
 
 /** The values of tool_choice, by name: the named form names one declared function. */
 const CHOICES: Record<string, unknown> = { auto: 'auto', required: 'required', none: 'none', named: { type: 'function', function: { name: NAMED } } };
 const CHOICE_AXIS: readonly AxisPoint[] = Object.keys(CHOICES).map((c) => ({ value: c, label: c === 'named' ? `tool_choice naming ${NAMED}` : `tool_choice ${c}` }));
 
-const asked = (model: string, choice: string): ChatBody => ({ model, messages: askFor(choice), tools: TOOL_SET, tool_choice: CHOICES[choice], max_tokens: MAX_TOKENS });
+const asked =
+  (model: string, choice: string) =>
+  (cap: number): ChatBody => ({ model, messages: askFor(choice), tools: TOOL_SET, tool_choice: CHOICES[choice], max_tokens: cap });
 
 /** What the tool "returns" in the follow-up turn. */
 const RESULTS: Record<FunctionName, object> = {
@@ -99,7 +101,7 @@ function callProblems(call: ToolCallRead): string[] {
 const ON_TOOLS = { stream: STREAM, model: modelsTaking('tools') };
 
 /** The tool request under one tool_choice, on a path: one exchange, whichever checks read it. */
-export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) => ask(ctx, path, asked(path.model!, choice), CHOICE_AXIS.find((c) => c.value === choice)!.label);
+export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) => askWithRoom(ctx, path, asked(path.model!, choice), CHOICE_AXIS.find((c) => c.value === choice)!.label);
 
 /** The answer to a tool request on a path, with the parts a rule reads sound, or the verdict that
  * ends the check. Its being served is tools.finish-reason's to judge, which asks every choice. */
@@ -124,7 +126,7 @@ const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => V
 
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
-const cutBeforeCall = (a: Answer) => (a.finishReason === 'length' ? notTested(`generation reached max_tokens (${MAX_TOKENS}) before any tool call`) : undefined);
+const cutBeforeCall = (a: Answer) => (a.finishReason === 'length' ? notTested(`generation reached max_tokens (${ROOM.at(-1)}) before any tool call`) : undefined);
 
 export const finishReason: CheckDef = {
   id: 'tools.finish-reason',
@@ -157,6 +159,17 @@ export const requiredCalls: CheckDef = {
   ...under('required', ['finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
 };
 
+/** tools.call-valid's verdict on the answer to its own request. */
+function ownCalls(got: Awaited<ReturnType<typeof answered>>, path: ApiPath): Verdict {
+  if (got.verdict) return got.verdict;
+  const a = got.answer;
+  const shape = path.stream ? undefined : a.broken['tool-calls'];
+  // No call where one was due is the forcing check's to fail (tools.required, tools.named).
+  const forcedBy = path.choice === 'required' ? 'tools.required' : path.choice === 'named' ? 'tools.named' : undefined;
+  if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
+  return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+}
+
 export const validCalls: CheckDef = {
   id: 'tools.call-valid',
   title: 'A tool call names a declared function and carries its arguments as JSON text of an object',
@@ -167,16 +180,14 @@ export const validCalls: CheckDef = {
   convention: 'Tool definitions and calls are not shown; by convention a call names one of the functions the request declares, with arguments as JSON text.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS.filter((c) => c.value !== 'none') },
   reads: ['tool-calls', 'finish_reason'],
+  // Owner of the tool calls' shape on a JSON answer (tools.stream owns the deltas of a stream): on
+  // the path of the first choice it holds every other JSON answer of the run to it too, so it runs last.
+  last: true,
   async run(ctx, path) {
-    // Owner of the tool calls' shape on a JSON answer (tools.stream owns the deltas of a stream).
     const got = await answered(ctx, path, String(path.choice), path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']);
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    const shape = path.stream ? undefined : a.broken['tool-calls'];
-    // No call where one was due is the forcing check's to fail (tools.required, tools.named).
-    const forcedBy = path.choice === 'required' ? 'tools.required' : path.choice === 'named' ? 'tools.named' : undefined;
-    if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
-    return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+    const own = ownCalls(got, path);
+    if (path.stream || path.choice !== CHOICE_AXIS[0].value) return own;
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'tool-calls', got.answer ? [got.answer.ex] : [], own.outcome !== 'fail'), 'the answer under tool_choice auto');
   },
 };
 
@@ -192,9 +203,12 @@ export const strictArguments: CheckDef = {
   ...under('required', ['tool-calls'], (a) => {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
     if (!calls.length)
-      return notTested(
-        'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
-        a.toolCalls.length ? 'tools.call-valid' : 'tools.required',
+      return (
+        (a.toolCalls.length ? undefined : cutBeforeCall(a)) ??
+        notTested(
+          'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
+          a.toolCalls.length ? 'tools.call-valid' : 'tools.required',
+        )
       );
     const wrong = calls.flatMap((c) => {
       const v = validateWith(DECLARED.get(String(c.name)), JSON.parse(c.arguments));
@@ -251,9 +265,10 @@ export const streamedDeltas: CheckDef = {
     const shape = got.answer.broken['tool-calls'];
     const problems: string[] = shape ? [shape] : [];
     for (const { at, chunk } of s.chunks)
-      for (const choice of choicesOf(chunk)) {
+      for (const [place, choice] of choicesOf(chunk).entries()) {
         const deltas = (choice.delta as { tool_calls?: unknown } | undefined)?.tool_calls;
-        if ((choice.index ?? 0) !== 0 || !Array.isArray(deltas)) continue;
+        // A malformed index is stream.chunk-schema's to report: the choice is then taken by its place.
+        if ((Number.isInteger(choice.index) ? choice.index : place) !== 0 || !Array.isArray(deltas)) continue;
         for (const d of deltas as { index?: unknown; id?: unknown; function?: { name?: unknown } | null }[]) {
           if (typeof d?.index !== 'number' || seen.has(d.index)) continue;
           seen.add(d.index);
@@ -287,7 +302,7 @@ export const resultAnswered: CheckDef = {
       { role: 'assistant', content: usable ? first.answer!.content : '', tool_calls: sentBack.map((c) => ({ ...c, type: 'function' })) },
       ...sentBack.map((c) => ({ role: 'tool', tool_call_id: (c as { id: string }).id, content: JSON.stringify(RESULTS[(c as { function: { name: FunctionName } }).function.name] ?? { ok: true }) })),
     ];
-    const got = await answerTo(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: MAX_TOKENS }, 'conversation ending in a tool result'), path, [], {
+    const got = await answerTo(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: RESULT_CAP }, 'conversation ending in a tool result'), path, [], {
       what: 'a conversation ending in a tool result',
       feature: 'tools',
     });

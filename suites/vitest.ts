@@ -77,7 +77,7 @@ export function conformanceCases(results: CheckResult[], opts: { strict?: boolea
     return paths.map((p): ConformanceCase => {
       // A path fails the test where the check, had it failed on this path alone, would fail the run.
       const fails = failsRun({ ...r, outcome: p.outcome }, gate);
-      const quiet = !fails && (p.outcome === 'not-tested' || p.outcome === 'skip');
+      const quiet = !fails && (p.outcome === 'not-tested' || p.outcome === 'not-served' || p.outcome === 'flaky' || p.outcome === 'skip');
       return {
         check: r.id,
         path: 'label' in p && p.label ? p.label : 'all',

@@ -39,25 +39,34 @@ describe('the fault catalogue', () => {
   });
 
   describe.concurrent.each(PROVING.map((f) => [f.name, f] as const))('%s', (_name, fault) => {
-    it(fault.fails.length ? `fails exactly ${fault.fails.join(', ')}` : 'passes every check (a legal variation)', async () => {
-      const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
-      const failed = [...results.values()]
-        .filter((r) => r.outcome === 'fail')
-        .map((r) => r.id)
-        .sort();
-      const detail = [...results.values()].filter((r) => r.outcome === 'fail' || fault.fails.includes(r.id)).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
-      expect(failed, detail.join('\n')).toEqual([...fault.fails].sort());
-      if (fault.on) {
-        // A fault on one path fails its checks on that path only, and the report names the path.
-        const elsewhere = [...results.values()].flatMap((r) =>
-          r.outcome === 'fail' ? (r.paths ?? []).filter((p) => p.outcome === 'fail' && !p.label.split(', ').includes(fault.on!)).map((p) => `${r.id} [${p.label}]`) : [],
-        );
-        expect(elsewhere, `failing paths that do not name ${fault.on}`).toEqual([]);
-      }
-      if (!fault.fails.length) {
-        const notPassing = [...results.values()].filter((r) => !passing(r)).map((r) => `${r.id}: ${r.outcome}`);
-        expect(notPassing).toEqual([]);
-      }
-    });
+    it(
+      fault.fails.length ? `fails exactly ${fault.fails.join(', ')}` : fault.flakes?.length ? `makes exactly ${fault.flakes.join(', ')} flaky` : 'passes every check (a legal variation)',
+      async () => {
+        const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
+        const failed = [...results.values()]
+          .filter((r) => r.outcome === 'fail')
+          .map((r) => r.id)
+          .sort();
+        const detail = [...results.values()].filter((r) => r.outcome === 'fail' || fault.fails.includes(r.id)).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
+        expect(failed, detail.join('\n')).toEqual([...fault.fails].sort());
+        const flaky = [...results.values()].filter((r) => r.outcome === 'flaky').map((r) => r.id);
+        expect(flaky.sort(), detail.join('\n')).toEqual([...(fault.flakes ?? [])].sort());
+        // One defect, one failure, at its owner: every check blocked from judging names a check that
+        // failed (or saw it and found it flaky), on any fault of the catalogue.
+        const blind = [...results.values()].flatMap((r) => (r.blockedBy ?? []).filter((owner) => !['fail', 'flaky'].includes(results.get(owner)?.outcome ?? '')).map((o) => `${r.id} -> ${o}`));
+        expect(blind, 'blockedBy naming an owner that did not fail').toEqual([]);
+        if (fault.on) {
+          // A fault on one path fails its checks on that path only, and the report names the path.
+          const elsewhere = [...results.values()].flatMap((r) =>
+            r.outcome === 'fail' ? (r.paths ?? []).filter((p) => p.outcome === 'fail' && !p.label.split(', ').includes(fault.on!)).map((p) => `${r.id} [${p.label}]`) : [],
+          );
+          expect(elsewhere, `failing paths that do not name ${fault.on}`).toEqual([]);
+        }
+        if (!fault.fails.length) {
+          const notPassing = [...results.values()].filter((r) => !passing(r) && !fault.flakes?.includes(r.id)).map((r) => `${r.id}: ${r.outcome}`);
+          expect(notPassing).toEqual([]);
+        }
+      },
+    );
   });
 });

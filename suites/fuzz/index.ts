@@ -79,6 +79,8 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
     // A session sends its requests in turn while it shrinks: each may take a request's deadline. The
     // run's deadline (--deadline) bounds it as a whole. (setTimeout takes no longer delay than 2^31 - 1.)
     timeLimitMs: (limits) => Math.min(limits.deadlineMs * (settings.maxRequests + 8), 2 ** 31 - 1),
+    // The session sends a failing case again itself, and says whether it was flaky.
+    once: true,
     async run(ctx) {
       const session = await sessionOf(ctx);
       const out = await session.result();

@@ -2,7 +2,7 @@
 // defect breaks one property: a 5xx or a dropped connection is no-5xx's whatever the request was,
 // a hang within-timeout's; the others judge only answers that are neither.
 import { choicesOf, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
-import { errorBodyProblem, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
+import { errorBodyProblem, fieldRefusal, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
 import { bodyJson, type Exchange } from '../../engine/exchanges.js';
 import type { FuzzCase } from './case.js';
 import { undeclaredIn, type ModelSpace } from './space.js';
@@ -39,6 +39,8 @@ const withinTimeout: Judge = (_c, ex) =>
 const validServed: Judge = (c, ex, model) => {
   if (c.expect !== 'served' || !judgeable(ex) || ex.status === 429) return null;
   if (is2xx(ex)) return undefined;
+  // A field the kit's own checks own, refused (stream_options), is their failure, not this property's.
+  if (fieldRefusal(readAnswer(ex, (c.body as ChatBody).stream === true))) return null;
   const undeclared = undeclaredIn(c.body, model);
   const error = bodyJson(ex).ok && errorText(ex);
   if (ex.status! >= 400 && undeclared.length && error) return undefined;
@@ -60,7 +62,10 @@ const invalidRefused: Judge = (c, ex) => {
 
 const servedShape: Judge = (c, ex, _model, ignore = []) => {
   if (c.expect === 'refused' || !is2xx(ex) || !judgeable(ex)) return null;
-  const broken = firstBroken(readAnswer(ex, (c.body as ChatBody).stream === true), [...unasked(c.body as ChatBody), ...ignore]);
+  const a = readAnswer(ex, (c.body as ChatBody).stream === true);
+  // A stream that ends in an error event is the server saying it could not serve: no shape to judge.
+  if (a.unserved !== undefined) return null;
+  const broken = firstBroken(a, [...unasked(c.body as ChatBody), ...ignore]);
   return broken === undefined ? undefined : `the answer is no ${(c.body as ChatBody).stream === true ? 'complete stream of chunks' : 'chat completion'}: ${broken}`;
 };
 

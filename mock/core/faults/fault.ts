@@ -7,6 +7,8 @@ export interface FaultContext {
   config: MockConfig;
   /** Parameters given with the fault (`x-mock-fault: drop-after; chunks=3`), as strings. */
   params: Record<string, string>;
+  /** Counts a fault keeps in this mock instance, by its own keys: a deviation that shows once. */
+  seen: Map<string, number>;
 }
 
 export interface Fault {
@@ -16,6 +18,9 @@ export interface Fault {
   /** The check ids this fault makes fail, exactly. Empty for a legal variation, which every check
    * must pass. */
   fails: readonly string[];
+  /** The checks it makes flaky, exactly: a deviation that shows on one answer and not when the same
+   * request is sent again. The run stays green; --strict fails it. */
+  flakes?: readonly string[];
   /** The parts of an answer it breaks, as `way:part` (`json:usage-details`, `stream:complete`): the
    * checks that own those parts are the ones it fails (the suites' answer reader names the owners). */
   breaks?: readonly string[];

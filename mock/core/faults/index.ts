@@ -17,6 +17,7 @@ import { EVERY_STREAM_FAULTS, STREAM_FAULTS } from './stream.js';
 import { STRUCTURED_FAULTS } from './structured.js';
 import { TOOLS_FAULTS } from './tools.js';
 import { USAGE_FAULTS } from './usage.js';
+import { VERDICT_FAULTS } from './verdicts.js';
 
 export const FAULTS: readonly Fault[] = [
   ...LEGAL,
@@ -34,6 +35,7 @@ export const FAULTS: readonly Fault[] = [
   ...ERRORS_FAULTS,
   ...ENGINE_FAULTS,
   ...FUZZ_FAULTS,
+  ...VERDICT_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
 ];
