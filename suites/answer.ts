@@ -226,7 +226,8 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       const delta = choice.delta;
       if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
       if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
-      if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok) calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas with an integer index: ${show(delta.tool_calls)}`);
+      if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
+        calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
       // Read leniently (a malformed index is the chunk schema's to report): by its place otherwise.
       if ((CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
       if (!roleSeen) {

@@ -38,7 +38,9 @@
 //    its list by index; openai-node leaves a hole).
 // 4. A call's deltas come together: once a delta of another call arrives, the call gets no more
 //    (openai-node and openai-python close it then, with the arguments so far).
-// Held elsewhere, each in its one place: every delta has an integer `index` of at least 0 and
+// Held elsewhere, each in its one place: every delta has an integer `index` of at least 0 and a
+// `function` object (openai-python's `_build_events` asserts `tool_call_delta.function is not
+// None`; the AI SDK's chunk schema has `function: z.object(...)`, not nullish), and
 // `function.arguments` is a string (the chunk schema, schemas/chunk.schema.json `toolCallDelta`,
 // read with the rest of the tool-calls part); the arguments joined are JSON text of an object
 // (tools.call-valid); the finish_reason of an answer that calls a tool is `tool_calls`

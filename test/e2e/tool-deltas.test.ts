@@ -3,7 +3,10 @@
 // (ChatCompletionStream) is run on each, over loopback HTTP and in-process, and on the correct
 // mock, whose stream it joins cleanly. Where the stream helper joins a fault right (it overwrites an
 // id or name sent again), the SDK's generic delta join, AssistantStream.accumulateDelta, which
-// joins as openai-python's accumulate_delta does, shows the mis-join.
+// joins as openai-python's accumulate_delta does, shows the mis-join; where it joins one it does not
+// look into (a delta without a function object), the Vercel AI SDK's streamText shows it refused.
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { zodFunction } from 'openai/helpers/zod';
 import { AssistantStream } from 'openai/lib/AssistantStream';
@@ -81,12 +84,50 @@ const PROOF: Record<string, (j: Joined) => void> = {
   },
 };
 
-describe.each(TRANSPORTS)('openai SDK joining tool-call deltas, $name', (transport) => {
+/** What the AI SDK's streamText made of a stream: its error parts, and the calls it gave. */
+interface AiJoined {
+  errors: unknown[];
+  calls: { toolName: string }[];
+}
+
+/** The faults the openai SDK's helper joins right, each shown refused by the AI SDK instead. */
+const AI_PROOF: Record<string, (j: AiJoined) => void> = {
+  // openai-node skips a delta without function; the AI SDK's chunk schema requires the object, so
+  // the chunk is an error part (and openai-python's _build_events asserts it).
+  'tools-stream-delta-without-function': (j) => {
+    expect(j.errors.length).toBeGreaterThan(0);
+    const e = j.errors[0] as Error;
+    expect(e.name).toBe('AI_TypeValidationError');
+    expect(e.message).toMatch(/"function"/);
+  },
+};
+
+describe.each(TRANSPORTS)('SDKs joining tool-call deltas, $name', (transport) => {
   let client: OpenAI;
+  let baseURL: string;
 
   useTransport(transport, network, (t: Transport) => {
-    client = new OpenAI({ apiKey: ALPHA.key, baseURL: t.baseURL, maxRetries: MAX_RETRIES, timeout: TIMEOUT_MS });
+    baseURL = t.baseURL;
+    client = new OpenAI({ apiKey: ALPHA.key, baseURL, maxRetries: MAX_RETRIES, timeout: TIMEOUT_MS });
   });
+
+  /** The same question and tool through the AI SDK's streamText. */
+  async function aiJoin(fault?: string): Promise<AiJoined> {
+    const provider = createOpenAICompatible({ name: 'mock', baseURL, apiKey: ALPHA.key, headers: fault ? { 'x-mock-fault': fault } : undefined });
+    const r = streamText({
+      model: provider(MODEL),
+      prompt: 'What is the weather in Paris?',
+      tools: { get_weather: tool({ inputSchema: Weather }) },
+      toolChoice: 'required',
+      maxRetries: MAX_RETRIES,
+      timeout: TIMEOUT_MS,
+      // Errors are read off the stream's parts, not logged.
+      onError: () => {},
+    });
+    const errors: unknown[] = [];
+    for await (const p of r.fullStream) if (p.type === 'error') errors.push(p.error);
+    return { errors, calls: await r.toolCalls };
+  }
 
   /** A weather question with a required, strict tool, streamed through the SDK's stream helper. */
   async function join(fault?: string): Promise<Joined> {
@@ -121,12 +162,25 @@ describe.each(TRANSPORTS)('openai SDK joining tool-call deltas, $name', (transpo
     expect(accumulated(j.deltas)).toEqual([{ index: 0, id: first.id, type: 'function', function: { name: 'get_weather', arguments: args } }]);
   });
 
+  it("the correct mock's tool-call stream joins cleanly in the AI SDK", async () => {
+    const j = await aiJoin();
+    expect(j.errors).toEqual([]);
+    expect(j.calls.map((c) => c.toolName)).toEqual(['get_weather']);
+  });
+
   it('has a proof for every fault that breaks the tool-call deltas of a stream', () => {
     const breaking = FAULTS.filter((f) => f.breaks?.includes('stream:tool-calls')).map((f) => f.name);
-    expect(Object.keys(PROOF).sort()).toEqual(breaking.sort());
+    expect([...Object.keys(PROOF), ...Object.keys(AI_PROOF)].sort()).toEqual(breaking.sort());
   });
 
   it.each(Object.keys(PROOF))('%s: the SDK trips on it or joins another call', async (fault) => {
     PROOF[fault](await join(fault));
+  });
+
+  it.each(Object.keys(AI_PROOF))('%s: the openai helper joins it, the AI SDK refuses it', async (fault) => {
+    const j = await join(fault);
+    expect(j.error).toBeUndefined();
+    expect(j.calls).toHaveLength(1);
+    AI_PROOF[fault](await aiJoin(fault));
   });
 });

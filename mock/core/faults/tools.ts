@@ -220,6 +220,19 @@ const DELTAS: Fault[] = [
     }),
   },
   {
+    name: 'tools-stream-delta-without-function',
+    description: 'Streamed, a tool call has an empty delta ({"index": 0}, no function object) after its first: openai-python asserts a function on every delta, and the AI SDK refuses the chunk',
+    fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
+    reply: onToolStream((ps) => {
+      const at = ps.findIndex((p) => p?.choices?.[0]?.delta?.tool_calls);
+      if (at < 0) return ps;
+      const p = ps[at];
+      const empty = { ...p, choices: [{ ...p.choices[0], delta: { tool_calls: [{ index: p.choices[0].delta.tool_calls[0].index }] } }] };
+      return [...ps.slice(0, at + 1), empty, ...ps.slice(at + 1)];
+    }),
+  },
+  {
     name: 'tools-stream-index-from-one',
     description:
       'Streamed, tool calls are numbered from 1 (as gateways that count the content blocks before the call were reported to): openai-python raises IndexError, openai-node leaves a hole at 0',
