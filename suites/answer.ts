@@ -10,8 +10,6 @@ import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
 
-export type { ToolCallRead } from './tool-deltas.js';
-
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
  * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,
  * each event a JSON chunk; the rest are the fields of 2.3 (or of each chunk). `served` and `events`

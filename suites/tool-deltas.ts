@@ -67,9 +67,9 @@ const show = (x: unknown) => {
 
 /** What a client does with a first delta that lacks each field. */
 const WITHOUT: Record<'id' | 'type' | 'function.name', string> = {
-  id: 'the AI SDK v1 throws, openai-node makes one up',
-  type: 'openai-node throws "missing type" and sends no arguments events for it',
-  'function.name': 'the AI SDK throws, openai-node names the function ""',
+  id: 'the AI SDK v1 throws; openai-node makes one up unless a later delta sends it',
+  type: 'openai-node sends no arguments events before it, and throws "missing type" unless a later delta sends it',
+  'function.name': 'the AI SDK v1 throws; openai-node names the function "" unless a later delta sends it',
 };
 
 /** Joins the tool-call deltas of one choice, chunk by chunk, and says what breaks the conventions. */

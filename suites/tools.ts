@@ -3,7 +3,8 @@
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
 import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answersOfRun, answerTo, BASE, blockedOn, judged, readAnswer, wrongOnEach, type Answer, type Part, type ToolCallRead } from './answer.js';
+import { answersOfRun, answerTo, BASE, blockedOn, judged, readAnswer, wrongOnEach, type Answer, type Part } from './answer.js';
+import type { ToolCallRead } from './tool-deltas.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
