@@ -8,6 +8,7 @@ import { ask, catalog, cutShort, declaredParameters, describe, errorText, genera
 import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
+import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
  * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,
@@ -40,16 +41,6 @@ export const OWNERS: Record<Part, Partial<Record<Way, string>>> = {
 export const BASE: Record<Way, readonly Part[]> = { json: ['served'], stream: ['served', 'events', 'complete', 'chunk-json'] };
 /** The parts that say only whether the request was served as asked: a rule of acceptance reads these alone. */
 const ACCEPTED: readonly Part[] = ['served', 'events'];
-
-export interface ToolCallRead {
-  index: number;
-  id?: unknown;
-  name?: unknown;
-  /** The argument text, joined from its fragments on a stream. */
-  arguments: string;
-  /** As received on a JSON answer, so a follow-up turn sends it back with any vendor fields. */
-  raw?: Record<string, unknown>;
-}
 
 /** An answer read leniently, whichever path it came by: every value is what could be read, and
  * `broken` says which parts are not sound and why. */
@@ -236,7 +227,8 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   let text = '';
   let finishReason: unknown;
   let usage: unknown;
-  const toolCalls = new Map<number, ToolCallRead>();
+  // The tool-call deltas are joined as the official clients join them (suites/tool-deltas.ts).
+  const toolCalls = toolCallJoiner();
   for (const { at, chunk } of read.chunks) {
     for (const k of ['id', 'created', 'model'] as const) if (!CHUNK_PARTS[k](chunk[k]).ok) envelope.push(`event ${at}: ${k} is ${show(chunk[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`);
     if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
@@ -251,7 +243,8 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       const delta = choice.delta;
       if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
       if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
-      if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok) calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas with an integer index: ${show(delta.tool_calls)}`);
+      if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
+        calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
       // Read leniently (a malformed index is the chunk schema's to report): by its place otherwise.
       if ((CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
       if (!roleSeen) {
@@ -260,27 +253,17 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       } else if (delta.role !== undefined && delta.role !== null && delta.role !== 'assistant') role ??= `event ${at}: a delta has role ${show(delta.role)}`;
       if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
       if (typeof delta.content === 'string') text += delta.content;
-      if (!Array.isArray(delta.tool_calls)) continue;
-      for (const [place, d] of delta.tool_calls.entries()) {
-        if (!isObject(d)) continue;
-        // Without an index (tools.stream reports it), a delta is taken for the call at its place.
-        const at = typeof d.index === 'number' ? d.index : place;
-        let call = toolCalls.get(at);
-        if (!call) toolCalls.set(at, (call = { index: at, arguments: '' }));
-        const fn = isObject(d.function) ? d.function : {};
-        if (call.id === undefined && d.id) call.id = d.id;
-        if (call.name === undefined && fn.name) call.name = fn.name;
-        if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
-      }
+      if (Array.isArray(delta.tool_calls)) toolCalls.add(at, delta.tool_calls);
     }
   }
+  const joined = toolCalls.done();
   Object.assign(broken, {
     envelope: first(envelope),
     object: first(object),
     index: first(index),
     role: read.chunks.length && !roleSeen ? 'no chunk carries a delta of choice 0' : role,
     content: first(content),
-    'tool-calls': first(calls),
+    'tool-calls': first([...calls, ...joined.problems]),
   });
   const bad = reasons.filter((r) => !JSON_PARTS.finishReason(r).ok);
   if (bad.length) broken.finish_reason = `finish_reason ${show(bad[0])} is not one of stop, length, tool_calls, content_filter`;
@@ -291,7 +274,7 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   return {
     ...empty,
     content: text,
-    toolCalls: [...toolCalls.values()].sort((a, b) => a.index - b.index),
+    toolCalls: joined.calls,
     finishReason,
     usage: isObject(usage) ? usage : undefined,
     models: read.chunks.map((c) => c.chunk.model),

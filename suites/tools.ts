@@ -2,8 +2,9 @@
 // function calling, streamed and not, on the models under test that may take tools (those the
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, askWithRoom, heldOnEvery, judged, partOnEveryAnswer, ROOM, type Answer, type Part, type ToolCallRead } from './answer.js';
+import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { answerTo, askWithRoom, heldOnEvery, judged, partOnEveryAnswer, ROOM, type Answer, type Part } from './answer.js';
+import type { ToolCallRead } from './tool-deltas.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
@@ -239,45 +240,41 @@ export const namedCall: CheckDef = {
     'Asks the weather question with tool_choice naming get_time, the tool the question does not invite, streamed and not: a server that ignores the named form (takes it for auto or required) calls get_weather, the tool the question asks for; shown by fault tools-named-ignored.',
   convention: 'The named form of tool_choice is not shown; by convention {type: "function", function: {name}} forces a call of that function.',
   paths: ON_TOOLS,
-  ...under('named', ['finish_reason'], (a) => {
-    if (!a.toolCalls.length) return cutBeforeCall(a) ?? fail(`tool_choice named ${NAMED}, but the message calls no tool (${ended(a)})`);
-    const others = a.toolCalls.map((c) => c.name).filter((n) => n !== NAMED);
-    return others.length ? fail(`tool_choice named ${NAMED}, but the model called ${others.map(shown).join(', ')}`) : pass();
-  }),
+  ...judged<{ answer: Answer }>(
+    ['tool-calls', 'finish_reason'],
+    // The name a client reads off a stream is the one its deltas join to (tools.stream's part); off a
+    // JSON answer, the message's own, whatever else of the call is wrong.
+    (ctx, path) => answered(ctx, path, 'named', path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']),
+    ({ answer: a }) => {
+      if (!a.toolCalls.length) return cutBeforeCall(a) ?? fail(`tool_choice named ${NAMED}, but the message calls no tool (${ended(a)})`);
+      const others = a.toolCalls.map((c) => c.name).filter((n) => n !== NAMED);
+      return others.length ? fail(`tool_choice named ${NAMED}, but the model called ${others.map(shown).join(', ')}`) : pass();
+    },
+  ),
 };
 
 export const streamedDeltas: CheckDef = {
   id: 'tools.stream',
-  title: "Streamed, each tool call's first delta carries index, id and function.name",
+  title: "Streamed, each tool call's deltas join as the official clients join them",
   section: '6',
   level: 'should',
   audit:
-    'Reads the tool-call deltas of the stream asked with tool_choice "required": a server whose first delta of a call lacks its id or function.name leaves a client unable to assemble the call; shown by faults tools-stream-delta-without-id and tools-stream-delta-without-name.',
-  convention: 'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id and function.name, then argument fragments under the same index.',
+    'Joins the tool-call deltas of the stream asked with tool_choice "required", and of every other tool-call stream the run received for the model (auto, named), as openai-node, openai-python and the AI SDK do: a server whose first delta of a call lacks id, type "function" or function.name, that sends a delta without a function object, or the id or name again on a later delta, numbers a call other than 0, 1, 2 in order, interleaves two calls or sends a delta without an index leaves a client with a call other than the one meant, or an error; shown by faults tools-stream-delta-without-id, tools-stream-delta-without-name, tools-stream-delta-without-type, tools-stream-delta-without-function, tools-stream-delta-repeats-id-name, tools-stream-index-from-one, tools-stream-calls-interleaved and engine-stream-tool-delta-no-index.',
+  convention:
+    'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id, type "function" and function.name, then argument fragments under the same index, one call after another, indexed 0, 1, 2.',
   paths: { stream: STREAM_ONLY, model: modelsTaking('tools') },
   reads: ['tool-calls', 'finish_reason'],
+  // Also holds the rule on the other tool-call streams of the run, once they are all received.
+  last: true,
   async run(ctx, path) {
-    // Owner of the tool-call deltas' shape on a stream.
+    // Owner of the tool-call deltas on a stream: the part as suites/tool-deltas.ts joins it.
     const got = await answered(ctx, path, 'required', ['finish_reason']);
-    if (got.verdict) return got.verdict;
-    const s = readStream(got.answer.ex);
-    const seen = new Set<number>();
-    const shape = got.answer.broken['tool-calls'];
-    const problems: string[] = shape ? [shape] : [];
-    for (const { at, chunk } of s.chunks)
-      for (const [place, choice] of choicesOf(chunk).entries()) {
-        const deltas = (choice.delta as { tool_calls?: unknown } | undefined)?.tool_calls;
-        // A malformed index is stream.chunk-schema's to report: the choice is then taken by its place.
-        if ((Number.isInteger(choice.index) ? choice.index : place) !== 0 || !Array.isArray(deltas)) continue;
-        for (const d of deltas as { index?: unknown; id?: unknown; function?: { name?: unknown } | null }[]) {
-          if (typeof d?.index !== 'number' || seen.has(d.index)) continue;
-          seen.add(d.index);
-          const lacks = [typeof d.id === 'string' && d.id ? '' : 'id', typeof d.function?.name === 'string' && d.function.name ? '' : 'function.name'].filter(Boolean);
-          if (lacks.length) problems.push(`event ${at}: the first delta of tool call ${d.index} lacks ${lacks.join(' and ')}`);
-        }
-      }
-    if (!seen.size && !problems.length) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required');
-    return failIfAny(problems);
+    const shape = got.answer?.broken['tool-calls'];
+    const own =
+      shape !== undefined
+        ? fail(shape)
+        : (got.verdict ?? (got.answer.toolCalls.length ? pass() : (cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required'))));
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, true, 'tool-calls', got.answer ? [got.answer.ex] : [], shape === undefined), 'the tool_choice "required" stream');
   },
 };
 
