@@ -1,9 +1,9 @@
 // `conformance fuzz` end to end, with fixed seeds and small budgets: it passes the correct mock, which
 // answers every generated request with a 2xx or a 4xx JSON error; against each rare-input fault it
 // exits 1 with the smallest request that trips it, as a curl that gets the 5xx again in a shell, the
-// same for the same seed; Ctrl-C writes what was found; the properties are checks like any other (every
-// reporter, the list, the baseline); and `conformance run` carries a short pass and stays under 200
-// requests.
+// same for the same seed; Ctrl-C writes what was found; a server that serves nothing leaves every
+// property not-tested; the properties are checks like any other (every reporter, the list, the
+// baseline); and `conformance run` carries a short pass and stays under 200 requests.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ import { watched } from '../../bench/fuzz.js';
 import { BIN, cli, sh } from '../support/cli.js';
 import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
 
-const PROPERTIES = ['fuzz.no-5xx', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
+const PROPERTIES = ['fuzz.no-5xx', 'fuzz.no-5xx-refusable', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
 const dir = mkdtempSync(join(tmpdir(), 'conformance-fuzz-'));
 const readReport = (file: string): RunReport => {
   const report = JSON.parse(readFileSync(file, 'utf8'));
@@ -55,7 +55,8 @@ describe('conformance fuzz', () => {
   });
 });
 
-describe('against rare-input faults', () => {
+// Each case starts a CLI process: a minute each where the machine is shared, seconds where it is not.
+describe('against rare-input faults', { timeout: 60_000 }, () => {
   let servers: Record<string, MockServer>;
   beforeAll(async () => {
     const names = ['fuzz-astral-500', 'fuzz-long-string-500', 'fuzz-int32-500'];
@@ -162,7 +163,8 @@ describe('against servers that break HTTP or refuse everything', () => {
   };
 
   it.each([
-    ['hostile-random-bytes', 'fuzz.no-5xx', /no answer: protocol/],
+    // The model list is garbage too: every request goes to a model nobody lists, which the server may refuse.
+    ['hostile-random-bytes', 'fuzz.no-5xx-refusable', /no answer: protocol/],
     ['hostile-stream-forever', 'fuzz.within-timeout', /no complete answer within the request timeout/],
   ])('%s: a failed property with its evidence, within the deadline', async (fault, id, why) => {
     const { report, ms } = await session(createMock(undefined, { faults: [fault] }), 8);
@@ -175,12 +177,20 @@ describe('against servers that break HTTP or refuse everything', () => {
     expect(result(report, 'fuzz.valid-served').message).toMatch(/no model is known/);
   });
 
-  it('counts no refusal as a pass where nothing is served', async () => {
+  it('counts no answer as a pass where nothing is served', async () => {
     const refusing = mockWith({ reply: (r, req) => (req.path === '/v1/chat/completions' ? errorReply(400, 'No.', 'invalid_request_error') : r) });
     const { report } = await session(refusing, 20);
-    expect(result(report, 'fuzz.invalid-refused').outcome).toBe('not-tested');
-    expect(result(report, 'fuzz.invalid-refused').message).toMatch(/no generated request was served, nor the plain one/);
+    for (const id of PROPERTIES.filter((p) => p !== 'fuzz.valid-served')) {
+      expect(result(report, id).outcome, id).toBe('not-tested');
+      expect(result(report, id).message, id).toMatch(/no generated request was served, nor the plain one/);
+    }
     expect(result(report, 'fuzz.valid-served').outcome).toBe('fail');
+  });
+
+  it('leaves every property not-tested against a server that answers every route 404', async () => {
+    const { report } = await session(createMock(undefined, { faults: ['every-route-404'] }), 20);
+    expect(report.results.map((r) => `${r.id}=${r.outcome}`)).toEqual(PROPERTIES.map((id) => `${id}=not-tested`));
+    expect(result(report, 'fuzz.no-5xx').message).toMatch(/no request could be served, for no model is known: the model list answered status 404/);
   });
 });
 
@@ -188,7 +198,7 @@ describe('the fuzz checks in the registry', () => {
   it('are listed with their section, level and the faults that prove them', async () => {
     const [text, json] = await Promise.all([cli(['list']), cli(['list', '--json'])]);
     for (const id of PROPERTIES) expect(text.stdout).toContain(id);
-    expect(text.stdout).toMatch(/fuzz \(5 checks: 3 must, 2 should\)/);
+    expect(text.stdout).toMatch(/fuzz \(6 checks: 3 must, 3 should\)/);
     const checks = JSON.parse(json.stdout).checks as { id: string; section: string; level: string; provenBy: string[] }[];
     const listed = checks.filter((c) => c.id.startsWith('fuzz.'));
     expect(listed.map((c) => c.id)).toEqual(PROPERTIES);
@@ -217,7 +227,7 @@ describe('the fuzz checks in the registry', () => {
     expect(full.requests - without.requests).toBe(FUZZ_PASS.runs - 1);
     expect(fuzzOf(wider.report.results).every((r) => r.outcome === 'pass')).toBe(true);
     expect(wider.report.notes?.join(' ')).toMatch(/40 generated requests/);
-    expect(CHECKS.filter((c) => c.suite === 'fuzz')).toHaveLength(5);
+    expect(CHECKS.filter((c) => c.suite === 'fuzz')).toHaveLength(6);
   });
 });
 

@@ -65,7 +65,7 @@ const BASE: Fault[] = [
     name: 'stop-server-error',
     description: 'Any request with stop sequences is answered with a 500',
     // The fuzz pass sends stop of a wrong type: a 500 to it too.
-    fails: ['stop.string', 'stop.array', 'stop.ends-generation', 'parameters.in-range', 'fuzz.no-5xx'],
+    fails: ['stop.string', 'stop.array', 'stop.ends-generation', 'parameters.in-range', 'fuzz.no-5xx-refusable'],
     reply: (r, req) => (stopped(req) ? errorReply(500, 'internal error', 'server_error') : r),
   },
 
