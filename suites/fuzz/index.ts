@@ -18,7 +18,8 @@ export const FUZZ_PASS_RUNS = 16;
  * not shrunk (each step would wait a request timeout). */
 export const FUZZ_PASS: FuzzSettings = { seed: 1, runs: FUZZ_PASS_RUNS, maxRequests: FUZZ_PASS_RUNS + 24, shrinkRequests: 8, shrinkTimeouts: false };
 
-/** `conformance fuzz` by default: a few hundred requests at most, shrinking included. */
+/** `conformance fuzz` by default: a few hundred requests at most, shrinking included; with more
+ * --runs, the same 200 for shrinking and re-sends on top of them. */
 export const FUZZ_DEFAULTS = { runs: 200, maxRequests: 400, shrinkRequests: 40 } as const;
 
 const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
@@ -27,7 +28,7 @@ const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
     section: '4.1',
     level: 'must',
     audit:
-      'Sends generated requests of 2.1, each optional field declared for its model, carrying rare inputs (astral characters, long strings, integers past 32 bits), and reads each status: 4.1 owes such a request a chat completion, and a server whose parser or model code breaks on an input it did not expect answers 5xx or drops the connection on that one; shown by faults fuzz-astral-500, fuzz-long-string-500 and fuzz-int32-500.',
+      'Sends generated requests of 2.1, each optional field declared for its model, carrying rare inputs and edge values (astral characters, strings past 4 KiB and 64 KiB, integers past 32 bits, numbers in exponent form), and reads each status: 4.1 owes such a request a chat completion, and a server whose parser or model code breaks on an input it did not expect answers 5xx or drops the connection on that one; shown by faults fuzz-astral-500, fuzz-long-string-500, fuzz-64k-string-500 and fuzz-int32-500.',
   },
   'no-5xx-refusable': {
     title:
@@ -35,7 +36,7 @@ const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
     section: '2.1, 7',
     level: 'should',
     audit:
-      'Sends generated requests that are not of 2.1 (each field with each wrong JSON type, values out of range), legal JSON that parsers reject (nesting 1,000 deep, a key written twice, an integer past 64 bits) and fields the catalog does not declare, and reads each status: a server that breaks on what it should refuse answers 5xx or drops the connection; shown by fault fuzz-wrong-type-500.',
+      'Sends generated requests that are not of 2.1 (each field with each wrong JSON type, values out of range), legal JSON that parsers reject (nesting 1,000 deep, a key written twice, an integer past 64 bits) and fields the catalog does not declare, and reads each status: a server that breaks on what it should refuse answers 5xx or drops the connection; shown by faults fuzz-wrong-type-500 and fuzz-deep-nesting-500.',
     convention:
       "Section 7 shows no status code: a refusal is due, its form is not. A request the server may refuse is the client's error, refused with a 4xx by convention, as errors.invalid-json holds it; a 5xx says the server broke.",
   },

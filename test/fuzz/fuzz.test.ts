@@ -1,9 +1,11 @@
 // `conformance fuzz` end to end, with fixed seeds and small budgets: it passes the correct mock, which
-// answers every generated request with a 2xx or a 4xx JSON error; against each rare-input fault it
-// exits 1 with the smallest request that trips it, as a curl that gets the 5xx again in a shell, the
-// same for the same seed; Ctrl-C writes what was found; a server that serves nothing leaves every
-// property not-tested; the properties are checks like any other (every reporter, the list, the
-// baseline); and `conformance run` carries a short pass and stays under 200 requests.
+// answers every generated request with a 2xx or a 4xx JSON error; against each rare-input fault (an
+// emoji, a string past 4 KiB or 64 KiB, an integer past 32 bits, nesting 1,000 deep) it exits 1 with
+// the smallest request that trips it, as a curl that gets the 5xx again in a shell, the same for the
+// same seed, shrunk even when --runs takes the whole request cap; Ctrl-C writes what was found; a
+// server that serves nothing leaves every property not-tested; the properties are checks like any
+// other (every reporter, the list, the baseline); and `conformance run` carries a short pass and stays
+// under 200 requests.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,28 +61,38 @@ describe('conformance fuzz', () => {
 describe('against rare-input faults', { timeout: 60_000 }, () => {
   let servers: Record<string, MockServer>;
   beforeAll(async () => {
-    const names = ['fuzz-astral-500', 'fuzz-long-string-500', 'fuzz-int32-500'];
+    const names = ['fuzz-astral-500', 'fuzz-long-string-500', 'fuzz-64k-string-500', 'fuzz-int32-500', 'fuzz-deep-nesting-500'];
     servers = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await startMockServer({ mock: createMock(undefined, { faults: [n] }) })])));
   });
   afterAll(() => Promise.all(Object.values(servers).map((s) => s.close())));
 
-  const fuzz = async (fault: string, name: string, extra: string[] = []) => {
+  /** The property each fault breaks: a 5xx to a request owed an answer, or to one the server may refuse. */
+  const owner = (fault: string) => (fault === 'fuzz-deep-nesting-500' ? 'fuzz.no-5xx-refusable' : 'fuzz.no-5xx');
+  /** The default budget's shrinking (40 requests a property) on its first 20 requests, where the breadth list puts the rare inputs. */
+  const fuzz = async (fault: string, name: string, extra: string[] = [], budget = ['--runs', '20']) => {
     const file = join(dir, `${name}.json`);
-    const r = await cli(['fuzz', '--base-url', servers[fault].url, '--seed', '3', '--runs', '40', '--check', 'fuzz.no-5xx', '--reporter', `json=${file}`, ...extra], { CONFORMANCE_API_KEY: KEY });
+    const r = await cli(['fuzz', '--base-url', servers[fault].url, '--seed', '3', '--check', owner(fault), '--reporter', `json=${file}`, ...budget, ...extra], {
+      CONFORMANCE_API_KEY: KEY,
+    });
     return { ...r, report: readReport(file) };
   };
 
-  /** What each fault's smallest request holds: one character, a string one past the limit, an integer one past 32 bits. */
+  /** The request with nothing else but `kept`: the kit's smallest, one message, unstreamed, with no seed and no stop. */
+  const bare = (b: Record<string, any>, kept?: string) => b.messages.length === 1 && !b.stream && ['seed', 'stop'].every((k) => k === kept || !(k in b));
+  /** What each fault's smallest request holds: one character, a string one past the limit, an integer
+   * one past 32 bits, nesting as generated and nothing else. */
   const SMALLEST: Record<string, (body: Record<string, any>) => boolean> = {
-    'fuzz-astral-500': (b) => Array.from(b.messages[0].content as string).length === 1 && /[\u{10000}-\u{10ffff}]/u.test(b.messages[0].content),
-    'fuzz-long-string-500': (b) => (b.messages[0].content as string).length === 4097 && !('seed' in b) && !b.stream,
-    'fuzz-int32-500': (b) => b.seed > 2 ** 31 - 1 && b.messages[0].content === 'Say OK.' && !b.stream,
+    'fuzz-astral-500': (b) => bare(b) && Array.from(b.messages[0].content as string).length === 1 && /[\u{10000}-\u{10ffff}]/u.test(b.messages[0].content),
+    'fuzz-long-string-500': (b) => bare(b) && (b.messages[0].content as string).length === 4097,
+    'fuzz-64k-string-500': (b) => bare(b, 'stop') && b.stop.length === 1 && b.stop[0].length === 65_537 && b.messages[0].content === 'Say OK.',
+    'fuzz-int32-500': (b) => bare(b, 'seed') && b.seed === 2 ** 31 && b.messages[0].content === 'Say OK.',
+    'fuzz-deep-nesting-500': (b) => bare(b) && b.messages[0].content === 'Say OK.' && JSON.stringify(b.x_conformance_nested) === `${'['.repeat(1000)}${']'.repeat(1000)}`,
   };
 
   it.concurrent.each(Object.keys(SMALLEST))('%s: finds it, shrinks it, and prints a curl that gets the 5xx again', async (fault) => {
     const { code, report, stdout, stderr } = await fuzz(fault, fault);
     expect(code).toBe(1);
-    const r = result(report, 'fuzz.no-5xx');
+    const r = result(report, owner(fault));
     expect(r.outcome).toBe('fail');
     expect(r.message).toMatch(/answered status 500.*stable: sent once more, it broke the rule again.*shrunk in \d+ steps/);
     const [shrunk, again] = r.evidence;
@@ -92,6 +104,16 @@ describe('against rare-input faults', { timeout: 60_000 }, () => {
     if (!hasCurl) return;
     const replay = await sh(`${shrunk.reproduce} -o /dev/null -w '%{http_code}'`, { CONFORMANCE_API_KEY: KEY });
     expect(replay.stdout).toBe('500');
+  });
+
+  it.concurrent('shrinks within the request cap when --runs asks for all of it', async () => {
+    const { code, report } = await fuzz('fuzz-int32-500', 'capped', [], ['--runs', '60', '--max-requests', '40']);
+    expect(code).toBe(1);
+    const r = result(report, 'fuzz.no-5xx');
+    expect(r.message).toMatch(/shrunk in \d+ steps \(\d+ requests tried\)/);
+    expect(SMALLEST['fuzz-int32-500'](JSON.parse(/--data-raw '(.*)'$/s.exec(r.evidence[0].reproduce!)![1]))).toBe(true);
+    expect(r.notes?.join(' ')).toMatch(/the session stopped after 20 of 60 requests: the last 20 of its 40 requests \(--max-requests\) are kept to shrink what breaks/);
+    expect(report.requestsSent).toBeLessThanOrEqual(40 + 2);
   });
 
   it.concurrent('gives the same curl for the same seed, and holds the failure under a baseline like any check', async () => {
@@ -109,20 +131,26 @@ describe('against rare-input faults', { timeout: 60_000 }, () => {
 
   it('writes what it found so far on Ctrl-C, and exits 130', async () => {
     const file = join(dir, 'interrupted.json');
-    const child = spawn(
-      process.execPath,
-      [BIN, 'fuzz', '--base-url', servers['fuzz-astral-500'].url, '--api-key', KEY, '--seed', '3', '--runs', '1000000', '--max-requests', '1000000', '--reporter', `json=${file}`],
-      { env: { ...process.env, NO_COLOR: '1' } },
-    );
+    // A server of its own, whose journal tells when the session has had its first 500 answered.
+    const mock = createMock(undefined, { faults: ['fuzz-astral-500'] });
+    const server = await startMockServer({ mock });
+    const child = spawn(process.execPath, [BIN, 'fuzz', '--base-url', server.url, '--api-key', KEY, '--seed', '3', '--runs', '1000000', '--max-requests', '1000000', '--reporter', `json=${file}`], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    // Under way (its seed printed, its handler set), and a second into its requests.
-    await new Promise<void>((r) => child.stderr.on('data', () => stderr.includes('fuzz seed') && r()));
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Under way, and past its first 500: eight requests after it, four in flight at most, it was read.
+    const pastFirst500 = () => {
+      const entries = mock.journal.list();
+      const at = entries.findIndex((e) => e.status === 500);
+      return at >= 0 && entries.length - at > 8;
+    };
+    while (!pastFirst500()) await new Promise((r) => setTimeout(r, 50));
     const stopped = performance.now();
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+    await server.close();
     expect(performance.now() - stopped).toBeLessThan(5_000);
     expect(stderr).toMatch(/SIGINT: writing the report/);
     const r = result(readReport(file), 'fuzz.no-5xx');

@@ -1,8 +1,9 @@
 // Faults that break only on rare inputs, the ones nobody writes a request for by hand: a character
-// outside the Basic Multilingual Plane, a string past 4 KiB, an integer past 32 bits, a number sent
-// as text, a control character. They prove the fuzz checks: the short pass of a run meets each one,
-// and `conformance fuzz` shrinks each to the smallest request that still trips it. And a server that
-// answers nothing but 404, which must leave the fuzz properties not-tested: it neither breaks nor serves.
+// outside the Basic Multilingual Plane, a string past 4 KiB or 64 KiB, an integer past 32 bits,
+// nesting past a recursive parser's stack, a number sent as text, a control character. They prove
+// the fuzz checks: the short pass of a run meets each one, and `conformance fuzz` shrinks each to the
+// smallest request that still trips it. And a server that answers nothing but 404, which must leave
+// the fuzz properties not-tested: it neither breaks nor serves.
 import { schemaAt } from '../../../schemas/index.js';
 import { errorReply } from '../errors.js';
 import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
@@ -31,6 +32,10 @@ const anyString = (req: MockRequest, test: (s: string) => boolean) => {
 const ASTRAL = /[\ud800-\udbff][\udc00-\udfff]/;
 /** A fixed buffer's size: strings longer than this break the faulty server. */
 export const LONG_STRING = 4096;
+/** A larger buffer (a 16-bit length, a column, a frame): strings longer than this break the faulty server. */
+const LONGER_STRING = 65_536;
+/** A recursive parser's depth: deeper nesting overflows its stack. */
+const DEEPEST = 512;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
 
@@ -57,6 +62,19 @@ const overflows = (req: MockRequest) => {
     })
   );
 };
+
+/** How deep the request's JSON nests, read without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const x of Object.values(v)) stack.push([x, depth + 1]);
+  }
+  return deepest;
+}
 
 /** A numeric field (temperature, max_tokens) sent as text. */
 const numberAsText = (req: MockRequest) => {
@@ -87,10 +105,22 @@ export const FUZZ_FAULTS: Fault[] = [
     reply: (r, req) => (anyString(req, (s) => s.length > LONG_STRING) ? serverError() : r),
   },
   {
+    name: 'fuzz-64k-string-500',
+    description: `A chat request holding a string longer than ${LONGER_STRING} characters (in any field: a stop sequence) answers 500, as a 16-bit length overflows`,
+    fails: ['fuzz.no-5xx'],
+    reply: (r, req) => (anyString(req, (s) => s.length > LONGER_STRING) ? serverError() : r),
+  },
+  {
     name: 'fuzz-int32-500',
-    description: 'A chat request with an integer field (max_tokens, seed) past 32 bits and within 64 (a seed of 2^32) answers 500, as a 32-bit field overflows',
+    description: 'A chat request with an integer field (max_tokens, seed) past 32 bits and within 64 (a seed of 2^31) answers 500, as a 32-bit field overflows',
     fails: ['fuzz.no-5xx'],
     reply: (r, req) => (overflows(req) ? serverError() : r),
+  },
+  {
+    name: 'fuzz-deep-nesting-500',
+    description: `A chat request whose JSON nests deeper than ${DEEPEST} levels answers 500, as a recursive parser overflows its stack`,
+    fails: ['fuzz.no-5xx-refusable'],
+    reply: (r, req) => (isChat(req) && depthOf(requestJson(req)) > DEEPEST ? serverError() : r),
   },
   {
     name: 'fuzz-wrong-type-500',
