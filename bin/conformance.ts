@@ -271,12 +271,16 @@ await yargs(hideBin(process.argv))
         .option('check', { type: 'string', array: true, describe: 'Only the properties whose id matches one of these globs (fuzz.no-5xx)' })
         .option('seed', { type: 'number', describe: 'Seed of the generated requests (default: a random one, printed); the same seed gives the same requests' })
         .option('runs', { type: 'number', default: FUZZ_DEFAULTS.runs, describe: 'Requests generated' })
-        .option('max-requests', { type: 'number', default: FUZZ_DEFAULTS.maxRequests, describe: 'Most requests of the session, shrinking and re-sends included' }),
+        .option('max-requests', {
+          type: 'number',
+          describe: `Most requests of the session, shrinking and re-sends included (default: --runs plus ${FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs})`,
+        }),
     async (argv) => {
       const seed = argv.seed ?? randomInt(2 ** 31);
       if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
       const runs = positiveInt('runs')(argv.runs)!;
-      const maxRequests = positiveInt('max-requests')(argv['max-requests'])!;
+      // Shrinking comes on top of the generated requests, whatever --runs is.
+      const maxRequests = positiveInt('max-requests')(argv['max-requests']) ?? runs + FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs;
       process.stderr.write(`conformance: fuzz seed ${seed} (--seed ${seed} sends these requests again)\n`);
       // Ctrl-C ends the session, not the checks: what was found so far is judged and reported.
       const stop = new AbortController();

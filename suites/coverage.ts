@@ -124,14 +124,14 @@ export const COVERAGE: Coverage[] = [
   {
     section: '4.1',
     quote: 'Request body | Chat completion request (2.1). `model` and `messages` are required.',
-    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.invalid-json', 'fuzz.valid-served', 'fuzz.invalid-refused'],
+    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.invalid-json', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.no-5xx-refusable'],
   },
   { section: '4.1', quote: 'Response body | Chat completion response (2.3) when `stream` is not true.', checks: ['chat.stream-false', 'chat.response-shape', 'fuzz.served-shape', 'fuzz.no-5xx'] },
   { section: '4.1', quote: 'Rules:', informative: 'introduces the rules below' },
   {
     section: '4.1.1',
     quote: 'A request without `model` or `messages` is incomplete; the resulting error is described in section 7.',
-    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.missing-field-4xx', 'fuzz.no-5xx'],
+    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.missing-field-4xx', 'fuzz.no-5xx-refusable'],
   },
   {
     section: '4.1.2',
@@ -205,7 +205,8 @@ export const COVERAGE: Coverage[] = [
   {
     section: '7',
     quote: 'The errors are described separately from the operations; the error response body, status codes and error codes: not shown.',
-    informative: 'not shown: the kit holds the server to the OpenAI-compatible convention, at level should (errors.*-4xx, errors.error-body, auth.status-401)',
+    informative:
+      'not shown: the kit holds the server to the OpenAI-compatible convention, at level should (errors.*-4xx, errors.error-body, auth.status-401; fuzz.no-5xx-refusable: a request the server may refuse gets no 5xx)',
   },
   { section: '7', quote: '`content_filter` as a `finish_reason` belongs to a completed response (2.3) and is not an error.', checks: ['errors.content-filter'] },
   { section: '8', quote: 'Stop sequences | at most 4 | `stop` in 4.1', checks: ['stop.array', 'stop.five-refused', 'catalog.stop-limit'] },
