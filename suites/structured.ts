@@ -7,6 +7,7 @@ import { answerTo, judged, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
+import { eachReading } from './each.js';
 
 /** Room for a reasoning model to think before it answers; the JSON itself is short. */
 const MAX_TOKENS = 1024;
@@ -35,7 +36,7 @@ const jsonObjectBody = (model: string): ChatBody => ({
   max_tokens: MAX_TOKENS,
 });
 
-const jsonSchemaBody = (model: string): ChatBody => ({
+export const jsonSchemaBody = (model: string): ChatBody => ({
   model,
   messages: [{ role: 'user', content: 'Invent a person: a name, an age and a few tags.' }],
   response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema: PERSON } },
@@ -51,8 +52,11 @@ const shown = (v: unknown) => {
  * end naturally (length, content_filter) may be cut mid-JSON, which proves nothing. */
 async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body: ChatBody): Promise<{ value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict }> {
   const got = await answerTo(ctx, await ask(ctx, path, body, `response_format ${kind}`), path, READS, { what: `response_format ${kind}`, feature: 'response_format' });
-  if (got.verdict) return got;
-  const a: Answer = got.answer;
+  return got.verdict ? got : jsonOf(got.answer, kind);
+}
+
+/** The content of an answer as JSON, or the verdict that ends the check. */
+function jsonOf(a: Answer, kind: string): { value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict } {
   if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
   try {
     return { value: JSON.parse(a.content) };
@@ -64,13 +68,27 @@ async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body:
 const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };
 const READS: Part[] = ['content', 'finish_reason'];
 
-/** A rule about the JSON content of a response_format request, on both paths. */
-const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict) =>
-  judged<{ value: unknown }>(
+/** A rule about the JSON content of a response_format request, on both paths; under load, on each
+ * answer to the json_schema request. */
+const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict) => ({
+  ...judged<{ value: unknown }>(
     READS,
     (ctx, path) => contentJson(ctx, path, kind, body(path.model!)),
     (got) => rule(got.value),
-  );
+  ),
+  ...(kind === 'json_schema'
+    ? {
+        onEach: eachReading(
+          READS,
+          (a) => {
+            const got = jsonOf(a, kind);
+            return got.verdict ?? rule(got.value);
+          },
+          { kinds: ['json-schema'] },
+        ),
+      }
+    : {}),
+});
 
 export const jsonObject: CheckDef = {
   id: 'structured.json-object',

@@ -7,6 +7,7 @@ import { answerTo, judged, type Answer, type Part, type ToolCallRead } from './a
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
+import { eachReading, type Known } from './each.js';
 
 /** The tools every request declares. Strict: so the arguments can be held to the schemas. */
 const TOOL_SET = [
@@ -114,13 +115,22 @@ async function answered(
   return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy: own ? undefined : 'tools.finish-reason', feature: 'tools' });
 }
 
-/** A rule about the answer under one tool_choice (the path's, when not named), and the parts it reads. */
-const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) =>
-  judged<{ answer: Answer }>(
+/** The tool_choice of the load's tool request (a call it is sure to make). */
+const UNDER_LOAD = 'required';
+
+/** A rule about the answer under one tool_choice (the path's, when not named), and the parts it
+ * reads; under load, on each answer to the tool request when it is that choice's. */
+const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) => ({
+  ...judged<{ answer: Answer }>(
     reads,
     (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads),
     (got) => rule(got.answer),
-  );
+  ),
+  ...(choice === UNDER_LOAD ? { onEach: eachReading(reads, rule, { kinds: ['tools'] }) } : {}),
+});
+
+/** The tool request of a load: the one the rules judge under tool_choice "required". */
+export const toolBody = (model: string) => asked(model, UNDER_LOAD);
 
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
@@ -136,14 +146,18 @@ export const finishReason: CheckDef = {
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS },
   // Whether a call was made is read leniently: the calls' shape is tools.call-valid's and tools.stream's.
   reads: ['finish_reason'],
+  onEach: eachReading(['finish_reason'], (a) => endsAsCalled(a), { kinds: ['tools'] }),
   async run(ctx, path) {
     const got = await answered(ctx, path, String(path.choice), ['finish_reason'], true);
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
-    return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
+    return got.verdict ?? endsAsCalled(got.answer);
   },
 };
+
+/** "tool_calls" exactly when the message calls a tool. */
+function endsAsCalled(a: Answer): Verdict {
+  if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
+  return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
+}
 
 export const requiredCalls: CheckDef = {
   id: 'tools.required',
@@ -167,18 +181,26 @@ export const validCalls: CheckDef = {
   convention: 'Tool definitions and calls are not shown; by convention a call names one of the functions the request declares, with arguments as JSON text.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS.filter((c) => c.value !== 'none') },
   reads: ['tool-calls', 'finish_reason'],
+  onEach: {
+    kinds: ['tools'],
+    judge: (a: Answer, known: Known) => eachReading(a.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason'], (b) => callsValid(b, UNDER_LOAD)).judge(a, known),
+  },
   async run(ctx, path) {
     // Owner of the tool calls' shape on a JSON answer (tools.stream owns the deltas of a stream).
     const got = await answered(ctx, path, String(path.choice), path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']);
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    const shape = path.stream ? undefined : a.broken['tool-calls'];
-    // No call where one was due is the forcing check's to fail (tools.required, tools.named).
-    const forcedBy = path.choice === 'required' ? 'tools.required' : path.choice === 'named' ? 'tools.named' : undefined;
-    if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
-    return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+    return got.verdict ?? callsValid(got.answer, String(path.choice));
   },
 };
+
+/** Each call of an answer under `choice` names a declared function with JSON arguments; on a JSON
+ * answer, the calls' shape too. */
+function callsValid(a: Answer, choice: string): Verdict {
+  const shape = a.stream ? undefined : a.broken['tool-calls'];
+  // No call where one was due is the forcing check's to fail (tools.required, tools.named).
+  const forcedBy = choice === 'required' ? 'tools.required' : choice === 'named' ? 'tools.named' : undefined;
+  if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
+  return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+}
 
 export const strictArguments: CheckDef = {
   id: 'tools.strict-arguments',
@@ -242,29 +264,34 @@ export const streamedDeltas: CheckDef = {
   convention: 'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id and function.name, then argument fragments under the same index.',
   paths: { stream: STREAM_ONLY, model: modelsTaking('tools') },
   reads: ['tool-calls', 'finish_reason'],
+  onEach: eachReading(['finish_reason'], (a) => deltasWhole(a), { kinds: ['tools'], way: 'stream' }),
   async run(ctx, path) {
     // Owner of the tool-call deltas' shape on a stream.
     const got = await answered(ctx, path, 'required', ['finish_reason']);
-    if (got.verdict) return got.verdict;
-    const s = readStream(got.answer.ex);
-    const seen = new Set<number>();
-    const shape = got.answer.broken['tool-calls'];
-    const problems: string[] = shape ? [shape] : [];
-    for (const { at, chunk } of s.chunks)
-      for (const choice of choicesOf(chunk)) {
-        const deltas = (choice.delta as { tool_calls?: unknown } | undefined)?.tool_calls;
-        if ((choice.index ?? 0) !== 0 || !Array.isArray(deltas)) continue;
-        for (const d of deltas as { index?: unknown; id?: unknown; function?: { name?: unknown } | null }[]) {
-          if (typeof d?.index !== 'number' || seen.has(d.index)) continue;
-          seen.add(d.index);
-          const lacks = [typeof d.id === 'string' && d.id ? '' : 'id', typeof d.function?.name === 'string' && d.function.name ? '' : 'function.name'].filter(Boolean);
-          if (lacks.length) problems.push(`event ${at}: the first delta of tool call ${d.index} lacks ${lacks.join(' and ')}`);
-        }
-      }
-    if (!seen.size && !problems.length) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required');
-    return failIfAny(problems);
+    return got.verdict ?? deltasWhole(got.answer);
   },
 };
+
+/** Each tool call's first delta on a stream carries its index, id and function.name. */
+function deltasWhole(answer: Answer): Verdict {
+  const s = readStream(answer.ex);
+  const seen = new Set<number>();
+  const shape = answer.broken['tool-calls'];
+  const problems: string[] = shape ? [shape] : [];
+  for (const { at, chunk } of s.chunks)
+    for (const choice of choicesOf(chunk)) {
+      const deltas = (choice.delta as { tool_calls?: unknown } | undefined)?.tool_calls;
+      if ((choice.index ?? 0) !== 0 || !Array.isArray(deltas)) continue;
+      for (const d of deltas as { index?: unknown; id?: unknown; function?: { name?: unknown } | null }[]) {
+        if (typeof d?.index !== 'number' || seen.has(d.index)) continue;
+        seen.add(d.index);
+        const lacks = [typeof d.id === 'string' && d.id ? '' : 'id', typeof d.function?.name === 'string' && d.function.name ? '' : 'function.name'].filter(Boolean);
+        if (lacks.length) problems.push(`event ${at}: the first delta of tool call ${d.index} lacks ${lacks.join(' and ')}`);
+      }
+    }
+  if (!seen.size && !problems.length) return cutBeforeCall(answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required');
+  return failIfAny(problems);
+}
 
 export const resultAnswered: CheckDef = {
   id: 'tools.result-answered',
