@@ -29,7 +29,7 @@ import { PROFILE_NAMES } from '../mock/core/content/profiles.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { startRecorder, TEST_ID_HEADER } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
-import { LOAD_DEFAULTS, readSlos, runLoad } from '../suites/load/session.js';
+import { LOAD_DEFAULTS, mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
 
 const EXIT_USAGE = 2;
 
@@ -343,8 +343,20 @@ await yargs(hideBin(process.argv))
         .option('slo', { type: 'string', array: true, default: [], describe: "An objective held at every step: 'ttft_p99<2000ms', 'e2e_p50<1s', 'error_rate<1%', 'rps>=20' (repeatable)" })
         .option('seed', { type: 'number', describe: 'Seed of the arrivals of --rate: the same seed, the same schedule' })
         .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
-        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' }),
+        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
+        .option('merge', { type: 'string', array: true, describe: 'Send nothing: merge the JSON reports of processes that ran one sweep at once into one report (docs/load.md)' }),
     async (argv) => {
+      if (argv.merge?.length) {
+        const files = argv.merge as string[];
+        let merged: RunReport;
+        try {
+          merged = mergeLoads(files.map((file) => ({ file, report: readReport(file) })));
+        } catch (e) {
+          usageExit((e as Error).message);
+        }
+        await reported(argv, async () => merged);
+        return;
+      }
       const concurrency = listOf('concurrency', true)(argv.concurrency);
       const rate = listOf('rate', false)(argv.rate);
       if (concurrency && rate) usageExit('--concurrency and --rate are two kinds of sweep: give one');

@@ -159,3 +159,12 @@ export interface Progress {
   /** The request on the wire the longest. */
   slowest(): { label: string; ms: number } | undefined;
 }
+
+/** Latency samples of a load step, as a report carries them (engine/histogram.ts fills them):
+ * `buckets[i]` counts the samples v, in ms, with round(ln(1 + v) / ln(base)) = i. */
+export interface LatencyHistogram {
+  base: number;
+  buckets: Record<string, number>;
+  count: number;
+  max: number;
+}

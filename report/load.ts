@@ -1,6 +1,10 @@
 // The latency profile of a load sweep: per step, percentiles of the times each answer took, the
 // rates, and how many answers held each rule. The JSON report carries it as `load`; the pretty,
 // markdown and HTML reporters show it as a table (and the HTML one as charts, report/charts.ts).
+import type { LatencyHistogram } from '../engine/check.js';
+
+type Metric = 'ttfb' | 'ttft' | 'itl' | 'e2e';
+export const METRICS: readonly Metric[] = ['ttfb', 'ttft', 'itl', 'e2e'];
 
 export interface Percentiles {
   p50: number;
@@ -26,6 +30,8 @@ export interface LoadStepReport {
   durationMs: number;
   /** Requests sent, refused ones sent again included. */
   requests: number;
+  /** Most requests in flight at once (a sweep's own; the answers alone: 1). */
+  peakInFlight: number;
   /** 2xx answers (whole or not: the rules judge that). */
   served: number;
   /** 429 and 503: waited out and sent again, never failed. */
@@ -53,6 +59,8 @@ export interface LoadStepReport {
   slowest?: { label: string; ms: number };
   /** By check id. */
   rules: Record<string, RuleCount>;
+  /** The samples the percentiles were taken from, in buckets: what merges reports of several processes. */
+  histograms: Partial<Record<Metric, LatencyHistogram>>;
 }
 
 export interface LoadReport {
@@ -65,17 +73,39 @@ export interface LoadReport {
   steps: LoadStepReport[];
   /** Rules that held alone and broke at a later step: the finding load adds to a run. */
   breaksUnderLoad: { check: string; brokeAt: string; held: number; of: number }[];
+  /** The objectives it was held to (--slo), as given: a merge holds the merged steps to them. */
+  slo: string[];
   /** Reports of several processes merged into this one (docs/load.md). */
   merged?: number;
 }
 
-/** Nearest-rank percentiles of samples (in any order; sorted here). */
-export function percentiles(samples: number[]): Percentiles | undefined {
-  if (!samples.length) return undefined;
-  const sorted = Float64Array.from(samples).sort();
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+/** Nearest-rank percentiles of a histogram's samples, each the value its bucket stands for (within
+ * the bucket's width, 1%); the max as it was. */
+export function percentiles(h: LatencyHistogram | undefined): Percentiles | undefined {
+  if (!h?.count) return undefined;
+  const buckets = Object.entries(h.buckets)
+    .map(([i, n]) => [Number(i), n] as const)
+    .sort((a, b) => a[0] - b[0]);
+  const at = (q: number) => {
+    const rank = Math.max(1, Math.ceil(q * h.count));
+    let seen = 0;
+    for (const [i, n] of buckets) if ((seen += n) >= rank) return Math.min(h.max, Math.expm1(i * Math.log(h.base)));
+    return h.max;
+  };
   const round = (n: number) => Math.round(n * 10) / 10;
-  return { p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)), max: round(sorted[sorted.length - 1]), count: sorted.length };
+  return { p50: round(at(0.5)), p90: round(at(0.9)), p99: round(at(0.99)), max: round(h.max), count: h.count };
+}
+
+/** The histograms of one metric from several processes, added bucket by bucket. */
+export function mergeHistograms(hs: readonly (LatencyHistogram | undefined)[]): LatencyHistogram | undefined {
+  const present = hs.filter((h): h is LatencyHistogram => !!h?.count);
+  if (!present.length) return undefined;
+  const buckets: Record<string, number> = {};
+  for (const h of present) {
+    if (h.base !== present[0].base) throw new Error(`histograms of bases ${h.base} and ${present[0].base} do not merge`);
+    for (const [i, n] of Object.entries(h.buckets)) buckets[i] = (buckets[i] ?? 0) + n;
+  }
+  return { base: present[0].base, buckets, count: present.reduce((n, h) => n + h.count, 0), max: Math.max(...present.map((h) => h.max)) };
 }
 
 /** The rules that held on every answer alone and broke at a later step, with the first such step. */

@@ -327,14 +327,21 @@ export const essayBody = (model: string, cap = ESSAY_CAP): ChatBody => ({ model,
 
 const essay = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, essayBody(path.model!), 'long essay with the smallest max_tokens');
 
-/** The max_tokens a request carried, as sent (after fitting to the catalog). */
+const caps = new WeakMap<object, number | undefined>();
+
+/** The max_tokens a request carried, as sent (after fitting to the catalog); read once per request
+ * (a load sends one request many times). */
 function sentCap(ex: Exchange): number | undefined {
+  if (caps.has(ex.request)) return caps.get(ex.request);
+  let cap: number | undefined;
   try {
     const v = (JSON.parse(ex.request.body ?? '') as { max_tokens?: unknown }).max_tokens;
-    return typeof v === 'number' ? v : undefined;
+    cap = typeof v === 'number' ? v : undefined;
   } catch {
-    return undefined;
+    cap = undefined;
   }
+  caps.set(ex.request, cap);
+  return cap;
 }
 
 /** The smallest token limit the kit knows for an answer: the max_tokens it sent, the output length

@@ -41,10 +41,10 @@ export async function knownOf(ctx: CheckContext, model: string): Promise<Known> 
 
 /** A rule that reads `reads`, on each answer: judged where they are sound, not-tested (blocked by
  * their owner) where one is broken. */
-export const eachReading = (reads: readonly Part[], rule: (a: Answer, known: Known) => Verdict, about: Omit<OnEach, 'judge'> = {}): OnEach => ({
-  ...about,
-  judge: (a, known) => blockedOn(a, needed(wayOf(a.stream), reads), BASIC_OWNERS) ?? rule(a, known),
-});
+export function eachReading(reads: readonly Part[], rule: (a: Answer, known: Known) => Verdict, about: Omit<OnEach, 'judge'> = {}): OnEach {
+  const parts = { json: needed('json', reads), stream: needed('stream', reads) };
+  return { ...about, judge: (a, known) => blockedOn(a, parts[wayOf(a.stream)], BASIC_OWNERS) ?? rule(a, known) };
+}
 
 /** The owner of a part, on each answer: it fails where the part is broken, once the parts every
  * answer needs are sound. */

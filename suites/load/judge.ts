@@ -1,10 +1,11 @@
 // Every answer of a load, judged as it ends: what became of the request (served, refused, failed,
 // timed out), the rules of the run held on it (each check's onEach), the rules of the load suite
 // (ids, usage, seed, overload, starvation), and its times. A step keeps counts, samples and the
-// first answer that broke each rule (its evidence), never the answers themselves.
+// first answer that broke each rule (its evidence) and histograms of its times, never the answers.
 import type { Verdict } from '../../engine/check.js';
 import { retryAfterMs, type Exchange } from '../../engine/exchanges.js';
 import type { TimedAnswer } from '../../engine/load.js';
+import { Histogram } from '../../engine/histogram.js';
 import { describe, errorText, is2xx, type StreamRead } from '../api.js';
 import { readAnswer, type Answer } from '../answer.js';
 import type { Known, OnEach } from '../each.js';
@@ -20,32 +21,15 @@ export interface Tally {
   open?: { message: string; blockedBy?: string };
 }
 
-/** At most this many samples of a metric are kept per step (a uniform sample of them all past it). */
-const SAMPLES = 20_000;
-
-/** A uniform sample of a stream of numbers, of bounded size (reservoir sampling). */
-export class Samples {
-  readonly values: number[] = [];
-  private seen = 0;
-  add(v: number): void {
-    this.seen++;
-    if (this.values.length < SAMPLES) this.values.push(v);
-    else {
-      const at = Math.floor(Math.random() * this.seen);
-      if (at < SAMPLES) this.values[at] = v;
-    }
-  }
-}
-
 /** How long ids are remembered: answers this far apart in a step are not concurrent. */
 const IDS_KEPT = 2_000;
 
 export class Step {
   readonly rules = new Map<string, Tally>();
-  readonly ttfb = new Samples();
-  readonly ttft = new Samples();
-  readonly itl = new Samples();
-  readonly e2e = new Samples();
+  readonly ttfb = new Histogram();
+  readonly ttft = new Histogram();
+  readonly itl = new Histogram();
+  readonly e2e = new Histogram();
   requests = 0;
   served = 0;
   refused = 0;
@@ -133,9 +117,17 @@ export class Judge {
   /** What was had alone, by item. */
   readonly alone = new Map<Item, Alone>();
 
-  /** The rules of the run that are about an item. */
+  private readonly rulesOf = new Map<Item, EachRule[]>();
+
+  /** The rules of the run that are about an item (worked out once per item). */
   about(item: Item): EachRule[] {
-    return this.rules.filter(({ onEach: o }) => (!o.kinds || o.kinds.includes(item.kind)) && (!o.way || (o.way === 'stream') === item.stream) && (!o.asked || o.asked(item.body)));
+    let rules = this.rulesOf.get(item);
+    if (!rules)
+      this.rulesOf.set(
+        item,
+        (rules = this.rules.filter(({ onEach: o }) => (!o.kinds || o.kinds.includes(item.kind)) && (!o.way || (o.way === 'stream') === item.stream) && (!o.asked || o.asked(item.body)))),
+      );
+    return rules;
   }
 
   /** One answer at a step; a number back sends the request again after that many ms (a refusal). */

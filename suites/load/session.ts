@@ -7,9 +7,9 @@ import { evidenceOf } from '../../engine/exchanges.js';
 import { HttpClient, limitsFor, type RequestSpec } from '../../engine/http.js';
 import { drive, sendTimed, type LoadStep } from '../../engine/load.js';
 import { redactorFor } from '../../engine/runner.js';
-import type { CheckResult, PathResult } from '../../engine/check.js';
+import { worst, type CheckResult, type PathResult } from '../../engine/check.js';
 import { applyBaseline, baselineOf, writeBaseline, type StaleEntry } from '../../report/baseline.js';
-import { breaksUnderLoad, percentiles, type LoadReport, type LoadStepReport } from '../../report/load.js';
+import { breaksUnderLoad, mergeHistograms, METRICS, percentiles, type LoadReport, type LoadStepReport } from '../../report/load.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../../report/report.js';
 import { parseSlo, sloResults, SloError, type Slo } from '../../report/slo.js';
 import { CHECKS } from '../index.js';
@@ -66,7 +66,7 @@ function stepsOf(opts: LoadOptions, items: number): (LoadStep & { label: string 
 }
 
 /** Every rule of the run that is held on each answer (onEach), by the registry's order. */
-const EACH_RULES: EachRule[] = CHECKS.flatMap((c) => {
+export const EACH_RULES: EachRule[] = CHECKS.flatMap((c) => {
   const onEach = onEachOf(c.id);
   return onEach ? [{ id: c.id, onEach }] : [];
 });
@@ -113,7 +113,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
         if (wait === undefined) break;
         await new Promise((r) => setTimeout(r, wait));
       }
-    const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted)];
+    const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted, 1)];
     opts.onStep?.(reports[0]);
     const tallies: Step[] = [alone];
     for (const step of steps) {
@@ -130,7 +130,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
         onAnswer: (spec, answer, attempt) => judge.answer(tally, itemOf.get(spec)!, answer, attempt, true),
       });
       tallies.push(tally);
-      reports.push(stepReport(tally, step, driven.elapsedMs));
+      reports.push(stepReport(tally, step, driven.elapsedMs, driven.peakInFlight));
       opts.onStep?.(reports.at(-1)!);
     }
     clearTimeout(timer);
@@ -143,6 +143,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       workload: workload.items.map((i) => ({ kind: i.kind, label: i.label, stream: i.stream })),
       steps: reports,
       breaksUnderLoad: breaksUnderLoad(reports),
+      slo: opts.slo ?? [],
     };
     const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
     let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
@@ -176,30 +177,28 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
 }
 
 /** A step's counts as the report keeps them. */
-function stepReport(s: Step, step: Partial<LoadStep>, elapsedMs: number): LoadStepReport {
+function stepReport(s: Step, step: Partial<LoadStep>, elapsedMs: number, peakInFlight: number): LoadStepReport {
   const seconds = Math.max(elapsedMs, 1) / 1000;
   const rate = (n: number) => (s.requests ? n / s.requests : 0);
-  const pick = <T>(v: T | undefined, name: string) => (v === undefined ? {} : { [name]: v });
   return {
     label: s.label,
     ...(step.concurrency ? { concurrency: step.concurrency } : {}),
     ...(step.rate ? { rate: step.rate } : {}),
     durationMs: Math.round(elapsedMs),
     requests: s.requests,
+    peakInFlight,
     served: s.served,
     refused: s.refused,
     failed: s.failed,
     timedOut: s.timedOut,
-    ...pick(percentiles(s.ttfb.values), 'ttfb'),
-    ...pick(percentiles(s.ttft.values), 'ttft'),
-    ...pick(percentiles(s.itl.values), 'itl'),
-    ...pick(percentiles(s.e2e.values), 'e2e'),
+    ...Object.fromEntries(METRICS.flatMap((m) => (s[m].count ? [[m, percentiles(s[m].toJSON())]] : []))),
     outputTokensPerSecond: Math.round((s.outputTokens / seconds) * 10) / 10,
     requestsPerSecond: Math.round((s.requests / seconds) * 10) / 10,
     errorRate: rate(s.failed + s.timedOut),
     refusalRate: rate(s.refused),
     ...(s.slowest ? { slowest: s.slowest } : {}),
     rules: Object.fromEntries([...s.rules].map(([id, t]) => [id, { held: t.held, broken: t.broken, unjudged: t.unjudged }])),
+    histograms: Object.fromEntries(METRICS.flatMap((m) => (s[m].count ? [[m, s[m].toJSON()]] : []))),
   };
 }
 
@@ -226,3 +225,98 @@ function ruleResults(steps: readonly Step[], judge: Judge, items: readonly Item[
 }
 
 const rate = (held: number, of: number) => `${Math.round((held / of) * 1000) / 10}%`;
+
+/** The reports of several processes that ran the same sweep at once, as one: counts and histograms
+ * add up (so the percentiles are those of every answer), throughput adds, rates come from the sums,
+ * each rule's path at a step fails where any process's did, and the objectives are held again to the
+ * merged steps. A report that is no load, or of other steps, is a usage error naming it. */
+export function mergeLoads(reports: readonly { file: string; report: RunReport }[]): RunReport {
+  const [first] = reports;
+  for (const { file, report } of reports) {
+    if (!report.load) throw new UsageError(`${file}: not a report of conformance load (it has no load section)`);
+    const labels = (r: RunReport) => r.load!.steps.map((s) => s.label).join(', ');
+    if (labels(report) !== labels(first.report)) throw new UsageError(`${file}: its steps (${labels(report)}) are not those of ${first.file} (${labels(first.report)}): merge reports of one sweep`);
+  }
+  const loads = reports.map((r) => r.report.load!);
+  const steps = loads[0].steps.map((_, i) => mergeSteps(loads.map((l) => l.steps[i])));
+  const slo = [...new Set(loads.flatMap((l) => l.slo))];
+  const results: CheckResult[] = [];
+  for (const check of CHECKS) {
+    const of = reports.map((r) => r.report.results.find((x) => x.id === check.id));
+    if (!of.some(Boolean)) continue;
+    const paths = steps.map((step, i): PathResult => {
+      const found = of.flatMap((r, k) => {
+        const p = r?.paths?.find((x) => x.label === loads[0].steps[i].label);
+        return p ? [{ p, k }] : [];
+      });
+      const outcome = worst(found.map(({ p }) => p.outcome));
+      const deciding = found.filter(({ p }) => p.outcome === outcome);
+      const messages = deciding.flatMap(({ p, k }) => (p.message ? [`process ${k + 1}: ${p.message}`] : []));
+      return {
+        path: { step: step.label },
+        label: step.label,
+        outcome,
+        ...(messages.length ? { message: messages.join('; ') } : {}),
+        evidence: deciding.flatMap(({ p }) => p.evidence).slice(0, 2),
+        durationMs: 0,
+        ...(deciding.find(({ p }) => p.blockedBy) ? { blockedBy: deciding.find(({ p }) => p.blockedBy)!.p.blockedBy } : {}),
+      };
+    });
+    const merged = combinePaths({ ...check, paths: { step: [] } }, paths);
+    const expected = of.find((r) => r?.expected)?.expected;
+    results.push(expected && merged.outcome === 'fail' ? { ...merged, expected } : merged);
+  }
+  results.push(...sloResults(readSlos(slo), steps.slice(1)));
+  const options = first.report.options;
+  return {
+    ...first.report,
+    startedAt: reports.map((r) => r.report.startedAt).sort()[0],
+    durationMs: Math.max(...reports.map((r) => r.report.durationMs)),
+    results,
+    summary: summarize(results),
+    exitCode: exitCodeFor(results, options),
+    warnings: [...new Set(reports.flatMap((r) => r.report.warnings))],
+    notes: [...(first.report.notes ?? []), `merged from ${reports.length} reports: ${reports.map((r) => r.file).join(', ')}`],
+    requestsSent: reports.reduce((n, r) => n + (r.report.requestsSent ?? 0), 0),
+    load: { ...loads[0], steps, breaksUnderLoad: breaksUnderLoad(steps), slo, merged: reports.length },
+  };
+}
+
+/** One step of several processes that ran it at once. */
+function mergeSteps(steps: readonly LoadStepReport[]): LoadStepReport {
+  const sum = (f: (s: LoadStepReport) => number) => steps.reduce((n, s) => n + f(s), 0);
+  const requests = sum((s) => s.requests);
+  const histograms = Object.fromEntries(METRICS.flatMap((m) => (steps.some((s) => s.histograms[m]) ? [[m, mergeHistograms(steps.map((s) => s.histograms[m]))!]] : [])));
+  const rules: LoadStepReport['rules'] = {};
+  for (const s of steps)
+    for (const [id, c] of Object.entries(s.rules)) {
+      const r = (rules[id] ??= { held: 0, broken: 0, unjudged: 0 });
+      r.held += c.held;
+      r.broken += c.broken;
+      r.unjudged += c.unjudged;
+    }
+  const slowest = steps.flatMap((s) => (s.slowest ? [s.slowest] : [])).sort((a, b) => b.ms - a.ms)[0];
+  const n = steps.length;
+  return {
+    ...steps[0],
+    // Together they had n times as many in flight, or arriving.
+    ...(n > 1 && steps[0].label !== 'alone' ? { label: `${steps[0].label} × ${n} processes` } : {}),
+    ...(steps[0].concurrency ? { concurrency: sum((s) => s.concurrency ?? 0) } : {}),
+    ...(steps[0].rate ? { rate: sum((s) => s.rate ?? 0) } : {}),
+    durationMs: Math.max(...steps.map((s) => s.durationMs)),
+    requests,
+    peakInFlight: sum((s) => s.peakInFlight),
+    served: sum((s) => s.served),
+    refused: sum((s) => s.refused),
+    failed: sum((s) => s.failed),
+    timedOut: sum((s) => s.timedOut),
+    ...Object.fromEntries(METRICS.flatMap((m) => (histograms[m] ? [[m, percentiles(histograms[m])]] : []))),
+    outputTokensPerSecond: Math.round(sum((s) => s.outputTokensPerSecond) * 10) / 10,
+    requestsPerSecond: Math.round(sum((s) => s.requestsPerSecond) * 10) / 10,
+    errorRate: requests ? sum((s) => s.failed + s.timedOut) / requests : 0,
+    refusalRate: requests ? sum((s) => s.refused) / requests : 0,
+    ...(slowest ? { slowest } : {}),
+    rules,
+    histograms,
+  };
+}

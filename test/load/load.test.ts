@@ -16,6 +16,8 @@ import { parseSlo, SloError } from '../../report/slo.js';
 import { validator } from '../../schemas/index.js';
 import { cli } from '../support/cli.js';
 import { loadAgainstMock } from '../support/load.js';
+import { mergeLoads, readSlos } from '../../suites/load/session.js';
+import { UsageError } from '../../suites/session.js';
 
 describe('conformance load', () => {
   it('passes against the embedded mock, with a JSON report of the format and the profile of every step', async () => {
@@ -60,16 +62,15 @@ describe('conformance load', () => {
     expect(renderJunit(report)).toMatch(/<testcase [^>]*name="slo.ttft-p99[^"]*"[^>]*>\s*<failure/);
   });
 
-  it('reads a malformed --slo as a usage error that names the flag and what is wrong', async () => {
+  it('reads a malformed --slo as a usage error that names the flag and what is wrong', () => {
     expect(() => parseSlo('ttft_p99<2000')).toThrow(new SloError('--slo \'ttft_p99<2000\': a latency takes ms or s, as in ttft_p99<2000ms, not "no unit"'));
     expect(() => parseSlo('latency<2s')).toThrow(/unknown metric "latency"/);
     expect(() => parseSlo('error_rate=1%')).toThrow(/expected METRIC<LIMIT/);
     expect(() => parseSlo('error_rate<0.5')).toThrow(/a rate takes a percentage/);
     expect(parseSlo('e2e_p50 <= 1.5s')).toMatchObject({ metric: 'e2e_p50', op: '<=', limit: 1500 });
     expect(parseSlo('error_rate<1%')).toMatchObject({ limit: 0.01 });
-    const r = await cli(['load', '--slo', 'ttft_p99<fast']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe('conformance: --slo \'ttft_p99<fast\': the limit "fast" is not a number with a unit\n');
+    // The command reads them before the first request and exits 2 with this message.
+    expect(() => readSlos(['error_rate<1%', 'ttft_p99<fast'])).toThrow(new UsageError('--slo \'ttft_p99<fast\': the limit "fast" is not a number with a unit'));
   });
 
   it('gates as run does: a rule broken under load fails the run, a baseline expects it, and a diff names the regression', async () => {
@@ -89,6 +90,27 @@ describe('conformance load', () => {
     const expected = await loadAgainstMock(createMock(undefined, { faults: ['load-stream-cut'] }), { concurrency: [4], expectedFailures: file });
     expect(expected.exitCode).toBe(0);
     expect(expected.results.find((r) => r.id === 'stream.complete')!.expected).toEqual({ reason: 'the engine cuts streams past 2 in flight' });
+
+    // Two processes that ran the sweep at once: their reports merge into one, counts and histograms added.
+    const dir = mkdtempSync(join(tmpdir(), 'load-merge-'));
+    writeFileSync(join(dir, 'a.json'), JSON.stringify(correct));
+    writeFileSync(join(dir, 'b.json'), JSON.stringify(cut));
+    const merged = mergeLoads([
+      { file: 'a.json', report: correct },
+      { file: 'b.json', report: cut },
+    ]);
+    expect(validator('report')(JSON.parse(JSON.stringify(merged))).errors).toEqual([]);
+    const [a, b, m] = [correct, cut, merged].map((r) => r.load!.steps.at(-1)!);
+    expect(m.label).toBe('concurrency 4 × 2 processes');
+    expect(m.concurrency).toBe(8);
+    expect(m.requests).toBe(a.requests + b.requests);
+    expect(m.histograms.e2e!.count).toBe(a.histograms.e2e!.count + b.histograms.e2e!.count);
+    expect(m.rules['stream.complete'].broken).toBe(b.rules['stream.complete'].broken);
+    expect(merged.results.find((r) => r.id === 'stream.complete')!.message).toMatch(/^\[concurrency 4 × 2 processes\] process 2: \d+ of \d+ answers broke it/);
+    expect(merged.exitCode).toBe(1);
+    const r = await cli(['load', '--merge', join(dir, 'a.json'), join(dir, 'b.json'), '--reporter', 'markdown']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/❌ `stream\.complete` held alone, broke at concurrency 4 × 2 processes/);
   });
 
   it('sends at an open arrival rate (Poisson) as well as a closed loop', async () => {
