@@ -350,7 +350,10 @@ await yargs(hideBin(process.argv))
         const files = argv.merge as string[];
         let merged: RunReport;
         try {
-          merged = mergeLoads(files.map((file) => ({ file, report: readReport(file) })));
+          merged = mergeLoads(
+            files.map((file) => ({ file, report: readReport(file) })),
+            argv.slo as string[],
+          );
         } catch (e) {
           usageExit((e as Error).message);
         }

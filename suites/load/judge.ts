@@ -2,7 +2,7 @@
 // timed out), the rules of the run held on it (each check's onEach), the rules of the load suite
 // (ids, usage, seed, overload, starvation), and its times. A step keeps counts, samples and the
 // first answer that broke each rule (its evidence) and histograms of its times, never the answers.
-import type { Verdict } from '../../engine/check.js';
+import { pass, type Verdict } from '../../engine/check.js';
 import { retryAfterMs, type Exchange } from '../../engine/exchanges.js';
 import type { TimedAnswer } from '../../engine/load.js';
 import { Histogram } from '../../engine/histogram.js';
@@ -82,7 +82,6 @@ const BACKOFF_MS = 250;
 /** A Retry-After longer than this is not waited: the request counts as refused and the step goes on. */
 const MAX_WAIT_MS = 10_000;
 
-const pass = (): Verdict => ({ outcome: 'pass' });
 const fail = (message: string): Verdict => ({ outcome: 'fail', message });
 const open = (message: string): Verdict => ({ outcome: 'not-tested', message });
 

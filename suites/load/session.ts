@@ -230,7 +230,7 @@ const rate = (held: number, of: number) => `${Math.round((held / of) * 1000) / 1
  * add up (so the percentiles are those of every answer), throughput adds, rates come from the sums,
  * each rule's path at a step fails where any process's did, and the objectives are held again to the
  * merged steps. A report that is no load, or of other steps, is a usage error naming it. */
-export function mergeLoads(reports: readonly { file: string; report: RunReport }[]): RunReport {
+export function mergeLoads(reports: readonly { file: string; report: RunReport }[], extraSlo: readonly string[] = []): RunReport {
   const [first] = reports;
   for (const { file, report } of reports) {
     if (!report.load) throw new UsageError(`${file}: not a report of conformance load (it has no load section)`);
@@ -239,7 +239,7 @@ export function mergeLoads(reports: readonly { file: string; report: RunReport }
   }
   const loads = reports.map((r) => r.report.load!);
   const steps = loads[0].steps.map((_, i) => mergeSteps(loads.map((l) => l.steps[i])));
-  const slo = [...new Set(loads.flatMap((l) => l.slo))];
+  const slo = [...new Set([...loads.flatMap((l) => l.slo), ...extraSlo])];
   const results: CheckResult[] = [];
   for (const check of CHECKS) {
     const of = reports.map((r) => r.report.results.find((x) => x.id === check.id));
