@@ -50,7 +50,7 @@ export const overloadRefused: CheckDef = {
   convention:
     'Rate limits and error statuses are not shown (7, 8); the convention is that a server at capacity refuses with 429 or 503, which a client waits out, rather than answering 500, closing the connection, or opening a stream it then ends with an error.',
   audit:
-    "Counts, per step, the requests answered with a 5xx (503 aside), another error status to a request that was served alone, a connection closed with no answer, or a stream ended by an error event: a server that fails past its capacity instead of refusing does it at the steps beyond it; shown by faults load-limit-500, load-limit-reset and load-error-event. A stream cut mid-way after its 2xx is stream.complete's, judged on each answer.",
+    "Counts, per step, the requests answered with a 5xx (503 aside), another error status to a request that was served alone, a connection closed with no answer, or a stream ended by an error event (a stream cut mid-way after its 2xx is stream.complete's, judged on each answer): a server that fails past its capacity instead of refusing does it at the steps beyond it; shown by faults load-limit-500, load-limit-reset and load-error-event.",
   ...onlyUnderLoad,
 };
 
@@ -61,7 +61,7 @@ export const retryAfter: CheckDef = {
   level: 'should',
   convention: 'Rate limits are not shown (8); the convention is a 429 or 503 with Retry-After (or retry-after-ms), which the kit waits out before it sends the request again.',
   audit:
-    'Reads every 429 and 503 of each step, waits what its Retry-After asks and sends the request again (a refusal is counted, never failed): a refusal without Retry-After leaves a client to guess; shown by fault load-limit-429-bare, where load-limit-429 (the same refusal with Retry-After) fails nothing.',
+    'Reads every 429 and 503 of each step, waits what its Retry-After asks and sends the request again (a refusal is counted, never failed; the same refusal with Retry-After, fault load-limit-429, fails nothing): a refusal without Retry-After leaves a client to guess; shown by fault load-limit-429-bare.',
   ...onlyUnderLoad,
 };
 
