@@ -147,6 +147,7 @@ export const LOAD_FAULTS: Fault[] = [
     name: 'load-stream-cut',
     description: 'Past `limit` answers in flight, a stream is cut halfway (the connection reset)',
     fails: ['stream.complete'],
+    breaks: ['stream:complete'],
     load: true,
     params: PARAMS,
     reply: underLoad((r) => cut(r, (n) => n >> 1, [{ delayMs: 0, reset: true }])),
