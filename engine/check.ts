@@ -139,7 +139,9 @@ export interface CheckResult extends CheckMeta {
   expected?: { reason: string };
 }
 
-export const pass = (notes?: string[]): Verdict => ({ outcome: 'pass', notes: notes?.length ? notes : undefined });
+/** A pass with nothing to note: one object (a load passes thousands of answers a second). */
+const PASSED: Verdict = Object.freeze({ outcome: 'pass' });
+export const pass = (notes?: string[]): Verdict => (notes?.length ? { outcome: 'pass', notes } : PASSED);
 export const fail = (message: string, notes?: string[]): Verdict => ({ outcome: 'fail', message, notes });
 export const notTested = (message: string, blockedBy?: string, breach?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy, ...(breach ? { breach } : {}) } : {}) });
 export const skip = (message: string): Verdict => ({ outcome: 'skip', message });
@@ -177,4 +179,13 @@ export interface Progress {
   total(): number;
   /** The request on the wire the longest. */
   slowest(): { label: string; ms: number } | undefined;
+}
+
+/** Latency samples of a load step, as a report carries them (engine/histogram.ts fills them):
+ * `buckets[i]` counts the samples v, in ms, with round(ln(1 + v) / ln(base)) = i. */
+export interface LatencyHistogram {
+  base: number;
+  buckets: Record<string, number>;
+  count: number;
+  max: number;
 }

@@ -109,8 +109,7 @@ class Run {
   constructor(readonly opts: RunOptions) {
     this.http = new HttpClient(opts.limits, opts.target.tls);
     this.exchanges = new Exchanges(this.http, opts.concurrency, opts.retry, opts.signal);
-    this.redactor = new Redactor().add(opts.target.apiKey, 'CONFORMANCE_API_KEY').add(opts.target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
-    for (const v of Object.values(opts.target.headers)) this.redactor.add(v);
+    this.redactor = redactorFor(opts.target);
     this.checkDeadline = Math.max(opts.limits.deadlineMs * 8, 2_000);
     const signal = opts.signal;
     if (signal) this.stopped = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
@@ -206,6 +205,24 @@ class Run {
     };
     if (result.blockedBy) this.breaches.set(result, redactor.text(verdict.breach ?? verdict.message ?? 'a part it owns was broken'));
     return result;
+  }
+}
+
+/** Every secret of a target, as every text shown to a reader is redacted of it. */
+export function redactorFor(target: Target): Redactor {
+  const redactor = new Redactor().add(target.apiKey, 'CONFORMANCE_API_KEY').add(target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
+  for (const v of Object.values(target.headers)) redactor.add(v);
+  return redactor;
+}
+
+/** `fn` given what a check sees, outside any check (what a load works out before its sweep): its
+ * discoveries are memoized as a run's are, and its requests counted. */
+export async function withContext<T>(opts: Omit<RunOptions, 'concurrency'>, fn: (ctx: CheckContext) => Promise<T>): Promise<{ value: T; requestsSent: number }> {
+  const run = new Run({ ...opts, concurrency: 1 });
+  try {
+    return { value: await fn(run.context([])), requestsSent: run.exchanges.sent };
+  } finally {
+    await run.http.close();
   }
 }
 
@@ -346,7 +363,7 @@ export const sectionsOf = (section: string) =>
 
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
  * and the messages and evidence of the paths that gave that outcome. */
-function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
+export function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
   const { run: _run, paths: axes, timeLimitMs: _limit, once: _once, ...meta } = check;
   const outcome = worst(paths.map((p) => p.outcome));
   const deciding = paths.filter((p) => p.outcome === outcome);

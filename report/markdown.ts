@@ -4,6 +4,7 @@
 import type { CheckResult, Evidence } from '../engine/check.js';
 import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
+import { profileRows, ruleRows, type LoadReport } from './load.js';
 
 const EXCERPT_MAX = 1500;
 
@@ -45,6 +46,25 @@ function detail(r: CheckResult, under: Map<string, CheckResult[]>): string[] {
   return out;
 }
 
+const table = (rows: string[][]) => [`| ${rows[0].map(cell).join(' | ')} |`, `|${rows[0].map(() => '---').join('|')}|`, ...rows.slice(1).map((r) => `| ${r.map(cell).join(' | ')} |`)];
+
+/** The sweep: what broke under load, the latency profile, and per rule the answers that held at each step. */
+function loadSection(load: LoadReport): string[] {
+  const rules = ruleRows(load);
+  const broken = rules.filter((r, i) => i === 0 || r.slice(1).some((c) => /^\d+\/\d+$/.test(c) && c.split('/')[0] !== c.split('/')[1]));
+  return [
+    `### Load: ${cell(load.model)}, ${load.workload.length} requests in the mix, ${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}`,
+    '',
+    ...load.breaksUnderLoad.map((b) => `- ❌ \`${b.check}\` held alone, broke at ${cell(b.brokeAt)} (${b.held} of ${b.of} held)`),
+    ...(load.breaksUnderLoad.length ? [''] : []),
+    ...table(profileRows(load)),
+    '',
+    ...(broken.length > 1
+      ? [`Rules an answer broke (held / judged per step; ${rules.length - broken.length} more held on every answer):`, '', ...table(broken), '']
+      : [`All ${rules.length - 1} rules held on every answer judged.`, '']),
+  ];
+}
+
 const row = (r: CheckResult) => `| \`${r.id}\` | ${r.level} | ${cell(r.section)} | ${cell(cut(r.message ?? r.outcome, 200))} |`;
 const TABLE = ['| check | level | section | what was found |', '|---|---|---|---|'];
 
@@ -81,6 +101,7 @@ export function renderMarkdown(report: RunReport): string {
     if (b.stale.length) out.push('');
   }
   for (const w of report.warnings) out.push(`> ⚠️ ${w}`, '');
+  if (report.load) out.push(...loadSection(report.load));
   if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap((r) => detail(r, under)));
   if (findings.length)
     out.push(

@@ -4,6 +4,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
 import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
+import { columns, profileRows, ruleRows, type LoadReport } from './load.js';
 
 const REQUEST_BODY_MAX = 300;
 const EXCERPT_MAX = 800;
@@ -153,6 +154,19 @@ function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckR
   return lines;
 }
 
+/** The sweep: what broke under load first, the latency profile per step, and per rule how many answers held. */
+function loadLines(load: LoadReport, c: ChalkInstance): string[] {
+  const out = ['', c.bold(`Load (${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}; ${safe(load.model)}; ${load.workload.length} requests in the mix)`)];
+  for (const b of load.breaksUnderLoad) out.push(`  ${c.red('breaks under load:')} ${safe(b.check)} held alone, broke at ${safe(b.brokeAt)} (${b.held} of ${b.of} held)`);
+  out.push(...columns(profileRows(load)).map(safe));
+  const rows = ruleRows(load);
+  const broken = rows.filter((r, i) => i === 0 || r.slice(1).some((cell) => /^(\d+)\/(\d+)$/.test(cell) && cell.split('/')[0] !== cell.split('/')[1]));
+  out.push('', `  ${broken.length - 1} of ${rows.length - 1} rules broke on some answer (held/judged per step)${broken.length > 1 ? ':' : ''}`);
+  if (broken.length > 1) out.push(...columns(broken).map(safe));
+  for (const s of load.steps) if (s.slowest) out.push(c.gray(`  slowest at ${safe(s.label)}: ${safe(s.slowest.label)}, ${s.slowest.ms} ms`));
+  return out;
+}
+
 function sectionHeading(section: string): string {
   if (!section.trim()) return '(no section)';
   const m = /^\s*([A-Za-z][\w-]*)\s+(.*)$/.exec(section);
@@ -207,6 +221,8 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
       );
     }
   }
+
+  if (report.load) out.push(...loadLines(report.load, c));
 
   out.push('', c.bold('Summary'));
   for (const level of LEVELS) {

@@ -2,6 +2,7 @@
 // is a published format: bump REPORT_FORMAT_VERSION on any incompatible change.
 import { OUTCOMES, type CheckResult, type Level, type Outcome } from '../engine/check.js';
 import type { StaleEntry } from './baseline.js';
+import type { LoadReport } from './load.js';
 
 /** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped.
  * 3: the outcomes flaky and not-served; the run's cost in tokens asked for. */
@@ -32,6 +33,8 @@ export interface RunReport {
   /** The run's baseline (--expected-failures): how many failures it expected, which of its entries
    * are stale (they pass now, and fail the run), whether the run wrote it (--update-baseline). */
   baseline?: { file: string; expected: number; stale: StaleEntry[]; updated: boolean };
+  /** A load sweep's latency profile and per-step rule counts (`conformance load`). */
+  load?: LoadReport;
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;

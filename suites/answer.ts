@@ -99,6 +99,19 @@ const CHUNK_PARTS = {
   toolCalls: optional('chunk#/$defs/delta/properties/tool_calls'),
 };
 
+/** The whole response, and a whole chunk: an answer that passes them has every part sound (the parts
+ * are pieces of these schemas), and is read without checking each part (a load reads thousands). */
+const WHOLE_RESPONSE = validator('response');
+const WHOLE_CHUNK = validator('chunk');
+const soundChunks = new WeakMap<object, boolean>();
+
+/** Whether a chunk is a chat.completion.chunk as a whole (remembered per chunk: several rules ask). */
+export function soundChunk(chunk: Record<string, unknown>): boolean {
+  let sound = soundChunks.get(chunk);
+  if (sound === undefined) soundChunks.set(chunk, (sound = WHOLE_CHUNK(chunk).ok));
+  return sound;
+}
+
 const show = (x: unknown) => {
   const s = x === undefined ? 'absent' : JSON.stringify(x);
   return s.length > 80 ? `${s.slice(0, 80)}…` : s;
@@ -152,6 +165,16 @@ function readJson(ex: Exchange, empty: Answer): Answer {
   const body = json.value;
   const broken: Answer['broken'] = {};
   const choices = Array.isArray(body.choices) ? body.choices : [];
+  const objects = choices.filter(isObject);
+  const messages = objects.map((c) => (isObject(c.message) ? c.message : {}));
+  // The schema says all but the indexes' being positions: a whole that passes has no broken part.
+  if (!WHOLE_RESPONSE(body).ok || choices.some((c, i) => !isObject(c) || c.index !== i)) Object.assign(broken, jsonBroken(body, choices, objects, messages));
+  return readJsonTail(empty, body, choices, messages[0] ?? {}, broken);
+}
+
+/** What is broken in a JSON body, part by part. */
+function jsonBroken(body: Record<string, unknown>, choices: unknown[], objects: Record<string, unknown>[], messages: Record<string, unknown>[]): Answer['broken'] {
+  const broken: Answer['broken'] = {};
   const envelope = [
     ...(['id', 'created', 'model'] as const).filter((k) => !JSON_PARTS[k](body[k]).ok).map((k) => `${k} is ${show(body[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`),
     ...(!Array.isArray(body.choices) ? [`choices is ${show(body.choices)}, not an array`] : !choices.length ? ['choices is empty'] : []),
@@ -159,8 +182,6 @@ function readJson(ex: Exchange, empty: Answer): Answer {
   ];
   broken.envelope = first(envelope);
   if (!JSON_PARTS.object(body.object).ok) broken.object = `object is ${show(body.object)}, not "chat.completion"`;
-  const objects = choices.filter(isObject);
-  const messages = objects.map((c) => (isObject(c.message) ? c.message : {}));
   broken.index = first(choices.flatMap((c, i) => (isObject(c) && c.index === i ? [] : [`choices[${i}].index is ${show(isObject(c) ? c.index : undefined)}`])));
   broken.role = first(messages.flatMap((m, i) => (JSON_PARTS.role(m.role).ok ? [] : [`choices[${i}].message.role is ${show(m.role)}, not "assistant"`])));
   broken.content = first(
@@ -184,7 +205,11 @@ function readJson(ex: Exchange, empty: Answer): Answer {
         : [`choices[${i}].message.tool_calls is not a list of calls with id, type "function", function.name and function.arguments as a string: ${show(m.tool_calls)}`],
     ),
   );
-  const message = messages[0] ?? {};
+  return broken;
+}
+
+/** The answer's values, read leniently, with what is broken. */
+function readJsonTail(empty: Answer, body: Record<string, unknown>, choices: unknown[], message: Record<string, unknown>, broken: Answer['broken']): Answer {
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
   return {
     ...empty,
@@ -230,23 +255,30 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   // The tool-call deltas are joined as the official clients join them (suites/tool-deltas.ts).
   const toolCalls = toolCallJoiner();
   for (const { at, chunk } of read.chunks) {
-    for (const k of ['id', 'created', 'model'] as const) if (!CHUNK_PARTS[k](chunk[k]).ok) envelope.push(`event ${at}: ${k} is ${show(chunk[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`);
-    if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
-    if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
+    // A chunk sound as a whole has every part sound: only its values are read.
+    const sound = soundChunk(chunk);
+    if (!sound) {
+      for (const k of ['id', 'created', 'model'] as const)
+        if (!CHUNK_PARTS[k](chunk[k]).ok) envelope.push(`event ${at}: ${k} is ${show(chunk[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`);
+      if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
+      if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
+    }
     if (chunk.usage !== null && chunk.usage !== undefined) usage = chunk.usage;
     for (const [position, choice] of (Array.isArray(chunk.choices) ? chunk.choices : []).entries()) {
       if (!isObject(choice) || !isObject(choice.delta)) {
         envelope.push(`event ${at}: a choice ${isObject(choice) ? 'has no delta object' : 'is not an object'}`);
         continue;
       }
-      if (!CHUNK_PARTS.index(choice.index).ok) index.push(`event ${at}: a choice's index is ${show(choice.index)}`);
       const delta = choice.delta;
-      if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
-      if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
-      if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
-        calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
+      if (!sound) {
+        if (!CHUNK_PARTS.index(choice.index).ok) index.push(`event ${at}: a choice's index is ${show(choice.index)}`);
+        if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
+        if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
+        if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
+          calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
+      }
       // Read leniently (a malformed index is the chunk schema's to report): by its place otherwise.
-      if ((CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
+      if ((sound || CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
       if (!roleSeen) {
         roleSeen = true;
         if (delta.role !== 'assistant') role = `the first delta (event ${at}) has role ${show(delta.role)}, not "assistant"`;

@@ -1,13 +1,14 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, catalog, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { MODELS, modelsTaking, STREAM, takes } from './paths.js';
 import { toolRequest } from './tools.js';
+import { eachOwning, eachReading, knownOf, type Known, type Kind } from './each.js';
 
 const OBJECT = schemaAt('response#/properties/object').const;
 const ASSISTANT = schemaAt('response#/$defs/assistantMessage/properties/role').const;
@@ -32,13 +33,16 @@ const JSON_EACH = { model: MODELS };
 /** The basic request is chat.role.user's own: a check that reads its answer is blocked when it is not served. */
 const BASIC: Asked = { what: 'the basic request', ...BASIC_OWNERS };
 
-/** A rule about the answer to the basic request, judged when the parts it reads are sound. */
-const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>) =>
-  judged<{ answer: Answer }>(
+/** A rule about the answer to the basic request, judged when the parts it reads are sound; under
+ * load, about each answer of `kinds` (every kind, by default). */
+const onBasic = (reads: Part[], rule: (a: Answer, known: Known) => Verdict, kinds?: readonly Kind[]) => ({
+  ...judged<{ answer: Answer }>(
     reads,
     async (ctx, path) => answerTo(ctx, await basic(ctx, path), path, reads, BASIC),
-    (got, ctx, path) => rule(got.answer, ctx, path),
-  );
+    async (got, ctx, path) => rule(got.answer, await knownOf(ctx, path.model!)),
+  ),
+  onEach: eachReading(reads, rule, kinds ? { kinds } : {}),
+});
 
 /** The owner of a part of an answer (2.3, must): it fails when that part is broken on the basic
  * answer, or on any other answer the run received on its path, and only then. It runs last, to see them all. */
@@ -51,6 +55,8 @@ const owner = (part: Part, { id, title, audit, paths }: Pick<CheckDef, 'id' | 't
   paths,
   reads: [part],
   last: true,
+  // Under load, the part on every answer, on the ways the check's paths take.
+  onEach: eachOwning(part, paths === JSON_EACH ? 'json' : undefined),
   async run(ctx, path) {
     const ex = await basic(ctx, path);
     const own = ownPart(readAnswer(ex, !!path.stream), part, BASE[wayOf(path.stream)], BASIC);
@@ -130,6 +136,8 @@ const roleCheck = (role: string): CheckDef => ({
   paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
   // Served as asked; the basic stream's events are stream.events' (it reads that very stream).
   reads: role === 'user' ? ['served'] : ['served', 'events'],
+  // The owner of `served`: under load, every answer that came with a 2xx is whole and parses.
+  ...(role === 'user' ? { onEach: eachOwning('served') } : {}),
   async run(ctx, path) {
     // The basic request is this very conversation: its being served is chat.role.user's to judge.
     const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
@@ -190,6 +198,7 @@ export const contentString: CheckDef = {
     'Reads every JSON answer the run received for the model, a tool call forced with tool_choice "required" and the answer to a tool result included: a server that sends content null beside tool_calls, or content as a list of parts, fails even where the basic answer is text; shown by faults tools-result-empty and engine-content-null-with-tool-calls.',
   paths: JSON_EACH,
   reads: ['content'],
+  onEach: eachOwning('content', 'json'),
   // Content is read by many rules on many requests (a tool call's answer, a tool result's): its
   // owner judges every JSON answer the run received, so a part broken on any of them is reported here.
   last: true,
@@ -233,18 +242,21 @@ export const usageDetails: CheckDef = {
     'Reads usage in the JSON answer to the basic request: a server that leaves out prompt_tokens_details.cached_tokens or completion_tokens_details.reasoning_tokens (absent, null, a string) fails; shown by faults chat-usage-details-missing and engine-prompt-details-null.',
   paths: JSON_EACH,
   reads: ['usage-details'],
+  onEach: { way: 'json', judge: (a: Answer) => usageDetailsOf(a) },
   last: true,
   async run(ctx, path) {
     const ex = await basic(ctx, path);
-    const a = readAnswer(ex, false);
-    // No usage at all is chat.usage's failure: the details have nothing to be in.
-    const own =
-      a.broken.served === undefined && a.unserved === undefined && !a.usage
-        ? notTested(`needs usage (${a.broken.usage}): see chat.usage`, 'chat.usage', `${ex.label}: usage: ${a.broken.usage}`)
-        : ownPart(a, 'usage-details', BASE.json, BASIC);
+    const own = usageDetailsOf(readAnswer(ex, false));
     return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'usage-details', [ex], own.outcome !== 'fail'));
   },
 };
+
+function usageDetailsOf(a: Answer): Verdict {
+  // No usage at all is chat.usage's failure: the details have nothing to be in.
+  if (a.broken.served === undefined && a.unserved === undefined && !a.usage)
+    return notTested(`needs usage (${a.broken.usage}): see chat.usage`, 'chat.usage', `${a.ex.label}: usage: ${a.broken.usage}`);
+  return ownPart(a, 'usage-details', BASE.json, BASIC);
+}
 
 export const createdSeconds: CheckDef = {
   id: 'chat.created-seconds',
@@ -275,8 +287,7 @@ export const modelEcho: CheckDef = {
     "Reads model of the basic answer and of every chunk of its stream: a server that names another model than the id asked for (its backend's, a default) or a dated id of it fails; shown by fault chat-model-other.",
   convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
   paths: EACH,
-  ...onBasic(['envelope'], (a, _ctx, path) => {
-    const asked = path.model!;
+  ...onBasic(['envelope'], (a, { model: asked }) => {
     const other = a.models.find((m) => m !== asked && !(typeof m === 'string' && m.startsWith(asked) && DATED.test(m.slice(asked.length))));
     return other === undefined ? pass() : fail(`the ${a.stream ? 'stream' : 'response'} names model ${show(other)}, not ${JSON.stringify(asked)} or a dated id of it`);
   }),
@@ -314,23 +325,31 @@ const LONG_PROMPT = 'Write a long, detailed essay about the history of computing
 /** The cap of the essay; the catalog's declared minimum raises it (fit). */
 const ESSAY_CAP = 1;
 
-const essay = (ctx: CheckContext, path: ApiPath) =>
-  ask(ctx, path, { model: path.model!, messages: [{ role: 'user', content: LONG_PROMPT }], max_tokens: ESSAY_CAP }, 'long essay with the smallest max_tokens');
+/** The long essay with a cap of its own: the smallest (the capped request), or `--max-tokens`. */
+export const essayBody = (model: string, cap = ESSAY_CAP): ChatBody => ({ model, messages: [{ role: 'user', content: LONG_PROMPT }], max_tokens: cap });
 
-/** The max_tokens a request carried, as sent (after fitting to the catalog). */
+const essay = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, essayBody(path.model!), 'long essay with the smallest max_tokens');
+
+const caps = new WeakMap<object, number | undefined>();
+
+/** The max_tokens a request carried, as sent (after fitting to the catalog); read once per request
+ * (a load sends one request many times). */
 function sentCap(ex: Exchange): number | undefined {
+  if (caps.has(ex.request)) return caps.get(ex.request);
+  let cap: number | undefined;
   try {
     const v = (JSON.parse(ex.request.body ?? '') as { max_tokens?: unknown }).max_tokens;
-    return typeof v === 'number' ? v : undefined;
+    cap = typeof v === 'number' ? v : undefined;
   } catch {
-    return undefined;
+    cap = undefined;
   }
+  caps.set(ex.request, cap);
+  return cap;
 }
 
 /** The smallest token limit the kit knows for an answer: the max_tokens it sent, the output length
- * the catalog declares, and what the context leaves after the prompt. */
-async function knownLimit(ctx: CheckContext, model: string, a: Answer): Promise<{ limit?: number; what: string }> {
-  const entry = (await catalog(ctx)).entries.get(model);
+ * the catalog declares (`entry`), and what the context leaves after the prompt. */
+function knownLimit(entry: Record<string, unknown> | undefined, a: Answer): { limit?: number; what: string } {
   const limits: [number | undefined, string][] = [
     [sentCap(a.ex), 'max_tokens'],
     [outputLength(entry), "the catalog's output max_length"],
@@ -362,31 +381,37 @@ export const maxTokens: CheckDef = {
     'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; without a sound usage, the words of the answer give a floor on its tokens (a quarter of them) that judges the cap all the same; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap, chat-length-reported-as-stop and chat-max-tokens-ignored-no-usage.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
+  onEach: eachReading(MAX_TOKENS_READS, (a) => cutByCap(a), { kinds: ['capped'] }),
   async run(ctx, path) {
     const ex = await essay(ctx, path);
-    const cap = sentCap(ex);
-    // What the rule needs is read where it is sound, and a breach that the sound parts show is
-    // judged without the others: eleven words to max_tokens 1 break it, whatever the usage says.
-    const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `a long essay with max_tokens ${cap}`, self: 'chat.max-tokens' });
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    const way = wayOf(a.stream);
-    const sound = (part: Part) => needed(way, [part]).every((p) => a.broken[p] === undefined);
-    const wrong: string[] = [];
-    if (sound('finish_reason') && a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
-    if (sound('usage')) {
-      const spent = completionTokens(a)!;
-      if (cap !== undefined && spent > cap) {
-        const reasoning = reasoningTokens(a);
-        wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
-      }
-    } else if (cap !== undefined && tokensAtLeast(a.content) > cap) {
-      wrong.push(`the content, ${words(a.content)} words, is at least ${tokensAtLeast(a.content)} tokens (counted from the text, the usage being unsound), past max_tokens ${cap}`);
-    }
-    if (wrong.length) return fail(wrong.join('; '));
-    return blockedOn(a, needed(way, MAX_TOKENS_READS), {}) ?? pass();
+    // What the rule needs is read where it is sound (cutByCap): the request need only be served.
+    const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `a long essay with max_tokens ${sentCap(ex)}`, self: 'chat.max-tokens' });
+    return got.verdict ?? cutByCap(got.answer);
   },
 };
+
+/** The essay's answer ends with "length" within the cap it was sent. */
+/** The cap judged on an answer served: what the rule needs is read where it is sound, and a breach
+ * that the sound parts show is judged without the others (eleven words to max_tokens 1 break it,
+ * whatever the usage says); with nothing shown and a part it reads broken, blocked by its owner. */
+function cutByCap(a: Answer): Verdict {
+  const cap = sentCap(a.ex);
+  const way = wayOf(a.stream);
+  const sound = (part: Part) => needed(way, [part]).every((p) => a.broken[p] === undefined);
+  const wrong: string[] = [];
+  if (sound('finish_reason') && a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
+  if (sound('usage')) {
+    const spent = completionTokens(a)!;
+    if (cap !== undefined && spent > cap) {
+      const reasoning = reasoningTokens(a);
+      wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
+    }
+  } else if (cap !== undefined && tokensAtLeast(a.content) > cap) {
+    wrong.push(`the content, ${words(a.content)} words, is at least ${tokensAtLeast(a.content)} tokens (counted from the text, the usage being unsound), past max_tokens ${cap}`);
+  }
+  if (wrong.length) return fail(wrong.join('; '));
+  return blockedOn(a, needed(way, MAX_TOKENS_READS), {}) ?? pass();
+}
 
 export const lengthOnlyAtLimit: CheckDef = {
   id: 'chat.length-only-at-cap',
@@ -397,9 +422,15 @@ export const lengthOnlyAtLimit: CheckDef = {
     'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails; shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed and chat-length-before-cap.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
+  // Under load, every answer: none may say "length" short of its limits.
+  onEach: eachReading(MAX_TOKENS_READS, (a, { entry }) => {
+    const wrong = lengthShort(a, entry, 'the answer');
+    return wrong ? fail(wrong) : pass();
+  }),
   async run(ctx, path) {
     const wrong: string[] = [];
     let judged = 0;
+    const { entry } = await knownOf(ctx, path.model!);
     for (const [what, ex, owners] of [
       ['the essay', await essay(ctx, path), { servedBy: 'chat.max-tokens' }],
       ['the basic answer', await basic(ctx, path), BASIC],
@@ -407,19 +438,24 @@ export const lengthOnlyAtLimit: CheckDef = {
       const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, ...owners });
       if (got.verdict) return got.verdict;
       const a = got.answer;
-      if (a.finishReason !== 'length') continue;
-      const spent = completionTokens(a);
-      if (spent === undefined) continue;
+      if (a.finishReason !== 'length' || completionTokens(a) === undefined) continue;
       judged++;
-      const { limit, what: which } = await knownLimit(ctx, path.model!, a);
-      // Only an answer short of every limit the kit knows is flagged: a server-side cap it does not
-      // know of may have ended it otherwise.
-      if (limit !== undefined && spent < limit) wrong.push(`${what} ended with "length" after ${spent} completion tokens, short of ${which}`);
+      const short = lengthShort(a, entry, what);
+      if (short) wrong.push(short);
     }
     if (wrong.length) return fail(wrong.join('; '));
     return judged ? pass() : pass(['no answer ended with "length" and a token count to judge']);
   },
 };
+
+/** What is wrong with an answer that says "length" short of every limit the kit knows of, or nothing.
+ * Only such an answer is flagged: a server-side cap the kit does not know of may have ended it otherwise. */
+function lengthShort(a: Answer, entry: Record<string, unknown> | undefined, what: string): string | undefined {
+  const spent = completionTokens(a);
+  if (a.finishReason !== 'length' || spent === undefined) return undefined;
+  const { limit, what: which } = knownLimit(entry, a);
+  return limit !== undefined && spent < limit ? `${what} ended with "length" after ${spent} completion tokens, short of ${which}` : undefined;
+}
 
 export const naturalStop: CheckDef = {
   id: 'chat.natural-stop',
@@ -429,15 +465,19 @@ export const naturalStop: CheckDef = {
   audit:
     'Reads the finish of the basic answer, which ends by itself within its cap, streamed and not: a server that ends it with anything but "stop" (length, content_filter) fails on the path it does it; shown by faults chat-natural-end-content-filter and chat-length-when-not-cut.',
   paths: EACH,
-  ...onBasic(['finish_reason', 'usage', 'tool-calls'], async (a, ctx, path) => {
-    const spent = completionTokens(a)!;
-    if (a.toolCalls.length) return notTested('the basic answer called a tool');
-    const { limit, what } = await knownLimit(ctx, path.model!, a);
-    if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
-    return a.finishReason === 'stop'
-      ? pass()
-      : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
-  }),
+  ...onBasic(
+    ['finish_reason', 'usage', 'tool-calls'],
+    (a, { entry }) => {
+      const spent = completionTokens(a)!;
+      if (a.toolCalls.length) return notTested('the basic answer called a tool');
+      const { limit, what } = knownLimit(entry, a);
+      if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
+      return a.finishReason === 'stop'
+        ? pass()
+        : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
+    },
+    ['basic'],
+  ),
 };
 
 const validRequest = validator('request');

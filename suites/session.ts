@@ -62,49 +62,9 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const selected = selectChecks(opts.registry ?? CHECKS, opts).filter((c) => !opts.without?.includes(c.suite));
   if (!selected.length) throw new UsageError(`no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'}); see conformance list`);
   const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
-  const tls = readTls(opts.tls);
-
-  let mock: MockServer | undefined;
-  let baseUrl = opts.baseUrl;
-  let apiKey = opts.apiKey;
-  let secondApiKey = opts.secondApiKey;
-  if (!baseUrl) {
-    mock = await startMockServer();
-    baseUrl = mock.url;
-    apiKey ??= DEFAULT_CONFIG.keys[0].key;
-    secondApiKey ??= DEFAULT_CONFIG.keys[1].key;
-  }
+  const opened = await openTarget(opts, warnings);
   try {
-    if (!apiKey) throw new UsageError('an API key is needed: --api-key KEY or CONFORMANCE_API_KEY');
-    let parsed: URL;
-    try {
-      parsed = new URL(baseUrl);
-      if (!/^https?:$/.test(parsed.protocol)) throw new Error('not http(s)');
-    } catch {
-      throw new UsageError(`--base-url is not an http(s) URL: ${baseUrl}`);
-    }
-    // Said in the report too; the command line says it before the first request.
-    const warning = baseUrlWarning(baseUrl);
-    if (warning) warnings.push(warning);
-    if (opts.siteUrl) {
-      try {
-        new URL(opts.siteUrl);
-      } catch {
-        throw new UsageError(`--site-url is not a URL: ${opts.siteUrl}`);
-      }
-    }
-    const target: Target = {
-      baseUrl: normalizeBaseUrl(baseUrl),
-      siteUrl: opts.siteUrl ?? parsed.origin,
-      siteUrlExplicit: !!opts.siteUrl,
-      apiKey,
-      secondApiKey: secondApiKey || undefined,
-      models: opts.models ?? [],
-      allModels: !!opts.allModels,
-      headers: opts.headers ?? {},
-      embeddedMock: !!mock,
-      ...(tls ? { tls } : {}),
-    };
+    const { target, tls } = opened;
     const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes);
     const started = new Date();
     const t0 = performance.now();
@@ -151,13 +111,71 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
     };
   } finally {
+    await opened.close();
+  }
+}
+
+/** What a session runs against: the embedded mock, started when no base URL is given, or the given
+ * server, its URLs and TLS files checked (a mistake is a usage error); `close` stops the mock. */
+export async function openTarget(
+  opts: Pick<SessionOptions, 'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'allModels' | 'headers' | 'tls'>,
+  warnings: string[],
+): Promise<{ target: Target; tls?: TlsSettings; close(): Promise<void> }> {
+  const tls = readTls(opts.tls);
+  let mock: MockServer | undefined;
+  let baseUrl = opts.baseUrl;
+  let apiKey = opts.apiKey;
+  let secondApiKey = opts.secondApiKey;
+  if (!baseUrl) {
+    mock = await startMockServer();
+    baseUrl = mock.url;
+    apiKey ??= DEFAULT_CONFIG.keys[0].key;
+    secondApiKey ??= DEFAULT_CONFIG.keys[1].key;
+  }
+  const close = async () => {
     await mock?.close();
+  };
+  try {
+    if (!apiKey) throw new UsageError('an API key is needed: --api-key KEY or CONFORMANCE_API_KEY');
+    let parsed: URL;
+    try {
+      parsed = new URL(baseUrl);
+      if (!/^https?:$/.test(parsed.protocol)) throw new Error('not http(s)');
+    } catch {
+      throw new UsageError(`--base-url is not an http(s) URL: ${baseUrl}`);
+    }
+    // Said in the report too; the command line says it before the first request.
+    const warning = baseUrlWarning(baseUrl);
+    if (warning) warnings.push(warning);
+    if (opts.siteUrl) {
+      try {
+        new URL(opts.siteUrl);
+      } catch {
+        throw new UsageError(`--site-url is not a URL: ${opts.siteUrl}`);
+      }
+    }
+    const target: Target = {
+      baseUrl: normalizeBaseUrl(baseUrl),
+      siteUrl: opts.siteUrl ?? parsed.origin,
+      siteUrlExplicit: !!opts.siteUrl,
+      apiKey,
+      secondApiKey: secondApiKey || undefined,
+      models: opts.models ?? [],
+      allModels: !!opts.allModels,
+      headers: opts.headers ?? {},
+      embeddedMock: !!mock,
+      ...(tls ? { tls } : {}),
+    };
+    return { target, tls, close };
+  } catch (e) {
+    await close();
+    throw e;
   }
 }
 
 /** The baseline named by --expected-failures, read before the first request: a mistake in it is a
  * usage error naming the file and the entry. With --update-baseline a missing file is created. */
-function readBaseline(opts: SessionOptions, known: ReadonlySet<string>): Baseline | undefined {
+export function readBaseline(opts: Pick<SessionOptions, 'expectedFailures' | 'updateBaseline'>, known: ReadonlySet<string>): Baseline | undefined {
   if (opts.updateBaseline && !opts.expectedFailures) throw new UsageError('--update-baseline writes the file --expected-failures names: give one');
   if (!opts.expectedFailures) return undefined;
   if (opts.updateBaseline && !existsSync(opts.expectedFailures)) return undefined;
@@ -181,14 +199,14 @@ function readTls(flags: TlsFlags | undefined): TlsSettings | undefined {
 
 /** What the reports say of TLS: the choices, not the key's file (a reader needs the CA and the
  * certificate to judge the run; where the key lies is nobody's business). */
-function tlsOfReport(tls: TlsSettings): NonNullable<RunReport['target']['tls']> {
+export function tlsOfReport(tls: TlsSettings): NonNullable<RunReport['target']['tls']> {
   const { insecure, caCert, clientCert } = tls.flags;
   return { insecure: !!insecure, ...(caCert ? { caCert } : {}), ...(clientCert ? { clientCert } : {}) };
 }
 
 /** A server that cannot be reached at all (refused, unknown, a TLS failure), or that refuses the key
  * on every request, is a usage problem (exit 2, one line), not fifty failed checks. */
-async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
+export async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
   const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 64 * 1024 }, target.tls);
   const auth = { ...target.headers, authorization: `Bearer ${target.apiKey}` };
   const refused = (status?: number) => status === 401 || status === 403;

@@ -7,6 +7,7 @@ import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/c
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
+import { eachReading } from './each.js';
 
 /** A prompt whose answer an obedient model knows in advance; any other answer works too, as long as
  * it reproduces. */
@@ -116,13 +117,40 @@ async function stopped(ctx: CheckContext, path: ApiPath, reads: readonly Part[],
 const STOPPING = { stream: STREAM, model: modelsTaking('stop') };
 const ON_FORMS = { ...STOPPING, form: FORMS };
 
-/** A rule about a stopped answer, where the sequence's place in the unstopped one is known. */
-const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict) =>
-  judged(
+/** A rule about a stopped answer, where the sequence's place in the unstopped one is known; under
+ * load, on each answer to the stop request, against the reference made alone before the sweep. */
+const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict) => ({
+  ...judged(
     reads,
     (ctx, path) => stopped(ctx, path, reads, self),
     (got) => rule(got.a, got.seq, got.ref),
-  );
+  ),
+  onEach: eachReading(
+    reads,
+    (a, known) => {
+      const stop = known.refs.stop as StopUnderLoad | undefined;
+      return stop ? rule(a, stop.seq, stop.ref) : notTested('no stop sequence was picked before the sweep');
+    },
+    { kinds: ['stop'] },
+  ),
+});
+
+/** What a load's stop request is judged against: the reference answer, and the word sent as stop. */
+interface StopUnderLoad {
+  ref: Reference;
+  seq: string;
+}
+
+/** A load's stop request (a word of the reproducible answer, as a string) and what it is judged
+ * against, once the answer reproduced alone, streamed and not; or why there is none. */
+export async function stopUnderLoad(ctx: CheckContext, model: string): Promise<{ body: ChatBody; known: StopUnderLoad } | { problem: string }> {
+  const ref = await reference(ctx, { model, stream: true });
+  if ('problem' in ref) return { problem: ref.problem };
+  return { body: repeatBody(model, { stop: ref.word }), known: { ref, seq: ref.word } };
+}
+
+/** The reproducible request without stop: the seeded request of a load. */
+export const seededBody = (model: string) => repeatBody(model);
 
 /** Where the unstopped answer ends if the sequence stops it: just after its first occurrence. */
 const cutEnd = (ref: Reference, seq: string) => ref.text.indexOf(seq) + seq.length;

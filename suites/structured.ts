@@ -7,6 +7,7 @@ import { answerTo, askWithRoom, judged, type Answer, type Part } from './answer.
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
+import { eachReading } from './each.js';
 
 /** The schema asks for what the prompt does not: a `kind` of one allowed value. A server that takes
  * json_schema for json_object gets an object of the keys the prompt names (name, age, tags), which
@@ -34,7 +35,7 @@ const jsonObjectBody =
     max_tokens: cap,
   });
 
-const jsonSchemaBody =
+export const jsonSchemaBody =
   (model: string) =>
   (cap: number): ChatBody => ({
     model,
@@ -58,8 +59,11 @@ async function contentJson(
 ): Promise<{ value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict }> {
   // The JSON itself is short; a reasoning model that thinks past the first cap is given room (ROOM).
   const got = await answerTo(ctx, await askWithRoom(ctx, path, body, `response_format ${kind}`), path, READS, { what: `response_format ${kind}`, feature: 'response_format' });
-  if (got.verdict) return got;
-  const a: Answer = got.answer;
+  return got.verdict ? got : jsonOf(got.answer, kind);
+}
+
+/** The content of an answer as JSON, or the verdict that ends the check. */
+function jsonOf(a: Answer, kind: string): { value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict } {
   if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
   try {
     return { value: JSON.parse(a.content) };
@@ -71,13 +75,27 @@ async function contentJson(
 const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };
 const READS: Part[] = ['content', 'finish_reason'];
 
-/** A rule about the JSON content of a response_format request, on both paths. */
-const onContent = (kind: string, body: (model: string) => (cap: number) => ChatBody, rule: (value: unknown) => Verdict) =>
-  judged<{ value: unknown }>(
+/** A rule about the JSON content of a response_format request, on both paths; under load, on each
+ * answer to the json_schema request. */
+const onContent = (kind: string, body: (model: string) => (cap: number) => ChatBody, rule: (value: unknown) => Verdict) => ({
+  ...judged<{ value: unknown }>(
     READS,
     (ctx, path) => contentJson(ctx, path, kind, body(path.model!)),
     (got) => rule(got.value),
-  );
+  ),
+  ...(kind === 'json_schema'
+    ? {
+        onEach: eachReading(
+          READS,
+          (a) => {
+            const got = jsonOf(a, kind);
+            return got.verdict ?? rule(got.value);
+          },
+          { kinds: ['json-schema'] },
+        ),
+      }
+    : {}),
+});
 
 export const jsonObject: CheckDef = {
   id: 'structured.json-object',

@@ -8,6 +8,7 @@ import type { ToolCallRead } from './tool-deltas.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
+import { eachReading, type Known } from './each.js';
 
 /** The tools every request declares. Strict: so the arguments can be held to the schemas. */
 const TOOL_SET = [
@@ -117,13 +118,22 @@ async function answered(
   return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy: own ? undefined : 'tools.finish-reason', feature: 'tools' });
 }
 
-/** A rule about the answer under one tool_choice (the path's, when not named), and the parts it reads. */
-const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) =>
-  judged<{ answer: Answer }>(
+/** The tool_choice of the load's tool request (a call it is sure to make). */
+const UNDER_LOAD = 'required';
+
+/** A rule about the answer under one tool_choice (the path's, when not named), and the parts it
+ * reads; under load, on each answer to the tool request when it is that choice's. */
+const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) => ({
+  ...judged<{ answer: Answer }>(
     reads,
     (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads),
     (got) => rule(got.answer),
-  );
+  ),
+  ...(choice === UNDER_LOAD ? { onEach: eachReading(reads, rule, { kinds: ['tools'] }) } : {}),
+});
+
+/** The tool request of a load: the one the rules judge under tool_choice "required". */
+export const toolBody = (model: string) => asked(model, UNDER_LOAD)(ROOM[0]);
 
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
@@ -139,14 +149,18 @@ export const finishReason: CheckDef = {
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS },
   // Whether a call was made is read leniently: the calls' shape is tools.call-valid's and tools.stream's.
   reads: ['finish_reason'],
+  onEach: eachReading(['finish_reason'], (a) => endsAsCalled(a), { kinds: ['tools'] }),
   async run(ctx, path) {
     const got = await answered(ctx, path, String(path.choice), ['finish_reason'], true);
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
-    return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
+    return got.verdict ?? endsAsCalled(got.answer);
   },
 };
+
+/** "tool_calls" exactly when the message calls a tool. */
+function endsAsCalled(a: Answer): Verdict {
+  if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
+  return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
+}
 
 export const requiredCalls: CheckDef = {
   id: 'tools.required',
@@ -159,17 +173,6 @@ export const requiredCalls: CheckDef = {
   paths: ON_TOOLS,
   ...under('required', ['finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
 };
-
-/** tools.call-valid's verdict on the answer to its own request. */
-function ownCalls(got: Awaited<ReturnType<typeof answered>>, path: ApiPath): Verdict {
-  if (got.verdict) return got.verdict;
-  const a = got.answer;
-  const shape = path.stream ? undefined : a.broken['tool-calls'];
-  // No call where one was due is the forcing check's to fail (tools.required, tools.named).
-  const forcedBy = path.choice === 'required' ? 'tools.required' : path.choice === 'named' ? 'tools.named' : undefined;
-  if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
-  return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
-}
 
 export const validCalls: CheckDef = {
   id: 'tools.call-valid',
@@ -184,13 +187,27 @@ export const validCalls: CheckDef = {
   // Owner of the tool calls' shape on a JSON answer (tools.stream owns the deltas of a stream): on
   // the path of the first choice it holds every other JSON answer of the run to it too, so it runs last.
   last: true,
+  onEach: {
+    kinds: ['tools'],
+    judge: (a: Answer, known: Known) => eachReading(a.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason'], (b) => callsValid(b, UNDER_LOAD)).judge(a, known),
+  },
   async run(ctx, path) {
     const got = await answered(ctx, path, String(path.choice), path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']);
-    const own = ownCalls(got, path);
+    const own = got.verdict ?? callsValid(got.answer, String(path.choice));
     if (path.stream || path.choice !== CHOICE_AXIS[0].value) return own;
     return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'tool-calls', got.answer ? [got.answer.ex] : [], own.outcome !== 'fail'), 'the answer under tool_choice auto');
   },
 };
+
+/** Each call of an answer under `choice` names a declared function with JSON arguments; on a JSON
+ * answer, the calls' shape too. */
+function callsValid(a: Answer, choice: string): Verdict {
+  const shape = a.stream ? undefined : a.broken['tool-calls'];
+  // No call where one was due is the forcing check's to fail (tools.required, tools.named).
+  const forcedBy = choice === 'required' ? 'tools.required' : choice === 'named' ? 'tools.named' : undefined;
+  if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
+  return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+}
 
 export const strictArguments: CheckDef = {
   id: 'tools.strict-arguments',
@@ -266,17 +283,22 @@ export const streamedDeltas: CheckDef = {
   reads: ['tool-calls', 'finish_reason'],
   // Also holds the rule on the other tool-call streams of the run, once they are all received.
   last: true,
+  onEach: eachReading(['finish_reason'], (a) => deltasWhole(a), { kinds: ['tools'], way: 'stream' }),
   async run(ctx, path) {
     // Owner of the tool-call deltas on a stream: the part as suites/tool-deltas.ts joins it.
     const got = await answered(ctx, path, 'required', ['finish_reason']);
-    const shape = got.answer?.broken['tool-calls'];
-    const own =
-      shape !== undefined
-        ? fail(shape)
-        : (got.verdict ?? (got.answer.toolCalls.length ? pass() : (cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required'))));
-    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, true, 'tool-calls', got.answer ? [got.answer.ex] : [], shape === undefined), 'the tool_choice "required" stream');
+    const own = got.verdict ?? deltasWhole(got.answer);
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, true, 'tool-calls', got.answer ? [got.answer.ex] : [], own.outcome !== 'fail'), 'the tool_choice "required" stream');
   },
 };
+
+/** The tool calls of a stream join as the official clients join them (suites/tool-deltas.ts reads
+ * the part), and the stream asked to call one does. */
+function deltasWhole(answer: Answer): Verdict {
+  const shape = answer.broken['tool-calls'];
+  if (shape !== undefined) return fail(shape);
+  return answer.toolCalls.length ? pass() : (cutBeforeCall(answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required'));
+}
 
 export const resultAnswered: CheckDef = {
   id: 'tools.result-answered',

@@ -1,7 +1,9 @@
 // The proof that every check can fail. The correct mock passes every check; each fault of the
 // catalogue makes exactly the checks it declares fail (no more, no fewer); legal variations fail
 // nothing; and every check of the registry is failed by at least one fault. A new check without a
-// fault that kills it fails here.
+// fault that kills it fails here. A load fault shows only with requests in flight together: it is
+// held to its checks by a small load sweep (each request alone, then 1 and 4 in flight), where they
+// must fail at the step of 4 and there only.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { createMock } from '../mock/core/handle.js';
 import { FAULTS } from '../mock/core/faults/index.js';
 import { CHECKS } from '../suites/index.js';
 import { passing, runAgainstMock } from './support/run.js';
+import { loadAgainstMock } from './support/load.js';
 
 const PROVING = FAULTS.filter((f) => !f.hostile && !f.frontend);
 const ids = new Set(CHECKS.map((c) => c.id));
@@ -38,7 +41,7 @@ describe('the fault catalogue', () => {
     expect(off).toEqual([]);
   });
 
-  describe.concurrent.each(PROVING.map((f) => [f.name, f] as const))('%s', (_name, fault) => {
+  describe.concurrent.each(PROVING.filter((f) => !f.load).map((f) => [f.name, f] as const))('%s', (_name, fault) => {
     it(
       fault.fails.length ? `fails exactly ${fault.fails.join(', ')}` : fault.flakes?.length ? `makes exactly ${fault.flakes.join(', ')} flaky` : 'passes every check (a legal variation)',
       async () => {
@@ -68,5 +71,27 @@ describe('the fault catalogue', () => {
         }
       },
     );
+  });
+
+  it('the correct mock passes every rule under load', async () => {
+    const report = await loadAgainstMock();
+    const off = report.results.filter((r) => r.outcome !== 'pass' && !(r.outcome === 'skip' && r.id === 'load.retry-after')).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
+    expect(off).toEqual([]);
+  });
+
+  describe.concurrent.each(PROVING.filter((f) => f.load).map((f) => [f.name, f] as const))('%s (under load)', (_name, fault) => {
+    it(fault.fails.length ? `fails exactly ${fault.fails.join(', ')}, from the step of 4 in flight` : 'passes every rule under load (a legal variation)', async () => {
+      const report = await loadAgainstMock(createMock(undefined, { faults: [fault] }));
+      const failed = report.results.filter((r) => r.outcome === 'fail');
+      const detail = failed.map((r) => `${r.id}: ${r.message}`).join('\n');
+      expect(failed.map((r) => r.id).sort(), detail).toEqual([...fault.fails].sort());
+      // It holds alone and one at a time, and breaks where 4 are in flight.
+      for (const r of failed)
+        expect(r.paths!.map((p) => [p.label, p.outcome === 'fail'])).toEqual([
+          ['alone', false],
+          ['concurrency 1', false],
+          ['concurrency 4', true],
+        ]);
+    });
   });
 });

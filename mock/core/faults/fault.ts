@@ -7,8 +7,9 @@ export interface FaultContext {
   config: MockConfig;
   /** Parameters given with the fault (`x-mock-fault: drop-after; chunks=3`), as strings. */
   params: Record<string, string>;
-  /** Counts a fault keeps in this mock instance, by its own keys: a deviation that shows once. */
-  seen: Map<string, number>;
+  /** What a fault keeps across requests, this mock's own (the load faults count the answers in
+   * flight here); absent where a fault is applied outside a mock. */
+  state?: Map<string, unknown>;
 }
 
 export interface Fault {
@@ -33,6 +34,9 @@ export interface Fault {
   /** A failure a frontend must handle (429, 503, a dropped stream), served per request, per
    * scenario or at a rate; not a deviation from the document, so it proves no check. */
   frontend?: boolean;
+  /** Shows only with requests in flight together: its checks fail under `conformance load`, at the
+   * step where enough are in flight, and a one-at-a-time run sees a correct mock. */
+  load?: boolean;
   /** The parameters it takes (`drop-after; chunks=3`), each a number with its default; any other
    * parameter, or one that is not a number, is refused. Every fault also takes `times`. */
   params?: Readonly<Record<string, { default: number; describe: string }>>;

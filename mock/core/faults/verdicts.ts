@@ -103,8 +103,8 @@ export const VERDICT_FAULTS: Fault[] = [
     request: fiveAccepted.request,
     reply: (r, req, ctx) => {
       if (!isUnstoppedRepeat(req) || streamed(req)) return r;
-      const n = (ctx.seen.get('answer-varies') ?? 0) + 1;
-      ctx.seen.set('answer-varies', n);
+      const n = ((ctx.state?.get('answer-varies') as number | undefined) ?? 0) + 1;
+      ctx.state?.set('answer-varies', n);
       return withJson(r, (b) => {
         const m = b.choices?.[0]?.message;
         if (m && typeof m.content === 'string') m.content = `${m.content} (take ${n})`;
@@ -117,8 +117,8 @@ export const VERDICT_FAULTS: Fault[] = [
     fails: [],
     flakes: ['chat.usage'],
     reply: (r, req, ctx) => {
-      if (!isBasic(req) || streamed(req) || ctx.seen.get('flaky-usage-missing-once')) return r;
-      ctx.seen.set('flaky-usage-missing-once', 1);
+      if (!isBasic(req) || streamed(req) || ctx.state?.get('flaky-usage-missing-once')) return r;
+      ctx.state?.set('flaky-usage-missing-once', true);
       return withJson(r, (b) => {
         delete b.usage;
       });
