@@ -60,6 +60,13 @@ module.exports = {
       to: { path: '^(engine|report|suites|mock|bin|bench)/' },
     },
     {
+      name: 'nothing-imports-the-docs-generator',
+      comment: 'scripts/ writes the reference pages from the kit (npm run docs); the kit never reads it.',
+      severity: 'error',
+      from: { path: '^(engine|report|suites|mock|schemas|bin|bench)/' },
+      to: { path: '^scripts/' },
+    },
+    {
       name: 'nothing-imports-the-cli',
       severity: 'error',
       comment: 'bin/ wires the rooms together; nothing of the kit imports it.',

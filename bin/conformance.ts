@@ -11,7 +11,6 @@ import { liveLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
 import { sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
-import { OWNERS, PARTS } from '../suites/answer.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError, type SessionOptions } from '../suites/session.js';
 import { FUZZ_DEFAULTS, FUZZ_PASS } from '../suites/fuzz/index.js';
 import { randomInt } from 'node:crypto';
@@ -30,7 +29,7 @@ import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 import { COMMANDS, type TARGET } from './options.js';
 import { usageMessage } from './usage.js';
-import { catalogueSentence, proofSentence, provenBy } from './proof.js';
+import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
 
 const EXIT_USAGE = 2;
@@ -40,9 +39,6 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw e;
 });
-
-/** The parts of an answer a check owns, as `way:part`: it is the one check that fails when they break. */
-const ownsOf = (id: string) => PARTS.flatMap((part) => (['json', 'stream'] as const).filter((way) => OWNERS[part][way] === id).map((way) => `${way}:${part}`));
 
 function usageExit(message: string): never {
   process.stderr.write(`conformance: ${message}\n`);
@@ -327,10 +323,12 @@ await yargs(hideBin(process.argv))
       if (argv['allow-remote-record']) usageExit('--allow-remote-record applies to --record and to --replay with --fallback upstream');
       if (argv['list-faults']) {
         const width = Math.max(...FAULTS.map((f) => f.name.length));
-        for (const f of FAULTS)
-          process.stdout.write(
-            `${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`,
-          );
+        const params = (f: (typeof FAULTS)[number]) =>
+          Object.entries(f.params ?? {})
+            .map(([name, p]) => `; ${name}=N, default ${p.default}: ${p.describe}`)
+            .join('');
+        const kind = (f: (typeof FAULTS)[number]) => (f.fails.length ? `fails ${f.fails.join(', ')}` : f.hostile ? 'hostile transport' : f.frontend ? 'for frontends' : 'legal: fails nothing');
+        for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description} (${kind(f)}${params(f)})\n`);
         return;
       }
       let mock: ReturnType<typeof createMock>;

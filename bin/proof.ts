@@ -2,6 +2,7 @@
 // check fail, and how many checks are so proven. `conformance list` and the generated reference
 // (docs/reference/) say the same figure from here; test/faults.test.ts holds the faults to it.
 import { CHECKS } from '../suites/index.js';
+import { OWNERS, PARTS } from '../suites/answer.js';
 import { FAULTS, type Fault } from '../mock/core/faults/index.js';
 
 /** What a fault is for: proving checks, a legal variation every check passes, a hostile transport
@@ -12,6 +13,10 @@ export const kindOf = (f: Fault): FaultKind => (f.hostile ? 'hostile' : f.fronte
 
 /** The faults that make a check fail (declared in the catalogue, verified by test/faults.test.ts). */
 export const provenBy = (id: string): string[] => FAULTS.filter((f) => f.fails.includes(id)).map((f) => f.name);
+
+/** The parts of an answer a check owns, as `way:part`: it is the one check that fails when they break,
+ * and so the one a fault that breaks them (`breaks`) fails. */
+export const ownsOf = (id: string): string[] => PARTS.flatMap((part) => (['json', 'stream'] as const).filter((way) => OWNERS[part][way] === id).map((way) => `${way}:${part}`));
 
 export interface ProofFigure {
   checks: number;
