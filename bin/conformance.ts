@@ -294,7 +294,7 @@ await yargs(hideBin(process.argv))
         return;
       }
       const width = Math.max(...CHECKS.map((c) => c.id.length));
-      // A heading per suite, as the README's table has them.
+      // A heading per suite, as the reference (docs/reference/checks.md) has them.
       for (const [suite, checks] of Object.entries(SUITES)) {
         const musts = checks.filter((c) => c.level === 'must').length;
         process.stdout.write(`\n${suite} (${checks.length} checks: ${musts} must, ${checks.length - musts} should)\n`);

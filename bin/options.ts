@@ -55,7 +55,7 @@ export const TARGET = {
     type: 'string',
     describe: 'A baseline (JSON or YAML) of accepted failures: listed failures do not fail the run, listed checks that pass again do (stale), an unknown check id is a usage error',
   },
-  'update-baseline': { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run (created if absent, the reasons of entries that still fail kept)' },
+  'update-baseline': { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run' },
   deadline: { type: 'number', default: DEFAULT_DEADLINE_MS, describe: 'Deadline of the whole run, in ms: what has not finished by then is not-tested and the reports are written' },
   color: { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' },
 } as const satisfies Record<string, Options>;

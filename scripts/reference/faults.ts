@@ -24,7 +24,7 @@ export function faultsPage(): string {
     '',
     `**${proofSentence()}** ${catalogueSentence()}`,
     '',
-    "Serve one with `conformance mock --fault NAME` (`--list-faults` lists them), per request with the header `x-mock-fault: NAME; key=value`, per scenario (`reply.fault`), for every request (`faults.always`) or at a seeded rate (`faults.random`): see [the mock](../mock.md#faults-a-frontend-must-handle). Parameters go after the name (`drop-after; chunks=3`); one a fault does not take, or one that is not a number, is refused. Every fault also takes `times=N`: it applies to the first N requests that select it, then lets the rest through (a 429 that the client's retry gets past).",
+    'How to serve a fault (for every request, per request, per scenario, at a rate), its parameters and `times=N`: [the mock](../mock.md#faults-a-frontend-must-handle). `conformance mock --list-faults` prints this list.',
   ];
   for (const { kind, heading, intro } of KINDS) {
     const faults = FAULTS.filter((f) => kindOf(f) === kind);
