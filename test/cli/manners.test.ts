@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, GLOBAL_OPTIONS } from '../../bin/options.js';
-import { proofSentence } from '../../bin/proof.js';
 import { nearest, usageMessage } from '../../bin/usage.js';
 import { REPORTER_NAMES } from '../../report/index.js';
 import { SUITES } from '../../suites/index.js';
@@ -110,10 +109,4 @@ it('a port in use: one line that suggests --port 0, exit 2, no stack', async () 
   } finally {
     await new Promise((resolve) => taken.close(resolve));
   }
-});
-
-it('list states the proof figure the reference states', async () => {
-  const r = await cli(['list']);
-  expect(r.stdout).toContain(`\n${proofSentence()} `);
-  expect(readFileSync(new URL('../../docs/reference/checks.md', import.meta.url), 'utf8')).toContain(proofSentence());
 });
