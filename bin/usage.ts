@@ -51,6 +51,7 @@ export function usageMessage(msg: string, args: readonly string[]): string {
     });
     return said.join('; ');
   }
+  if (/^Not enough non-option arguments/.test(msg) && command) return `missing arguments: conformance ${COMMANDS[command as keyof typeof COMMANDS].command}`;
   // Invalid values:\n  Argument: suite, Given: "nope", Choices: "chat", "stop", ...
   const invalid = /Argument: ([\w-]+), Given: "([^"]*)", Choices: (.*)$/m.exec(msg);
   if (invalid) {

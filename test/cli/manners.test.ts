@@ -94,6 +94,7 @@ describe('a slip of the keyboard', () => {
     expect(usageMessage('Unknown argument: extra', ['run', 'extra'])).toBe('unexpected argument "extra" (see conformance run --help)');
     expect(usageMessage('Unknown argument: qqqqqqqq', ['list', '--qqqqqqqq'])).toBe('unknown option --qqqqqqqq (see conformance list --help)');
     expect(usageMessage('Invalid values:\n  Argument: suite, Given: "chta", Choices: "chat", "stop"', ['run', '--suite', 'chta'])).toBe('--suite "chta" is not one of chat, stop: did you mean chat?');
+    expect(usageMessage('Not enough non-option arguments: got 1, need at least 2', ['diff', 'a.json'])).toBe('missing arguments: conformance diff <old> <new>');
     expect(nearest('mock', ['run', 'fuzz'])).toBeUndefined();
   });
 });
