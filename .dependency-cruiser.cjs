@@ -1,4 +1,4 @@
-// The rooms of the tree and what each may import (README, "Layout"). Run by `npm run lint:deps`
+// The rooms of the tree and what each may import (docs/development.md, "Layout"). Run by `npm run lint:deps`
 // (and so by CI); test/rooms.test.ts shows that a forbidden import is caught.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -59,6 +59,13 @@ module.exports = {
       comment: 'schemas/ is the one source of truth: everything reads it, it reads none of them.',
       from: { path: '^schemas/' },
       to: { path: '^(engine|report|suites|mock|bin|bench)/' },
+    },
+    {
+      name: 'nothing-imports-the-docs-generator',
+      severity: 'error',
+      comment: 'scripts/ writes the reference pages from the kit (npm run docs); the kit never reads it.',
+      from: { path: '^(engine|report|suites|mock|schemas|bin|bench)/' },
+      to: { path: '^scripts/' },
     },
     {
       name: 'nothing-imports-the-cli',

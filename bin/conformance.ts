@@ -11,11 +11,10 @@ import { liveLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
 import { sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
-import { OWNERS, PARTS } from '../suites/answer.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError, type SessionOptions } from '../suites/session.js';
 import { FUZZ_DEFAULTS, FUZZ_PASS } from '../suites/fuzz/index.js';
 import { randomInt } from 'node:crypto';
-import type { Argv } from 'yargs';
+import type { ArgumentsCamelCase, InferredOptionTypes, Options } from 'yargs';
 import { baseUrlWarning } from '../engine/target.js';
 import { banner, boundaryLines } from '../mock/banner.js';
 import { boundaryOf, hostProblem, originProblem, type Boundary } from '../mock/boundary.js';
@@ -25,11 +24,14 @@ import { createMock } from '../mock/core/handle.js';
 import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
 import { parseContent } from '../mock/core/content/choice.js';
-import { PROFILE_NAMES } from '../mock/core/content/profiles.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
-import { startRecorder, TEST_ID_HEADER } from '../mock/record/server.js';
+import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
-import { LOAD_DEFAULTS, mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
+import { mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
+import { COMMANDS, type CHECKED, type TARGET } from './options.js';
+import { usageMessage } from './usage.js';
+import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
+import { closingLines } from './closing.js';
 
 const EXIT_USAGE = 2;
 
@@ -39,14 +41,17 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
-/** The faults that make a check fail (declared in the catalogue, verified by test/faults.test.ts). */
-const provenBy = (id: string) => FAULTS.filter((f) => f.fails.includes(id)).map((f) => f.name);
-/** The parts of an answer a check owns, as `way:part`: it is the one check that fails when they break. */
-const ownsOf = (id: string) => PARTS.flatMap((part) => (['json', 'stream'] as const).filter((way) => OWNERS[part][way] === id).map((way) => `${way}:${part}`));
-
 function usageExit(message: string): never {
   process.stderr.write(`conformance: ${message}\n`);
   process.exit(EXIT_USAGE);
+}
+
+/** A port the mock cannot take, in one line that says what to do. */
+function cannotListen(e: NodeJS.ErrnoException, host: string, port: number): never {
+  const instead = 'choose another with --port N, or --port 0 for any free one';
+  if (e.code === 'EADDRINUSE') usageExit(`port ${port} is in use on ${host}: ${instead}`);
+  if (e.code === 'EACCES') usageExit(`port ${port} on ${host} needs privileges: ${instead}`);
+  usageExit(`cannot listen on ${host}:${port}: ${e.message}`);
 }
 
 interface ReporterTarget {
@@ -141,40 +146,6 @@ const positiveInt = (name: string) => (v: unknown) => {
   return n;
 };
 
-/** The target and the reports: the options `run` and `fuzz` share. */
-function targetOptions<T>(y: Argv<T>) {
-  return y
-    .option('base-url', { type: 'string', describe: 'Base URL of the API, without /v1' })
-    .option('api-key', { type: 'string', describe: 'API key (or CONFORMANCE_API_KEY)' })
-    .option('second-api-key', { type: 'string', describe: 'A second key with another model list (or CONFORMANCE_SECOND_API_KEY)' })
-    .option('site-url', { type: 'string', describe: "Where /models.json lives (default: the base URL's origin)" })
-    .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: one of each kind the key lists)' })
-    .option('reporter', {
-      type: 'string',
-      array: true,
-      default: ['pretty'],
-      describe: 'pretty, json, junit, markdown (to $GITHUB_STEP_SUMMARY when set) or github (annotations); NAME=FILE writes to a file',
-    })
-    .option('output', { type: 'string', describe: 'File for the (non-pretty) reporter' })
-    .option('header', { type: 'string', array: true, default: [], describe: "Extra request header 'Name: value'" })
-    .option('ca-cert', { type: 'string', describe: "PEM file of CA certificate(s) trusted besides Node.js's store, for the API and the catalog" })
-    .option('insecure', { type: 'boolean', default: false, describe: "Do not verify the server's TLS certificate (the reports say so)" })
-    .option('client-cert', { type: 'string', describe: 'PEM client certificate for mutual TLS' })
-    .option('client-key', { type: 'string', describe: "PEM private key of --client-cert (default: the key in that certificate's file)" })
-    .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
-    .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
-    .option('expected-failures', { type: 'string', describe: 'A baseline (JSON or YAML) of accepted failures: listed failures do not fail the run, listed checks that pass again do' })
-    .option('update-baseline', { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run (created if absent, reasons kept)' })
-    .option('deadline', { type: 'number', default: DEFAULT_DEADLINE_MS, describe: 'Deadline of the whole run, in ms: what has not finished by then is not-tested' })
-    .option('color', { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' });
-}
-
-/** The target and the reports, and how many checks run at once: what `run` and `fuzz` take. */
-const checkOptions = <T>(y: Argv<T>) =>
-  targetOptions(y)
-    .option('all-models', { type: 'boolean', default: false, describe: 'Test every listed model (more requests), not one of each kind' })
-    .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' });
-
 /** `1,4,16,64`: the steps of a sweep, each a positive number (a whole one for --concurrency). */
 function listOf(name: string, whole: boolean) {
   return (v: unknown): number[] | undefined => {
@@ -197,8 +168,12 @@ function durationMs(v: unknown): number | undefined {
   return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
 }
 
-type TargetArgs = Awaited<ReturnType<typeof targetOptions>['argv']>;
-type CheckArgs = Awaited<ReturnType<typeof checkOptions>['argv']>;
+/** The parsed options of a command, as yargs gives them to its handler. */
+type ArgsOf<O extends Record<string, Options>> = ArgumentsCamelCase<InferredOptionTypes<O>>;
+/** The target and the reports, which `run`, `fuzz` and `load` share. */
+type TargetArgs = ArgsOf<typeof TARGET>;
+/** Those and how checks run: `run` and `fuzz`. */
+type CheckArgs = ArgsOf<typeof CHECKED>;
 
 /** When a fuzz session must have sent its last request for the run to end by --deadline: a second
  * before it is left for the verdicts and the reports. */
@@ -214,9 +189,14 @@ interface FuzzStop {
   checksToo: boolean;
 }
 
-/** One session from flags to reports and exit code. */
-async function runAndReport(argv: CheckArgs, choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>, fuzz?: FuzzStop): Promise<void> {
-  await reported(argv, async (common, signal) => {
+/** One session of checks (`run`, `fuzz`) from flags to reports and exit code. */
+async function runAndReport(
+  command: 'run' | 'fuzz',
+  argv: CheckArgs,
+  choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>,
+  fuzz?: FuzzStop,
+): Promise<void> {
+  await reported(command, argv, async (common, signal) => {
     if (fuzz) signal.addEventListener('abort', () => fuzz.stop.abort(signal.reason), { once: true });
     const progress = liveLine(process.stderr);
     return runSession({
@@ -237,7 +217,7 @@ type CommonOptions = Pick<
 >;
 
 /** A session (`run`, `fuzz`, `load`) from the target flags to its reports and its exit code. */
-async function reported(argv: TargetArgs, session: (common: CommonOptions, signal: AbortSignal) => Promise<RunReport>): Promise<void> {
+async function reported(command: string, argv: TargetArgs, session: (common: CommonOptions, signal: AbortSignal) => Promise<RunReport>): Promise<void> {
   // Everything that can be wrong with the run itself is found before the first request.
   const reporters = reporterTargets(argv.reporter as string[], argv.output);
   const headers = parseHeaders(argv.header as string[]);
@@ -272,6 +252,7 @@ async function reported(argv: TargetArgs, session: (common: CommonOptions, signa
       } else process.stdout.write(text);
     }
     process.exitCode = interrupted.exitCode() ?? report.exitCode;
+    for (const line of closingLines(command, reporters, report, process.exitCode)) process.stderr.write(`conformance: ${line}\n`);
   } catch (e) {
     if (e instanceof UsageError) usageExit(e.message);
     throw e;
@@ -282,17 +263,9 @@ await yargs(hideBin(process.argv))
   .scriptName('conformance')
   .usage('$0 <command> [options]')
   .command(
-    'run',
-    'Run the checks against a server (the bundled mock when no --base-url is given)',
-    (y) =>
-      checkOptions(y)
-        .option('suite', { type: 'string', array: true, describe: 'Only these suites' })
-        .option('check', { type: 'string', array: true, describe: 'Only checks whose id matches one of these globs' })
-        .option('strict', { type: 'boolean', default: false, describe: 'A failed should, and a flaky check (broke, then held when sent again), fail the run too' })
-        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not tested, not served or flaky fails the run' })
-        // Declared as `fuzz` (on by default): yargs reads --no-fuzz as its negation.
-        .option('fuzz', { type: 'boolean', default: true, describe: 'The short fuzz pass (generated requests); --no-fuzz leaves it out' })
-        .option('fuzz-runs', { type: 'number', describe: `Requests of the fuzz pass (default ${FUZZ_PASS.runs}); more widens it` }),
+    COMMANDS.run.command,
+    COMMANDS.run.describe,
+    (y) => y.options(COMMANDS.run.options),
     async (argv) => {
       const runs = positiveInt('fuzz-runs')(argv['fuzz-runs']) ?? FUZZ_PASS.runs;
       // The pass stops sending when the run is stopped or its deadline nears, as the checks do.
@@ -303,6 +276,7 @@ await yargs(hideBin(process.argv))
         `fuzz pass: seed ${FUZZ_PASS.seed}, ${runs} generated requests (${runs === FUZZ_PASS.runs ? '--fuzz-runs widens it, --no-fuzz turns it off' : '--fuzz-runs'})`,
       );
       await runAndReport(
+        'run',
         argv,
         { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] },
         { stop, checksToo: true },
@@ -310,17 +284,9 @@ await yargs(hideBin(process.argv))
     },
   )
   .command(
-    'fuzz',
-    'Send generated requests (valid, invalid, edge values) and hold every answer to the fuzz properties; a failure is shrunk to the smallest request that breaks it',
-    (y) =>
-      checkOptions(y)
-        .option('check', { type: 'string', array: true, describe: 'Only the properties whose id matches one of these globs (fuzz.no-5xx)' })
-        .option('seed', { type: 'number', describe: 'Seed of the generated requests (default: a random one, printed); the same seed gives the same requests' })
-        .option('runs', { type: 'number', default: FUZZ_DEFAULTS.runs, describe: 'Requests generated' })
-        .option('max-requests', {
-          type: 'number',
-          describe: `Most requests of the session, shrinking and re-sends included (default: --runs plus ${FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs})`,
-        }),
+    COMMANDS.fuzz.command,
+    COMMANDS.fuzz.describe,
+    (y) => y.options(COMMANDS.fuzz.options),
     async (argv) => {
       const seed = argv.seed ?? randomInt(2 ** 31);
       if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
@@ -331,37 +297,25 @@ await yargs(hideBin(process.argv))
       // Ctrl-C ends the session, not the checks: what was found so far is judged and reported.
       const stop = new AbortController();
       const settings = { seed, runs, maxRequests, shrinkRequests: FUZZ_DEFAULTS.shrinkRequests, stop: stop.signal, deadlineAt: deadlineAt(argv.deadline) };
-      await runAndReport(argv, { registry: withFuzz(settings), suites: ['fuzz'], checks: argv.check, strict: true, requireComplete: false }, { stop, checksToo: false });
+      await runAndReport('fuzz', argv, { registry: withFuzz(settings), suites: ['fuzz'], checks: argv.check, strict: true, requireComplete: false }, { stop, checksToo: false });
     },
   )
   .command(
-    'load',
-    'Judge every answer while the server is busy: a sweep of concurrency steps (or arrival rates), the rules of run held on each answer, the load rules, and the latency profile',
-    (y) =>
-      targetOptions(y)
-        .option('concurrency', { type: 'string', describe: `Requests in flight at each step, a list (default ${LOAD_DEFAULTS.concurrency.join(',')})` })
-        .option('rate', { type: 'string', describe: 'Arrivals a second at each step, a list (an open loop, Poisson), instead of --concurrency' })
-        .option('duration', { type: 'string', describe: 'How long each step lasts (30s, 500ms); default: 4 requests per request in flight' })
-        .option('requests', { type: 'number', describe: 'Requests per step (refusals sent again included)' })
-        .option('max-tokens', { type: 'number', describe: 'A workload of its own: the long essay at this max_tokens, streamed and not' })
-        .option('slo', { type: 'string', array: true, default: [], describe: "An objective held at every step: 'ttft_p99<2000ms', 'e2e_p50<1s', 'error_rate<1%', 'rps>=20' (repeatable)" })
-        .option('seed', { type: 'number', describe: 'Seed of the arrivals of --rate: the same seed, the same schedule' })
-        .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
-        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
-        .option('merge', { type: 'string', array: true, describe: 'Send nothing: merge the JSON reports of processes that ran one sweep at once into one report (docs/load.md)' }),
+    COMMANDS.load.command,
+    COMMANDS.load.describe,
+    (y) => y.options(COMMANDS.load.options),
     async (argv) => {
       if (argv.merge?.length) {
-        const files = argv.merge as string[];
         let merged: RunReport;
         try {
           merged = mergeLoads(
-            files.map((file) => ({ file, report: readReport(file) })),
+            argv.merge.map((file) => ({ file, report: readReport(file) })),
             argv.slo as string[],
           );
         } catch (e) {
           usageExit((e as Error).message);
         }
-        await reported(argv, async () => merged);
+        await reported('load', argv, async () => merged);
         return;
       }
       const concurrency = listOf('concurrency', true)(argv.concurrency);
@@ -383,7 +337,7 @@ await yargs(hideBin(process.argv))
       } catch (e) {
         usageExit((e as Error).message);
       }
-      await reported(argv, (common, signal) =>
+      await reported('load', argv, (common, signal) =>
         runLoad({
           ...common,
           ...steps,
@@ -398,13 +352,9 @@ await yargs(hideBin(process.argv))
     },
   )
   .command(
-    'diff <old> <new>',
-    'Compare two JSON reports (--reporter json): checks newly failing, newly passing, with another level or another finding; exit 1 on a regression',
-    (y) =>
-      y
-        .positional('old', { type: 'string', demandOption: true, describe: 'The earlier report (main)' })
-        .positional('new', { type: 'string', demandOption: true, describe: 'The later report (the branch)' })
-        .option('json', { type: 'boolean', default: false, describe: 'Machine-readable' }),
+    COMMANDS.diff.command,
+    COMMANDS.diff.describe,
+    (y) => y.positional('old', COMMANDS.diff.positionals.old).positional('new', COMMANDS.diff.positionals.new).options(COMMANDS.diff.options),
     (argv) => {
       const [before, after] = [readReport(argv.old!), readReport(argv.new!)];
       const diff = diffReports(before, after);
@@ -413,12 +363,9 @@ await yargs(hideBin(process.argv))
     },
   )
   .command(
-    'list',
-    'List every check with its id, section and level, and what cannot be tested',
-    (y) =>
-      y
-        .option('json', { type: 'boolean', default: false, describe: 'Machine-readable' })
-        .option('coverage', { type: 'boolean', default: false, describe: 'The map of the document: each statement and the checks that enforce it' }),
+    COMMANDS.list.command,
+    COMMANDS.list.describe,
+    (y) => y.options(COMMANDS.list.options),
     (argv) => {
       const untestable = COVERAGE.filter(isUntestable).map((c) => ({ section: c.section, rule: c.quote, why: c.untestable }));
       if (argv.json) {
@@ -442,7 +389,7 @@ await yargs(hideBin(process.argv))
         return;
       }
       const width = Math.max(...CHECKS.map((c) => c.id.length));
-      // A heading per suite, as the README's table has them.
+      // A heading per suite, as the reference (docs/reference/checks.md) has them.
       for (const [suite, checks] of Object.entries(SUITES)) {
         const musts = checks.filter((c) => c.level === 'must').length;
         process.stdout.write(`\n${suite} (${checks.length} checks: ${musts} must, ${checks.length - musts} should)\n`);
@@ -457,64 +404,26 @@ await yargs(hideBin(process.argv))
           process.stdout.write(`  ${''.padEnd(width)}  proven by: ${proof.length ? proof.join(', ') : 'no fault yet'}\n`);
         }
       }
-      process.stdout.write(`\n${CHECKS.length} checks, ${FAULTS.length} faults, ${CHECKS.filter((c) => provenBy(c.id).length).length} checks proven to fail.\n\nNot testable from outside:\n`);
+      process.stdout.write(`\n${proofSentence()} ${catalogueSentence()}\n\nNot testable from outside:\n`);
       for (const u of untestable) process.stdout.write(`  ${u.section.padEnd(6)} ${u.rule} (${u.why})\n`);
     },
   )
   .command(
-    'mock',
-    'Serve the reference mock over HTTP (HTTPS with --tls-cert and --tls-key)',
-    (y) =>
-      y
-        .option('port', { type: 'number', default: 8080 })
-        .option('host', { type: 'string', default: '127.0.0.1' })
-        .option('config', { type: 'string', describe: 'A configuration file (JSON or YAML): keys, models, scenarios, timing, faults' })
-        .option('tls-cert', { type: 'string', describe: 'Serve https with this PEM certificate (or chain, leaf first); with --tls-key' })
-        .option('tls-key', { type: 'string', describe: 'The PEM private key of --tls-cert' })
-        .option('tls-client-ca', { type: 'string', describe: 'With --tls-cert: require a client certificate signed by a CA of this PEM file (mutual TLS)' })
-        .option('strict-scenarios', { type: 'boolean', describe: 'Refuse a chat request no scenario matches (a 400 naming the closest)' })
-        .option('content', { type: 'string', describe: `What generated replies hold, for every model: a profile (${PROFILE_NAMES.join(', ')}) and/or split=bytes|fence, e.g. "markdown; split=fence"` })
-        .option('fault', { type: 'string', array: true, default: [], describe: "Serve with a named fault (repeatable; 'name; key=value' for parameters); see --list-faults" })
-        .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' })
-        .option('record', { type: 'string', describe: 'Proxy to --upstream and save each exchange as a scenario in this folder (a file per test)' })
-        .option('replay', { type: 'string', describe: 'Answer from the recordings in this folder' })
-        .option('upstream', { type: 'string', describe: 'The real server to record from (its base URL)' })
-        .option('upstream-key', { type: 'string', describe: 'The key sent to the upstream (better: $CONFORMANCE_UPSTREAM_KEY); never written' })
-        .option('fallback', { choices: ['upstream'] as const, describe: 'With --replay: record what has no recording from --upstream' })
-        .option('test-id-header', { type: 'string', default: TEST_ID_HEADER, describe: 'The request header naming the test, and so the file of its recordings' })
-        .option('redact', { type: 'string', array: true, default: [], describe: 'A header name or a value to keep out of recordings (repeatable)' })
-        // Declared as `delays` (on by default): yargs reads --no-delays as its negation.
-        .option('delays', { type: 'boolean', default: true, describe: 'With --replay: keep the recorded pace; --no-delays answers at once' })
-        .option('allow-origin', {
-          type: 'string',
-          array: true,
-          default: [],
-          describe: 'Let pages of this origin call the mock, besides loopback ones (repeatable; * for any page, never the /__mock/ routes)',
-        })
-        .option('allowed-host', {
-          type: 'string',
-          array: true,
-          default: [],
-          describe: 'Answer requests addressed to this host name, besides IP addresses, localhost and *.localhost (repeatable; .team.lan for it and its subdomains)',
-        })
-        .option('allow-remote-record', { type: 'boolean', default: false, describe: 'Record (or --fallback upstream) on a non-loopback --host: whoever reaches it spends the upstream key' })
-        // Declared as `dashboard` (on by default): yargs reads --no-dashboard as its negation.
-        .option('dashboard', {
-          type: 'boolean',
-          default: true,
-          describe: 'Serve the live dashboard at /__mock/ (requests as they arrive; faults, content and pace switched live); --no-dashboard turns it off',
-        })
-        .conflicts('record', 'replay'),
+    COMMANDS.mock.command,
+    COMMANDS.mock.describe,
+    (y) => y.options(COMMANDS.mock.options).conflicts('record', 'replay'),
     async (argv) => {
       const named = namedBoundary(argv['allow-origin'] as string[], argv['allowed-host'] as string[]);
       if (argv.record || argv.replay) return recordOrReplay(argv, named);
       if (argv['allow-remote-record']) usageExit('--allow-remote-record applies to --record and to --replay with --fallback upstream');
       if (argv['list-faults']) {
         const width = Math.max(...FAULTS.map((f) => f.name.length));
-        for (const f of FAULTS)
-          process.stdout.write(
-            `${f.name.padEnd(width)}  ${f.description}${f.fails.length ? ` (fails ${f.fails.join(', ')})` : f.hostile ? ' (hostile transport)' : f.frontend ? ' (for frontends)' : ' (legal: fails nothing)'}\n`,
-          );
+        const params = (f: (typeof FAULTS)[number]) =>
+          Object.entries(f.params ?? {})
+            .map(([name, p]) => `; ${name}=N, default ${p.default}: ${p.describe}`)
+            .join('');
+        const kind = (f: (typeof FAULTS)[number]) => (f.fails.length ? `fails ${f.fails.join(', ')}` : f.hostile ? 'hostile transport' : f.frontend ? 'for frontends' : 'legal: fails nothing');
+        for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description} (${kind(f)}${params(f)})\n`);
         return;
       }
       let mock: ReturnType<typeof createMock>;
@@ -540,9 +449,7 @@ await yargs(hideBin(process.argv))
       } catch (e) {
         usageExit((e as Error).message);
       }
-      const server = await startMockServer({ port: argv.port, host: argv.host, mock, tls, dashboard: argv.dashboard }).catch((e: Error) =>
-        usageExit(`cannot listen on ${argv.host}:${argv.port}: ${e.message}`),
-      );
+      const server = await startMockServer({ port: argv.port, host: argv.host, mock, tls, dashboard: argv.dashboard }).catch((e: Error) => cannotListen(e, argv.host, argv.port));
       process.stdout.write(
         banner(server.url, server.mock.config, {
           file: argv.config,
@@ -557,11 +464,12 @@ await yargs(hideBin(process.argv))
       process.once('SIGTERM', stop);
     },
   )
-  .demandCommand(1, 'name a command: run, fuzz, load, list, diff or mock')
+  .demandCommand(1, `name a command: ${Object.keys(COMMANDS).join(', ')}`)
+  .recommendCommands()
   .strict()
   .fail((msg, err) => {
     if (err) throw err;
-    usageExit(msg);
+    usageExit(usageMessage(msg, hideBin(process.argv)));
   })
   .help()
   .parseAsync();
@@ -632,7 +540,7 @@ async function recordOrReplay(
     allowedHosts: [...named.hosts],
     allowRemote: argv['allow-remote-record'],
     log: (line) => process.stderr.write(`${line}\n`),
-  }).catch((e: Error) => usageExit(e.message));
+  }).catch((e: NodeJS.ErrnoException) => (e.syscall === 'listen' ? cannotListen(e, argv.host, argv.port) : usageExit(e.message)));
   const files = recorder.fixtures.names();
   process.stdout.write(
     [

@@ -41,7 +41,7 @@ function check(r: CheckResult, report: RunReport, under: Map<string, CheckResult
         : '') +
       (paths.length
         ? paths.map((p) => `<div class="path"><p><span class="label">[${esc(p.label)}]</span> ${esc(p.message ?? p.outcome)}</p>${p.evidence.map(evidence).join('')}</div>`).join('')
-        : `${r.message ? `<p>${esc(r.message)}</p>` : ''}${r.evidence.map(evidence).join('')}`);
+        : `${r.message ? `<p>${r.outcome === 'skip' ? 'skipped: ' : ''}${esc(r.message)}</p>` : ''}${r.evidence.map(evidence).join('')}`);
   const count = r.paths && r.paths.length > 1 ? `<span class="paths">${r.paths.length} paths</span>` : '';
   return `<section class="check ${v}" id="${esc(r.id)}" data-suite="${esc(r.suite)}" data-level="${r.level}" data-verdict="${v}">
 <h3><span class="badge ${v}">${LABEL[v]}</span> <code>${esc(r.id)}</code> <span class="level">${r.level}</span> <span class="section">§${esc(r.section)}</span> ${count}</h3>
@@ -96,10 +96,11 @@ export function renderHtml(report: RunReport): string {
   const passed = report.exitCode === 0;
   const under = blockedUnder(report.results);
   const s = report.summary;
+  // As the pretty report counts them: the rarer outcomes, and skipped checks, only where there are some.
   const counts = (['must', 'should'] as const)
     .map(
       (l) =>
-        `${l}: ${(['pass', 'fail', 'flaky', 'not-tested', 'not-served'] as const)
+        `${l}: ${(['pass', 'fail', 'flaky', 'not-tested', 'not-served', 'skip'] as const)
           .filter((o) => o === 'pass' || o === 'fail' || o === 'not-tested' || s[l][o])
           .map((o) => `${s[l][o]} ${OUTCOME_WORDS[o]}`)
           .join(', ')}`,

@@ -230,7 +230,7 @@ export const ruleBearing = (c: Coverage) => !('informative' in c);
 export const isMapped = (c: Coverage): c is Extract<Coverage, { checks: string[] }> => 'checks' in c;
 export const isUntestable = (c: Coverage): c is Extract<Coverage, { untestable: string }> => 'untestable' in c;
 
-/** The figure the README states: rule-bearing statements, mapped, untestable, and gaps (mapped to no check). */
+/** The figure the reference states (docs/reference/checks.md): rule-bearing statements, mapped, untestable, and gaps (mapped to no check). */
 export function coverageFigure(map: readonly Coverage[] = COVERAGE): { ruleBearing: number; mapped: number; untestable: number; gaps: number } {
   const rules = map.filter(ruleBearing);
   const mapped = rules.filter(isMapped);

@@ -1,7 +1,7 @@
 // What npm publishes: what a user needs (the command, the library and its types, the mock, the
-// vitest entry, the published schemas and the document they follow) and nothing else (no tests,
-// no benchmarks, no sources, no source maps). bench/packed.ts (npm run check:package) installs the
-// tarball in an empty folder and runs it.
+// vitest entry, the published schemas and the document they follow, the README and the docs it
+// links to) and nothing else (no tests, no benchmarks, no sources, no source maps). bench/packed.ts
+// (npm run check:package) installs the tarball in an empty folder and runs it.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
@@ -25,6 +25,9 @@ it('npm pack holds what a user needs and nothing else', () => {
     'dist/mock/dashboard/page/icon.svg',
     'schemas/spec/chat-api.md',
     'README.md',
+    'docs/README.md',
+    'docs/reference/checks.md',
+    'docs/dashboard.png',
     'package.json',
   ])
     expect(paths, needed).toContain(needed);

@@ -120,7 +120,9 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
       }
       if (unproven) return notTested(unproven);
       if (!judged) return notTested(unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`);
-      return pass([`held on ${judged} of ${out.answered} answers to generated requests`, ...cut, ...(unjudged ? [unjudged] : [])]);
+      // The answers it applies to (a rule of valid requests, of served ones...), and that none broke it.
+      const applied = judged === out.answered ? `all ${judged}` : `${judged} of ${out.answered}`;
+      return pass([`applied to ${applied} answers to generated requests; held on all`, ...cut, ...(unjudged ? [unjudged] : [])]);
     },
   });
 

@@ -4,7 +4,7 @@
 //     the developer's key, by fetch, a form, an image or a no-cors request;
 // (b) a page whose origin is the mock's own port under a foreign name (DNS rebinding) gets 403s;
 // (c) a page on a localhost origin still streams a reply, through the mock and the recorder.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,9 +16,8 @@ import { createMock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { startRecorder, type Recorder } from '../../mock/record/server.js';
 import { startCountingUpstream, type CountingUpstream } from '../support/counting-upstream.js';
+import { browserRuns, CHROMIUM } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium-headless-shell';
-const runs = existsSync(CHROMIUM) || process.env.CONFORMANCE_BROWSER_REQUIRED === '1';
 const KEY = DEFAULT_CONFIG.keys[0].key;
 const UPSTREAM_KEY = 'sk-upstream-real-key-000000000000000042';
 const MARKER = 'journal-secret-marker-7781';
@@ -30,7 +29,7 @@ function watch(server: Server): string[] {
   return seen;
 }
 
-describe.skipIf(!runs)('the mock and the recorder in headless Chromium, against pages of other sites', () => {
+describe.skipIf(!browserRuns)('the mock and the recorder in headless Chromium, against pages of other sites', () => {
   let browser: Browser;
   let upstream: CountingUpstream;
   let mock: MockServer;

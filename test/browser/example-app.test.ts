@@ -14,11 +14,10 @@ import { chromium, type Browser } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { browserRuns, CHROMIUM } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium-headless-shell';
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../examples/browser/', import.meta.url));
-const runs = existsSync(CHROMIUM) || process.env.CONFORMANCE_BROWSER_REQUIRED === '1';
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
 
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
@@ -50,7 +49,7 @@ async function serveStatic(dir: string): Promise<{ url: string; server: Server }
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-describe.skipIf(!runs)('the example chat page in headless Chromium', () => {
+describe.skipIf(!browserRuns)('the example chat page in headless Chromium', () => {
   let browser: Browser;
   let site: { url: string; server: Server };
   let api: { url: string; close(): Promise<void> };

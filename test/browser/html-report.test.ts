@@ -2,7 +2,7 @@
 // playwright-core): failures come first, the filters show what a person asked for, the evidence
 // opens to the command that replays it, and the page asks the network for nothing. A screenshot is
 // kept in artifacts/ for a person to look at.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,13 +13,11 @@ import { startMockServer } from '../../mock/http.js';
 import { renderHtml } from '../../report/html.js';
 import { runSession } from '../../suites/session.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
+import { browserRuns, CHROMIUM } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium-headless-shell';
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
-// CI installs the browser (.ci/run) and says so: there a missing browser fails instead of skipping.
-const runs = existsSync(CHROMIUM) || process.env.CONFORMANCE_BROWSER_REQUIRED === '1';
 
-describe.skipIf(!runs)('the HTML report in headless Chromium', () => {
+describe.skipIf(!browserRuns)('the HTML report in headless Chromium', () => {
   let browser: Browser;
   let page: string;
   beforeAll(async () => {

@@ -12,6 +12,7 @@ import { validator } from '../../schemas/index.js';
 import { REPORT_FORMAT_VERSION } from '../../report/report.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { BIN, cli } from '../support/cli.js';
+import { proofSentence } from '../../bin/proof.js';
 
 describe('conformance CLI', () => {
   let server: MockServer;
@@ -22,7 +23,8 @@ describe('conformance CLI', () => {
 
   it('runs every suite against the embedded mock and exits 0', async () => {
     const r = await cli(['run']);
-    expect(r.stderr).toBe('');
+    // One line on standard error, what to do next.
+    expect(r.stderr).toBe('conformance: the embedded mock passed; to test your server: conformance run --base-url URL --api-key KEY\n');
     expect(r.stdout).toMatch(/PASSED/);
     expect(r.code).toBe(0);
   });
@@ -213,10 +215,13 @@ describe('conformance CLI', () => {
     expect(JSON.parse(r.stdout).checks.length).toBe(CHECKS.length);
   });
 
-  it('lists every check with id, section and level, and what cannot be tested', async () => {
+  it('lists every check with id, section and level, and what cannot be tested; the proof figure as the reference states it', async () => {
     const r = await cli(['list']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\nmodels \(5 checks: 3 must, 2 should\)\n {2}models\.list-shape\s+2\.4\s+must/);
     expect(r.stdout).toMatch(/5\.4/);
+    // The fault count of list is the one the docs give.
+    expect(r.stdout).toContain(`\n${proofSentence()} `);
+    expect(readFileSync(new URL('../../docs/reference/checks.md', import.meta.url), 'utf8')).toContain(`**${proofSentence()}**`);
   });
 });

@@ -1,7 +1,6 @@
 // "Reproduce with:" works as printed: pasted into a shell with the keys in $CONFORMANCE_API_KEY and
 // $CONFORMANCE_SECOND_API_KEY, the command replays the exact request; it never shows a key, and a
 // secret it cannot name by variable (a near miss of the key) is redacted.
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
@@ -9,6 +8,7 @@ import { curlOf } from '../../engine/curl.js';
 import { Redactor } from '../../engine/redact.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { sh } from '../support/cli.js';
+import { curlRuns } from '../support/skips.js';
 
 describe('curl commands', () => {
   const redactor = new Redactor().add(KEY, 'CONFORMANCE_API_KEY').add(SECOND_KEY, 'CONFORMANCE_SECOND_API_KEY').add(`${KEY}x`);
@@ -30,7 +30,7 @@ describe('curl commands', () => {
     expect(curlOf(request, [])).toBe("curl -sS -N -X GET 'https://h/v1/models'");
   });
 
-  it.skipIf(!existsSync('/usr/bin/curl') && !existsSync('/bin/curl'))('replays the exact request when pasted into a shell', async () => {
+  it.skipIf(!curlRuns)('replays the exact request when pasted into a shell', async () => {
     const mock = createMock();
     const server = await startMockServer({ mock });
     try {

@@ -214,9 +214,9 @@ describe('choosing a profile', () => {
   });
 });
 
-describe('README.md', () => {
+describe('docs/mock.md', () => {
   it("shows each profile's answer to Hello! (seed 2) as the mock gives it", () => {
-    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const readme = readFileSync(fileURLToPath(new URL('../../docs/mock.md', import.meta.url)), 'utf8');
     const section = readme.slice(readme.indexOf('The answer to `Hello!` (seed 2'), readme.indexOf('Choose one per request'));
     const shown = [...section.matchAll(/^(`{3,4})(?:text|markdown)\n([\s\S]*?)\n\1$/gm)].map((m) => m[2]);
     expect(shown).toEqual(PROFILE_NAMES.map((p) => textOf({ ...user('Hello!'), seed: 2 }, p)));

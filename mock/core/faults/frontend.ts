@@ -56,7 +56,7 @@ function cutAfter(reply: MockReply, n: number, end: Frame[]): MockReply {
 export const FRONTEND: Fault[] = [
   {
     name: 'rate-limited',
-    description: '429 with Retry-After and retry-after-ms (params: retry_after_ms, default 1000)',
+    description: '429 with Retry-After and retry-after-ms',
     fails: [],
     frontend: true,
     params: { retry_after_ms: { default: 1000, describe: 'the wait the Retry-After headers ask for' } },
@@ -74,7 +74,7 @@ export const FRONTEND: Fault[] = [
   },
   {
     name: 'unavailable',
-    description: '503 with Retry-After (params: retry_after_ms, default 1000)',
+    description: '503 with Retry-After',
     fails: [],
     frontend: true,
     params: { retry_after_ms: { default: 1000, describe: 'the wait the Retry-After headers ask for' } },
@@ -82,7 +82,7 @@ export const FRONTEND: Fault[] = [
   },
   {
     name: 'slow',
-    description: 'The right answer, after a delay longer than a client waits (params: delay_ms, default 60000)',
+    description: 'The right answer, after a delay longer than a client waits',
     fails: [],
     frontend: true,
     params: { delay_ms: { default: 60_000, describe: 'how long the answer waits' } },
@@ -97,7 +97,7 @@ export const FRONTEND: Fault[] = [
   },
   {
     name: 'drop-after',
-    description: 'A stream dropped (connection reset) after N chunks (params: chunks, default 3)',
+    description: 'A stream dropped (connection reset) after N chunks',
     fails: [],
     frontend: true,
     params: { chunks: { default: 3, describe: 'the chunks sent before the drop' } },
@@ -105,7 +105,7 @@ export const FRONTEND: Fault[] = [
   },
   {
     name: 'stream-error',
-    description: 'After N chunks, an error event (data: {"error": {...}}) and the end of the stream (params: chunks, default 2)',
+    description: 'After N chunks, an error event (data: {"error": {...}}) and the end of the stream',
     fails: [],
     frontend: true,
     params: { chunks: { default: 2, describe: 'the chunks sent before the error' } },

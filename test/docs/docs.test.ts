@@ -1,0 +1,101 @@
+// The pages a user reads hold together: the README stays a short page with the two commands CI runs
+// too, every link between the pages reaches a file and a heading that exist, every guide is in the
+// index, and no text is written in two places (it moves; it is not copied).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const read = (file: string) => readFileSync(join(root, file), 'utf8');
+const markdownIn = (dir: string): string[] =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdownIn(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
+const PAGES = ['README.md', ...markdownIn('docs')];
+
+/** A page's text outside fenced code blocks. */
+const prose = (text: string) => text.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
+
+/** The anchors GitHub gives a page's headings (lower case, punctuation dropped, spaces as hyphens;
+ * a repeated heading gets -1, -2...), and the ids written as HTML. */
+function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const [, heading] of prose(text).matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const slug = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n ? `${slug}-${n}` : slug);
+  }
+  for (const [, id] of text.matchAll(/<a (?:id|name)="([^"]+)"/g)) anchors.add(id);
+  return anchors;
+}
+
+describe('README.md', () => {
+  const readme = read('README.md');
+
+  it('is a short page (200 lines at most)', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+  });
+
+  it('gives the two commands of a fresh machine, and CI runs the test command it gives', () => {
+    const quick = readme.slice(readme.indexOf('## Quick start'));
+    const commands = [...quick.matchAll(/^```sh\n([\s\S]*?)^```/gm)][0][1].split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
+    expect(commands.filter(Boolean)).toEqual(['npm install && npx conformance run', 'npm test']);
+    const ci = read('.ci/run')
+      .split('\n')
+      .map((l) => l.trim());
+    expect(ci, '.ci/run runs the test command README.md gives').toContain('npm test');
+  });
+});
+
+describe('the documentation', () => {
+  it.each(PAGES)('%s: every relative link reaches a file, and a heading of it', (page) => {
+    const text = prose(read(page));
+    const broken: string[] = [];
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^[a-z]+:/i.test(target)) continue;
+      const [path, anchor] = target.split('#');
+      const file = path ? join(dirname(page), path) : page;
+      if (!existsSync(join(root, file))) {
+        broken.push(`${target}: no file ${file}`);
+        continue;
+      }
+      if (anchor && file.endsWith('.md') && !anchorsOf(read(file)).has(anchor)) broken.push(`${target}: no heading #${anchor} in ${file}`);
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('the index (docs/README.md) lists every guide', () => {
+    const index = read('docs/README.md');
+    const guides = PAGES.filter((p) => p.startsWith('docs/') && !p.startsWith('docs/reference/') && p !== 'docs/README.md').map((p) => relative('docs', p));
+    const missing = guides.filter((g) => !index.includes(`](${g})`));
+    expect(missing, 'guides missing from docs/README.md: list each under "More guides"').toEqual([]);
+  });
+
+  it('writes nothing twice: no run of twelve words is in two pages, or twice in one (the generated reference repeats its own data)', () => {
+    const N = 12;
+    const where = new Map<string, Set<string>>();
+    const twiceInOne = new Set<string>();
+    for (const page of PAGES) {
+      const group = page.startsWith('docs/reference/') ? 'docs/reference/' : page;
+      const words = prose(read(page))
+        .replace(/<!--[\s\S]*?-->/g, '')
+        .replace(/^\|?[-| ]+\|?$/gm, '')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}'.=/-]+/u)
+        .filter(Boolean);
+      const seen = new Set<string>();
+      for (let i = 0; i + N <= words.length; i++) {
+        const run = words.slice(i, i + N).join(' ');
+        if (seen.has(run) && group !== 'docs/reference/') twiceInOne.add(`${page}: ${run}`);
+        seen.add(run);
+        where.set(run, (where.get(run) ?? new Set()).add(group));
+      }
+    }
+    const twice = [...where].filter(([, groups]) => groups.size > 1).map(([run, groups]) => `${[...groups].join(', ')}: ${run}`);
+    expect([...twice, ...twiceInOne]).toEqual([]);
+  });
+});
