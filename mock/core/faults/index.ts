@@ -17,6 +17,7 @@ import { EVERY_STREAM_FAULTS, STREAM_FAULTS } from './stream.js';
 import { STRUCTURED_FAULTS } from './structured.js';
 import { TOOLS_FAULTS } from './tools.js';
 import { USAGE_FAULTS } from './usage.js';
+import { echoed } from '../errors.js';
 
 export const FAULTS: readonly Fault[] = [
   ...LEGAL,
@@ -42,7 +43,7 @@ const byName = new Map(FAULTS.map((f) => [f.name, f]));
 
 export function faultNamed(name: string): Fault {
   const f = byName.get(name);
-  if (!f) throw new Error(`no fault named "${name}"; see conformance mock --list-faults`);
+  if (!f) throw new Error(`no fault named "${echoed(name)}"; see conformance mock --list-faults`);
   return f;
 }
 
