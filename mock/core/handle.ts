@@ -109,6 +109,8 @@ interface Trace {
   split?: ContentSplit;
   content?: string;
   model?: string;
+  /** The body as parsed for this request when it is too large to be remembered: the journal cuts it without parsing it again. */
+  parsed?: unknown;
 }
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
@@ -141,6 +143,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return keys.get(token) ?? opts.anyKey ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
   };
 
+  // The body prepare parsed last: handle is synchronous, so it is the request's being handled.
+  let lastParsed: unknown;
   /** Everything about a chat request that follows from its bytes and key alone: the mock is
    * deterministic, so it is worked out once and only stamped (id, created) per request. */
   const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef, asked: ContentChoice | undefined, pace: Pace | undefined): Prepared => {
@@ -150,7 +154,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     let source = text;
     try {
       source ??= UTF8.decode(typeof raw === 'string' ? undefined : raw);
-      body = JSON.parse(source);
+      body = lastParsed = JSON.parse(source);
     } catch (e) {
       return { reply: errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json'), faults: [], stream: false };
     }
@@ -274,6 +278,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       const utf8 = typeof req.body === 'string' ? req.body : text !== undefined && !NOT_ASCII.test(text) ? text : undefined;
       p = prepare(utf8, req.body, key, asked, live?.pace);
       if (cached) replies.offer(space, text, p);
+      else trace.parsed = lastParsed;
+      lastParsed = undefined;
     }
     trace.scenario = p.scenario;
     trace.stream = p.stream;
@@ -333,7 +339,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const shape = req.body?.length ? bodyShape(req.body, limits) : undefined;
     const over = shape || req.size ? overLimit(req, limits, shape) : undefined;
     if (over) {
-      if (API_ROUTES[path]) journal.add(refusedEntry(req, method, over), path === CHAT_PATH ? req.body : undefined, undefined, { size: req.size });
+      if (API_ROUTES[path]) journal.add(refusedEntry(req, method, over), path === CHAT_PATH ? req.body : undefined, { past: true, size: req.size });
       return withCors(req, over, config.cors);
     }
     if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method), config.cors);
@@ -378,7 +384,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       },
       path === CHAT_PATH ? r.body : undefined,
       // What the shape says holds for the body as sent, not for one a fault rewrote.
-      r === req ? shape?.longText : undefined,
+      { longText: r === req ? shape?.longText : undefined, parsed: trace.parsed },
     );
     return withCors(req, reply, config.cors);
   };

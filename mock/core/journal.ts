@@ -52,9 +52,16 @@ export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024;
 /** What the core tells the journal of a request, besides its body. */
 export type Arrival = Omit<JournalEntry, 'seq' | 'time' | 'body' | 'body_cut'>;
 
-/** A body past the request limits (kept as text, never parsed), and its size when the transport
- * kept only its start. */
-export interface Past {
+/** What the core knows of a body besides its bytes. */
+export interface BodyHints {
+  /** What cutting its long strings would save (BodyShape.longText): a large body is parsed to be
+   * cut only when that is enough. */
+  longText?: number;
+  /** The body as the core parsed it, when it did: not parsed a second time to be cut. */
+  parsed?: unknown;
+  /** Past the request limits: kept as text, never parsed. */
+  past?: boolean;
+  /** Its size, when the transport kept only its start. */
   size?: number;
 }
 
@@ -91,10 +98,8 @@ export class Journal {
     return this.held;
   }
 
-  /** `raw`: the body as it came. `longText`: what cutting its long strings would save
-   * (BodyShape.longText), when known: a large body is parsed to be cut only when that is enough.
-   * `past`: given for a body past the request limits. */
-  add(arrival: Arrival, raw: string | Uint8Array | undefined, longText?: number, past?: Past): void {
+  /** `raw`: the body as it came. */
+  add(arrival: Arrival, raw: string | Uint8Array | undefined, hints: BodyHints = {}): void {
     if (this.size <= 0) {
       this.lost++;
       return;
@@ -102,8 +107,9 @@ export class Journal {
     const stored = arrival as Stored;
     stored.raw = raw;
     stored.body_cut = null;
-    stored.text = past !== undefined;
-    if (raw !== undefined && (past || raw.length > BODY_KEPT_MAX)) keepCut(stored, raw, past?.size ?? raw.length, !past && (longText === undefined || raw.length - longText <= BODY_KEPT_MAX));
+    const { past, longText } = hints;
+    stored.text = past === true;
+    if (raw !== undefined && (past || raw.length > BODY_KEPT_MAX)) keepCut(stored, raw, hints, !past && (longText === undefined || raw.length - longText <= BODY_KEPT_MAX));
     stored.cost = ENTRY_COST + stored.path.length + (stored.raw?.length ?? 0);
     if (stored.cost > this.maxBytes) {
       this.lost++;
@@ -161,11 +167,12 @@ export class Journal {
 
 /** A body kept cut: its JSON with long strings cut, when that may be enough (never past the limits),
  * else its start as text. */
-function keepCut(stored: Stored, raw: string | Uint8Array, bytes: number, strings: boolean): void {
+function keepCut(stored: Stored, raw: string | Uint8Array, hints: BodyHints, strings: boolean): void {
+  const bytes = hints.size ?? raw.length;
   if (strings) {
     try {
       // Within the limits: parsing and serializing it again are bounded in depth and size.
-      const short = JSON.stringify(JSON.parse(textOf(raw)), (_k, v: unknown) => (typeof v === 'string' && v.length > LONG_TEXT ? cutText(v, LONG_TEXT) : v));
+      const short = JSON.stringify(hints.parsed ?? JSON.parse(textOf(raw)), (_k, v: unknown) => (typeof v === 'string' && v.length > LONG_TEXT ? cutText(v, LONG_TEXT) : v));
       if (short.length <= BODY_KEPT_MAX) {
         stored.raw = short;
         stored.body_cut = { bytes, kept: 'strings' };
