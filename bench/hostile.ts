@@ -11,12 +11,9 @@
 // 4 x, quadratic 16 x); peak RSS < 500 MB; every route answers. The mock's CPU time per request is
 // given beside the wall time: on a machine other jobs share, it is the steadier figure.
 //   BENCH_ONLY=hostile npm run bench    BENCH_HOSTILE_IMAGES (default 1000)
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { startMock } from './dashboard.js';
 import { CHAT_PATH, HEADERS, SMALL } from './fixtures.js';
-import type { Mark } from './server.js';
 
 const IMAGES = num('BENCH_HOSTILE_IMAGES', 1000);
 const WAIT_TARGET_MS = 1_000;
@@ -44,32 +41,7 @@ const image = JSON.stringify({
   ],
 });
 
-interface Mock {
-  url: string;
-  mark(): Promise<Mark>;
-  stop(): Promise<void>;
-}
-
-async function startMock(): Promise<Mock> {
-  const child = fork(fileURLToPath(new URL('./server.js', import.meta.url)), ['mock'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const waiting: ((m: Mark) => void)[] = [];
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`mock exited (${code}) before it was ready`)));
-    child.on('message', (m: { type: string; port?: number }) => (m.type === 'ready' ? resolve(m.port!) : m.type === 'mark' && waiting.shift()?.(m as Mark)));
-  });
-  child.removeAllListeners('exit');
-  child.once('exit', (code, signal) => code !== 0 && console.log(`  the mock process ended: ${signal ?? code}`));
-  return {
-    url: `http://127.0.0.1:${port}`,
-    mark: () => new Promise<Mark>((resolve) => (waiting.push(resolve), child.send({ type: 'mark' }))),
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = once(child, 'exit');
-      child.disconnect();
-      await exited;
-    },
-  };
-}
+type Mock = Awaited<ReturnType<typeof startMock>>;
 
 const agent = new Agent({ connections: 8, keepAliveTimeout: 10_000 });
 
