@@ -22,8 +22,8 @@ function num(name: string, fallback: number): number {
   return Number.isFinite(v) && v > 0 ? v : fallback;
 }
 
-/** The mock in its own process (bench/server.ts), its CPU time read at each mark. */
-async function startMock(): Promise<{ url: string; mark(): Promise<Mark>; stop(): Promise<void> }> {
+/** The mock in its own process (bench/server.ts), its CPU time read at each mark (bench/hostile.ts too). */
+export async function startMock(): Promise<{ url: string; mark(): Promise<Mark>; stop(): Promise<void> }> {
   const child = fork(fileURLToPath(new URL('./server.js', import.meta.url)), ['mock'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const waiting: ((m: Mark) => void)[] = [];
   const port = await new Promise<number>((resolve, reject) => {
@@ -35,6 +35,7 @@ async function startMock(): Promise<{ url: string; mark(): Promise<Mark>; stop()
     url: `http://127.0.0.1:${port}`,
     mark: () => new Promise<Mark>((resolve) => (waiting.push(resolve), child.send({ type: 'mark' }))),
     stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.disconnect();
       await exited;

@@ -6,7 +6,7 @@
 // The in-process adapters have no socket and so nothing to check. Pure (no Node import): the
 // core's CORS headers follow the same origin rule, in a page too.
 import type { CorsPolicy } from './config/types.js';
-import { errorReply } from './core/errors.js';
+import { echoed, errorReply } from './core/errors.js';
 import type { MockReply } from './core/types.js';
 
 /** What is allowed besides the loopback origins and the loopback and IP-literal hosts. */
@@ -20,6 +20,8 @@ export interface Boundary {
 /** The mock's own routes: the journal and every control route. */
 export const MOCK_ROUTES = '/__mock';
 export const isMockRoute = (path: string) => path.startsWith(MOCK_ROUTES);
+/** The dashboard's page: the one route a link from anywhere may open, as a dev server's pages are. */
+const isDashboardPage = (path: string) => /^\/__mock\/?(\?|$)/.test(path);
 
 export function boundaryOf(config: { cors?: CorsPolicy; allowed_hosts?: string[] }, more: Partial<Boundary> = {}): Boundary {
   return { origins: [...(config.cors?.origins ?? []), ...(more.origins ?? [])], hosts: [...(config.allowed_hosts ?? []), ...(more.hosts ?? [])] };
@@ -135,7 +137,7 @@ function formSendable(method: string, headers: RequestHeaders): boolean {
 
 type RequestHeaders = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(', ') : v);
-const shown = (v: string) => JSON.stringify(v.length > 200 ? `${v.slice(0, 200)}...` : v);
+const shown = (v: string) => JSON.stringify(echoed(v));
 
 const refuse = (message: string, code: string) => errorReply(403, message, 'invalid_request_error', code);
 
@@ -155,6 +157,25 @@ function remembered(judge: (value: string) => boolean): (value: string) => boole
 }
 
 export type Guard = (req: { method: string; path: string; headers: RequestHeaders }) => MockReply | undefined;
+
+/** What the browser's Fetch metadata says of a request from a page of another origin that is not a
+ * fetch or XMLHttpRequest call: a navigation (a link, a form, an <iframe>, an <object>: the page
+ * itself, or a frame, loads the answer) or a subresource (<img>, <script>, a no-cors fetch). Such a
+ * request carries no Origin when it is a GET, so only these headers tell it apart from curl.
+ * `same-site` is another origin too (another port of localhost is the same site), so it is judged
+ * as `cross-site`; `same-origin` and `none` (the address bar, a bookmark) are the developer's own.
+ * Clients that are not browsers send none of these headers. (Vite refuses only a cross-origin
+ * no-cors <script>; its advisory on /__open-in-editor, reached by an <img>, shows why every kind
+ * is judged here.) */
+function notFetched(req: { headers: RequestHeaders }): 'navigate' | 'subresource' | undefined {
+  const site = one(req.headers['sec-fetch-site']);
+  if (site !== 'cross-site' && site !== 'same-site') return undefined;
+  const mode = one(req.headers['sec-fetch-mode']);
+  const dest = one(req.headers['sec-fetch-dest']);
+  if (mode === 'navigate' || mode === 'nested-navigate') return 'navigate';
+  if ((mode !== undefined && mode !== 'cors') || (dest !== undefined && dest !== 'empty')) return 'subresource';
+  return undefined;
+}
 
 /** What a listening adapter asks of each request before anything else: the 403 it gets at the
  * boundary, or undefined when it may go on. */
@@ -182,8 +203,13 @@ export function boundaryGuard(boundary: Boundary, scheme: 'http' | 'https'): Gua
         `Origin ${shown(origin)} is not allowed: the mock answers pages of loopback origins (localhost, *.localhost, 127.0.0.0/8, [::1]) and of those named. ${own && wildcard ? 'Its own routes (/__mock/) are not opened by *: name the origin' : 'To allow this one'}, start the mock with --allow-origin ${normalOrigin(origin) ?? 'ORIGIN'} (or cors.origins in its configuration).`,
         'origin_not_allowed',
       );
-    // Subresources (<img>, <script>, <link>) of another site's page carry no Origin; browsers say so here.
-    if (origin === undefined && one(req.headers['sec-fetch-site']) === 'cross-site' && one(req.headers['sec-fetch-mode']) === 'no-cors')
+    const foreign = notFetched(req);
+    if (foreign === 'navigate' && !isDashboardPage(req.path))
+      return refuse(
+        "A page of another site navigated here (Sec-Fetch-Mode: navigate: a link, a form, an <iframe> or <object>): the API and the mock's own routes answer fetch and XMLHttpRequest from allowed pages, never a navigation from another site; only the dashboard page (/__mock/) opens from a link.",
+        'cross_site_navigation',
+      );
+    if (foreign === 'subresource')
       return refuse(
         'A page of another site asked for this without CORS (Sec-Fetch-Mode: no-cors, as an <img>, <script> or <link> does): the mock answers only pages of allowed origins, through fetch or XMLHttpRequest.',
         'cross_site_request',

@@ -4,7 +4,7 @@
 // is checked here (mock/boundary.ts): there is no socket, so no other page can reach this mock.
 import { BatchInterceptor, type HttpRequestEventMap, type Interceptor } from '@mswjs/interceptors';
 import { errorReply } from './core/errors.js';
-import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
+import { internalError, safeHandle } from './core/guard.js';
 import type { Mock } from './core/handle.js';
 import { isRaw, isStream, type BodyReply, type StreamReply } from './core/types.js';
 
@@ -25,8 +25,17 @@ export function interceptWith(name: string, interceptors: Interceptor<HttpReques
   return () => interceptor.dispose();
 }
 
-/** The mock's answer, or the error a fetch client would see (bytes that are not HTTP). */
+/** The mock's answer, or the error a fetch client would see (bytes that are not HTTP). Under the
+ * same guard as the HTTP server's routes: a throw is a 500 JSON error. */
 export async function answer(mock: Mock, request: Request, baseUrl: string): Promise<Response | TypeError> {
+  try {
+    return await answered(mock, request, baseUrl);
+  } catch (e) {
+    return toResponse(internalError(e) as BodyReply);
+  }
+}
+
+async function answered(mock: Mock, request: Request, baseUrl: string): Promise<Response | TypeError> {
   const url = new URL(request.url);
   const prefix = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const headers: Record<string, string> = {};
@@ -37,8 +46,8 @@ export async function answer(mock: Mock, request: Request, baseUrl: string): Pro
   } catch (e) {
     return toResponse(errorReply(400, `The request body could not be read: ${(e as Error).message}`, 'invalid_request_error', 'unreadable_body') as BodyReply);
   }
-  // The same cap as the HTTP server, so every transport refuses the same requests.
-  const reply = body && body.byteLength > MAX_REQUEST_BYTES ? tooLarge() : safeHandle(mock, { method: request.method, path: url.pathname.slice(prefix.length) + url.search, headers, body });
+  // The core holds the body to the same limits as for the HTTP server: every transport refuses the same requests.
+  const reply = safeHandle(mock, { method: request.method, path: url.pathname.slice(prefix.length) + url.search, headers, body });
   // Bytes outside HTTP cannot be answered in-process: the closest a fetch client sees is a network error.
   if (isRaw(reply)) return new TypeError('the mock answered with bytes that are not HTTP');
   if (!isStream(reply) && reply.delayMs) await abortable(reply.delayMs, request.signal);

@@ -5,8 +5,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MockTls } from './tls.js';
 import { boundaryGuard, boundaryOf } from './boundary.js';
-import { MAX_REQUEST_BYTES, safeHandle, tooLarge } from './core/guard.js';
+import { internalError, MAX_REQUEST_BYTES, safeHandle } from './core/guard.js';
 import { createMock, type Mock } from './core/handle.js';
+import { limitsOf } from './core/limits.js';
 import { Live } from './dashboard/live.js';
 import { dashboardRoute } from './dashboard/routes.js';
 import { isRaw, isStream, type MockReply, type StreamReply } from './core/types.js';
@@ -39,6 +40,7 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
   const guard = boundaryGuard(boundaryOf(mock.config), scheme);
   const live = opts.dashboard === false ? undefined : new Live(mock);
   const dashboard = live && dashboardRoute(mock, live, scheme);
+  const maxBytes = limitsOf(mock.config).body_bytes;
   // Callbacks, not promises, on the way in: this path serves every request.
   const handler: RequestListener = (req, res) => {
     // Before the core sees it: a refused Host or Origin leaves no trace (journal, a fault's `times`).
@@ -47,15 +49,13 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
     if (dashboard && req.url?.startsWith('/__mock') && dashboard(req, res)) return;
     // While a dashboard page listens, each answer is timed from here.
     const t0 = live?.listening ? performance.now() : 0;
-    readBody(
-      req,
-      (body) => {
-        let reply = body === undefined ? tooLarge() : safeHandle(mock, { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body });
-        if (live?.listening) reply = live.follow(reply, req.headers, res, t0 || performance.now());
-        writeReply(res, reply);
-      },
-      () => res.destroy(),
-    );
+    readBody(req, res, maxBytes, (body, size) => {
+      // Past the size limit only the body's start was kept: the core refuses it, naming the limit.
+      const plain = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body };
+      let reply = safeHandle(mock, size > body.length ? { ...plain, size } : plain);
+      if (live?.listening) reply = live.follow(reply, req.headers, res, t0 || performance.now());
+      writeReply(res, reply);
+    });
   };
   const server = serverFor(handler, opts.tls);
   const listening = await listen(server, opts.port, opts.host, scheme);
@@ -63,11 +63,13 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
   return { ...listening, close: () => (live?.close(), listening.close()), server, mock };
 }
 
-/** An http server, or with `tls` an https one: the same handler, over TLS sockets. */
+/** An http server, or with `tls` an https one: the same handler, over TLS sockets. Every route of
+ * the mock, its dashboard and the recorder runs under the one guard here. */
 export function serverFor(handler: RequestListener, tls?: MockTls): Server {
+  const listener: RequestListener = (req, res) => guarded(res, () => handler(req, res));
   const server: Server = tls
-    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, handler)
-    : createServer(handler);
+    ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, listener)
+    : createServer(listener);
   server.keepAliveTimeout = 5_000;
   return server;
 }
@@ -97,18 +99,33 @@ export function writeReply(res: ServerResponse, reply: MockReply): void {
   else sendNow(res, reply);
 }
 
-/** The request's body, or undefined past MAX_REQUEST_BYTES. */
-export function readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void, failed: () => void): void {
+/** A step of a request run under the guard: a throw is a 500 JSON error, or a cut connection once
+ * the answer has begun; never a dead process. The listener and the body's arrival, the two ways
+ * into a request, both pass here. */
+function guarded(res: ServerResponse, step: () => void): void {
+  try {
+    step();
+  } catch (e) {
+    try {
+      if (res.headersSent) res.destroy();
+      else sendNow(res, internalError(e) as Exclude<MockReply, StreamReply>);
+    } catch {
+      res.destroy();
+    }
+  }
+}
+
+/** The request's body and its size: past `max` bytes, only what came before (what follows is read
+ * and let go, so the client gets its answer). */
+export function readBody(req: IncomingMessage, res: ServerResponse, max: number, done: (body: Buffer, size: number) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
-  let over = false;
   req.on('data', (c: Buffer) => {
+    if (size < max) chunks.push(size + c.length <= max ? c : c.subarray(0, max - size));
     size += c.length;
-    if (size > MAX_REQUEST_BYTES) over = true;
-    else chunks.push(c);
   });
-  req.on('end', () => done(over ? undefined : chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-  req.on('error', failed);
+  req.on('end', () => guarded(res, () => done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), size)));
+  req.on('error', () => res.destroy());
 }
 
 /** A reply with no pause: written at once. */

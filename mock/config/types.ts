@@ -162,6 +162,10 @@ export interface MockConfig {
   faults?: { always?: FaultRef[]; random?: FaultRate };
   /** Most requests the journal keeps (oldest dropped first). */
   journal_size?: number;
+  /** Most bytes the journal's entries hold, bodies included (oldest dropped first). */
+  journal_bytes?: number;
+  /** What a request body may be; past it, a 4xx naming the limit (mock/core/limits.ts has the defaults). */
+  limits?: Partial<BodyLimits>;
   /** Served as it is at /models.json (a recording's), instead of the catalog derived from models. */
   catalog?: Record<string, unknown>;
   /** The cross-origin policy; without it, loopback origins and any requested header are allowed. */
@@ -169,6 +173,17 @@ export interface MockConfig {
   /** Host names a request may be addressed to besides IP addresses, localhost and *.localhost
    * (over HTTP; the guard against DNS rebinding). */
   allowed_hosts?: string[];
+}
+
+export interface BodyLimits {
+  /** Bytes of the body. */
+  body_bytes: number;
+  /** Levels of nested objects and arrays (the body's own object is level 1). */
+  depth: number;
+  /** Keys of any one object. */
+  keys: number;
+  /** Items of any one array (the conversation's messages among them). */
+  items: number;
 }
 
 export interface CorsPolicy {

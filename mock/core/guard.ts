@@ -1,17 +1,21 @@
-// What every transport holds a request to before the core sees it, and the guard around the core:
-// a malformed request gets a 4xx or a 500 JSON error, never a crash of the server or the page.
-import { errorReply } from './errors.js';
+// The guard around the core: whatever a request is, the transport gets a reply. A body past the
+// limits is refused by the core itself (mock/core/limits.ts); a throw anywhere in it is a 500 JSON
+// error, never a crash of the server or the page.
+import { DEFAULT_LIMITS } from './limits.js';
+import { echoed, errorReply } from './errors.js';
 import type { Mock } from './handle.js';
 import type { MockReply, MockRequest } from './types.js';
 
-export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** The default size limit (limits.body_bytes). */
+export const MAX_REQUEST_BYTES = DEFAULT_LIMITS.body_bytes;
 
-export const tooLarge = (): MockReply => errorReply(413, `Request body larger than ${MAX_REQUEST_BYTES} bytes.`, 'invalid_request_error', 'body_too_large');
+/** What a throw becomes: the 500 every route answers in its place. */
+export const internalError = (e: unknown): MockReply => errorReply(500, `The mock failed on this request: ${echoed(e instanceof Error ? e.message : String(e))}`, 'server_error', 'internal_error');
 
 export function safeHandle(mock: Mock, req: MockRequest): MockReply {
   try {
     return mock.handle(req);
   } catch (e) {
-    return errorReply(500, `The mock failed on this request: ${(e as Error).message}`, 'server_error', 'internal_error');
+    return internalError(e);
   }
 }

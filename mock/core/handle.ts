@@ -9,12 +9,13 @@ import { DEFAULT_PROFILE, PROFILES } from './content/profiles.js';
 import { splitBytes } from './content/split.js';
 import { Control, CONTROL_PATH, controlRoute, type Applied, type Pace } from './control.js';
 import { preflight, withCors } from './cors.js';
-import { errorReply } from './errors.js';
+import { echoed, errorReply } from './errors.js';
 import { requestJson } from './faults/rewrite.js';
 import { resolveFaults, type FaultRef, type SelectedFault } from './faults/select.js';
 import type { Fault } from './faults/index.js';
 import { generate, type ChatRequest, type Script } from './generate.js';
 import { Journal } from './journal.js';
+import { bodyShape, limitsOf, overLimit } from './limits.js';
 import { catalogDocument, modelList } from './models.js';
 import { hash, prng } from './random.js';
 import { recordedCompletion, recordedFrames } from './recorded.js';
@@ -23,7 +24,8 @@ import { compileScenarios } from './scenarios.js';
 import { bodyDelay, pacedFrames } from './timing.js';
 import { isStream, type MockReply, type MockRequest } from './types.js';
 import { parameterProblem, requestProblem } from './validate.js';
-import { bearerToken } from './bearer.js';
+import { bearerToken, noBearer } from './bearer.js';
+import { API_ROUTES, CATALOG_PATH, CHAT_PATH, MODELS_PATH, routePath } from './routes.js';
 
 export interface Mock {
   readonly config: MockConfig;
@@ -107,6 +109,8 @@ interface Trace {
   split?: ContentSplit;
   content?: string;
   model?: string;
+  /** The body as parsed for this request when it is too large to be remembered: the journal cuts it without parsing it again. */
+  parsed?: unknown;
 }
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
@@ -118,7 +122,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const strictScenarios = opts.strictScenarios ?? config.strict_scenarios ?? false;
   // Strict with no scenario at all refuses every chat request: nothing was scripted for it.
   const scenarios = config.scenarios?.length || strictScenarios ? compileScenarios(config.scenarios ?? []) : undefined;
-  const journal = new Journal(config.journal_size);
+  const journal = new Journal(config.journal_size, config.journal_bytes);
+  const limits = limitsOf(config);
   const control = new Control(config);
   // What replies hold, worked out once: for every model, per model (over it), per scenario.
   const content = config.content ? parseContent(config.content) : undefined;
@@ -135,14 +140,13 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   let served = 0;
 
   const authenticate = (req: MockRequest): KeyDef | MockReply => {
-    const header = req.headers.authorization;
-    if (!header) return errorReply(401, 'Missing Authorization header: send Authorization: Bearer <API_KEY>.', 'invalid_request_error', 'missing_api_key');
-    const token = bearerToken(header);
-    // Never echo what was sent: a refusal must not repeat a key.
-    if (token === undefined) return errorReply(401, 'Malformed Authorization header: expected Bearer <API_KEY>.', 'invalid_request_error', 'invalid_api_key');
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined) return noBearer(req.headers.authorization)!;
     return keys.get(token) ?? opts.anyKey ?? errorReply(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
   };
 
+  // The body prepare parsed last: handle is synchronous, so it is the request's being handled.
+  let lastParsed: unknown;
   /** Everything about a chat request that follows from its bytes and key alone: the mock is
    * deterministic, so it is worked out once and only stamped (id, created) per request. */
   const prepare = (text: string | undefined, raw: Uint8Array | string | undefined, key: KeyDef, asked: ContentChoice | undefined, pace: Pace | undefined): Prepared => {
@@ -152,7 +156,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     let source = text;
     try {
       source ??= UTF8.decode(typeof raw === 'string' ? undefined : raw);
-      body = JSON.parse(source);
+      body = lastParsed = JSON.parse(source);
     } catch (e) {
       return { reply: errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json'), faults: [], stream: false };
     }
@@ -164,7 +168,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const stream = request.stream === true;
     const model: ModelDef | undefined = key.models.includes(request.model) ? models.get(request.model) : undefined;
     if (!model)
-      return fixed(errorReply(404, `The model '${request.model}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model'), {
+      return fixed(errorReply(404, `The model '${echoed(request.model)}' does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model'), {
         stream,
         model: request.model,
       });
@@ -276,6 +280,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       const utf8 = typeof req.body === 'string' ? req.body : text !== undefined && !NOT_ASCII.test(text) ? text : undefined;
       p = prepare(utf8, req.body, key, asked, live?.pace);
       if (cached) replies.offer(space, text, p);
+      else trace.parsed = lastParsed;
+      lastParsed = undefined;
     }
     trace.scenario = p.scenario;
     trace.stream = p.stream;
@@ -295,14 +301,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   };
 
   const route = (req: MockRequest, path: string, method: string, trace: Trace, live: Applied | undefined): MockReply => {
-    const allowed = ROUTES[path];
-    if (!allowed) return errorReply(404, `No route for ${method} ${path}.`, 'invalid_request_error', 'not_found');
-    if (method !== allowed) return { ...errorReply(405, `${path} takes ${allowed}, not ${method}.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: allowed } };
-    if (path === '/models.json') return { status: 200, headers: JSON_HEADERS, body: catalog };
+    const allowed = API_ROUTES[path];
+    if (!allowed) return errorReply(404, `No route for ${echoed(method)} ${echoed(path)}.`, 'invalid_request_error', 'not_found');
+    if (method !== allowed)
+      return { ...errorReply(405, `${path} takes ${allowed}, not ${echoed(method)}.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: allowed } };
+    if (path === CATALOG_PATH) return { status: 200, headers: JSON_HEADERS, body: catalog };
     const key = authenticate(req);
     if (!('key' in key)) return key;
     trace.key = key;
-    if (path === '/v1/models') return { status: 200, headers: JSON_HEADERS, body: lists.get(key.id)! };
+    if (path === MODELS_PATH) return { status: 200, headers: JSON_HEADERS, body: lists.get(key.id)! };
     return chat(req, key, trace, live);
   };
 
@@ -312,7 +319,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     // The common case, no fault at all, allocates nothing.
     if (!header && !always.length && !random) return NO_FAULTS;
     const selected = [...always, ...(header ? resolveFaults(header.split(',')) : [])];
-    if (random && path === '/v1/chat/completions' && pool.length && draw() < random.rate) selected.push(pool[Math.floor(draw() * pool.length)]);
+    if (random && path === CHAT_PATH && pool.length && draw() < random.rate) selected.push(pool[Math.floor(draw() * pool.length)]);
     return selected;
   };
 
@@ -328,7 +335,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const handle = (req: MockRequest): MockReply => {
     const method = req.method.toUpperCase();
     if (method === 'OPTIONS') return preflight(req, config.cors);
-    const path = ROUTES[req.path] ? req.path : req.path.split('?')[0].replace(/\/+$/, '') || '/';
+    const path = routePath(req.path);
+    // Before anything reads the body (the control, the faults, validation, the journal): a body
+    // past a limit is refused, and journaled as text, never parsed.
+    const shape = req.body?.length ? bodyShape(req.body, limits) : undefined;
+    const over = shape || req.size ? overLimit(req, limits, shape) : undefined;
+    if (over) {
+      if (API_ROUTES[path]) journal.add(refusedEntry(req, method, over), path === CHAT_PATH ? req.body : undefined, { past: true, size: req.size });
+      return withCors(req, over, config.cors);
+    }
     if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method), config.cors);
     if (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`)) return withCors(req, controlRoute(control, req, path, method), config.cors);
 
@@ -339,7 +354,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       return withCors(req, errorReply(400, `${FAULT_HEADER}: ${(e as Error).message}`, 'invalid_request_error', 'unknown_fault'), config.cors);
     }
     // Counted here, before routing: a setting for "the next request" is spent by it, whatever it gets.
-    const live = control.active && ROUTES[path] ? control.take(sender(req, path)) : undefined;
+    const live = control.active && API_ROUTES[path] ? control.take(sender(req, path)) : undefined;
     const trace: Trace = { faults: live?.faults.length ? [...faults, ...live.faults] : [...faults], stream: false };
     let r = req;
     const ctx = (params: Record<string, string>) => ({ config, params, state: faultState });
@@ -355,28 +370,50 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     // Cut last, after the faults: a fault counts and rewrites whole events, as a client reads them.
     if (trace.split === 'bytes' && isStream(reply)) reply = { ...reply, stream: splitBytes(reply.stream) };
 
-    journal.add({
+    journal.add(
+      {
+        method,
+        path: req.path,
+        key_id: trace.key?.id ?? null,
+        scenario: trace.scenario ?? null,
+        faults: all.length ? all.map((f) => f.ref) : NO_REFS,
+        status: 'status' in reply ? reply.status : 0,
+        stream: 'stream' in reply,
+        timing: trace.timing ?? null,
+        content: trace.content ?? null,
+        model: trace.model ?? null,
+        control: live ? live.touched : null,
+      },
+      path === CHAT_PATH ? r.body : undefined,
+      // What the shape says holds for the body as sent, not for one a fault rewrote.
+      { longText: r === req ? shape?.longText : undefined, parsed: trace.parsed },
+    );
+    return withCors(req, reply, config.cors);
+  };
+
+  /** A request refused before it was read: who sent it, and the refusal. */
+  const refusedEntry = (req: MockRequest, method: string, reply: MockReply) => {
+    const token = bearerToken(req.headers.authorization);
+    return {
       method,
       path: req.path,
-      key_id: trace.key?.id ?? null,
-      raw: path === '/v1/chat/completions' ? r.body : undefined,
-      scenario: trace.scenario ?? null,
-      faults: all.length ? all.map((f) => f.ref) : NO_REFS,
+      key_id: (token === undefined ? undefined : keys.get(token)?.id) ?? null,
+      scenario: null,
+      faults: NO_REFS,
       status: 'status' in reply ? reply.status : 0,
-      stream: 'stream' in reply,
-      timing: trace.timing ?? null,
-      content: trace.content ?? null,
-      model: trace.model ?? null,
-      control: live ? live.touched : null,
-    });
-    return withCors(req, reply, config.cors);
+      stream: false,
+      timing: null,
+      content: null,
+      model: null,
+      control: null,
+    };
   };
 
   /** The request's key id and model, read only when a setting is scoped to one (and then once). */
   const sender = (req: MockRequest, path: string) => {
     let model: unknown = NOT_READ;
     return {
-      chat: path === '/v1/chat/completions',
+      chat: path === CHAT_PATH,
       keyId: () => {
         const token = bearerToken(req.headers.authorization);
         return token === undefined ? undefined : (keys.get(token) ?? opts.anyKey)?.id;
@@ -391,14 +428,9 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   return { config, journal, control, handle };
 }
 
-const ROUTES: Record<string, string> = {
-  '/v1/chat/completions': 'POST',
-  '/v1/models': 'GET',
-  '/models.json': 'GET',
-};
-
 function journalRoute(journal: Journal, method: string): MockReply {
-  if (method === 'GET') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ object: 'list', data: journal.list() }) };
+  // Every stored body is within the limits or kept as text: serializing them is bounded.
+  if (method === 'GET') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ object: 'list', data: journal.list(), dropped: journal.dropped }) };
   if (method === 'DELETE') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ cleared: journal.clear() }) };
   return { ...errorReply(405, `${JOURNAL_PATH} takes GET or DELETE.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: 'GET, DELETE' } };
 }

@@ -1,12 +1,24 @@
 // Seeded randomness: the same request (and seed) always gives the same reply.
 
-/** FNV-1a over a string, as a 32-bit seed. */
+/** Texts up to this length are hashed whole; a longer one by its ends and a sample between. */
+const HASHED_WHOLE = 64 * 1024;
+const HASHED_END = 16 * 1024;
+const STRIDE = 61;
+
+/** FNV-1a over a string, as a 32-bit seed. Past 64K characters, over its first and last 16K, every
+ * 61st character between, and its length: a seed must be the same for the same text, not tell every
+ * text apart, and a request of 4 MB (an image as base64, 100,000 messages) is then hashed in the
+ * time of 100 KB. */
 export function hash(text: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
+  const n = text.length;
+  const step = n <= HASHED_WHOLE ? 1 : STRIDE;
+  const ends = n <= HASHED_WHOLE ? n : HASHED_END;
+  for (let i = 0; i < n; i += i < ends || i >= n - ends ? 1 : step) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  if (n > HASHED_WHOLE) h = Math.imul(h ^ n, 0x01000193);
   return h >>> 0;
 }
 

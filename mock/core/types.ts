@@ -8,6 +8,8 @@ export interface MockRequest {
   /** Lower-case names. */
   headers: Record<string, string | undefined>;
   body?: string | Uint8Array;
+  /** The body's size in bytes when the transport kept only its start (it was past the size limit). */
+  size?: number;
 }
 
 /** One write of a stream after a pause, or (a fault) the connection reset at that point. Pauses

@@ -76,6 +76,8 @@ export class Live {
   private controlChanged = false;
   private followedNow = 0;
   private skipped = 0;
+  /** The journal's count of dropped requests, as the pages were last told it. */
+  private toldDropped = 0;
   /** Tells a page that reconnects whether it met the same mock (same journal) or a new one. */
   private readonly instance = randomBytes(6).toString('hex');
   private readonly salt = randomBytes(16);
@@ -89,15 +91,14 @@ export class Live {
   /** A page's event stream: the state now, the latest requests, then everything as it happens. */
   attach(res: ServerResponse, headers: Record<string, string>): void {
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    // Summaries only: no stored body is parsed to say what the journal holds.
     const rows = this.mock.journal
-      .list()
+      .stored()
       .slice(-BACKFILL)
-      .map((e) => {
-        const f = this.followed.get(e.seq);
-        return f ? f.row : rowOf({ ...e, at: Date.parse(e.time), raw: undefined } as Stored, undefined);
-      });
+      .map((e) => this.followed.get(e.seq)?.row ?? rowOf(e, undefined));
+    this.toldDropped = this.mock.journal.dropped;
     res.write(
-      `retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({ instance: this.instance })}\n\nevent: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\nevent: rows\ndata: ${JSON.stringify(rows)}\n\n`,
+      `retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({ instance: this.instance })}\n\nevent: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\nevent: rows\ndata: ${JSON.stringify(rows)}\n\n${journalEvent(this.toldDropped)}`,
     );
     this.pages.add(res);
     res.once('close', () => this.detach(res));
@@ -207,6 +208,7 @@ export class Live {
     if (this.controlChanged) out += `event: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\n`;
     if (this.queue.size) out += `event: rows\ndata: ${JSON.stringify([...this.queue.values()])}\n\n`;
     if (this.skipped) out += `event: skipped\ndata: ${this.skipped}\n\n`;
+    if (this.mock.journal.dropped !== this.toldDropped) out += journalEvent((this.toldDropped = this.mock.journal.dropped));
     this.controlChanged = false;
     this.followedNow = 0;
     this.skipped = 0;
@@ -218,6 +220,9 @@ export class Live {
     for (const res of this.pages) res.write(text);
   }
 }
+
+/** What the journal let go (past its bounds in entries or bytes): the page shows the count. */
+const journalEvent = (dropped: number) => `event: journal\ndata: ${JSON.stringify({ dropped })}\n\n`;
 
 function rowOf(e: Stored, reply: MockReply | undefined): Row {
   return {

@@ -4,7 +4,7 @@
 // the page itself, on the mock's own origin, reads them. The control API (/__mock/control) and the
 // journal (/__mock/requests) are the core's, reachable in-process too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorReply } from '../core/errors.js';
+import { echoed, errorReply } from '../core/errors.js';
 import type { Mock } from '../core/handle.js';
 import type { BodyReply } from '../core/types.js';
 import { ASSET_PATHS, dashboardAssets } from './assets.js';
@@ -44,7 +44,7 @@ export function dashboardRoute(mock: Mock, live: Live, scheme: string): (req: In
           res,
           d
             ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(d) }
-            : (errorReply(404, `The journal holds no request ${detail[1]}.`, 'invalid_request_error', 'not_found') as BodyReply),
+            : (errorReply(404, `The journal holds no request ${echoed(detail[1])}.`, 'invalid_request_error', 'not_found') as BodyReply),
         ),
         true
       );

@@ -9,10 +9,13 @@ import { validator } from '../../schemas/index.js';
 import { boundaryGuard, boundaryOf, hostProblem, isLoopbackAddress, originProblem } from '../boundary.js';
 import type { CorsPolicy } from '../config/types.js';
 import { preflight, withCors } from '../core/cors.js';
-import { errorReply } from '../core/errors.js';
+import { noBearer } from '../core/bearer.js';
+import { echoed, errorReply } from '../core/errors.js';
 import { resolveFaults } from '../core/faults/select.js';
 import type { ChatRequest } from '../core/generate.js';
 import { createMock, type Mock } from '../core/handle.js';
+import { DEFAULT_LIMITS, overLimit } from '../core/limits.js';
+import { API_ROUTES, CATALOG_PATH, routePath } from '../core/routes.js';
 import type { MockReply } from '../core/types.js';
 import { safeHandle } from '../core/guard.js';
 import { listen, readBody, serverFor, writeReply } from '../http.js';
@@ -25,6 +28,27 @@ const validCatalog = validator('catalog');
 /** Of an upstream answer, at most this much is kept for its recording; the client gets it all. */
 const RECORD_MAX_BYTES = 16 * 1024 * 1024;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+/** Headers of the API (its credential, the body's type, what the client takes) and the client's name. */
+const API_HEADERS = new Set(['authorization', 'content-type', 'accept', 'user-agent']);
+
+/** Whether a client's header goes upstream: the API's, and those an application sets itself (x-,
+ * openai-); never one a browser adds by itself (Cookie, Origin, Referer, Sec-Fetch-*, ...), a
+ * hop-by-hop one, the mock's own (x-mock-*, the test id) or a proxy's (x-forwarded-*). */
+function forwarded(name: string, testHeader: string): boolean {
+  if (API_HEADERS.has(name)) return true;
+  return (name.startsWith('x-') || name.startsWith('openai-')) && !name.startsWith('x-mock-') && !name.startsWith('x-forwarded-') && name !== 'x-real-ip' && name !== testHeader;
+}
+
+/** Why a request is not forwarded: only the API's routes, with their methods, and (the public
+ * catalog aside) with a Bearer credential reach the upstream with its key. */
+function unforwardable(method: string, path: string, authorization: string | undefined): MockReply | undefined {
+  const route = routePath(path);
+  const allowed = API_ROUTES[route];
+  if (!allowed) return errorReply(404, `The recorder forwards the API's routes only (${Object.keys(API_ROUTES).join(', ')}), not ${echoed(route)}.`, 'invalid_request_error', 'not_found');
+  if (method !== allowed)
+    return { ...errorReply(405, `${route} takes ${allowed}, not ${echoed(method)}.`, 'invalid_request_error', 'method_not_allowed'), headers: { 'content-type': 'application/json', allow: allowed } };
+  return route === CATALOG_PATH ? undefined : noBearer(authorization);
+}
 
 export interface RecorderOptions {
   dir: string;
@@ -112,20 +136,18 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     // Before anything: a refused Host or Origin is never proxied, so the upstream key is not sent.
     const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     if (refused) return writeReply(res, refused);
-    readBody(
-      req,
-      (body) => {
-        if (body === undefined) return writeReply(res, errorReply(413, 'Request body too large.', 'invalid_request_error', 'body_too_large'));
-        // Every exchange is pending until its recording is written: closing waits for them.
-        const exchange = serve(req, res, body).catch((e: Error) => {
-          if (!res.headersSent) writeReply(res, errorReply(502, `The recorder failed: ${redactor.text(e.message)}`, 'server_error', 'recorder_error'));
-          else res.destroy();
-        });
-        pending.add(exchange);
-        void exchange.finally(() => pending.delete(exchange));
-      },
-      () => res.destroy(),
-    );
+    readBody(req, res, DEFAULT_LIMITS.body_bytes, (body, size) => {
+      // The mock's limits, before anything reads the body (a recording walks the request).
+      const over = overLimit(size > body.length ? { body, size } : { body }, DEFAULT_LIMITS);
+      if (over) return writeReply(res, withCors({ method: req.method ?? 'GET', path: req.url ?? '/', headers: flattenHeaders(req.headers) }, over, cors));
+      // Every exchange is pending until its recording is written: closing waits for them.
+      const exchange = serve(req, res, body).catch((e: Error) => {
+        if (!res.headersSent) writeReply(res, errorReply(502, `The recorder failed: ${redactor.text(e.message)}`, 'server_error', 'recorder_error'));
+        else res.destroy();
+      });
+      pending.add(exchange);
+      void exchange.finally(() => pending.delete(exchange));
+    });
   }, opts.tls);
 
   const serve = async (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> => {
@@ -157,11 +179,15 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     );
 
   const proxy = async (req: IncomingMessage, res: ServerResponse, body: Buffer, headers: Record<string, string>, name: string): Promise<void> => {
-    const out: Record<string, string> = { 'accept-encoding': 'identity' };
-    for (const [k, v] of Object.entries(headers)) if (!HOP_BY_HOP.has(k) && k !== testHeader && k !== 'accept-encoding') out[k] = v;
-    if (opts.upstreamKey) out.authorization = `Bearer ${opts.upstreamKey}`;
     const path = req.url ?? '/';
     const method = req.method ?? 'GET';
+    const refused = unforwardable(method, path, headers.authorization);
+    if (refused) return writeReply(res, withCors({ method, path, headers }, refused, cors));
+    const out: Record<string, string> = { 'accept-encoding': 'identity' };
+    for (const [k, v] of Object.entries(headers)) if (forwarded(k, testHeader)) out[k] = v;
+    // The catalog is public (5.3): no key goes with it, the client's or the upstream's.
+    if (routePath(path) === CATALOG_PATH) delete out.authorization;
+    else if (opts.upstreamKey) out.authorization = `Bearer ${opts.upstreamKey}`;
     const started = performance.now();
     const up = await upstreamRequest(`${upstream}${path}`, {
       method: method as 'GET',

@@ -3,7 +3,10 @@
 // (a) a page of another site cannot read the journal, nor make the recorder call the upstream with
 //     the developer's key, by fetch, a form, an image or a no-cors request;
 // (b) a page whose origin is the mock's own port under a foreign name (DNS rebinding) gets 403s;
-// (c) a page on a localhost origin still streams a reply, through the mock and the recorder.
+// (c) a page on a localhost origin still streams a reply, through the mock and the recorder;
+// (d) a page of another site that frames (<iframe>, <object>) or navigates to the recorder or the
+//     mock gets 403s: the upstream receives nothing, whatever the path, and the mock writes no
+//     journal line and spends no live setting.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -164,6 +167,49 @@ describe.skipIf(!browserRuns)('the mock and the recorder in headless Chromium, a
     }
     expect(upstream.seen).toEqual([]);
     expect(mock.mock.journal.list()).toHaveLength(1);
+  }, 30_000);
+
+  it("(d) frames, objects and navigations of a page of http://evil.test reach neither the upstream nor the mock's journal or live settings", async () => {
+    mockSeen.length = 0;
+    recorderSeen.length = 0;
+    mock.mock.control.set({ fault: 'server-error', times: 1 });
+    const tab = await browser.newPage();
+    await tab.goto(`http://evil.test:${sitePort}/`);
+    const paths = ['/v1/files', '/v1/organization/usage', '/v1/models', '/v1/chat/completions'];
+    await tab.evaluate(
+      async ({ mockUrl, recorderUrl, paths }) => {
+        // (Runs in the page; the tests are type-checked without the DOM's types.)
+        const { document } = globalThis as unknown as { document: any };
+        const load = (tag: 'iframe' | 'object', url: string) =>
+          new Promise((r) => {
+            const e = document.createElement(tag);
+            e.onload = e.onerror = r;
+            setTimeout(r, 3000);
+            if (tag === 'iframe') e.src = url;
+            else e.data = url;
+            document.body.append(e);
+          });
+        for (const path of paths) {
+          await load('iframe', `${recorderUrl}${path}`);
+          await load('object', `${recorderUrl}${path}`);
+        }
+        await load('iframe', `${mockUrl}/v1/models`);
+        await load('object', `${mockUrl}/models.json`);
+      },
+      { mockUrl: mock.url, recorderUrl: recorder.url, paths },
+    );
+    // The page itself navigated to the recorder (a link followed, location set): refused, and readable as a 403.
+    const [landing] = await Promise.all([tab.waitForNavigation(), tab.evaluate((url) => ((globalThis as unknown as { location: { href: string } }).location.href = url), `${recorder.url}/v1/models`)]);
+    expect(landing?.status()).toBe(403);
+    expect(((await landing!.json()) as { error: { code: string } }).error.code).toBe('cross_site_navigation');
+    await tab.close();
+    expect(recorderSeen.length).toBeGreaterThanOrEqual(paths.length * 2 + 1);
+    expect(recorderSeen.every((s) => s.endsWith(' 403'))).toBe(true);
+    expect(mockSeen.sort()).toEqual(['GET /models.json 403', 'GET /v1/models 403']);
+    expect(upstream.seen).toEqual([]);
+    expect(mock.mock.journal.list()).toHaveLength(1);
+    expect(mock.mock.control.get().settings[0].left).toEqual({ fault: 1 });
+    mock.mock.control.reset();
   }, 30_000);
 
   it('(c) a page on a localhost origin streams a reply from the mock, reads the journal, and records through the recorder', async () => {

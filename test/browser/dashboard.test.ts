@@ -203,6 +203,31 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     await tab.close();
   }, 30_000);
 
+  it('opens a request 5,000 arrays deep (its start, as text), and says how many requests the bounded journal dropped', async () => {
+    const small = await startMockServer({ mock: createMock({ ...CONFIG, journal_size: 3 }) });
+    try {
+      const tab = await browser.newPage();
+      const problems: string[] = [];
+      tab.on('pageerror', (e) => problems.push(e.message));
+      await tab.goto(`${small.url}/__mock/`);
+      await tab.waitForSelector('#connection[data-state="live"]', { timeout: 5000 });
+      expect(await tab.locator('#dropped').getAttribute('data-dropped')).toBe('0');
+      const send = (body: string) => fetch(`${small.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
+      for (let i = 0; i < 4; i++) await (await send(JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: `n${i}` }] }))).text();
+      const deep = await send(`{"model":"mock-chat-1","messages":[{"role":"user","content":"hi"}],"x":${'['.repeat(5000)}${']'.repeat(5000)}}`);
+      expect(deep.status).toBe(400);
+      await deep.text();
+      await tab.waitForSelector('#dropped[data-dropped="2"]:not([hidden])', { timeout: 3000 });
+      await tab.locator('#rows tr[data-seq="5"]').click();
+      await tab.waitForSelector('#body-cut[data-kept="start"]:not([hidden])', { timeout: 3000 });
+      expect(await tab.locator('#detail-body').textContent()).toMatch(/^\{"model":"mock-chat-1","messages":\[\{"role":"user","content":"hi"\}\],"x":\[\[\[/);
+      expect(problems).toEqual([]);
+      await tab.close();
+    } finally {
+      await small.close();
+    }
+  }, 30_000);
+
   it('a page of another site cannot use the control API, and a foreign name cannot serve the dashboard', async () => {
     const tab = await browser.newPage();
     await tab.goto(`http://evil.test:${sitePort}/`);

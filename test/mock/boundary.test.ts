@@ -281,13 +281,35 @@ describe('conformance mock over HTTP', () => {
     expect((await send(s.url, { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'text/plain', authorization: `Bearer ${KEY}` }, body: CHAT_BODY })).status).toBe(200);
   });
 
-  it("another site's <img> or <script> (no Origin, Sec-Fetch-Mode: no-cors, cross-site) is refused; a navigation is not", async () => {
+  it("another site's <img>, <script>, link, form or frame (Fetch metadata: no fetch) is refused before anything happens; the dashboard page opens from anywhere", async () => {
     const s = await serve();
-    const img = await send(s.url, { path: '/v1/models', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image' } });
+    s.mock.control.set({ fault: 'server-error', times: 1 });
+    const fetchMeta = (site: string, mode: string, dest: string) => ({ 'sec-fetch-site': site, 'sec-fetch-mode': mode, 'sec-fetch-dest': dest });
+    const img = await send(s.url, { path: '/v1/models', headers: fetchMeta('cross-site', 'no-cors', 'image') });
     expect(img.status).toBe(403);
     expect(errorOf(img).code).toBe('cross_site_request');
-    expect((await send(s.url, { path: '/models.json', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } })).status).toBe(200);
-    expect((await send(s.url, { path: '/models.json', headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'no-cors' } })).status).toBe(200);
+    // Navigations: a frame, an <object>, a link, a form posted; from another site or another origin of the same site.
+    const refused = [
+      await send(s.url, { path: '/v1/models', headers: fetchMeta('cross-site', 'navigate', 'iframe') }),
+      await send(s.url, { path: '/models.json', headers: fetchMeta('cross-site', 'navigate', 'object') }),
+      await send(s.url, { path: '/__mock/requests', headers: fetchMeta('cross-site', 'navigate', 'document') }),
+      await send(s.url, { path: '/__mock/requests/1', headers: fetchMeta('same-site', 'navigate', 'iframe') }),
+      await send(s.url, { method: 'POST', path: '/v1/chat/completions', headers: { ...chatHeaders(), ...fetchMeta('same-site', 'navigate', 'document') }, body: CHAT_BODY }),
+    ];
+    for (const a of refused) {
+      expect(a.status).toBe(403);
+      expect(corsOf(a)).toEqual([]);
+      expect(errorOf(a).code).toBe('cross_site_navigation');
+    }
+    // No journal line, the live setting's one use still there.
+    expect(s.mock.journal.list()).toEqual([]);
+    expect(s.mock.control.get().settings[0].left).toEqual({ fault: 1 });
+    // The dashboard page opens from a link of any site; the address bar (none) and the mock's own
+    // page (same-origin) reach any route: the first of them spends the live setting.
+    expect((await send(s.url, { path: '/__mock/', headers: fetchMeta('cross-site', 'navigate', 'document') })).status).toBe(200);
+    expect((await send(s.url, { path: '/models.json', headers: fetchMeta('none', 'navigate', 'document') })).status).toBe(500);
+    expect((await send(s.url, { path: '/models.json', headers: fetchMeta('same-origin', 'no-cors', 'script') })).status).toBe(200);
+    expect(s.mock.journal.list().map((e) => e.status)).toEqual([500, 200]);
   });
 });
 
@@ -335,6 +357,62 @@ describe('the recorder', () => {
     ]);
   });
 
+  it('a navigation or a frame of another site (no Origin: Fetch metadata) never reaches the upstream, on any path', async () => {
+    const before = upstream.seen.length;
+    const navigations = [
+      ['/v1/files', 'iframe'],
+      ['/v1/organization/usage', 'object'],
+      ['/v1/models', 'document'],
+      ['/v1/chat/completions', 'iframe'],
+    ].map(([path, dest]) =>
+      send(recorder.url, { path, headers: { authorization: `Bearer ${KEY}`, cookie: 'session=1', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': dest } }),
+    );
+    for (const a of await Promise.all(navigations)) {
+      expect(a.status).toBe(403);
+      expect(errorOf(a).code).toBe('cross_site_navigation');
+    }
+    expect(upstream.seen.length).toBe(before);
+  });
+
+  it("forwards only the API's routes, only with a Bearer credential (the public catalog aside), and only the headers the API needs", async () => {
+    const before = upstream.seen.length;
+    const refused = [
+      await send(recorder.url, { path: '/v1/files', headers: chatHeaders() }),
+      await send(recorder.url, { path: '/v1/organization/usage', headers: chatHeaders() }),
+      await send(recorder.url, { method: 'DELETE', path: '/v1/models', headers: chatHeaders() }),
+      await send(recorder.url, { path: '/v1/models' }),
+      await send(recorder.url, { method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Basic ${KEY}`, 'content-type': 'application/json' }, body: CHAT_BODY }),
+    ];
+    expect(refused.map((a) => [a.status, errorOf(a).code])).toEqual([
+      [404, 'not_found'],
+      [404, 'not_found'],
+      [405, 'method_not_allowed'],
+      [401, 'missing_api_key'],
+      [401, 'invalid_api_key'],
+    ]);
+    expect(upstream.seen.length).toBe(before);
+    const browserish = {
+      cookie: 'session=secret-cookie-77',
+      origin: 'http://localhost:5173',
+      referer: 'http://localhost:5173/app',
+      'sec-fetch-site': 'same-site',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-dest': 'empty',
+      'accept-language': 'en',
+      'x-mock-fault': 'server-error',
+      'x-stainless-os': 'Linux',
+      accept: 'application/json',
+    };
+    expect((await send(recorder.url, { method: 'POST', path: '/v1/chat/completions', headers: chatHeaders(browserish), body: CHAT_BODY })).status).toBe(200);
+    expect((await send(recorder.url, { path: '/models.json', headers: { ...browserish, authorization: `Bearer ${KEY}` } })).status).toBe(200);
+    const [chat, catalog] = upstream.seen.slice(before);
+    expect(Object.keys(chat.headers).sort()).toEqual(['accept', 'accept-encoding', 'authorization', 'connection', 'content-length', 'content-type', 'host', 'x-stainless-os']);
+    expect(chat.authorization).toBe(`Bearer ${UPSTREAM_KEY}`);
+    // The catalog is public: no key goes with it, the client's or the upstream's.
+    expect(catalog.path).toBe('/models.json');
+    expect(catalog.authorization).toBeUndefined();
+  });
+
   it('a replay refuses the same way: its journal is not readable from a foreign Origin', async () => {
     const replay = await startRecorder({ dir, mode: 'replay' });
     try {
@@ -350,11 +428,12 @@ describe('the recorder', () => {
   });
 
   it('recording (or a replay that falls back to the upstream) on a non-loopback address needs allowRemote', async () => {
+    const before = upstream.seen.length;
     await expect(startRecorder({ dir, mode: 'record', upstream: upstream.url, host: '0.0.0.0' })).rejects.toThrow(
       '--record on --host 0.0.0.0 would let anyone who can reach this machine spend the upstream key: listen on a loopback address (the default, 127.0.0.1), or add --allow-remote-record to mean it',
     );
     await expect(startRecorder({ dir, mode: 'replay', fallback: true, upstream: upstream.url, host: '::' })).rejects.toThrow(/^--fallback upstream on --host :: would let anyone/);
-    expect(upstream.seen).toHaveLength(2);
+    expect(upstream.seen).toHaveLength(before);
   });
 });
 

@@ -1,12 +1,13 @@
 // A stand-in for the real server a recorder proxies to: it answers a chat request and a model list
 // with fixed, valid bodies and keeps every request it got, so a test can say that none came.
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface SeenRequest {
   method: string;
   path: string;
   authorization?: string;
+  headers: IncomingHttpHeaders;
 }
 
 export interface CountingUpstream {
@@ -28,7 +29,7 @@ const MODELS = { object: 'list', data: [{ id: 'mock-chat-1', object: 'model', cr
 export async function startCountingUpstream(): Promise<CountingUpstream> {
   const seen: SeenRequest[] = [];
   const server = createServer((req, res) => {
-    seen.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization });
+    seen.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, headers: req.headers });
     req.resume();
     req.on('end', () => {
       const body = JSON.stringify(req.url?.startsWith('/v1/models') ? MODELS : COMPLETION);

@@ -3,6 +3,7 @@
 // `markdown`, `unicode; split=bytes`, `split=fence`, or in a file { profile, split }.
 import type { ContentRef, ContentProfileName, ContentSplit } from '../../config/types.js';
 import { PROFILE_NAMES } from './profiles.js';
+import { echoed } from '../errors.js';
 
 export interface ContentChoice {
   profile?: ContentProfileName;
@@ -29,7 +30,7 @@ export function parseContent(ref: ContentRef): ContentChoice {
       const at = part.indexOf('=');
       // The profile comes first, and may be left out: `split=bytes` keeps the configured one.
       if (at < 0 && i === 0) profile = part;
-      else if (at <= 0) throw new Error(`"${part}" is no parameter (write split=VALUE)`);
+      else if (at <= 0) throw new Error(`"${echoed(part)}" is no parameter (write split=VALUE)`);
       else params[part.slice(0, at).trim()] = part.slice(at + 1).trim();
     }
   } else {
@@ -38,12 +39,12 @@ export function parseContent(ref: ContentRef): ContentChoice {
   }
   const out: ContentChoice = {};
   if (profile !== undefined) {
-    if (!isProfile(profile)) throw new Error(`unknown content profile "${profile}" (the profiles are ${list(PROFILE_NAMES)})`);
+    if (!isProfile(profile)) throw new Error(`unknown content profile "${echoed(profile)}" (the profiles are ${list(PROFILE_NAMES)})`);
     out.profile = profile;
   }
   for (const [k, v] of Object.entries(params)) {
-    if (k !== 'split') throw new Error(`content takes no parameter "${k}" (it takes split)`);
-    if (!isSplit(v)) throw new Error(`unknown split "${v}" (one of ${list(SPLITS)})`);
+    if (k !== 'split') throw new Error(`content takes no parameter "${echoed(k)}" (it takes split)`);
+    if (!isSplit(v)) throw new Error(`unknown split "${echoed(v)}" (one of ${list(SPLITS)})`);
     out.split = v;
   }
   return out;

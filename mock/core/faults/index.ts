@@ -20,6 +20,7 @@ import { STRUCTURED_FAULTS } from './structured.js';
 import { TOOLS_FAULTS } from './tools.js';
 import { USAGE_FAULTS } from './usage.js';
 import { VERDICT_FAULTS } from './verdicts.js';
+import { echoed } from '../errors.js';
 
 export const FAULTS: readonly Fault[] = [
   ...LEGAL,
@@ -47,7 +48,7 @@ const byName = new Map(FAULTS.map((f) => [f.name, f]));
 
 export function faultNamed(name: string): Fault {
   const f = byName.get(name);
-  if (!f) throw new Error(`no fault named "${name}"; see conformance mock --list-faults`);
+  if (!f) throw new Error(`no fault named "${echoed(name)}"; see conformance mock --list-faults`);
   return f;
 }
 

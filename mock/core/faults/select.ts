@@ -3,6 +3,7 @@
 import type { FaultRef } from '../../config/types.js';
 import type { Fault } from './fault.js';
 import { faultNamed } from './index.js';
+import { echoed } from '../errors.js';
 
 export type { FaultRef };
 
@@ -19,7 +20,7 @@ export function parseFaultRef(ref: FaultRef): { name: string; params: Record<str
   const params: Record<string, string> = {};
   for (const p of pairs.filter(Boolean)) {
     const at = p.indexOf('=');
-    if (at <= 0) throw new Error(`fault "${name}": parameter "${p}" has no value (write ${p}=VALUE)`);
+    if (at <= 0) throw new Error(`fault "${echoed(name)}": parameter "${echoed(p)}" has no value (write ${echoed(p)}=VALUE)`);
     params[p.slice(0, at).trim()] = p.slice(at + 1).trim();
   }
   return { name, params };
@@ -31,11 +32,11 @@ function checkParams(fault: Fault, params: Record<string, string>): void {
   for (const [k, v] of Object.entries(params)) {
     if (!(k in takes)) {
       const names = Object.keys(takes);
-      throw new Error(`fault "${fault.name}" takes no parameter "${k}" (it takes ${names.join(', ')})`);
+      throw new Error(`fault "${fault.name}" takes no parameter "${echoed(k)}" (it takes ${names.join(', ')})`);
     }
     const n = Number(v);
     if (v === '' || !Number.isFinite(n) || n < 0 || (k === 'times' && !Number.isInteger(n)))
-      throw new Error(`fault "${fault.name}": parameter "${k}" must be a ${k === 'times' ? 'whole ' : ''}number of at least 0, not "${v}"`);
+      throw new Error(`fault "${fault.name}": parameter "${k}" must be a ${k === 'times' ? 'whole ' : ''}number of at least 0, not "${echoed(v)}"`);
   }
 }
 

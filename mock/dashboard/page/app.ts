@@ -53,6 +53,7 @@ interface Detail {
     method: string;
     path: string;
     body: unknown;
+    body_cut: null | { bytes: number; kept: 'strings' | 'start' };
     key_id: string | null;
     model: string | null;
     scenario: string | null;
@@ -122,6 +123,14 @@ function connect(): void {
   source.addEventListener('skipped', (e) => {
     skipped += Number((e as MessageEvent<string>).data);
     queueRender();
+  });
+  // The journal is bounded (entries and bytes): what it let go is counted, and said.
+  source.addEventListener('journal', (e) => {
+    const { dropped } = JSON.parse((e as MessageEvent<string>).data) as { dropped: number };
+    const note = byId('dropped');
+    note.dataset.dropped = String(dropped);
+    note.textContent = `${dropped.toLocaleString('en-US')} older ${dropped === 1 ? 'request' : 'requests'} no longer in the journal (it keeps the latest, bounded in count and bytes)`;
+    note.hidden = dropped === 0;
   });
   source.addEventListener('control', (e) => renderControl((JSON.parse((e as MessageEvent<string>).data) as { settings: Setting[] }).settings));
   source.onopen = () => setConnection('live');
@@ -259,6 +268,11 @@ async function showDetail(seq: number): Promise<void> {
   }
 
   byId('detail-body').textContent = e.body === null ? '(no body)' : typeof e.body === 'string' ? e.body : JSON.stringify(e.body, null, 2);
+  const cut = byId('body-cut');
+  cut.hidden = !e.body_cut;
+  cut.dataset.kept = e.body_cut?.kept ?? '';
+  if (e.body_cut)
+    cut.textContent = `Kept cut: ${e.body_cut.bytes.toLocaleString('en-US')} bytes were sent; ${e.body_cut.kept === 'strings' ? 'each string past 1,000 characters is shortened' : 'only the start is kept, as text'}.`;
 
   const meta = byId('answer-meta');
   const body = byId('answer-body');
