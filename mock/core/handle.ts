@@ -332,6 +332,21 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     return n < times;
   };
 
+  /** What a fault that answers before the body is read (Fault.raw) makes of a body past the limits. */
+  const rawReply = (req: MockRequest, path: string): MockReply | undefined => {
+    let selected: readonly SelectedFault[];
+    try {
+      selected = selectFaults(req, path);
+    } catch {
+      return undefined;
+    }
+    for (const f of selected) {
+      const r = f.fault.raw?.(req, { config, params: f.params, state: faultState });
+      if (r) return r;
+    }
+    return undefined;
+  };
+
   const handle = (req: MockRequest): MockReply => {
     const method = req.method.toUpperCase();
     if (method === 'OPTIONS') return preflight(req, config.cors);
@@ -341,8 +356,9 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const shape = req.body?.length ? bodyShape(req.body, limits) : undefined;
     const over = shape || req.size ? overLimit(req, limits, shape) : undefined;
     if (over) {
-      if (API_ROUTES[path]) journal.add(refusedEntry(req, method, over), path === CHAT_PATH ? req.body : undefined, { past: true, size: req.size });
-      return withCors(req, over, config.cors);
+      const early = rawReply(req, path) ?? over;
+      if (API_ROUTES[path]) journal.add(refusedEntry(req, method, early), path === CHAT_PATH ? req.body : undefined, { past: true, size: req.size });
+      return withCors(req, early, config.cors);
     }
     if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method), config.cors);
     if (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`)) return withCors(req, controlRoute(control, req, path, method), config.cors);

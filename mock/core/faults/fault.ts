@@ -42,6 +42,10 @@ export interface Fault {
   params?: Readonly<Record<string, { default: number; describe: string }>>;
   /** Rewrites the request before the core sees it. */
   request?(req: MockRequest, ctx: FaultContext): MockRequest;
+  /** Answers before the mock reads the body at all, its own limits on size and depth included: a
+   * server whose parser breaks on what the mock would refuse. It may scan the body once, linearly,
+   * and walk nothing. */
+  raw?(req: MockRequest, ctx: FaultContext): MockReply | undefined;
   /** Rewrites the core's reply. */
   reply?(reply: MockReply, req: MockRequest, ctx: FaultContext): MockReply;
 }

@@ -6,6 +6,7 @@
 // the fuzz properties not-tested: it neither breaks nor serves.
 import { schemaAt } from '../../../schemas/index.js';
 import { errorReply } from '../errors.js';
+import { bodyShape } from '../limits.js';
 import { isRaw, isStream, type MockReply, type MockRequest } from '../types.js';
 import type { Fault } from './fault.js';
 import { FOREVER_MS } from './frontend.js';
@@ -121,6 +122,9 @@ export const FUZZ_FAULTS: Fault[] = [
     description: `A chat request whose JSON nests deeper than ${DEEPEST} levels answers 500, as a recursive parser overflows its stack`,
     fails: ['fuzz.no-5xx-refusable'],
     reply: (r, req) => (isChat(req) && depthOf(requestJson(req)) > DEEPEST ? serverError() : r),
+    // Deeper than the mock's own limit (limits.depth) the body is never parsed: one scan finds the depth.
+    raw: (req) =>
+      isChat(req) && req.body?.length && bodyShape(req.body, { depth: DEEPEST, keys: Number.POSITIVE_INFINITY, items: Number.POSITIVE_INFINITY }).past === 'depth' ? serverError() : undefined,
   },
   {
     name: 'fuzz-wrong-type-500',
