@@ -125,6 +125,11 @@ const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => V
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
 const cutBeforeCall = (a: Answer) => (a.finishReason === 'length' ? notTested(`generation reached max_tokens (${MAX_TOKENS}) before any tool call`) : undefined);
+/** Or inside one: "length" with a call whose arguments end before their JSON does (a server-side cap
+ * below max_tokens). Whether a limit was reached is chat.length-only-at-cap's to judge, not the
+ * tools checks'. */
+const cutInCall = (a: Answer) =>
+  a.finishReason === 'length' && a.toolCalls.some((c) => !parseArgs(c.arguments).ok) ? notTested('generation reached the token limit inside the tool call: its arguments end cut') : undefined;
 
 export const finishReason: CheckDef = {
   id: 'tools.finish-reason',
@@ -140,7 +145,7 @@ export const finishReason: CheckDef = {
     const got = await answered(ctx, path, String(path.choice), ['finish_reason'], true);
     if (got.verdict) return got.verdict;
     const a = got.answer;
-    if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
+    if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : (cutInCall(a) ?? fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`));
     return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
   },
 };
@@ -176,6 +181,10 @@ export const validCalls: CheckDef = {
     // No call where one was due is the forcing check's to fail (tools.required, tools.named).
     const forcedBy = path.choice === 'required' ? 'tools.required' : path.choice === 'named' ? 'tools.named' : undefined;
     if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
+    if (!shape) {
+      const cut = cutInCall(a);
+      if (cut) return cut;
+    }
     return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
   },
 };
@@ -191,6 +200,7 @@ export const strictArguments: CheckDef = {
   paths: ON_TOOLS,
   ...under('required', ['tool-calls'], (a) => {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
+    if (!calls.length && cutInCall(a)) return cutInCall(a)!;
     if (!calls.length)
       return notTested(
         'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
