@@ -22,6 +22,7 @@ import { boundaryOf, hostProblem, originProblem, type Boundary } from '../mock/b
 import { startMockServer } from '../mock/http.js';
 import { serverTls } from '../mock/tls.js';
 import { createMock } from '../mock/core/handle.js';
+import { withPace } from '../mock/core/timing.js';
 import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
 import { parseContent } from '../mock/core/content/choice.js';
@@ -360,6 +361,10 @@ await yargs(hideBin(process.argv))
         .option('tls-key', { type: 'string', describe: 'The PEM private key of --tls-cert' })
         .option('tls-client-ca', { type: 'string', describe: 'With --tls-cert: require a client certificate signed by a CA of this PEM file (mutual TLS)' })
         .option('strict-scenarios', { type: 'boolean', describe: 'Refuse a chat request no scenario matches (a 400 naming the closest)' })
+        .option('pace', {
+          choices: ['human', 'instant'] as const,
+          describe: 'How generated replies are paced: human types as a hosted model does (the default, unless --config sets a timing), instant answers at once',
+        })
         .option('content', { type: 'string', describe: `What generated replies hold, for every model: a profile (${PROFILE_NAMES.join(', ')}) and/or split=bytes|fence, e.g. "markdown; split=fence"` })
         .option('fault', { type: 'string', array: true, default: [], describe: "Serve with a named fault (repeatable; 'name; key=value' for parameters); see --list-faults" })
         .option('list-faults', { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' })
@@ -422,7 +427,7 @@ await yargs(hideBin(process.argv))
           const b = boundaryOf(base, named);
           config = { ...base, cors: { ...base.cors, origins: [...b.origins] }, allowed_hosts: [...b.hosts] };
         }
-        mock = createMock(config, { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
+        mock = createMock(withPace(config ?? DEFAULT_CONFIG, argv.pace), { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
         tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });
       } catch (e) {
         usageExit((e as Error).message);
@@ -436,6 +441,7 @@ await yargs(hideBin(process.argv))
           faults: argv.fault as string[],
           host: argv.host,
           dashboard: argv.dashboard,
+          paceFlag: true,
           tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] },
         }),
       );
