@@ -66,49 +66,67 @@ export function answeredOf(body: string | Uint8Array): string | null {
   );
 }
 
+/** Where the text of a delta that carries text and nothing else (as most events of a stream do)
+ * begins and ends, found without parsing the chunk (a page open pays this for every stream); -1
+ * for any other event. Text holding a backslash (an escape) is left to the parser. */
+function plainText(data: string): [number, number] | -1 {
+  const delta = data.indexOf('"delta":{');
+  if (delta < 0) return -1;
+  let start = delta + 9;
+  if (data.startsWith('"role":"assistant",', start)) start += 19;
+  if (!data.startsWith('"content":"', start)) return -1;
+  start += 11;
+  const end = data.indexOf('"}', start);
+  if (end < 0) return -1;
+  const backslash = data.indexOf('\\', start);
+  return backslash >= 0 && backslash < end ? -1 : [start, end];
+}
+
 /** The start of a streamed answer, from its frames as they went: the deltas' text, a refusal, the
  * calls, an error event's message. Reads only as many events as the preview needs. */
 export function streamedOf(frames: readonly Frame[]): string | null {
-  const decoder = new TextDecoder();
+  let decoder: InstanceType<typeof TextDecoder> | undefined;
+  const out = { text: '', refusal: '', calls: [] as { name: string; args: string }[], error: '' };
   let buffer = '';
-  let text = '';
-  let refusal = '';
-  const calls: { name: string; args: string }[] = [];
-  let error = '';
-  const enough = () => text.length + refusal.length + calls.reduce((n, c) => n + c.name.length + c.args.length, 0) > PREVIEW_CHARS || !!error;
   for (const f of frames) {
     if (!('bytes' in f)) break;
-    buffer += typeof f.bytes === 'string' ? f.bytes : decoder.decode(f.bytes, { stream: true });
-    let at: number;
-    while ((at = buffer.indexOf('\n\n')) >= 0) {
-      const event = buffer.slice(0, at);
-      buffer = buffer.slice(at + 2);
-      const data = /^data: ?(.*)$/m.exec(event)?.[1];
-      if (!data || data === '[DONE]') continue;
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        continue;
-      }
-      if (!isObject(chunk)) continue;
-      if (isObject(chunk.error)) error = String(chunk.error.message ?? 'error');
-      const delta = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0].delta : undefined;
-      if (isObject(delta)) {
-        if (typeof delta.content === 'string') text += delta.content;
-        if (typeof delta.refusal === 'string') refusal += delta.refusal;
-        if (Array.isArray(delta.tool_calls))
-          for (const d of delta.tool_calls) {
-            if (!isObject(d)) continue;
-            const i = typeof d.index === 'number' ? d.index : calls.length;
-            calls[i] ??= { name: '', args: '' };
-            if (isObject(d.function) && typeof d.function.name === 'string') calls[i].name += d.function.name;
-            if (isObject(d.function) && typeof d.function.arguments === 'string') calls[i].args += d.function.arguments;
-          }
-      }
+    buffer += typeof f.bytes === 'string' ? f.bytes : (decoder ??= new TextDecoder()).decode(f.bytes, { stream: true });
+    let from = 0;
+    for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n', from)) {
+      readEvent(buffer.slice(from, at), out);
+      from = at + 2;
     }
-    if (enough()) break;
+    buffer = buffer.slice(from);
+    if (out.error || out.text.length + out.refusal.length + out.calls.reduce((n, c) => n + c.name.length + c.args.length, 0) > PREVIEW_CHARS) break;
   }
-  const parts = [text, refusal && `refusal: ${refusal}`, ...calls.filter(Boolean).map((c) => `${c.name}(${c.args})`), error && `error: ${error}`];
+  const parts = [out.text, out.refusal && `refusal: ${out.refusal}`, ...out.calls.filter(Boolean).map((c) => `${c.name}(${c.args})`), out.error && `error: ${out.error}`];
   return cut(parts.filter(Boolean).join(' · '));
+}
+
+function readEvent(event: string, out: { text: string; refusal: string; calls: { name: string; args: string }[]; error: string }): void {
+  const data = event.startsWith('data: ') ? event.slice(6) : /^data: ?(.*)$/m.exec(event)?.[1];
+  if (!data || data === '[DONE]') return;
+  const plain = plainText(data);
+  if (plain !== -1) {
+    out.text += data.slice(plain[0], plain[1]);
+    return;
+  }
+  try {
+    const chunk: unknown = JSON.parse(data);
+    if (!isObject(chunk)) return;
+    if (isObject(chunk.error)) out.error = String(chunk.error.message ?? 'error');
+    const delta = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0].delta : undefined;
+    if (!isObject(delta)) return;
+    if (typeof delta.content === 'string') out.text += delta.content;
+    if (typeof delta.refusal === 'string') out.refusal += delta.refusal;
+    if (Array.isArray(delta.tool_calls))
+      for (const d of delta.tool_calls) {
+        if (!isObject(d)) continue;
+        const call = (out.calls[typeof d.index === 'number' ? d.index : out.calls.length] ??= { name: '', args: '' });
+        if (isObject(d.function) && typeof d.function.name === 'string') call.name += d.function.name;
+        if (isObject(d.function) && typeof d.function.arguments === 'string') call.args += d.function.arguments;
+      }
+  } catch {
+    // Not JSON: nothing a client could read either.
+  }
 }
