@@ -7,9 +7,10 @@
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
-// BENCH_ONLY=run-cost|memory|fuzz|dashboard|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
+// BENCH_ONLY=run-cost|memory|fuzz|dashboard|load|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
 // generated requests against a plain loop, bench/fuzz.ts, the mock with a dashboard page open against none,
-// bench/dashboard.ts, or the mock against the ceiling),
+// bench/dashboard.ts, conformance load's driver against autocannon, its measurement error and its scale,
+// bench/load.ts, or the mock against the ceiling),
 // BENCH_COMPARE=<dir> (see bench/run-cost.ts).
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -20,6 +21,7 @@ import { Agent, request } from 'undici';
 import { capture, CHAT_PATH, HEADERS, HELD_STREAM, mockConfig, SMALL, SMALL_STREAM } from './fixtures.js';
 import { dashboardBench } from './dashboard.js';
 import { fuzzBench } from './fuzz.js';
+import { loadBench } from './load.js';
 import { memory } from './memory.js';
 import { runCost } from './run-cost.js';
 import type { Mark } from './server.js';
@@ -322,6 +324,7 @@ async function main(): Promise<void> {
   if (!only || only === 'memory') await memory();
   if (!only || only === 'fuzz') await fuzzBench();
   if (!only || only === 'dashboard') await dashboardBench();
+  if (!only || only === 'load') await loadBench();
   if (only && only !== 'throughput') return;
   const started = performance.now();
   console.log(

@@ -30,6 +30,7 @@ import { PROFILE_NAMES } from '../mock/core/content/profiles.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { startRecorder, TEST_ID_HEADER } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
+import { LOAD_DEFAULTS, mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
 
 const EXIT_USAGE = 2;
 
@@ -149,7 +150,6 @@ function targetOptions<T>(y: Argv<T>) {
     .option('second-api-key', { type: 'string', describe: 'A second key with another model list (or CONFORMANCE_SECOND_API_KEY)' })
     .option('site-url', { type: 'string', describe: "Where /models.json lives (default: the base URL's origin)" })
     .option('model', { type: 'string', array: true, describe: 'Model(s) to test (default: one of each kind the key lists)' })
-    .option('all-models', { type: 'boolean', default: false, describe: 'Test every listed model (more requests), not one of each kind' })
     .option('reporter', {
       type: 'string',
       array: true,
@@ -163,7 +163,6 @@ function targetOptions<T>(y: Argv<T>) {
     .option('client-cert', { type: 'string', describe: 'PEM client certificate for mutual TLS' })
     .option('client-key', { type: 'string', describe: "PEM private key of --client-cert (default: the key in that certificate's file)" })
     .option('timeout', { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms' })
-    .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' })
     .option('max-body', { type: 'number', default: 8 * 1024 * 1024, describe: 'Most bytes read of one response body' })
     .option('expected-failures', { type: 'string', describe: 'A baseline (JSON or YAML) of accepted failures: listed failures do not fail the run, listed checks that pass again do' })
     .option('update-baseline', { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run (created if absent, reasons kept)' })
@@ -171,7 +170,36 @@ function targetOptions<T>(y: Argv<T>) {
     .option('color', { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' });
 }
 
+/** The target and the reports, and how many checks run at once: what `run` and `fuzz` take. */
+const checkOptions = <T>(y: Argv<T>) =>
+  targetOptions(y)
+    .option('all-models', { type: 'boolean', default: false, describe: 'Test every listed model (more requests), not one of each kind' })
+    .option('concurrency', { type: 'number', default: 4, describe: 'Checks and requests in flight at once' });
+
+/** `1,4,16,64`: the steps of a sweep, each a positive number (a whole one for --concurrency). */
+function listOf(name: string, whole: boolean) {
+  return (v: unknown): number[] | undefined => {
+    if (v === undefined) return undefined;
+    const items = String(v)
+      .split(',')
+      .map((x) => x.trim());
+    const numbers = items.map(Number);
+    const bad = items.find((x, i) => !x || !Number.isFinite(numbers[i]) || numbers[i] <= 0 || (whole && !Number.isInteger(numbers[i])));
+    if (bad !== undefined) usageExit(`--${name} takes a list of positive ${whole ? 'whole numbers' : 'numbers'} (${whole ? '1,4,16,64' : '2,5,10'}), got '${String(v)}'`);
+    return numbers;
+  };
+}
+
+/** `30s`, `500ms`, `2m`, or seconds: how long each step of a sweep lasts, in ms. */
+function durationMs(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(String(v));
+  if (!m || Number(m[1]) <= 0) usageExit(`--duration takes a time per step (30s, 500ms, 2m), got '${String(v)}'`);
+  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+}
+
 type TargetArgs = Awaited<ReturnType<typeof targetOptions>['argv']>;
+type CheckArgs = Awaited<ReturnType<typeof checkOptions>['argv']>;
 
 /** When a fuzz session must have sent its last request for the run to end by --deadline: a second
  * before it is left for the verdicts and the reports. */
@@ -188,7 +216,29 @@ interface FuzzStop {
 }
 
 /** One session from flags to reports and exit code. */
-async function runAndReport(argv: TargetArgs, choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>, fuzz?: FuzzStop): Promise<void> {
+async function runAndReport(argv: CheckArgs, choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>, fuzz?: FuzzStop): Promise<void> {
+  await reported(argv, async (common, signal) => {
+    if (fuzz) signal.addEventListener('abort', () => fuzz.stop.abort(signal.reason), { once: true });
+    const progress = liveLine(process.stderr);
+    return runSession({
+      ...common,
+      ...choice,
+      allModels: argv['all-models'],
+      concurrency: positiveInt('concurrency')(argv.concurrency),
+      signal: !fuzz || fuzz.checksToo ? signal : undefined,
+      onStart: progress.onStart,
+    }).finally(() => progress.stop());
+  });
+}
+
+/** The options every session takes from the target flags. */
+type CommonOptions = Pick<
+  SessionOptions,
+  'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'headers' | 'tls' | 'timeoutMs' | 'maxBodyBytes' | 'deadlineMs' | 'expectedFailures' | 'updateBaseline'
+>;
+
+/** A session (`run`, `fuzz`, `load`) from the target flags to its reports and its exit code. */
+async function reported(argv: TargetArgs, session: (common: CommonOptions, signal: AbortSignal) => Promise<RunReport>): Promise<void> {
   // Everything that can be wrong with the run itself is found before the first request.
   const reporters = reporterTargets(argv.reporter as string[], argv.output);
   const headers = parseHeaders(argv.header as string[]);
@@ -196,28 +246,24 @@ async function runAndReport(argv: TargetArgs, choice: Pick<SessionOptions, 'regi
   const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
   if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
   const interrupted = interruption();
-  if (fuzz) interrupted.signal.addEventListener('abort', () => fuzz.stop.abort(interrupted.signal.reason), { once: true });
-  const progress = liveLine(process.stderr);
   try {
-    const report = await runSession({
-      ...choice,
-      baseUrl: argv['base-url'],
-      apiKey: argv['api-key'] ?? process.env.CONFORMANCE_API_KEY,
-      secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY,
-      siteUrl: argv['site-url'],
-      models: argv.model,
-      allModels: argv['all-models'],
-      headers,
-      tls: { caCert: argv['ca-cert'], insecure: argv.insecure, clientCert: argv['client-cert'], clientKey: argv['client-key'] },
-      timeoutMs: positiveInt('timeout')(argv.timeout),
-      concurrency: positiveInt('concurrency')(argv.concurrency),
-      maxBodyBytes: positiveInt('max-body')(argv['max-body']),
-      deadlineMs: positiveInt('deadline')(argv.deadline),
-      expectedFailures: argv['expected-failures'],
-      updateBaseline: argv['update-baseline'],
-      signal: !fuzz || fuzz.checksToo ? interrupted.signal : undefined,
-      onStart: progress.onStart,
-    }).finally(() => progress.stop());
+    const report = await session(
+      {
+        baseUrl: argv['base-url'],
+        apiKey: argv['api-key'] ?? process.env.CONFORMANCE_API_KEY,
+        secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY,
+        siteUrl: argv['site-url'],
+        models: argv.model,
+        headers,
+        tls: { caCert: argv['ca-cert'], insecure: argv.insecure, clientCert: argv['client-cert'], clientKey: argv['client-key'] },
+        timeoutMs: positiveInt('timeout')(argv.timeout),
+        maxBodyBytes: positiveInt('max-body')(argv['max-body']),
+        deadlineMs: positiveInt('deadline')(argv.deadline),
+        expectedFailures: argv['expected-failures'],
+        updateBaseline: argv['update-baseline'],
+      },
+      interrupted.signal,
+    );
     for (const r of reporters) {
       const text = render(r.name, report, { color: r.file ? false : color });
       if (r.append) appendFileSync(r.file!, text);
@@ -240,11 +286,11 @@ await yargs(hideBin(process.argv))
     'run',
     'Run the checks against a server (the bundled mock when no --base-url is given)',
     (y) =>
-      targetOptions(y)
+      checkOptions(y)
         .option('suite', { type: 'string', array: true, describe: 'Only these suites' })
         .option('check', { type: 'string', array: true, describe: 'Only checks whose id matches one of these globs' })
-        .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
-        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
+        .option('strict', { type: 'boolean', default: false, describe: 'A failed should, and a flaky check (broke, then held when sent again), fail the run too' })
+        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not tested, not served or flaky fails the run' })
         // Declared as `fuzz` (on by default): yargs reads --no-fuzz as its negation.
         .option('fuzz', { type: 'boolean', default: true, describe: 'The short fuzz pass (generated requests); --no-fuzz leaves it out' })
         .option('fuzz-runs', { type: 'number', describe: `Requests of the fuzz pass (default ${FUZZ_PASS.runs}); more widens it` }),
@@ -268,21 +314,88 @@ await yargs(hideBin(process.argv))
     'fuzz',
     'Send generated requests (valid, invalid, edge values) and hold every answer to the fuzz properties; a failure is shrunk to the smallest request that breaks it',
     (y) =>
-      targetOptions(y)
+      checkOptions(y)
         .option('check', { type: 'string', array: true, describe: 'Only the properties whose id matches one of these globs (fuzz.no-5xx)' })
         .option('seed', { type: 'number', describe: 'Seed of the generated requests (default: a random one, printed); the same seed gives the same requests' })
         .option('runs', { type: 'number', default: FUZZ_DEFAULTS.runs, describe: 'Requests generated' })
-        .option('max-requests', { type: 'number', default: FUZZ_DEFAULTS.maxRequests, describe: 'Most requests of the session, shrinking and re-sends included' }),
+        .option('max-requests', {
+          type: 'number',
+          describe: `Most requests of the session, shrinking and re-sends included (default: --runs plus ${FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs})`,
+        }),
     async (argv) => {
       const seed = argv.seed ?? randomInt(2 ** 31);
       if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
       const runs = positiveInt('runs')(argv.runs)!;
-      const maxRequests = positiveInt('max-requests')(argv['max-requests'])!;
+      // Shrinking comes on top of the generated requests, whatever --runs is.
+      const maxRequests = positiveInt('max-requests')(argv['max-requests']) ?? runs + FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs;
       process.stderr.write(`conformance: fuzz seed ${seed} (--seed ${seed} sends these requests again)\n`);
       // Ctrl-C ends the session, not the checks: what was found so far is judged and reported.
       const stop = new AbortController();
       const settings = { seed, runs, maxRequests, shrinkRequests: FUZZ_DEFAULTS.shrinkRequests, stop: stop.signal, deadlineAt: deadlineAt(argv.deadline) };
       await runAndReport(argv, { registry: withFuzz(settings), suites: ['fuzz'], checks: argv.check, strict: true, requireComplete: false }, { stop, checksToo: false });
+    },
+  )
+  .command(
+    'load',
+    'Judge every answer while the server is busy: a sweep of concurrency steps (or arrival rates), the rules of run held on each answer, the load rules, and the latency profile',
+    (y) =>
+      targetOptions(y)
+        .option('concurrency', { type: 'string', describe: `Requests in flight at each step, a list (default ${LOAD_DEFAULTS.concurrency.join(',')})` })
+        .option('rate', { type: 'string', describe: 'Arrivals a second at each step, a list (an open loop, Poisson), instead of --concurrency' })
+        .option('duration', { type: 'string', describe: 'How long each step lasts (30s, 500ms); default: 4 requests per request in flight' })
+        .option('requests', { type: 'number', describe: 'Requests per step (refusals sent again included)' })
+        .option('max-tokens', { type: 'number', describe: 'A workload of its own: the long essay at this max_tokens, streamed and not' })
+        .option('slo', { type: 'string', array: true, default: [], describe: "An objective held at every step: 'ttft_p99<2000ms', 'e2e_p50<1s', 'error_rate<1%', 'rps>=20' (repeatable)" })
+        .option('seed', { type: 'number', describe: 'Seed of the arrivals of --rate: the same seed, the same schedule' })
+        .option('strict', { type: 'boolean', default: false, describe: 'A failed should fails the run too' })
+        .option('require-complete', { type: 'boolean', default: false, describe: 'A must left not-tested fails the run' })
+        .option('merge', { type: 'string', array: true, describe: 'Send nothing: merge the JSON reports of processes that ran one sweep at once into one report (docs/load.md)' }),
+    async (argv) => {
+      if (argv.merge?.length) {
+        const files = argv.merge as string[];
+        let merged: RunReport;
+        try {
+          merged = mergeLoads(
+            files.map((file) => ({ file, report: readReport(file) })),
+            argv.slo as string[],
+          );
+        } catch (e) {
+          usageExit((e as Error).message);
+        }
+        await reported(argv, async () => merged);
+        return;
+      }
+      const concurrency = listOf('concurrency', true)(argv.concurrency);
+      const rate = listOf('rate', false)(argv.rate);
+      if (concurrency && rate) usageExit('--concurrency and --rate are two kinds of sweep: give one');
+      const steps = {
+        concurrency,
+        rate,
+        durationMs: durationMs(argv.duration),
+        requests: positiveInt('requests')(argv.requests),
+        maxTokens: positiveInt('max-tokens')(argv['max-tokens']),
+        seed: argv.seed,
+        strict: argv.strict,
+        requireComplete: argv['require-complete'],
+      };
+      // A malformed objective is found before the first request.
+      try {
+        readSlos(argv.slo as string[]);
+      } catch (e) {
+        usageExit((e as Error).message);
+      }
+      await reported(argv, (common, signal) =>
+        runLoad({
+          ...common,
+          ...steps,
+          slo: argv.slo as string[],
+          signal,
+          onStep: (s) =>
+            process.stderr.write(
+              `conformance: ${s.label}: ${s.requests} requests, ${s.requestsPerSecond} req/s${s.failed + s.timedOut ? `, ${s.failed + s.timedOut} failed` : ''}${s.refused ? `, ${s.refused} refused` : ''}\n`,
+            ),
+        }),
+      );
     },
   )
   .command(
@@ -450,7 +563,7 @@ await yargs(hideBin(process.argv))
       process.once('SIGTERM', stop);
     },
   )
-  .demandCommand(1, 'name a command: run, fuzz, list, diff or mock')
+  .demandCommand(1, 'name a command: run, fuzz, load, list, diff or mock')
   .strict()
   .fail((msg, err) => {
     if (err) throw err;

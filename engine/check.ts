@@ -6,8 +6,15 @@ export type Level = 'must' | 'should' | 'info';
 
 /** `skip`: not applicable to this target by design (the check says why).
  * `not-tested`: the check applies but a prerequisite is missing (one key only, no catalog,
- * rate limited); never counted as a pass. */
-export type Outcome = 'pass' | 'fail' | 'skip' | 'not-tested';
+ * rate limited); never counted as a pass.
+ * `not-served`: the server said it could not serve the request the rule reads (429, 503, an error
+ * event mid-stream): no breach of the rule, and no verdict on it either.
+ * `flaky`: broken, then held when the same requests were sent again: reported, never failing a
+ * run by itself (only with --strict). */
+export type Outcome = 'pass' | 'fail' | 'flaky' | 'not-served' | 'not-tested' | 'skip';
+
+/** Every outcome, the worst first: the order a check's paths are combined in and reports count in. */
+export const OUTCOMES: readonly Outcome[] = ['fail', 'flaky', 'not-tested', 'not-served', 'pass', 'skip'];
 
 /** One HTTP exchange as shown to a reader: every API key already redacted. */
 export interface Evidence {
@@ -31,8 +38,13 @@ export interface Verdict {
   /** Legal but noteworthy observations (extra fields, SSE comments); shown at level info. */
   notes?: string[];
   /** For not-tested: the check whose failure kept this one from judging its rule (the owner of a
-   * broken part of the answer it reads), so a report shows one defect once, under its owner. */
+   * broken part of the answer it reads), so a report shows one defect once, under its owner. The
+   * runner holds the owner to it: an owner that did not fail on that path fails with this check's
+   * evidence, whichever request it was seen on. */
   blockedBy?: string;
+  /** With blockedBy: what of the owner's rule was seen broken (`finish_reason: absent`), the message
+   * the owner fails with when its own requests did not show it. */
+  breach?: string;
 }
 
 export interface CheckMeta {
@@ -84,6 +96,9 @@ export interface Check<Ctx = unknown, P = Path> extends CheckMeta {
   paths?: Readonly<Record<string, Axis<Ctx>>>;
   /** Runs once every other check has finished, to judge what the whole run received. */
   last?: boolean;
+  /** Judged once: a failure is not run again to tell flaky from stable (a fuzz session, which sends
+   * its failing case again itself). */
+  once?: boolean;
   /** How long one path may take, for a check that sends many requests in turn (a fuzz session);
    * by default a few request deadlines. */
   timeLimitMs?(limits: { deadlineMs: number }): number;
@@ -124,10 +139,13 @@ export interface CheckResult extends CheckMeta {
   expected?: { reason: string };
 }
 
-export const pass = (notes?: string[]): Verdict => ({ outcome: 'pass', notes: notes?.length ? notes : undefined });
+/** A pass with nothing to note: one object (a load passes thousands of answers a second). */
+const PASSED: Verdict = Object.freeze({ outcome: 'pass' });
+export const pass = (notes?: string[]): Verdict => (notes?.length ? { outcome: 'pass', notes } : PASSED);
 export const fail = (message: string, notes?: string[]): Verdict => ({ outcome: 'fail', message, notes });
-export const notTested = (message: string, blockedBy?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy } : {}) });
+export const notTested = (message: string, blockedBy?: string, breach?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy, ...(breach ? { breach } : {}) } : {}) });
 export const skip = (message: string): Verdict => ({ outcome: 'skip', message });
+export const unserved = (message: string): Verdict => ({ outcome: 'not-served', message });
 
 /** Pass when nothing is wrong; otherwise fail, saying everything that is. */
 export const failIfAny = (wrong: string[]): Verdict => (wrong.length ? fail(wrong.join('; ')) : pass());
@@ -135,21 +153,24 @@ export const failIfAny = (wrong: string[]): Verdict => (wrong.length ? fail(wron
 /** Combines the verdicts of one rule applied to several subjects (models, roles, cases):
  * any fail fails; otherwise any not-tested leaves it not-tested; otherwise pass. */
 export function combine(verdicts: Verdict[]): Verdict {
-  const notes = verdicts.flatMap((v) => v.notes ?? []);
-  const fails = verdicts.filter((v) => v.outcome === 'fail');
-  if (fails.length) return fail(fails.map((v) => v.message).join('; '), notes);
-  const open = verdicts.filter((v) => v.outcome === 'not-tested');
-  const blockedBy = open.find((v) => v.blockedBy)?.blockedBy;
-  if (open.length) return { outcome: 'not-tested', message: open.map((v) => v.message).join('; '), notes, ...(blockedBy ? { blockedBy } : {}) };
-  if (verdicts.length && verdicts.every((v) => v.outcome === 'skip')) return verdicts[0];
   if (!verdicts.length) return notTested('nothing to test');
-  return pass(notes);
+  const notes = verdicts.flatMap((v) => v.notes ?? []);
+  const outcome = worst(verdicts.map((v) => v.outcome));
+  if (outcome === 'pass') return pass(notes);
+  if (outcome === 'skip') return verdicts[0];
+  const deciding = verdicts.filter((v) => v.outcome === outcome);
+  const blocked = deciding.find((v) => v.blockedBy);
+  return {
+    outcome,
+    message: deciding.map((v) => v.message).join('; '),
+    notes: notes.length ? notes : undefined,
+    ...(outcome === 'not-tested' && blocked ? { blockedBy: blocked.blockedBy, ...(blocked.breach ? { breach: blocked.breach } : {}) } : {}),
+  };
 }
 
-const SEVERITY: Record<Outcome, number> = { fail: 3, 'not-tested': 2, pass: 1, skip: 0 };
-
-/** The outcome that decides a check of several paths: any fail fails it, then any not-tested. */
-export const worst = (outcomes: Outcome[]): Outcome => outcomes.reduce<Outcome>((w, o) => (SEVERITY[o] > SEVERITY[w] ? o : w), 'skip');
+/** The outcome that decides a check of several paths: any fail fails it, then any flaky, then any
+ * not-tested, then any not served. */
+export const worst = (outcomes: Outcome[]): Outcome => OUTCOMES.find((o) => outcomes.includes(o)) ?? 'skip';
 
 /** A live view of a run, for a progress line. */
 export interface Progress {
@@ -158,4 +179,13 @@ export interface Progress {
   total(): number;
   /** The request on the wire the longest. */
   slowest(): { label: string; ms: number } | undefined;
+}
+
+/** Latency samples of a load step, as a report carries them (engine/histogram.ts fills them):
+ * `buckets[i]` counts the samples v, in ms, with round(ln(1 + v) / ln(base)) = i. */
+export interface LatencyHistogram {
+  base: number;
+  buckets: Record<string, number>;
+  count: number;
+  max: number;
 }

@@ -24,6 +24,9 @@ export interface RetryPolicy {
 
 export class Exchanges {
   private readonly memo = new Map<string, Promise<Exchange>>();
+  /** Each distinct request, as it was first asked for: what the run cost, known without waiting on
+   * an answer still on the wire. */
+  readonly requests: RequestSpec[] = [];
   private inFlight = 0;
   private readonly queue: (() => void)[] = [];
   /** The requests on the wire now, with when each was sent. */
@@ -56,6 +59,7 @@ export class Exchanges {
     if (!p) {
       p = this.sendWithRetry(spec, label);
       this.memo.set(key, p);
+      this.requests.push(spec);
     }
     return p;
   }

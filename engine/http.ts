@@ -46,6 +46,16 @@ export interface RequestSpec {
   repeat?: number;
 }
 
+/** When an answer's pieces arrived, for a load's latency profile: filled by `send` as it reads. */
+export interface ReadTimes {
+  /** performance.now() when the request was handed to the client. */
+  sentAt: number;
+  /** When the status line and headers arrived (the first byte of the answer). */
+  headersAt?: number;
+  /** Per read of the (decoded) body: the bytes read so far, then when, in pairs. */
+  reads: number[];
+}
+
 export type TransportErrorKind = 'connect' | 'tls' | 'timeout' | 'deadline' | 'reset' | 'protocol' | 'cap' | 'other';
 
 export interface HttpResult {
@@ -68,10 +78,21 @@ export class HttpClient {
 
   private readonly clientCert: boolean;
 
-  /** `tls`: the run's trust, verification and client certificate (Node's defaults without). */
+  /** Requests past their deadline once their headers came, when deadlines are swept. */
+  private readonly late = new Set<{ at: number; expire(): void }>();
+  private sweeper?: NodeJS.Timeout;
+  /** With swept deadlines and no proxy set, a pool per origin, asked by path: the URL is parsed once. */
+  private readonly direct?: { pools: Map<string, Pool>; urls: Map<string, { origin: string; path: string }>; options: Pool.Options };
+
+  /** `tls`: the run's trust, verification and client certificate (Node's defaults without).
+   * `sweptDeadlines`: a load's many requests get no timer and no abort signal each (they cost a
+   * request as much as undici itself): the idle timeout bounds the wait for headers, as it does
+   * anyway, and one timer ends a body past its deadline; `send`'s signal is then not heeded (close
+   * the client to stop what is in flight). */
   constructor(
     readonly limits: Limits,
     tls?: TlsSettings,
+    private readonly opts: { sweptDeadlines?: boolean } = {},
   ) {
     this.clientCert = !!tls?.connect.cert;
     const timeouts = {
@@ -80,6 +101,8 @@ export class HttpClient {
       // Keep-alive across checks, but never reuse a socket a hostile server left half-read.
       keepAliveTimeout: 4_000,
     };
+    const proxied = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some((v) => process.env[v]);
+    if (opts.sweptDeadlines && !proxied) this.direct = { pools: new Map(), urls: new Map(), options: { ...timeouts, connect: { ...tls?.connect, timeout: limits.connectTimeoutMs } } };
     // Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY, as the issue asks of all HTTP from the kit.
     this.dispatcher = new EnvHttpProxyAgent({
       connectTimeout: limits.connectTimeoutMs,
@@ -99,11 +122,16 @@ export class HttpClient {
     });
   }
 
-  /** With `statusOnly`, the body is not read: what a probe needs is the status line. */
-  async send(spec: RequestSpec, signal?: AbortSignal, statusOnly = false): Promise<HttpResult> {
+  /** With `statusOnly`, the body is not read: what a probe needs is the status line. With `times`,
+   * when the headers and each read of the body arrived is noted there. */
+  async send(spec: RequestSpec, signal?: AbortSignal, statusOnly = false, times?: ReadTimes): Promise<HttpResult> {
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.limits.deadlineMs);
-    const abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
+    if (times) times.sentAt = started;
+    const swept = this.opts.sweptDeadlines;
+    const deadline = swept ? undefined : AbortSignal.timeout(this.limits.deadlineMs);
+    const abort = swept ? undefined : signal ? AbortSignal.any([deadline!, signal]) : deadline;
+    const late = { at: started + this.limits.deadlineMs, expired: false, expire() {} };
+    const deadlineHit = () => (swept ? late.expired : deadline!.aborted);
     const chunks: Buffer[] = [];
     let kept = 0;
     let bytesRead = 0;
@@ -123,13 +151,16 @@ export class HttpClient {
       durationMs: Math.round(performance.now() - started),
     });
     try {
-      const res = await request(spec.url, {
-        method: spec.method,
-        headers: spec.headers,
-        body: spec.body,
-        dispatcher: this.dispatcher,
-        signal: abort,
-      });
+      const res = this.direct
+        ? await this.pathRequest(spec)
+        : await request(spec.url, {
+            method: spec.method,
+            headers: spec.headers,
+            body: spec.body,
+            dispatcher: this.dispatcher,
+            signal: abort,
+          });
+      if (times) times.headersAt = performance.now();
       status = res.statusCode;
       headers = flattenHeaders(res.headers);
       if (statusOnly) {
@@ -154,9 +185,17 @@ export class HttpClient {
         decoder.on('error', () => {});
         source = (res.body as Readable).pipe(decoder);
       }
+      if (swept) {
+        late.expire = () => {
+          late.expired = true;
+          res.body.destroy(new Error('deadline'));
+        };
+        this.watch(late);
+      }
       try {
         for await (const chunk of source) {
           bytesRead += chunk.length;
+          times?.reads.push(bytesRead, performance.now());
           const room = this.limits.maxBodyBytes - kept;
           if (room > 0) {
             const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
@@ -170,7 +209,9 @@ export class HttpClient {
           }
         }
       } catch (e) {
-        return done(false, classify(e, deadline.aborted, this.limits, this.clientCert, encoding));
+        return done(false, classify(e, deadlineHit(), this.limits, this.clientCert, encoding));
+      } finally {
+        this.late.delete(late);
       }
       return done(true);
     } catch (e) {
@@ -181,12 +222,42 @@ export class HttpClient {
         chunks.push(piece);
         kept = piece.length;
       }
-      return done(false, classify(e, deadline.aborted, this.limits, this.clientCert));
+      return done(false, classify(e, deadlineHit(), this.limits, this.clientCert));
     }
   }
 
+  /** A request through the pool of its origin (swept deadlines, no proxy). */
+  private pathRequest(spec: RequestSpec): Promise<Dispatcher.ResponseData> {
+    const { pools, urls, options } = this.direct!;
+    let at = urls.get(spec.url);
+    if (!at) {
+      const u = new URL(spec.url);
+      urls.set(spec.url, (at = { origin: u.origin, path: `${u.pathname}${u.search}` }));
+    }
+    let pool = pools.get(at.origin);
+    if (!pool) pools.set(at.origin, (pool = new Pool(at.origin, options)));
+    return pool.request({ path: at.path, method: spec.method, headers: spec.headers, body: spec.body });
+  }
+
+  /** Ends a body once its deadline passes: one timer for every request in flight. */
+  private watch(late: { at: number; expire(): void }): void {
+    this.late.add(late);
+    if (this.sweeper) return;
+    const every = Math.max(10, Math.min(100, this.limits.deadlineMs / 4));
+    this.sweeper = setInterval(() => {
+      const now = performance.now();
+      for (const l of this.late) if (l.at <= now) this.late.delete(l), l.expire();
+      if (!this.late.size) {
+        clearInterval(this.sweeper);
+        this.sweeper = undefined;
+      }
+    }, every).unref();
+  }
+
   close(): Promise<void> {
-    return this.dispatcher.destroy();
+    clearInterval(this.sweeper);
+    const pools = [...(this.direct?.pools.values() ?? [])];
+    return Promise.all([this.dispatcher.destroy(), ...pools.map((p) => p.destroy())]).then(() => {});
   }
 }
 

@@ -43,7 +43,8 @@ export interface RunOptions {
   /** Stops the run (its deadline passed, or it was interrupted): what has not finished becomes
    * not-tested, with the signal's reason (a string) as the reason. */
   signal?: AbortSignal;
-  /** Called as each check ends (all its paths), for progress output. */
+  /** Called with each check's result once the run has judged every path and held every owner to
+   * what the checks it blocked saw (attribution), in the order of the checks. */
   onResult?: (r: CheckResult) => void;
   /** Called once the paths are known, with a live view of the run, for a progress line. */
   onStart?: (progress: Progress) => void;
@@ -52,11 +53,16 @@ export interface RunOptions {
 export interface RunOutcome {
   results: CheckResult[];
   requestsSent: number;
+  /** Each distinct request the run sent (a retry is the same request), for what the run cost. */
+  requests: RequestSpec[];
   /** What the run found once for all checks (how the models under test were chosen). */
   notes: string[];
 }
 
 type AnyCheck = Check<CheckContext, any>;
+
+/** Added to a request's `repeat` when a failed check is run again, so nothing of the first attempt is shared. */
+const AGAIN = 1_000;
 
 /** One check on one path: the unit the workers take. */
 interface Unit {
@@ -76,8 +82,11 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
   try {
     const expanded = await expandPaths(checks, run);
     const units = schedule(checks, expanded.units);
-    const results = await judge(checks, units, expanded.paths, run);
-    return { results, requestsSent: run.exchanges.sent, notes: expanded.notes };
+    await judge(checks, units, expanded.paths, run);
+    attribute(checks, expanded.paths, run);
+    const results = checks.map((check, i) => combinePaths(check, expanded.paths[i]));
+    for (const r of results) opts.onResult?.(r);
+    return { results, requestsSent: run.exchanges.sent, requests: run.exchanges.requests, notes: expanded.notes };
   } finally {
     await run.http.close();
   }
@@ -90,6 +99,8 @@ class Run {
   readonly exchanges: Exchanges;
   readonly redactor: Redactor;
   private readonly memos = new Map<string, Promise<{ value: unknown; used: Exchange[] }>>();
+  /** What each blocked path saw broken of its owner's rule (redacted), for attribute(). */
+  readonly breaches = new Map<PathResult, string>();
   /** A check bounds itself through its requests' deadlines; this one catches a check that waits on
    * something else, so a run always ends. */
   readonly checkDeadline: number;
@@ -98,8 +109,7 @@ class Run {
   constructor(readonly opts: RunOptions) {
     this.http = new HttpClient(opts.limits, opts.target.tls);
     this.exchanges = new Exchanges(this.http, opts.concurrency, opts.retry, opts.signal);
-    this.redactor = new Redactor().add(opts.target.apiKey, 'CONFORMANCE_API_KEY').add(opts.target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
-    for (const v of Object.values(opts.target.headers)) this.redactor.add(v);
+    this.redactor = redactorFor(opts.target);
     this.checkDeadline = Math.max(opts.limits.deadlineMs * 8, 2_000);
     const signal = opts.signal;
     if (signal) this.stopped = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
@@ -111,15 +121,18 @@ class Run {
     return signal?.aborted ? (typeof signal.reason === 'string' ? signal.reason : 'the run was stopped') : undefined;
   }
 
-  /** `used`: the exchanges a check sent itself; `inherited`: those of the discoveries it awaited. */
-  context(used: Exchange[], inherited: Exchange[] = used): CheckContext {
+  /** `used`: the exchanges a check sent itself; `inherited`: those of the discoveries it awaited.
+   * `again`: the exchanges of a first attempt that failed: every request is then sent anew (not
+   * shared with the first), and the run's exchanges a rule reads show those requests' new answers. */
+  context(used: Exchange[], inherited: Exchange[] = used, again?: readonly Exchange[]): CheckContext {
     const { target, limits } = this.opts;
     const run = this;
+    const anew = (spec: RequestSpec): RequestSpec => (again ? { ...spec, repeat: (spec.repeat ?? 0) + AGAIN } : spec);
     return {
       target,
       limits,
       async send(spec, label) {
-        const ex = await run.exchanges.send({ ...spec, headers: { ...target.headers, ...spec.headers } }, label);
+        const ex = await run.exchanges.send(anew({ ...spec, headers: { ...target.headers, ...spec.headers } }), again && label ? `${label}, sent again` : label);
         if (!used.includes(ex)) used.push(ex);
         return ex;
       },
@@ -137,7 +150,10 @@ class Run {
       secret(value) {
         run.redactor.add(value);
       },
-      received: () => run.exchanges.all(),
+      received: async () => {
+        const all = await run.exchanges.all();
+        return again ? Promise.all(all.map((ex) => (again.includes(ex) ? run.exchanges.send(anew(ex.request), `${ex.label}, sent again`) : ex))) : all;
+      },
       cite(ex) {
         const at = used.indexOf(ex);
         if (at >= 0) used.splice(at, 1);
@@ -172,10 +188,10 @@ class Run {
   /** A verdict on one path as the report keeps it: redacted, with the evidence that shows it. */
   pathResult(verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult {
     if (verdict.outcome === 'fail' && [...used, ...inherited].some((ex) => ex.rateLimited))
-      verdict = { outcome: 'not-tested', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
-    const showEvidence = verdict.outcome === 'fail' || verdict.outcome === 'not-tested';
+      verdict = { outcome: 'not-served', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
+    const showEvidence = verdict.outcome !== 'pass' && verdict.outcome !== 'skip';
     const { redactor } = this;
-    return {
+    const result: PathResult = {
       path,
       label,
       outcome: verdict.outcome,
@@ -187,6 +203,26 @@ class Run {
       evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor, this.opts.target.tls?.flags)) : [],
       durationMs: Math.round(performance.now() - started),
     };
+    if (result.blockedBy) this.breaches.set(result, redactor.text(verdict.breach ?? verdict.message ?? 'a part it owns was broken'));
+    return result;
+  }
+}
+
+/** Every secret of a target, as every text shown to a reader is redacted of it. */
+export function redactorFor(target: Target): Redactor {
+  const redactor = new Redactor().add(target.apiKey, 'CONFORMANCE_API_KEY').add(target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
+  for (const v of Object.values(target.headers)) redactor.add(v);
+  return redactor;
+}
+
+/** `fn` given what a check sees, outside any check (what a load works out before its sweep): its
+ * discoveries are memoized as a run's are, and its requests counted. */
+export async function withContext<T>(opts: Omit<RunOptions, 'concurrency'>, fn: (ctx: CheckContext) => Promise<T>): Promise<{ value: T; requestsSent: number }> {
+  const run = new Run({ ...opts, concurrency: 1 });
+  try {
+    return { value: await fn(run.context([])), requestsSent: run.exchanges.sent };
+  } finally {
+    await run.http.close();
   }
 }
 
@@ -231,22 +267,11 @@ function schedule(checks: readonly AnyCheck[], units: Unit[]): Unit[] {
 }
 
 /** Step 3: the units run by a bounded pool of workers, the checks that run last once every other
- * unit is done; step 4 (collect) as each check's last path ends. */
-async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResult[][], run: Run): Promise<CheckResult[]> {
+ * unit is done. */
+async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResult[][], run: Run): Promise<void> {
   const { opts } = run;
-  const remaining = checks.map(() => 0);
-  for (const u of units) remaining[u.check]++;
   let unitsDone = 0;
   opts.onStart?.({ done: () => unitsDone, total: () => units.length, slowest: () => run.exchanges.slowest() });
-
-  const results: CheckResult[] = new Array(checks.length);
-  const collect = (i: number) => {
-    results[i] = combinePaths(checks[i], paths[i]);
-    opts.onResult?.(results[i]);
-  };
-  checks.forEach((_, i) => {
-    if (!remaining[i]) collect(i);
-  });
 
   const firstLast = units.findIndex((u) => checks[u.check].last);
   let next = 0;
@@ -268,15 +293,65 @@ async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResu
       const why = run.stoppedBecause();
       // Once stopped, nothing more is sent: what is left is not-tested, at once.
       const check = checks[unit.check];
-      const verdict = why ? notTested(why) : await run.guarded(() => check.run(run.context(used, inherited), unit.path), check.timeLimitMs?.(opts.limits) ?? run.checkDeadline);
-      paths[unit.check][unit.slot] = run.pathResult(verdict, unit.path, unit.label, used, inherited, started);
+      const limit = check.timeLimitMs?.(opts.limits) ?? run.checkDeadline;
+      let verdict = why ? notTested(why) : await run.guarded(() => check.run(run.context(used, inherited), unit.path), limit);
+      let shown = used;
+      if ((verdict.outcome === 'fail' || verdict.blockedBy) && !check.once && !run.stoppedBecause()) {
+        const usedAgain: Exchange[] = [];
+        const again = await runAgain(verdict, () => check.run(run.context(usedAgain, [...unit.inherited], [...used]), unit.path), run, limit);
+        if (again.judgedAgain) shown = usedAgain;
+        verdict = again.verdict;
+      }
+      paths[unit.check][unit.slot] = run.pathResult(verdict, unit.path, unit.label, shown, inherited, started);
       unitsDone++;
-      if (--remaining[unit.check] === 0) collect(unit.check);
       if (--inFlight === 0 && next === firstLast) drained();
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker));
-  return results;
+}
+
+/** A failure is judged once more on the same requests sent anew: one that holds then was not the
+ * server's rule, but one answer of it, and is flaky; one that breaks again is stable. Either way the
+ * first attempt's evidence stays. A check blocked by a broken part is run again too: where the part
+ * is sound the second time, its rule is judged on that answer. */
+async function runAgain(first: Verdict, again: () => Promise<Verdict>, run: Run, limitMs: number): Promise<{ verdict: Verdict; judgedAgain?: boolean }> {
+  const second = await run.guarded(again, limitMs);
+  if (first.outcome !== 'fail')
+    return second.outcome === 'pass' || second.outcome === 'fail'
+      ? { verdict: { ...second, notes: [...(second.notes ?? []), `judged on its requests sent again: the first time, ${first.message}`] }, judgedAgain: true }
+      : { verdict: first };
+  if (second.outcome === 'pass') return { verdict: { ...first, outcome: 'flaky', message: `${first.message}; sent again, it held` } };
+  return { verdict: second.outcome === 'fail' ? first : { ...first, notes: [...(first.notes ?? []), `sent again, it was ${second.outcome}: ${second.message ?? ''}`] } };
+}
+
+/** Step 4: one defect, one failure, at its owner. A path left not-tested because a part its rule
+ * reads was broken names that part's owner; an owner that did not fail on that path (it judged only
+ * its own requests, which held) fails there now, with the blocked path's evidence: the answer on
+ * which the part was seen broken. So every blockedBy of a report names a failed check. */
+function attribute(checks: readonly AnyCheck[], paths: PathResult[][], run: Run): void {
+  const index = new Map(checks.map((c, i) => [c.id, i]));
+  checks.forEach((blocked, i) => {
+    for (const p of paths[i]) {
+      const breach = run.breaches.get(p);
+      const owner = p.blockedBy === undefined ? undefined : index.get(p.blockedBy);
+      if (breach === undefined || owner === undefined || owner === i) continue;
+      const own = paths[owner];
+      // The owner's path of the same point: the same value on every axis both declare.
+      const at = own.findIndex((o) => Object.entries(o.path).every(([axis, v]) => !(axis in p.path) || p.path[axis] === v));
+      // An owner that saw it and found it flaky has said what there is to say.
+      if (at >= 0 && (own[at].outcome === 'fail' || own[at].outcome === 'flaky')) continue;
+      const seen: PathResult = {
+        path: at >= 0 ? own[at].path : {},
+        label: at >= 0 ? own[at].label : '',
+        outcome: 'fail',
+        message: `${breach} (seen by ${blocked.id}${p.label ? ` [${p.label}]` : ''})`,
+        evidence: p.evidence,
+        durationMs: at >= 0 ? own[at].durationMs : p.durationMs,
+      };
+      if (at >= 0) own[at] = seen;
+      else own.push(seen);
+    }
+  });
 }
 
 /** `2.1, 2.2` as its items; a section of another document keeps its prefix (`catalog 2.4`). */
@@ -288,8 +363,8 @@ export const sectionsOf = (section: string) =>
 
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
  * and the messages and evidence of the paths that gave that outcome. */
-function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
-  const { run: _run, paths: axes, timeLimitMs: _limit, ...meta } = check;
+export function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
+  const { run: _run, paths: axes, timeLimitMs: _limit, once: _once, ...meta } = check;
   const outcome = worst(paths.map((p) => p.outcome));
   const deciding = paths.filter((p) => p.outcome === outcome);
   const named = axes !== undefined;

@@ -2,8 +2,10 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
+import { heldChart, latencyChart } from './charts.js';
+import { profileRows, ruleRows, type LoadReport } from './load.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
@@ -12,8 +14,8 @@ function verdictOf(r: CheckResult, report: RunReport): 'failing' | 'finding' | O
   if (failsRun(r, report.options)) return 'failing';
   return r.outcome === 'fail' ? 'finding' : r.outcome;
 }
-const ORDER = ['failing', 'finding', 'not-tested', 'pass', 'skip'];
-const LABEL: Record<string, string> = { failing: 'fails the run', finding: 'finding', 'not-tested': 'not tested', pass: 'passed', skip: 'skipped' };
+const ORDER = ['failing', 'finding', 'flaky', 'not-tested', 'not-served', 'pass', 'skip'];
+const LABEL: Record<string, string> = { failing: 'fails the run', finding: 'finding', ...OUTCOME_WORDS };
 
 function evidence(e: Evidence): string {
   const lines = [`→ ${e.request.method} ${e.request.url}`];
@@ -49,6 +51,23 @@ function check(r: CheckResult, report: RunReport, under: Map<string, CheckResult
 </section>`;
 }
 
+const table = (rows: string[][], attr: string) =>
+  `<table ${attr}><thead><tr>${rows[0].map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .slice(1)
+    .map((r) => `<tr>${r.map((c, i) => (i ? `<td>${esc(c)}</td>` : `<th scope="row">${esc(c)}</th>`)).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+
+/** A sweep: what broke under load, the charts, the latency profile and the rules per step. */
+function loadSection(load: LoadReport): string {
+  const breaks = load.breaksUnderLoad
+    .map((b) => `<li class="breaks" data-breaks="${esc(b.check)}"><code>${esc(b.check)}</code> held alone, broke at ${esc(b.brokeAt)} (${b.held} of ${b.of} held)</li>`)
+    .join('');
+  return `<section class="load" data-load><h2>Load: ${esc(load.model)}, ${load.workload.length} requests in the mix, ${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}</h2>${breaks ? `<ul>${breaks}</ul>` : ''}
+<div class="charts">${latencyChart(load)}${heldChart(load)}</div>
+${table(profileRows(load), 'data-table="profile"')}
+<details><summary>Answers that held each rule, per step (held / judged)</summary>${table(ruleRows(load), 'data-table="rules"')}</details></section>`;
+}
+
 const select = (name: string, values: string[], label: (v: string) => string = (v) => v) =>
   `<label>${name} <select id="filter-${name}" data-filter="${name}"><option value="">all</option>${values.map((v) => `<option value="${esc(v)}">${esc(label(v))}</option>`).join('')}</select></label>`;
 
@@ -56,12 +75,14 @@ const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:
 header h1{font-size:1.4rem;margin:.2rem 0}.verdict.passed{color:#17692f}.verdict.failed{color:#b3261e}
 .filters{display:flex;gap:1rem;flex-wrap:wrap;background:#f4f4f4;padding:.6rem;border-radius:6px;position:sticky;top:0}
 .check{border:1px solid #ddd;border-left:6px solid #ccc;border-radius:6px;margin:.6rem 0;padding:.4rem .8rem}
-.check.failing{border-left-color:#b3261e}.check.finding{border-left-color:#c77c02}.check.not-tested{border-left-color:#8a8a8a}.check.pass{border-left-color:#17692f}
+.check.failing{border-left-color:#b3261e}.check.finding,.check.flaky{border-left-color:#c77c02}.check.not-tested,.check.not-served{border-left-color:#8a8a8a}.check.pass{border-left-color:#17692f}
 h3{font-size:1rem;margin:.3rem 0}.badge{font-size:.75rem;padding:.1rem .4rem;border-radius:4px;color:#fff;background:#8a8a8a}
-.badge.failing{background:#b3261e}.badge.finding{background:#c77c02}.badge.pass{background:#17692f}
+.badge.failing{background:#b3261e}.badge.finding,.badge.flaky{background:#c77c02}.badge.pass{background:#17692f}
 .level,.section,.paths{color:#555;font-weight:normal;font-size:.85rem}.title{margin:.2rem 0}.label{font-family:monospace;color:#444}
 pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}
-.expected{color:#c77c02}.convention{color:#555;font-style:italic}[hidden]{display:none!important}#shown{color:#555}`;
+.expected{color:#c77c02}.convention{color:#555;font-style:italic}[hidden]{display:none!important}#shown{color:#555}
+.load h2{font-size:1.1rem}.charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{margin:0}.chart figcaption{color:#555;font-size:.85rem}
+table{border-collapse:collapse;font-size:12px;margin:.6rem 0}th,td{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}th[scope=row],thead th:first-child{text-align:left}.breaks{color:#b3261e}`;
 
 // Hides what the filters leave out and says how many remain.
 const SCRIPT = `const selects=[...document.querySelectorAll('select[data-filter]')];const checks=[...document.querySelectorAll('section.check')];
@@ -75,7 +96,15 @@ export function renderHtml(report: RunReport): string {
   const passed = report.exitCode === 0;
   const under = blockedUnder(report.results);
   const s = report.summary;
-  const counts = (['must', 'should'] as const).map((l) => `${l}: ${s[l].pass} passed, ${s[l].fail} failed, ${s[l]['not-tested']} not tested`).join(' · ');
+  const counts = (['must', 'should'] as const)
+    .map(
+      (l) =>
+        `${l}: ${(['pass', 'fail', 'flaky', 'not-tested', 'not-served'] as const)
+          .filter((o) => o === 'pass' || o === 'fail' || o === 'not-tested' || s[l][o])
+          .map((o) => `${s[l][o]} ${OUTCOME_WORDS[o]}`)
+          .join(', ')}`,
+    )
+    .join(' · ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
@@ -86,7 +115,7 @@ ${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}
     report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''
   }</header>
 <nav class="filters">${select('suite', suites)}${select('level', ['must', 'should', 'info'])}${select('verdict', verdicts, (v) => LABEL[v])}<span id="shown">${results.length} checks</span></nav>
-<main>${results.map((r) => check(r, report, under)).join('\n')}</main>
+${report.load ? loadSection(report.load) : ''}<main>${results.map((r) => check(r, report, under)).join('\n')}</main>
 <script>${SCRIPT}</script></body></html>
 `;
 }

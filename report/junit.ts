@@ -1,9 +1,11 @@
 // JUnit XML reporter, valid against the Jenkins xunit / Maven Surefire schema (junit-10.xsd):
 // one <testsuite> per suite, one <testcase> per check. A <failure> is exactly a result that fails the
 // run (the exit code's rule: report.ts failsRun); a failure that does not (a should without --strict,
-// an expected failure, an info note) is a finding in <system-out>; skip and not-tested are <skipped>.
+// an expected failure, an info note) is a finding in <system-out>; a flaky check that does not fail
+// the run is Surefire's <flakyFailure> (it failed, then passed when run again); skip, not-tested and
+// not-served are <skipped>.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { failsRun, type RunReport } from './report.js';
+import { failsRun, OUTCOME_WORDS, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
 
 /** Everything outside XML 1.0's Char production (controls but tab/LF/CR, lone surrogates,
@@ -66,10 +68,14 @@ function testcase(r: CheckResult, report: RunReport): string {
   const body: string[] = [];
   // A <failure> exactly where the run fails: the same rule as the exit code.
   if (failsRun(r, report.options)) {
-    const message = r.outcome === 'not-tested' ? `not tested, and --require-complete asks every must to be: ${r.message ?? 'no reason given'}` : (r.message ?? 'failed');
+    const incomplete = r.outcome === 'not-tested' || r.outcome === 'not-served' || (r.outcome === 'flaky' && !report.options.strict);
+    const message = incomplete ? `${OUTCOME_WORDS[r.outcome]}, and --require-complete asks every must to be: ${r.message ?? 'no reason given'}` : (r.message ?? 'failed');
     const text = [message, ...r.evidence.map(evidenceText)].join('\n\n');
-    body.push(`      <failure message="${xmlAttr(message)}" type="${r.outcome === 'not-tested' ? 'not-tested' : r.level}">${xmlText(text)}</failure>`);
-  } else if (r.outcome === 'skip' || r.outcome === 'not-tested') {
+    body.push(`      <failure message="${xmlAttr(message)}" type="${r.outcome === 'fail' ? r.level : r.outcome}">${xmlText(text)}</failure>`);
+  } else if (r.outcome === 'flaky') {
+    const message = r.message ?? 'failed, then held when sent again';
+    body.push(`      <flakyFailure message="${xmlAttr(message)}" type="${r.level}">${xmlText([message, ...r.evidence.map(evidenceText)].join('\n\n'))}</flakyFailure>`);
+  } else if (r.outcome === 'skip' || r.outcome === 'not-tested' || r.outcome === 'not-served') {
     body.push(`      <skipped message="${xmlAttr(`${r.outcome}: ${r.message ?? 'no reason given'}`)}"/>`);
   }
   body.push(`      <system-out>${xmlText(systemOut(r, report))}</system-out>`);
@@ -86,7 +92,7 @@ function tlsProperties(tls: NonNullable<RunReport['target']['tls']>): Array<[str
 
 function testsuite(name: string, results: CheckResult[], report: RunReport): string {
   const failures = results.filter((r) => failsRun(r, report.options)).length;
-  const skipped = results.filter((r) => (r.outcome === 'skip' || r.outcome === 'not-tested') && !failsRun(r, report.options)).length;
+  const skipped = results.filter((r) => (r.outcome === 'skip' || r.outcome === 'not-tested' || r.outcome === 'not-served') && !failsRun(r, report.options)).length;
   const time = results.reduce((t, r) => t + (Number.isFinite(r.durationMs) && r.durationMs > 0 ? r.durationMs : 0), 0);
   const props: Array<[string, string]> = [
     ['tool', `${report.tool.name} ${report.tool.version}`],

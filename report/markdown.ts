@@ -2,8 +2,9 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
 import { cut } from './trim.js';
+import { profileRows, ruleRows, type LoadReport } from './load.js';
 
 const EXCERPT_MAX = 1500;
 
@@ -45,16 +46,39 @@ function detail(r: CheckResult, under: Map<string, CheckResult[]>): string[] {
   return out;
 }
 
+const table = (rows: string[][]) => [`| ${rows[0].map(cell).join(' | ')} |`, `|${rows[0].map(() => '---').join('|')}|`, ...rows.slice(1).map((r) => `| ${r.map(cell).join(' | ')} |`)];
+
+/** The sweep: what broke under load, the latency profile, and per rule the answers that held at each step. */
+function loadSection(load: LoadReport): string[] {
+  const rules = ruleRows(load);
+  const broken = rules.filter((r, i) => i === 0 || r.slice(1).some((c) => /^\d+\/\d+$/.test(c) && c.split('/')[0] !== c.split('/')[1]));
+  return [
+    `### Load: ${cell(load.model)}, ${load.workload.length} requests in the mix, ${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}`,
+    '',
+    ...load.breaksUnderLoad.map((b) => `- ❌ \`${b.check}\` held alone, broke at ${cell(b.brokeAt)} (${b.held} of ${b.of} held)`),
+    ...(load.breaksUnderLoad.length ? [''] : []),
+    ...table(profileRows(load)),
+    '',
+    ...(broken.length > 1
+      ? [`Rules an answer broke (held / judged per step; ${rules.length - broken.length} more held on every answer):`, '', ...table(broken), '']
+      : [`All ${rules.length - 1} rules held on every answer judged.`, '']),
+  ];
+}
+
 const row = (r: CheckResult) => `| \`${r.id}\` | ${r.level} | ${cell(r.section)} | ${cell(cut(r.message ?? r.outcome, 200))} |`;
 const TABLE = ['| check | level | section | what was found |', '|---|---|---|---|'];
 
 export function renderMarkdown(report: RunReport): string {
   const o = report.options;
   const failing = report.results.filter((r) => failsRun(r, o));
-  const findings = report.results.filter((r) => r.outcome === 'fail' && !failsRun(r, o));
+  const findings = report.results.filter((r) => (r.outcome === 'fail' || r.outcome === 'flaky') && !failsRun(r, o));
   const under = blockedUnder(report.results);
   // A check blocked by a failure is shown under that failure, once.
-  const untested = report.results.filter((r) => r.outcome === 'not-tested' && !failsRun(r, o) && !onlyBlocked(r, under));
+  const untested = report.results.filter((r) => (r.outcome === 'not-tested' || r.outcome === 'not-served') && !failsRun(r, o) && !onlyBlocked(r, under));
+  // The rarer outcomes get a column only in a run that has them.
+  const columns = (['pass', 'fail', 'flaky', 'not-tested', 'not-served', 'skip'] as const).filter(
+    (x) => x === 'pass' || x === 'fail' || x === 'not-tested' || x === 'skip' || report.results.some((r) => r.outcome === x),
+  );
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
   const tls = tlsNote(report);
@@ -64,9 +88,9 @@ export function renderMarkdown(report: RunReport): string {
     `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),
-    '| level | passed | failed | not tested | skipped |',
-    '|---|---|---|---|---|',
-    ...(['must', 'should', 'info'] as const).filter((l) => Object.values(s[l]).some((n) => n > 0)).map((l) => `| ${l} | ${s[l].pass} | ${s[l].fail} | ${s[l]['not-tested']} | ${s[l].skip} |`),
+    `| level | ${columns.map((x) => OUTCOME_WORDS[x]).join(' | ')} |`,
+    `|---|${columns.map(() => '---|').join('')}`,
+    ...(['must', 'should', 'info'] as const).filter((l) => Object.values(s[l]).some((n) => n > 0)).map((l) => `| ${l} | ${columns.map((x) => s[l][x]).join(' | ')} |`),
     '',
   ];
   if (report.stopped) out.push(`> **Stopped before the end:** ${report.stopped}; what had not finished is not tested.`, '');
@@ -77,17 +101,19 @@ export function renderMarkdown(report: RunReport): string {
     if (b.stale.length) out.push('');
   }
   for (const w of report.warnings) out.push(`> ⚠️ ${w}`, '');
+  if (report.load) out.push(...loadSection(report.load));
   if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap((r) => detail(r, under)));
   if (findings.length)
     out.push(
       `### Findings that do not fail the run (${findings.length})`,
       '',
-      'A failed should without `--strict`, an expected failure of the baseline, an info note.',
+      'A failed should without `--strict`, a flaky check (it broke, then held when sent again), an expected failure of the baseline, an info note.',
       '',
       ...TABLE,
-      ...findings.map((r) => row(r.expected ? { ...r, message: `expected (${r.expected.reason}): ${r.message ?? ''}` } : r)),
+      ...findings.map((r) => row(r.expected ? { ...r, message: `expected (${r.expected.reason}): ${r.message ?? ''}` } : r.outcome === 'flaky' ? { ...r, message: `flaky: ${r.message ?? ''}` } : r)),
       '',
     );
-  if (untested.length) out.push(`### Not tested (${untested.length})`, '', ...TABLE, ...untested.map(row), '');
+  if (untested.length)
+    out.push(`### Not tested (${untested.length})`, '', ...TABLE, ...untested.map((r) => row(r.outcome === 'not-served' ? { ...r, message: `not served: ${r.message ?? ''}` } : r)), '');
   return `${out.join('\n').trimEnd()}\n`;
 }

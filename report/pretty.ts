@@ -2,8 +2,9 @@
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, reasonPhrase, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, type RunReport } from './report.js';
 import { cut, header } from './trim.js';
+import { columns, profileRows, ruleRows, type LoadReport } from './load.js';
 
 const REQUEST_BODY_MAX = 300;
 const EXCERPT_MAX = 800;
@@ -63,6 +64,10 @@ function mark(r: CheckResult, c: ChalkInstance): string {
       return c.gray('-');
     case 'not-tested':
       return c.yellow('?');
+    case 'flaky':
+      return c.yellow('~');
+    case 'not-served':
+      return c.yellow('⌀');
   }
 }
 
@@ -99,12 +104,8 @@ function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string)
 function pathCounts(r: CheckResult): string {
   const paths = r.paths ?? [];
   const by = (o: Outcome) => paths.filter((p) => p.outcome === o).length;
-  const parts = [
-    ['passed', by('pass')],
-    ['failed', by('fail')],
-    ['not tested', by('not-tested')],
-    ['skipped', by('skip')],
-  ]
+  const parts = (['pass', 'fail', 'flaky', 'not-tested', 'not-served', 'skip'] as const)
+    .map((o) => [OUTCOME_WORDS[o], by(o)] as const)
     .filter(([, n]) => n)
     .map(([w, n]) => `${n} ${w}`);
   return paths.length > 1 ? `${paths.length} paths${parts.length > 1 ? `: ${parts.join(', ')}` : ''}` : '';
@@ -135,8 +136,12 @@ function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckR
   } else if (r.outcome === 'not-tested' && onlyBlocked(r, under)) {
     // Its cause is reported once, under the failure that blocked it.
     lines.push(`${ind}${c.yellow('not tested:')} blocked by ${r.blockedBy!.map(safe).join(', ')} (see there)`);
-  } else if (r.outcome === 'not-tested') {
-    lines.push(`${ind}${c.yellow('not tested:')} ${msg ?? 'no reason given'}`);
+  } else if (r.outcome === 'not-tested' || r.outcome === 'not-served') {
+    lines.push(`${ind}${c.yellow(`${OUTCOME_WORDS[r.outcome]}:`)} ${msg ?? 'no reason given'}`);
+  } else if (r.outcome === 'flaky') {
+    // Shown in full, as a failure is: whether to trust the second answer is the reader's call.
+    lines.push(`${ind}${c.yellow('flaky:')} ${msg ?? 'broke, then held when sent again'}`);
+    r.evidence.forEach((e, i) => lines.push(...evidenceLines(e, i, c, ind)));
   } else if (r.outcome === 'skip' && msg) {
     lines.push(`${ind}${c.gray(`skipped: ${msg}`)}`);
   }
@@ -149,6 +154,19 @@ function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckR
   return lines;
 }
 
+/** The sweep: what broke under load first, the latency profile per step, and per rule how many answers held. */
+function loadLines(load: LoadReport, c: ChalkInstance): string[] {
+  const out = ['', c.bold(`Load (${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}; ${safe(load.model)}; ${load.workload.length} requests in the mix)`)];
+  for (const b of load.breaksUnderLoad) out.push(`  ${c.red('breaks under load:')} ${safe(b.check)} held alone, broke at ${safe(b.brokeAt)} (${b.held} of ${b.of} held)`);
+  out.push(...columns(profileRows(load)).map(safe));
+  const rows = ruleRows(load);
+  const broken = rows.filter((r, i) => i === 0 || r.slice(1).some((cell) => /^(\d+)\/(\d+)$/.test(cell) && cell.split('/')[0] !== cell.split('/')[1]));
+  out.push('', `  ${broken.length - 1} of ${rows.length - 1} rules broke on some answer (held/judged per step)${broken.length > 1 ? ':' : ''}`);
+  if (broken.length > 1) out.push(...columns(broken).map(safe));
+  for (const s of load.steps) if (s.slowest) out.push(c.gray(`  slowest at ${safe(s.label)}: ${safe(s.slowest.label)}, ${s.slowest.ms} ms`));
+  return out;
+}
+
 function sectionHeading(section: string): string {
   if (!section.trim()) return '(no section)';
   const m = /^\s*([A-Za-z][\w-]*)\s+(.*)$/.exec(section);
@@ -159,6 +177,8 @@ const LEVELS: Level[] = ['must', 'should', 'info'];
 
 function countLine(level: Level, counts: Record<Outcome, number>, c: ChalkInstance): string {
   const parts = [`${counts.pass} passed`, counts.fail ? c.red(`${counts.fail} failed`) : '0 failed', counts['not-tested'] ? c.yellow(`${counts['not-tested']} not tested`) : '0 not tested'];
+  // The rarer outcomes only where they occur.
+  for (const o of ['flaky', 'not-served'] as const) if (counts[o]) parts.push(c.yellow(`${counts[o]} ${OUTCOME_WORDS[o]}`));
   if (counts.skip) parts.push(`${counts.skip} skipped`);
   return `${level}: ${parts.join(', ')}`;
 }
@@ -202,6 +222,8 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     }
   }
 
+  if (report.load) out.push(...loadLines(report.load, c));
+
   out.push('', c.bold('Summary'));
   for (const level of LEVELS) {
     const counts = report.summary[level];
@@ -221,7 +243,10 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   if (report.notes?.length) {
     out.push('', c.bold('Paths'));
     for (const n of report.notes) out.push(`  ${safe(n)}`);
-    if (report.requestsSent !== undefined) out.push(`  ${report.requestsSent} requests sent`);
+    if (report.requestsSent !== undefined)
+      out.push(
+        `  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${report.cost.uncapped ? ` (and ${report.cost.uncapped} chat requests with no max_tokens)` : ''}` : ''}`,
+      );
   }
 
   if (report.warnings.length) {
@@ -234,12 +259,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})`);
   } else {
     // The same rule as the exit code, counted per kind.
-    const failing = report.results.filter((r) => failsRun(r, report.options));
-    const count = (level: Level, outcome: Outcome) => failing.filter((r) => r.level === level && r.outcome === outcome).length;
-    const why: string[] = [];
-    if (count('must', 'fail')) why.push(`${count('must', 'fail')} must failed`);
-    if (count('should', 'fail')) why.push(`${count('should', 'fail')} should failed (strict)`);
-    if (count('must', 'not-tested')) why.push(`${count('must', 'not-tested')} must not tested (require-complete)`);
+    const why = whyFailing(report.results, report.options);
     if (report.baseline?.stale.length) why.push(`${report.baseline.stale.length} stale baseline entr${report.baseline.stale.length === 1 ? 'y' : 'ies'}`);
     out.push(`${c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '')} (exit code ${report.exitCode})`);
   }

@@ -1,10 +1,12 @@
 // The run report every reporter renders. The JSON reporter writes it as it is, so its shape
 // is a published format: bump REPORT_FORMAT_VERSION on any incompatible change.
-import type { CheckResult, Level, Outcome } from '../engine/check.js';
+import { OUTCOMES, type CheckResult, type Level, type Outcome } from '../engine/check.js';
 import type { StaleEntry } from './baseline.js';
+import type { LoadReport } from './load.js';
 
-/** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped. */
-export const REPORT_FORMAT_VERSION = 2;
+/** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped.
+ * 3: the outcomes flaky and not-served; the run's cost in tokens asked for. */
+export const REPORT_FORMAT_VERSION = 3;
 
 export interface RunReport {
   formatVersion: number;
@@ -23,11 +25,16 @@ export interface RunReport {
   notes?: string[];
   /** Requests the run sent, retries of a 429 included. */
   requestsSent?: number;
+  /** The max_tokens of the run's chat requests, summed, and how many chat requests set none: what the
+   * run asked a server to generate at most. */
+  cost?: { maxTokens: number; uncapped: number };
   /** Why the run stopped before every check finished (its deadline, an interruption). */
   stopped?: string;
   /** The run's baseline (--expected-failures): how many failures it expected, which of its entries
    * are stale (they pass now, and fail the run), whether the run wrote it (--update-baseline). */
   baseline?: { file: string; expected: number; stale: StaleEntry[]; updated: boolean };
+  /** A load sweep's latency profile and per-step rule counts (`conformance load`). */
+  load?: LoadReport;
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;
@@ -46,7 +53,7 @@ export function tlsNote(report: RunReport): string | undefined {
 }
 
 export function summarize(results: CheckResult[]): Summary {
-  const blank = (): Record<Outcome, number> => ({ pass: 0, fail: 0, skip: 0, 'not-tested': 0 });
+  const blank = () => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const summary: Summary = { must: blank(), should: blank(), info: blank() };
   for (const r of results) summary[r.level][r.outcome]++;
   return summary;
@@ -57,14 +64,43 @@ export interface GateOptions {
   requireComplete: boolean;
 }
 
-/** Whether a result fails the run: a failed must (with strict, a failed should too), a must left
- * not-tested under requireComplete; never a failure the baseline expects. Every reporter that
- * counts failures asks this, so the reports and the exit code cannot disagree. */
+/** Whether a result fails the run: a failed must (with strict, a failed should too, and a flaky
+ * must or should), a must left not-tested, not served or flaky under requireComplete; never a
+ * failure the baseline expects. Every reporter that counts failures asks this, so the reports and
+ * the exit code cannot disagree. */
 export function failsRun(r: CheckResult, opts: GateOptions): boolean {
   if (r.expected) return false;
-  if (r.outcome === 'fail') return r.level === 'must' || (opts.strict && r.level === 'should');
-  return r.outcome === 'not-tested' && opts.requireComplete && r.level === 'must';
+  const counted = r.level === 'must' || (opts.strict && r.level === 'should');
+  switch (r.outcome) {
+    case 'fail':
+      return counted;
+    case 'flaky':
+      return (opts.strict && counted) || (opts.requireComplete && r.level === 'must');
+    case 'not-tested':
+    case 'not-served':
+      return opts.requireComplete && r.level === 'must';
+    default:
+      return false;
+  }
 }
+
+/** What fails the run, counted per kind, for a verdict's one line: `2 must failed, 1 must flaky (strict)`. */
+export function whyFailing(results: readonly CheckResult[], opts: GateOptions): string[] {
+  const failing = results.filter((r) => failsRun(r, opts));
+  const count = (level: Level, outcome: Outcome) => failing.filter((r) => r.level === level && r.outcome === outcome).length;
+  const kinds: [Level, Outcome, string][] = [
+    ['must', 'fail', 'failed'],
+    ['should', 'fail', 'failed (strict)'],
+    ['must', 'flaky', `flaky (${opts.strict ? 'strict' : 'require-complete'})`],
+    ['should', 'flaky', 'flaky (strict)'],
+    ['must', 'not-tested', 'not tested (require-complete)'],
+    ['must', 'not-served', 'not served (require-complete)'],
+  ];
+  return kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`);
+}
+
+/** An outcome as a reader's words. */
+export const OUTCOME_WORDS: Record<Outcome, string> = { pass: 'passed', fail: 'failed', flaky: 'flaky', 'not-served': 'not served', 'not-tested': 'not tested', skip: 'skipped' };
 
 /** 0: nothing fails the run (see failsRun) and no baseline entry is stale. 1: otherwise. Usage
  * errors (2) never reach a report. */
@@ -75,7 +111,8 @@ export function exitCodeFor(results: CheckResult[], opts: GateOptions, stale: re
 /** The checks each failure kept from judging their rule (a not-tested result whose every deciding
  * path names it in blockedBy), by the failed check's id: a report shows them under their cause. */
 export function blockedUnder(results: readonly CheckResult[]): Map<string, CheckResult[]> {
-  const failed = new Set(results.filter((r) => r.outcome === 'fail').map((r) => r.id));
+  // A flaky owner saw the part broken too, once: what it blocked is shown under it all the same.
+  const failed = new Set(results.filter((r) => r.outcome === 'fail' || r.outcome === 'flaky').map((r) => r.id));
   const under = new Map<string, CheckResult[]>();
   for (const r of results) {
     if (r.outcome !== 'not-tested') continue;

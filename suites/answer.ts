@@ -4,10 +4,11 @@
 // blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type CheckDef } from './api.js';
-import { fail, failIfAny, notTested, pass, type Verdict } from '../engine/check.js';
+import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
+import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
+import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
  * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,
@@ -41,16 +42,6 @@ export const BASE: Record<Way, readonly Part[]> = { json: ['served'], stream: ['
 /** The parts that say only whether the request was served as asked: a rule of acceptance reads these alone. */
 const ACCEPTED: readonly Part[] = ['served', 'events'];
 
-export interface ToolCallRead {
-  index: number;
-  id?: unknown;
-  name?: unknown;
-  /** The argument text, joined from its fragments on a stream. */
-  arguments: string;
-  /** As received on a JSON answer, so a follow-up turn sends it back with any vendor fields. */
-  raw?: Record<string, unknown>;
-}
-
 /** An answer read leniently, whichever path it came by: every value is what could be read, and
  * `broken` says which parts are not sound and why. */
 export interface Answer {
@@ -71,6 +62,9 @@ export interface Answer {
   /** The stream as read (stream path). */
   read?: StreamRead;
   broken: Partial<Record<Part, string>>;
+  /** The server said it could not serve the request (429, 503, a stream that ends in an error
+   * event): no rule is broken by it, and none can be judged on it. */
+  unserved?: string;
 }
 
 const v = (ref: Parameters<typeof validator>[0]) => validator(ref);
@@ -105,6 +99,19 @@ const CHUNK_PARTS = {
   toolCalls: optional('chunk#/$defs/delta/properties/tool_calls'),
 };
 
+/** The whole response, and a whole chunk: an answer that passes them has every part sound (the parts
+ * are pieces of these schemas), and is read without checking each part (a load reads thousands). */
+const WHOLE_RESPONSE = validator('response');
+const WHOLE_CHUNK = validator('chunk');
+const soundChunks = new WeakMap<object, boolean>();
+
+/** Whether a chunk is a chat.completion.chunk as a whole (remembered per chunk: several rules ask). */
+export function soundChunk(chunk: Record<string, unknown>): boolean {
+  let sound = soundChunks.get(chunk);
+  if (sound === undefined) soundChunks.set(chunk, (sound = WHOLE_CHUNK(chunk).ok));
+  return sound;
+}
+
 const show = (x: unknown) => {
   const s = x === undefined ? 'absent' : JSON.stringify(x);
   return s.length > 80 ? `${s.slice(0, 80)}…` : s;
@@ -126,11 +133,27 @@ function usageProblems(usage: unknown, where: string): { usage?: string; details
   return { usage: first(counts), details: first(details) };
 }
 
+/** Statuses by which a server says it cannot serve now, not that the request was wrong (RFC 9110
+ * 15.5.30 and 15.6.4): a rule cannot be judged on them, nor are they a breach of it. */
+const BUSY = new Set([429, 503]);
+
 /** A chat answer on the path it was asked on, read part by part. */
 export function readAnswer(ex: Exchange, stream: boolean): Answer {
   const empty: Answer = { stream, ex, content: '', toolCalls: [], finishReason: undefined, models: [], created: [], broken: {} };
-  if (!is2xx(ex)) return { ...empty, broken: { served: `the request was not served: ${describe(ex)}${errorText(ex)}` } };
+  if (!is2xx(ex)) {
+    const served = `the request was not served: ${describe(ex)}${errorText(ex)}`;
+    return { ...empty, broken: { served }, ...(ex.status !== undefined && BUSY.has(ex.status) ? { unserved: served } : {}) };
+  }
   return stream ? readStreamed(ex, empty) : readJson(ex, empty);
+}
+
+/** Why a stream ended in an error event (`data: {"error": {...}}`, the OpenAI-compatible way an
+ * engine says mid-stream that it cannot go on), or undefined. */
+function errorEvent(read: StreamRead): string | undefined {
+  const found = read.chunks.find(({ chunk }) => isObject(chunk.error) && !Array.isArray(chunk.choices));
+  if (!found) return undefined;
+  const message = (found.chunk.error as Record<string, unknown>).message;
+  return `the stream ended in an error event at event ${found.at}${typeof message === 'string' ? ` (${show(message)})` : ''}`;
 }
 
 function readJson(ex: Exchange, empty: Answer): Answer {
@@ -142,6 +165,16 @@ function readJson(ex: Exchange, empty: Answer): Answer {
   const body = json.value;
   const broken: Answer['broken'] = {};
   const choices = Array.isArray(body.choices) ? body.choices : [];
+  const objects = choices.filter(isObject);
+  const messages = objects.map((c) => (isObject(c.message) ? c.message : {}));
+  // The schema says all but the indexes' being positions: a whole that passes has no broken part.
+  if (!WHOLE_RESPONSE(body).ok || choices.some((c, i) => !isObject(c) || c.index !== i)) Object.assign(broken, jsonBroken(body, choices, objects, messages));
+  return readJsonTail(empty, body, choices, messages[0] ?? {}, broken);
+}
+
+/** What is broken in a JSON body, part by part. */
+function jsonBroken(body: Record<string, unknown>, choices: unknown[], objects: Record<string, unknown>[], messages: Record<string, unknown>[]): Answer['broken'] {
+  const broken: Answer['broken'] = {};
   const envelope = [
     ...(['id', 'created', 'model'] as const).filter((k) => !JSON_PARTS[k](body[k]).ok).map((k) => `${k} is ${show(body[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`),
     ...(!Array.isArray(body.choices) ? [`choices is ${show(body.choices)}, not an array`] : !choices.length ? ['choices is empty'] : []),
@@ -149,8 +182,6 @@ function readJson(ex: Exchange, empty: Answer): Answer {
   ];
   broken.envelope = first(envelope);
   if (!JSON_PARTS.object(body.object).ok) broken.object = `object is ${show(body.object)}, not "chat.completion"`;
-  const objects = choices.filter(isObject);
-  const messages = objects.map((c) => (isObject(c.message) ? c.message : {}));
   broken.index = first(choices.flatMap((c, i) => (isObject(c) && c.index === i ? [] : [`choices[${i}].index is ${show(isObject(c) ? c.index : undefined)}`])));
   broken.role = first(messages.flatMap((m, i) => (JSON_PARTS.role(m.role).ok ? [] : [`choices[${i}].message.role is ${show(m.role)}, not "assistant"`])));
   broken.content = first(
@@ -174,7 +205,11 @@ function readJson(ex: Exchange, empty: Answer): Answer {
         : [`choices[${i}].message.tool_calls is not a list of calls with id, type "function", function.name and function.arguments as a string: ${show(m.tool_calls)}`],
     ),
   );
-  const message = messages[0] ?? {};
+  return broken;
+}
+
+/** The answer's values, read leniently, with what is broken. */
+function readJsonTail(empty: Answer, body: Record<string, unknown>, choices: unknown[], message: Record<string, unknown>, broken: Answer['broken']): Answer {
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
   return {
     ...empty,
@@ -217,51 +252,50 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   let text = '';
   let finishReason: unknown;
   let usage: unknown;
-  const toolCalls = new Map<number, ToolCallRead>();
+  // The tool-call deltas are joined as the official clients join them (suites/tool-deltas.ts).
+  const toolCalls = toolCallJoiner();
   for (const { at, chunk } of read.chunks) {
-    for (const k of ['id', 'created', 'model'] as const) if (!CHUNK_PARTS[k](chunk[k]).ok) envelope.push(`event ${at}: ${k} is ${show(chunk[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`);
-    if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
-    if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
+    // A chunk sound as a whole has every part sound: only its values are read.
+    const sound = soundChunk(chunk);
+    if (!sound) {
+      for (const k of ['id', 'created', 'model'] as const)
+        if (!CHUNK_PARTS[k](chunk[k]).ok) envelope.push(`event ${at}: ${k} is ${show(chunk[k])}, not ${k === 'created' ? 'an integer' : 'a string'}`);
+      if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
+      if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
+    }
     if (chunk.usage !== null && chunk.usage !== undefined) usage = chunk.usage;
     for (const [position, choice] of (Array.isArray(chunk.choices) ? chunk.choices : []).entries()) {
       if (!isObject(choice) || !isObject(choice.delta)) {
         envelope.push(`event ${at}: a choice ${isObject(choice) ? 'has no delta object' : 'is not an object'}`);
         continue;
       }
-      if (!CHUNK_PARTS.index(choice.index).ok) index.push(`event ${at}: a choice's index is ${show(choice.index)}`);
       const delta = choice.delta;
-      if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
-      if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
-      if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok) calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas with an integer index: ${show(delta.tool_calls)}`);
+      if (!sound) {
+        if (!CHUNK_PARTS.index(choice.index).ok) index.push(`event ${at}: a choice's index is ${show(choice.index)}`);
+        if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
+        if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
+        if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
+          calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
+      }
       // Read leniently (a malformed index is the chunk schema's to report): by its place otherwise.
-      if ((CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
+      if ((sound || CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
       if (!roleSeen) {
         roleSeen = true;
         if (delta.role !== 'assistant') role = `the first delta (event ${at}) has role ${show(delta.role)}, not "assistant"`;
       } else if (delta.role !== undefined && delta.role !== null && delta.role !== 'assistant') role ??= `event ${at}: a delta has role ${show(delta.role)}`;
       if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
       if (typeof delta.content === 'string') text += delta.content;
-      if (!Array.isArray(delta.tool_calls)) continue;
-      for (const [place, d] of delta.tool_calls.entries()) {
-        if (!isObject(d)) continue;
-        // Without an index (tools.stream reports it), a delta is taken for the call at its place.
-        const at = typeof d.index === 'number' ? d.index : place;
-        let call = toolCalls.get(at);
-        if (!call) toolCalls.set(at, (call = { index: at, arguments: '' }));
-        const fn = isObject(d.function) ? d.function : {};
-        if (call.id === undefined && d.id) call.id = d.id;
-        if (call.name === undefined && fn.name) call.name = fn.name;
-        if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
-      }
+      if (Array.isArray(delta.tool_calls)) toolCalls.add(at, delta.tool_calls);
     }
   }
+  const joined = toolCalls.done();
   Object.assign(broken, {
     envelope: first(envelope),
     object: first(object),
     index: first(index),
     role: read.chunks.length && !roleSeen ? 'no chunk carries a delta of choice 0' : role,
     content: first(content),
-    'tool-calls': first(calls),
+    'tool-calls': first([...calls, ...joined.problems]),
   });
   const bad = reasons.filter((r) => !JSON_PARTS.finishReason(r).ok);
   if (bad.length) broken.finish_reason = `finish_reason ${show(bad[0])} is not one of stop, length, tool_calls, content_filter`;
@@ -272,13 +306,14 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   return {
     ...empty,
     content: text,
-    toolCalls: [...toolCalls.values()].sort((a, b) => a.index - b.index),
+    toolCalls: joined.calls,
     finishReason,
     usage: isObject(usage) ? usage : undefined,
     models: read.chunks.map((c) => c.chunk.model),
     created: read.chunks.map((c) => c.chunk.created),
     read,
     broken: prune(broken),
+    ...(errorEvent(read) ? { unserved: errorEvent(read) } : {}),
   };
 }
 
@@ -304,18 +339,56 @@ export interface RequestOwners {
   readableBy?: string;
 }
 
+/** Fields the kit adds to requests for ends of its own, each with the check whose rule it is: a
+ * request refused for one of them is that check's failure, and leaves every other check that sent it
+ * (to share one request, or to keep its cost down) not-tested, blocked by it. A check sends what its
+ * rule needs; a refusal of what it did not need says nothing of its rule. */
+const FIELD_OWNERS: Record<string, string> = { stream_options: 'usage.stream-present', max_tokens: 'chat.max-tokens' };
+
+/** How a refusal says a field is not taken (OpenAI: "Unrecognized request argument supplied: x";
+ * vLLM and pydantic: "Extra inputs are not permitted"). */
+const NOT_TAKEN = /unsupported|not supported|unrecogni[sz]ed|unknown|not permitted|not allowed|extra/i;
+
+/** The field of FIELD_OWNERS that a 4xx refusal names as not taken (its error's param, or its message
+ * beside words that say so), when the request sent it; otherwise undefined. */
+export function refusedField(a: Answer): string | undefined {
+  const ex = a.ex;
+  if (!is4xx(ex)) return undefined;
+  let sent: unknown;
+  try {
+    sent = JSON.parse(ex.request.body ?? '');
+  } catch {
+    return undefined;
+  }
+  const json = bodyJson(ex);
+  const error = json.ok && isObject(json.value) && isObject(json.value.error) ? json.value.error : undefined;
+  const message = typeof error?.message === 'string' ? error.message : '';
+  return Object.keys(FIELD_OWNERS).find((f) => isObject(sent) && f in sent && (error?.param === f || (NOT_TAKEN.test(message) && new RegExp(`\\b${f}\\b`).test(message))));
+}
+
+/** The check that owns the field a refusal names (refusedField), with why, for its own failure. */
+export function fieldRefusal(a: Answer): { owner: string; why: string } | undefined {
+  const field = refusedField(a);
+  return field ? { owner: FIELD_OWNERS[field], why: `${field} was refused: ${describe(a.ex)}${errorText(a.ex)}` } : undefined;
+}
+
 /** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing. */
 export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readableBy }: RequestOwners = {}): Verdict | undefined {
+  if (a.unserved !== undefined) return unservedVerdict(a);
   const way = wayOf(a.stream);
   for (const part of parts) {
     const why = a.broken[part];
     if (why === undefined) continue;
-    const owner = part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way];
+    const field = part === 'served' ? refusedField(a) : undefined;
+    const owner = field ? FIELD_OWNERS[field] : part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way];
     if (!owner) continue;
-    return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner);
+    return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner, `${a.ex.label}: ${part === 'served' ? '' : `${part}: `}${why}`);
   }
   return undefined;
 }
+
+/** The verdict on a rule whose answer the server could not serve: chat.served-when-valid counts it. */
+export const unservedVerdict = (a: Answer) => unserved(`${a.ex.label}: ${a.unserved}; the server could not serve it (see chat.served-when-valid)`);
 
 /** An owner's verdict on its part of an answer, once the parts it needs first are sound. */
 export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: RequestOwners): Verdict {
@@ -330,6 +403,22 @@ export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: 
   return why === undefined ? pass() : fail(why);
 }
 
+/** The caps a request that needs a model's own judgement (a tool call, structured output) is tried
+ * with, smallest first: a plain model answers well within the first; a reasoning model that thinks
+ * past it is asked once more with room to think. Each cap a request is sent with is shared by every
+ * check that reads it. */
+export const ROOM = [256, 1024] as const;
+
+/** The request at the smallest cap of ROOM its answer ends within (not "length"), or at the largest. */
+export async function askWithRoom(ctx: CheckContext, path: ApiPath, body: (cap: number) => ChatBody, label: string): Promise<Exchange> {
+  let ex: Exchange | undefined;
+  for (const cap of ROOM) {
+    ex = await ask(ctx, path, body(cap), label);
+    if (readAnswer(ex, !!path.stream).finishReason !== 'length') break;
+  }
+  return ex!;
+}
+
 /** The basic request ("Count from one to ten"), which most rules read: served is chat.role.user's, its stream's events stream.events'. */
 export const BASIC_OWNERS = { servedBy: 'chat.role.user', readableBy: 'stream.events' } as const;
 
@@ -339,6 +428,8 @@ export interface Asked extends RequestOwners {
   /** An optional request field (tools, response_format): a model that refuses it with a JSON error
    * leaves the check not-tested unless the catalog declares the field for it. */
   feature?: 'tools' | 'response_format';
+  /** The check asking, where it owns a field the kit adds (FIELD_OWNERS): its refusal is its failure. */
+  self?: string;
 }
 
 /** The answer to a request the document allows, with the parts the rule reads sound, or the verdict
@@ -352,12 +443,16 @@ export async function answerTo(
   asked: Asked,
 ): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const a = readAnswer(ex, !!path.stream);
+  if (a.unserved !== undefined) return { verdict: unservedVerdict(a) };
   const unserved = a.broken.served;
   if (unserved !== undefined) {
     if (asked.feature && is4xx(ex) && bodyJson(ex).ok && errorText(ex)) {
       const declared = path.model !== undefined && asked.feature in (declaredParameters((await catalog(ctx)).entries.get(path.model)) ?? {});
       if (!declared) return { verdict: notTested(`the model refuses ${asked.feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
     }
+    const field = fieldRefusal(a);
+    if (field && field.owner !== asked.self)
+      return { verdict: notTested(`${asked.what} got no answer, for a field its rule does not need: ${field.why}; see ${field.owner}`, field.owner, `${ex.label}: ${field.why}`) };
     if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
   }
   const parts = needed(wayOf(a.stream), reads);
@@ -399,6 +494,34 @@ export async function answersOfRun(ctx: CheckContext, model: string, stream: boo
   });
 }
 
+/** Parts whose owner judges only answers that carry them at all: details need a usage object to be in. */
+const CARRIED_IN: Partial<Record<Part, (a: Answer) => boolean>> = { 'usage-details': (a) => a.usage !== undefined };
+
+/** What is wrong with `part` on each answer the run received for `model` on the way `stream` says
+ * (but those in `except`), read as the part's owner reads its own: an answer not served, or whose
+ * earlier parts are broken, is left to those parts' owners. An owner judges its part on every answer
+ * of the run, so a part broken only on another suite's request (usage on a tool call) is still its
+ * failure. The first wrong answer is cited unless `cite` is false. */
+export async function partOnEveryAnswer(ctx: CheckContext, model: string, stream: boolean, part: Part, except: readonly Exchange[], cite: boolean): Promise<string[]> {
+  const first = needed(wayOf(stream), [part]).filter((p) => p !== part);
+  const answers = (await answersOfRun(ctx, model, stream)).filter((ex) => !except.includes(ex));
+  return wrongOnEach(
+    ctx,
+    answers,
+    (ex) => {
+      const b = readAnswer(ex, stream);
+      if (b.unserved !== undefined || first.some((p) => b.broken[p] !== undefined) || CARRIED_IN[part]?.(b) === false) return undefined;
+      return b.broken[part];
+    },
+    'answers',
+    cite,
+  );
+}
+
+/** An owner's verdict on its own request, and on every other answer of the run (partOnEveryAnswer). */
+export const heldOnEvery = (own: Verdict, wrong: readonly string[], what = 'the basic answer'): Verdict =>
+  wrong.length ? fail([...(own.outcome === 'fail' ? [`${what}: ${own.message}`] : []), ...wrong].join('; '), own.notes) : own;
+
 /** A rule held on each of `answers`: what is wrong with each (the rule says undefined where nothing
  * is), the first that breaks it cited as the exchange that did unless `cite` is false, and at most
  * three named, then how many more `noun`. */
@@ -419,6 +542,20 @@ export function wrongOnEach(ctx: CheckContext, answers: readonly Exchange[], rul
 export function notServed(ex: Exchange, stream: boolean): string | undefined {
   const a = readAnswer(ex, stream);
   return a.broken.served ?? a.broken.events;
+}
+
+/** The verdict of a rule whose positive control was not served, or undefined when it was: not served
+ * when the server said so (a 503, an error event), blocked by the owner of a field the kit added that
+ * was refused, otherwise not-tested as `why` says, blocked by `owner` (the check whose rule the
+ * control's request is) where there is one. */
+export function controlVerdict(ex: Exchange, stream: boolean, why: (reason: string) => string, owner?: string): Verdict | undefined {
+  const a = readAnswer(ex, stream);
+  if (a.unserved !== undefined) return unservedVerdict(a);
+  const reason = a.broken.served ?? a.broken.events;
+  if (reason === undefined) return undefined;
+  const field = fieldRefusal(a);
+  const by = field?.owner ?? owner;
+  return notTested(why(field?.why ?? reason), by, by ? `${ex.label}: ${field?.why ?? reason}` : undefined);
 }
 
 /** Why the control of a refusal on a path was not served, or undefined: "Say OK." to `model` with the

@@ -4,6 +4,7 @@ import { bodyJson, bodySse, type Exchange } from '../engine/exchanges.js';
 import type { SseParse } from '../engine/sse.js';
 import type { PathValue } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
+import type { RequestSpec } from '../engine/http.js';
 
 /** The point of a check's path, as the checks of the API read it. */
 export interface ApiPath {
@@ -41,16 +42,18 @@ export type ChatBody = Record<string, unknown>;
 /** POST /v1/chat/completions with a JSON body (or a raw string, for malformed-body checks);
  * `repeat` sends it again rather than sharing the answer already had. */
 export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string; repeat?: number } = {}): Promise<Exchange> {
-  return ctx.send(
-    {
-      method: 'POST',
-      url: apiUrl(ctx, withQuery('/v1/chat/completions', opts.auth)),
-      headers: { 'content-type': 'application/json', ...authHeaders(ctx, opts.auth ?? 'primary') },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-      ...(opts.repeat ? { repeat: opts.repeat } : {}),
-    },
-    opts.label ?? 'chat completion',
-  );
+  return ctx.send(chatSpec(ctx, body, opts), opts.label ?? 'chat completion');
+}
+
+/** The request `chat` sends, unsent (a load sends it many times). */
+export function chatSpec(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; repeat?: number } = {}): RequestSpec {
+  return {
+    method: 'POST',
+    url: apiUrl(ctx, withQuery('/v1/chat/completions', opts.auth)),
+    headers: { 'content-type': 'application/json', ...authHeaders(ctx, opts.auth ?? 'primary') },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(opts.repeat ? { repeat: opts.repeat } : {}),
+  };
 }
 
 export function listModels(ctx: CheckContext, auth: Auth = 'primary', label = 'model list'): Promise<Exchange> {
@@ -207,9 +210,11 @@ export function contextLength(entry: Record<string, unknown> | undefined): numbe
 /** A chat request on a path: the body as it is, or streamed with its usage asked for (so the
  * stream can be held to the same counts); fitted to the catalog either way. */
 export async function ask(ctx: CheckContext, path: ApiPath, body: ChatBody, label: string, auth?: Auth): Promise<Exchange> {
-  const sent = path.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body;
-  return chat(ctx, await fit(ctx, sent), { label: path.stream ? `${label}, streamed` : label, auth });
+  return chat(ctx, await asked(ctx, path, body), { label: path.stream ? `${label}, streamed` : label, auth });
 }
+
+/** The body `ask` sends on a path: streamed with its usage asked for, fitted to the catalog. */
+export const asked = (ctx: CheckContext, path: ApiPath, body: ChatBody): Promise<ChatBody> => fit(ctx, path.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body);
 
 /** The smallest chat request a model serves; one body, so that every suite shares its answer. */
 export const sayOk = (model: string): ChatBody => ({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 });
@@ -277,13 +282,19 @@ export type ApiCheck = import('../engine/check.js').Check<CheckContext, ApiPath>
  * rule-breaking server apart ("shown by faults a, b and c"). */
 export const shownBy = (faults: readonly string[]) => `shown by fault${faults.length > 1 ? 's' : ''} ${faults.length > 1 ? `${faults.slice(0, -1).join(', ')} and ${faults.at(-1)}` : faults[0]}`;
 
-/** A check as a suite file writes it: its suite is the first part of its id, filled in by inSuite. */
-export type CheckDef = Omit<ApiCheck, 'suite'> & { suite?: string };
+/** A check as a suite file writes it: its suite is the first part of its id, filled in by inSuite.
+ * `onEach`: its rule as held on each answer of a load (suites/each.ts reads it by the check's id). */
+export type CheckDef = Omit<ApiCheck, 'suite'> & { suite?: string; onEach?: object };
 
-/** A suite's checks, each with its suite: the part of its id before the first dot, which must name it. */
+/** The rules held on each answer of a load, by check id, as inSuite found them on the checks. */
+export const ON_EACH = new Map<string, object>();
+
+/** A suite's checks, each with its suite: the part of its id before the first dot, which must name it.
+ * A check's rule on each answer is kept apart (ON_EACH): the check itself stays data and its run. */
 export function inSuite(suite: string, checks: CheckDef[]): ApiCheck[] {
-  return checks.map((c) => {
+  return checks.map(({ onEach, ...c }) => {
     if (!c.id.startsWith(`${suite}.`)) throw new Error(`check ${c.id} is listed in the ${suite} suite`);
+    if (onEach) ON_EACH.set(c.id, onEach);
     return { ...c, suite };
   });
 }

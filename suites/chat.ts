@@ -1,13 +1,14 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
-import { enumAt, schemaAt } from '../schemas/index.js';
-import { ask, catalog, contextLength, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answersOfRun, answerTo, BASE, BASIC_OWNERS, judged, ownPart, readAnswer, wayOf, wrongOnEach, type Answer, type Asked, type Part } from './answer.js';
+import { enumAt, schemaAt, validator } from '../schemas/index.js';
+import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { MODELS, modelsTaking, STREAM, takes } from './paths.js';
 import { toolRequest } from './tools.js';
+import { eachOwning, eachReading, knownOf, type Known, type Kind } from './each.js';
 
 const OBJECT = schemaAt('response#/properties/object').const;
 const ASSISTANT = schemaAt('response#/$defs/assistantMessage/properties/role').const;
@@ -32,26 +33,34 @@ const JSON_EACH = { model: MODELS };
 /** The basic request is chat.role.user's own: a check that reads its answer is blocked when it is not served. */
 const BASIC: Asked = { what: 'the basic request', ...BASIC_OWNERS };
 
-/** A rule about the answer to the basic request, judged when the parts it reads are sound. */
-const onBasic = (reads: Part[], rule: (a: Answer, ctx: CheckContext, path: ApiPath) => Verdict | Promise<Verdict>) =>
-  judged<{ answer: Answer }>(
+/** A rule about the answer to the basic request, judged when the parts it reads are sound; under
+ * load, about each answer of `kinds` (every kind, by default). */
+const onBasic = (reads: Part[], rule: (a: Answer, known: Known) => Verdict, kinds?: readonly Kind[]) => ({
+  ...judged<{ answer: Answer }>(
     reads,
     async (ctx, path) => answerTo(ctx, await basic(ctx, path), path, reads, BASIC),
-    (got, ctx, path) => rule(got.answer, ctx, path),
-  );
+    async (got, ctx, path) => rule(got.answer, await knownOf(ctx, path.model!)),
+  ),
+  onEach: eachReading(reads, rule, kinds ? { kinds } : {}),
+});
 
-/** The owner of a part of the basic answer (2.3, must): it fails when that part is broken, and only then. */
+/** The owner of a part of an answer (2.3, must): it fails when that part is broken on the basic
+ * answer, or on any other answer the run received on its path, and only then. It runs last, to see them all. */
 const owner = (part: Part, { id, title, audit, paths }: Pick<CheckDef, 'id' | 'title' | 'audit' | 'paths'>): CheckDef => ({
   id,
   title,
   section: '2.3',
   level: 'must',
-  audit,
+  audit: audit?.replace(/; shown by/, ', and every other answer the run received on the path is held to the same (the first broken one cited); shown by'),
   paths,
   reads: [part],
+  last: true,
+  // Under load, the part on every answer, on the ways the check's paths take.
+  onEach: eachOwning(part, paths === JSON_EACH ? 'json' : undefined),
   async run(ctx, path) {
-    const a = readAnswer(await basic(ctx, path), !!path.stream);
-    return ownPart(a, part, BASE[wayOf(path.stream)], BASIC);
+    const ex = await basic(ctx, path);
+    const own = ownPart(readAnswer(ex, !!path.stream), part, BASE[wayOf(path.stream)], BASIC);
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, !!path.stream, part, [ex], own.outcome !== 'fail'));
   },
 });
 
@@ -127,6 +136,8 @@ const roleCheck = (role: string): CheckDef => ({
   paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
   // Served as asked; the basic stream's events are stream.events' (it reads that very stream).
   reads: role === 'user' ? ['served'] : ['served', 'events'],
+  // The owner of `served`: under load, every answer that came with a 2xx is whole and parses.
+  ...(role === 'user' ? { onEach: eachOwning('served') } : {}),
   async run(ctx, path) {
     // The basic request is this very conversation: its being served is chat.role.user's to judge.
     const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
@@ -167,7 +178,7 @@ export const finishReason = owner('finish_reason', {
   id: 'chat.finish-reason',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   audit:
-    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it; shown by faults chat-finish-reason-eos and stream-finish-reason-outside-enum.',
+    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it, the essay cut by max_tokens with finish_reason null included; shown by faults chat-finish-reason-eos, stream-finish-reason-outside-enum and chat-finish-reason-null-when-cut.',
   paths: EACH,
 });
 
@@ -187,30 +198,23 @@ export const contentString: CheckDef = {
     'Reads every JSON answer the run received for the model, a tool call forced with tool_choice "required" and the answer to a tool result included: a server that sends content null beside tool_calls, or content as a list of parts, fails even where the basic answer is text; shown by faults tools-result-empty and engine-content-null-with-tool-calls.',
   paths: JSON_EACH,
   reads: ['content'],
+  onEach: eachOwning('content', 'json'),
   // Content is read by many rules on many requests (a tool call's answer, a tool result's): its
   // owner judges every JSON answer the run received, so a part broken on any of them is reported here.
   last: true,
   async run(ctx, path) {
-    const basicAnswer = readAnswer(await basic(ctx, path), false);
+    const ex = await basic(ctx, path);
     if (await takes(ctx, path.model!, 'tools')) await toolRequest(ctx, { model: path.model }, 'required');
-    const wrong = wrongOnEach(
-      ctx,
-      await answersOfRun(ctx, path.model!, false),
-      (ex) => {
-        const a = readAnswer(ex, false);
-        return a.broken.served === undefined ? a.broken.content : undefined;
-      },
-      'answers',
-    );
-    if (wrong.length) return fail(wrong.join('; '));
-    return ownPart(basicAnswer, 'content', ['served'], BASIC);
+    const own = ownPart(readAnswer(ex, false), 'content', ['served'], BASIC);
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'content', [ex], own.outcome !== 'fail'));
   },
 };
 
 export const usagePresent = owner('usage', {
   id: 'chat.usage',
   title: 'The response carries usage with integer prompt_tokens, completion_tokens and total_tokens',
-  audit: 'Reads usage in the JSON answer to the basic request: a server that leaves it out, or gives a count as a string, fails; shown by faults chat-usage-missing and chat-usage-counts-strings.',
+  audit:
+    'Reads usage in the JSON answer to the basic request: a server that leaves it out, or gives a count as a string, fails, and so does one that leaves it out of an answer served where a refusal was due; shown by faults chat-usage-missing, chat-usage-counts-strings and stop-five-accepted-usage-missing.',
   paths: JSON_EACH,
 });
 
@@ -238,13 +242,21 @@ export const usageDetails: CheckDef = {
     'Reads usage in the JSON answer to the basic request: a server that leaves out prompt_tokens_details.cached_tokens or completion_tokens_details.reasoning_tokens (absent, null, a string) fails; shown by faults chat-usage-details-missing and engine-prompt-details-null.',
   paths: JSON_EACH,
   reads: ['usage-details'],
+  onEach: { way: 'json', judge: (a: Answer) => usageDetailsOf(a) },
+  last: true,
   async run(ctx, path) {
-    const a = readAnswer(await basic(ctx, path), false);
-    // No usage at all is chat.usage's failure: the details have nothing to be in.
-    if (a.broken.served === undefined && !a.usage) return notTested(`needs usage (${a.broken.usage}): see chat.usage`, 'chat.usage');
-    return ownPart(a, 'usage-details', BASE.json, BASIC);
+    const ex = await basic(ctx, path);
+    const own = usageDetailsOf(readAnswer(ex, false));
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'usage-details', [ex], own.outcome !== 'fail'));
   },
 };
+
+function usageDetailsOf(a: Answer): Verdict {
+  // No usage at all is chat.usage's failure: the details have nothing to be in.
+  if (a.broken.served === undefined && a.unserved === undefined && !a.usage)
+    return notTested(`needs usage (${a.broken.usage}): see chat.usage`, 'chat.usage', `${a.ex.label}: usage: ${a.broken.usage}`);
+  return ownPart(a, 'usage-details', BASE.json, BASIC);
+}
 
 export const createdSeconds: CheckDef = {
   id: 'chat.created-seconds',
@@ -275,8 +287,7 @@ export const modelEcho: CheckDef = {
     "Reads model of the basic answer and of every chunk of its stream: a server that names another model than the id asked for (its backend's, a default) or a dated id of it fails; shown by fault chat-model-other.",
   convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
   paths: EACH,
-  ...onBasic(['envelope'], (a, _ctx, path) => {
-    const asked = path.model!;
+  ...onBasic(['envelope'], (a, { model: asked }) => {
     const other = a.models.find((m) => m !== asked && !(typeof m === 'string' && m.startsWith(asked) && DATED.test(m.slice(asked.length))));
     return other === undefined ? pass() : fail(`the ${a.stream ? 'stream' : 'response'} names model ${show(other)}, not ${JSON.stringify(asked)} or a dated id of it`);
   }),
@@ -295,7 +306,9 @@ export const streamFalseJson: CheckDef = {
   reads: ['served'],
   async run(ctx, path) {
     const ex = await ask(ctx, path, { ...basicBody(path.model!), stream: false }, 'chat completion with stream: false');
-    if (!is2xx(ex)) return fail(`the request with stream: false was not served: ${readAnswer(ex, false).broken.served}`);
+    const a = readAnswer(ex, false);
+    if (a.unserved !== undefined) return unservedVerdict(a);
+    if (!is2xx(ex)) return fail(`the request with stream: false was not served: ${a.broken.served}`);
     const wrong: string[] = [];
     const type = ex.headers['content-type'] ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) wrong.push(`content-type is ${show(type || undefined)}, not JSON`);
@@ -312,23 +325,31 @@ const LONG_PROMPT = 'Write a long, detailed essay about the history of computing
 /** The cap of the essay; the catalog's declared minimum raises it (fit). */
 const ESSAY_CAP = 1;
 
-const essay = (ctx: CheckContext, path: ApiPath) =>
-  ask(ctx, path, { model: path.model!, messages: [{ role: 'user', content: LONG_PROMPT }], max_tokens: ESSAY_CAP }, 'long essay with the smallest max_tokens');
+/** The long essay with a cap of its own: the smallest (the capped request), or `--max-tokens`. */
+export const essayBody = (model: string, cap = ESSAY_CAP): ChatBody => ({ model, messages: [{ role: 'user', content: LONG_PROMPT }], max_tokens: cap });
 
-/** The max_tokens a request carried, as sent (after fitting to the catalog). */
+const essay = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, essayBody(path.model!), 'long essay with the smallest max_tokens');
+
+const caps = new WeakMap<object, number | undefined>();
+
+/** The max_tokens a request carried, as sent (after fitting to the catalog); read once per request
+ * (a load sends one request many times). */
 function sentCap(ex: Exchange): number | undefined {
+  if (caps.has(ex.request)) return caps.get(ex.request);
+  let cap: number | undefined;
   try {
     const v = (JSON.parse(ex.request.body ?? '') as { max_tokens?: unknown }).max_tokens;
-    return typeof v === 'number' ? v : undefined;
+    cap = typeof v === 'number' ? v : undefined;
   } catch {
-    return undefined;
+    cap = undefined;
   }
+  caps.set(ex.request, cap);
+  return cap;
 }
 
 /** The smallest token limit the kit knows for an answer: the max_tokens it sent, the output length
- * the catalog declares, and what the context leaves after the prompt. */
-async function knownLimit(ctx: CheckContext, model: string, a: Answer): Promise<{ limit?: number; what: string }> {
-  const entry = (await catalog(ctx)).entries.get(model);
+ * the catalog declares (`entry`), and what the context leaves after the prompt. */
+function knownLimit(entry: Record<string, unknown> | undefined, a: Answer): { limit?: number; what: string } {
   const limits: [number | undefined, string][] = [
     [sentCap(a.ex), 'max_tokens'],
     [outputLength(entry), "the catalog's output max_length"],
@@ -345,31 +366,52 @@ const reasoningTokens = (a: Answer) => (a.usage?.completion_tokens_details as { 
 
 const MAX_TOKENS_READS: Part[] = ['finish_reason', 'usage'];
 
+const words = (text: string) => text.match(/\S+/g)?.length ?? 0;
+/** A floor on the tokens a text took, that no tokenizer in use goes under: a token spans at most a
+ * few words (pre-tokenizers split at spaces; the widest multi-word vocabularies join a handful), so
+ * a quarter of the words, rounded up. It never overestimates, which is all a breach needs. */
+const tokensAtLeast = (text: string) => Math.ceil(words(text) / 4);
+
 export const maxTokens: CheckDef = {
   id: 'chat.max-tokens',
   title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
   section: '2.1, 4.1, 8',
   level: 'must',
   audit:
-    'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap and chat-length-reported-as-stop.',
+    'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; without a sound usage, the words of the answer give a floor on its tokens (a quarter of them) that judges the cap all the same; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap, chat-length-reported-as-stop and chat-max-tokens-ignored-no-usage.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
+  onEach: eachReading(MAX_TOKENS_READS, (a) => cutByCap(a), { kinds: ['capped'] }),
   async run(ctx, path) {
     const ex = await essay(ctx, path);
-    const cap = sentCap(ex);
-    const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what: `a long essay with max_tokens ${cap}` });
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    const wrong: string[] = [];
-    if (a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
+    // What the rule needs is read where it is sound (cutByCap): the request need only be served.
+    const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `a long essay with max_tokens ${sentCap(ex)}`, self: 'chat.max-tokens' });
+    return got.verdict ?? cutByCap(got.answer);
+  },
+};
+
+/** The essay's answer ends with "length" within the cap it was sent. */
+/** The cap judged on an answer served: what the rule needs is read where it is sound, and a breach
+ * that the sound parts show is judged without the others (eleven words to max_tokens 1 break it,
+ * whatever the usage says); with nothing shown and a part it reads broken, blocked by its owner. */
+function cutByCap(a: Answer): Verdict {
+  const cap = sentCap(a.ex);
+  const way = wayOf(a.stream);
+  const sound = (part: Part) => needed(way, [part]).every((p) => a.broken[p] === undefined);
+  const wrong: string[] = [];
+  if (sound('finish_reason') && a.finishReason !== 'length') wrong.push(`finish_reason is ${show(a.finishReason)}, not "length", for a long essay asked with max_tokens ${cap}`);
+  if (sound('usage')) {
     const spent = completionTokens(a)!;
     if (cap !== undefined && spent > cap) {
       const reasoning = reasoningTokens(a);
       wrong.push(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}${typeof reasoning === 'number' && reasoning > 0 ? ` (reasoning_tokens ${reasoning}: they count within the cap)` : ''}`);
     }
-    return failIfAny(wrong);
-  },
-};
+  } else if (cap !== undefined && tokensAtLeast(a.content) > cap) {
+    wrong.push(`the content, ${words(a.content)} words, is at least ${tokensAtLeast(a.content)} tokens (counted from the text, the usage being unsound), past max_tokens ${cap}`);
+  }
+  if (wrong.length) return fail(wrong.join('; '));
+  return blockedOn(a, needed(way, MAX_TOKENS_READS), {}) ?? pass();
+}
 
 export const lengthOnlyAtLimit: CheckDef = {
   id: 'chat.length-only-at-cap',
@@ -380,9 +422,15 @@ export const lengthOnlyAtLimit: CheckDef = {
     'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails; shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed and chat-length-before-cap.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
+  // Under load, every answer: none may say "length" short of its limits.
+  onEach: eachReading(MAX_TOKENS_READS, (a, { entry }) => {
+    const wrong = lengthShort(a, entry, 'the answer');
+    return wrong ? fail(wrong) : pass();
+  }),
   async run(ctx, path) {
     const wrong: string[] = [];
     let judged = 0;
+    const { entry } = await knownOf(ctx, path.model!);
     for (const [what, ex, owners] of [
       ['the essay', await essay(ctx, path), { servedBy: 'chat.max-tokens' }],
       ['the basic answer', await basic(ctx, path), BASIC],
@@ -390,19 +438,24 @@ export const lengthOnlyAtLimit: CheckDef = {
       const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, ...owners });
       if (got.verdict) return got.verdict;
       const a = got.answer;
-      if (a.finishReason !== 'length') continue;
-      const spent = completionTokens(a);
-      if (spent === undefined) continue;
+      if (a.finishReason !== 'length' || completionTokens(a) === undefined) continue;
       judged++;
-      const { limit, what: which } = await knownLimit(ctx, path.model!, a);
-      // Only an answer short of every limit the kit knows is flagged: a server-side cap it does not
-      // know of may have ended it otherwise.
-      if (limit !== undefined && spent < limit) wrong.push(`${what} ended with "length" after ${spent} completion tokens, short of ${which}`);
+      const short = lengthShort(a, entry, what);
+      if (short) wrong.push(short);
     }
     if (wrong.length) return fail(wrong.join('; '));
     return judged ? pass() : pass(['no answer ended with "length" and a token count to judge']);
   },
 };
+
+/** What is wrong with an answer that says "length" short of every limit the kit knows of, or nothing.
+ * Only such an answer is flagged: a server-side cap the kit does not know of may have ended it otherwise. */
+function lengthShort(a: Answer, entry: Record<string, unknown> | undefined, what: string): string | undefined {
+  const spent = completionTokens(a);
+  if (a.finishReason !== 'length' || spent === undefined) return undefined;
+  const { limit, what: which } = knownLimit(entry, a);
+  return limit !== undefined && spent < limit ? `${what} ended with "length" after ${spent} completion tokens, short of ${which}` : undefined;
+}
 
 export const naturalStop: CheckDef = {
   id: 'chat.natural-stop',
@@ -412,15 +465,63 @@ export const naturalStop: CheckDef = {
   audit:
     'Reads the finish of the basic answer, which ends by itself within its cap, streamed and not: a server that ends it with anything but "stop" (length, content_filter) fails on the path it does it; shown by faults chat-natural-end-content-filter and chat-length-when-not-cut.',
   paths: EACH,
-  ...onBasic(['finish_reason', 'usage', 'tool-calls'], async (a, ctx, path) => {
-    const spent = completionTokens(a)!;
-    if (a.toolCalls.length) return notTested('the basic answer called a tool');
-    const { limit, what } = await knownLimit(ctx, path.model!, a);
-    if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
-    return a.finishReason === 'stop'
-      ? pass()
-      : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
-  }),
+  ...onBasic(
+    ['finish_reason', 'usage', 'tool-calls'],
+    (a, { entry }) => {
+      const spent = completionTokens(a)!;
+      if (a.toolCalls.length) return notTested('the basic answer called a tool');
+      const { limit, what } = knownLimit(entry, a);
+      if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
+      return a.finishReason === 'stop'
+        ? pass()
+        : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
+    },
+    ['basic'],
+  ),
+};
+
+const validRequest = validator('request');
+
+/** A chat request the document says must be served, as the run sent it: a body valid against 2.1
+ * and a key of the run as Bearer (5.1); with whether it asked for a stream. Undefined for the
+ * kit's deliberately invalid requests (errors, refusals, auth), whatever their answer. */
+function validChat(ctx: CheckContext, ex: Exchange): { stream: boolean } | undefined {
+  if (ex.request.method !== 'POST' || !ex.request.url.includes('/v1/chat/completions') || generated(ex)) return undefined;
+  const keys = [ctx.target.apiKey, ctx.target.secondApiKey].filter(Boolean).map((k) => `Bearer ${k}`);
+  if (!keys.includes(String(ex.request.headers.authorization ?? ''))) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(ex.request.body ?? '');
+  } catch {
+    return undefined;
+  }
+  return validRequest(body).ok ? { stream: (body as { stream?: unknown }).stream === true } : undefined;
+}
+
+export const servedWhenValid: CheckDef = {
+  id: 'chat.served-when-valid',
+  title: 'The chat requests of the run are served: none is turned away as busy (429 beyond its Retry-After, 503) or ended by an error event mid-stream',
+  section: '4.1, 8',
+  level: 'should',
+  audit:
+    'Reads every chat answer the run received: a request the server could not serve (a 429 still there after the retries, a 503, a stream that ends in an error event) breaks no rule of the check that sent it, which is not served, and is counted here once; shown by faults busy-basic-503 and busy-essay-stream-error.',
+  convention: "Rate limits and quotas are not shown (8); a service open to a client is expected to serve its requests at the kit's concurrency (4), one request in flight per check.",
+  reads: ['served'],
+  last: true,
+  async run(ctx) {
+    const chats = (await ctx.received()).flatMap((ex) => {
+      const valid = validChat(ctx, ex);
+      return valid ? [{ ex, ...valid }] : [];
+    });
+    const turnedAway = chats.map(({ ex, stream }) => ({ ex, why: readAnswer(ex, stream).unserved })).filter((x): x is { ex: Exchange; why: string } => x.why !== undefined);
+    if (!chats.length) return notTested('the run sent no valid chat request (with no model listed, name one with --model)');
+    if (!turnedAway.length) return pass();
+    ctx.cite(turnedAway[0].ex);
+    const named = turnedAway.slice(0, 3).map(({ ex, why }) => `${ex.label}: ${why}`);
+    return fail(
+      `${turnedAway.length} of ${chats.length} chat requests were not served${turnedAway.length > 3 ? ` (the first three: ${named.join('; ')})` : `: ${named.join('; ')}`}; the checks that read them are not served, not failed`,
+    );
+  },
 };
 
 export const CHAT: ApiCheck[] = inSuite('chat', [
@@ -440,4 +541,5 @@ export const CHAT: ApiCheck[] = inSuite('chat', [
   maxTokens,
   lengthOnlyAtLimit,
   naturalStop,
+  servedWhenValid,
 ]);

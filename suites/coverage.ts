@@ -55,7 +55,7 @@ export const COVERAGE: Coverage[] = [
     checks: ['structured.json-object', 'structured.json-schema'],
   },
   { section: '2.1', quote: '`reasoning_effort` | string | no | One of `low`, `medium`, `high`; applies to reasoning models.', checks: ['parameters.in-range', 'catalog.enum-values'] },
-  { section: '2.1', quote: '`seed` | integer | no | Best-effort determinism.', checks: ['parameters.in-range'] },
+  { section: '2.1', quote: '`seed` | integer | no | Best-effort determinism.', checks: ['parameters.in-range', 'load.seed-reproducible'] },
   { section: '2.1', quote: '`service_tier` | string | no | One of `priority`, `flex`; only where the model offers it.', checks: ['parameters.in-range', 'catalog.enum-values'] },
   {
     section: '2.1',
@@ -77,7 +77,7 @@ export const COVERAGE: Coverage[] = [
     quote: 'Fields of messages beyond role and content: not shown.',
     informative: 'not shown: the kit holds the server to the OpenAI-compatible convention, at level should (tool_calls, tool_call_id)',
   },
-  { section: '2.3', quote: '`id` | string | Identifier of the completion.', checks: ['chat.response-shape'] },
+  { section: '2.3', quote: '`id` | string | Identifier of the completion.', checks: ['chat.response-shape', 'load.ids-unique'] },
   { section: '2.3', quote: '`object` | string | Constant `chat.completion`.', checks: ['chat.object'] },
   { section: '2.3', quote: '`created` | integer | Creation time of the completion.', checks: ['chat.response-shape', 'chat.created-seconds'] },
   { section: '2.3', quote: '`model` | string | Id of the model that served the request.', checks: ['chat.response-shape', 'chat.model-echo'] },
@@ -88,7 +88,7 @@ export const COVERAGE: Coverage[] = [
   { section: '2.3', quote: '`message` | object | Assistant message (`role`, `content`).', checks: ['chat.assistant-role', 'chat.content', 'chat.response-shape'] },
   { section: '2.3', quote: '`finish_reason` | string | One of `stop`, `length`, `tool_calls`, `content_filter`.', checks: ['chat.finish-reason', 'stream.one-finish-reason'] },
   { section: '2.3', quote: 'Usage:', informative: 'introduces the table below' },
-  { section: '2.3', quote: '`prompt_tokens` | integer', checks: ['chat.usage', 'usage.stream-shape', 'usage.stream-counts'] },
+  { section: '2.3', quote: '`prompt_tokens` | integer', checks: ['chat.usage', 'usage.stream-shape', 'usage.stream-counts', 'load.usage-independent'] },
   { section: '2.3', quote: '`completion_tokens` | integer', checks: ['chat.usage', 'usage.stream-shape', 'usage.stream-counts'] },
   { section: '2.3', quote: '`total_tokens` | integer', checks: ['chat.usage', 'chat.usage-total', 'usage.stream-total'] },
   { section: '2.3', quote: '`prompt_tokens_details` | object with `cached_tokens` (integer)', checks: ['chat.usage-details'] },
@@ -124,14 +124,14 @@ export const COVERAGE: Coverage[] = [
   {
     section: '4.1',
     quote: 'Request body | Chat completion request (2.1). `model` and `messages` are required.',
-    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.invalid-json', 'fuzz.valid-served', 'fuzz.invalid-refused'],
+    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.invalid-json', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.no-5xx-refusable'],
   },
   { section: '4.1', quote: 'Response body | Chat completion response (2.3) when `stream` is not true.', checks: ['chat.stream-false', 'chat.response-shape', 'fuzz.served-shape', 'fuzz.no-5xx'] },
   { section: '4.1', quote: 'Rules:', informative: 'introduces the rules below' },
   {
     section: '4.1.1',
     quote: 'A request without `model` or `messages` is incomplete; the resulting error is described in section 7.',
-    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.missing-field-4xx', 'fuzz.no-5xx'],
+    checks: ['errors.missing-model', 'errors.missing-messages', 'errors.missing-field-4xx', 'fuzz.no-5xx-refusable'],
   },
   {
     section: '4.1.2',
@@ -205,7 +205,8 @@ export const COVERAGE: Coverage[] = [
   {
     section: '7',
     quote: 'The errors are described separately from the operations; the error response body, status codes and error codes: not shown.',
-    informative: 'not shown: the kit holds the server to the OpenAI-compatible convention, at level should (errors.*-4xx, errors.error-body, auth.status-401)',
+    informative:
+      'not shown: the kit holds the server to the OpenAI-compatible convention, at level should (errors.*-4xx, errors.error-body, auth.status-401; fuzz.no-5xx-refusable: a request the server may refuse gets no 5xx)',
   },
   { section: '7', quote: '`content_filter` as a `finish_reason` belongs to a completed response (2.3) and is not an error.', checks: ['errors.content-filter'] },
   { section: '8', quote: 'Stop sequences | at most 4 | `stop` in 4.1', checks: ['stop.array', 'stop.five-refused', 'catalog.stop-limit'] },

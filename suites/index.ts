@@ -5,6 +5,7 @@ import { CATALOG } from './catalog.js';
 import { CHAT } from './chat.js';
 import { ERRORS } from './errors.js';
 import { FUZZ, fuzzChecks, type FuzzSettings } from './fuzz/index.js';
+import { LOAD } from './load.js';
 import { MODELS } from './models.js';
 import { PARAMETERS } from './parameters.js';
 import { STOP } from './stop.js';
@@ -26,6 +27,7 @@ export const SUITES: Record<string, ApiCheck[]> = {
   usage: USAGE,
   errors: ERRORS,
   fuzz: FUZZ,
+  load: LOAD,
 };
 
 export const CHECKS: ApiCheck[] = Object.values(SUITES).flat();

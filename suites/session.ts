@@ -3,7 +3,7 @@
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
-import { HttpClient, limitsFor } from '../engine/http.js';
+import { HttpClient, limitsFor, type RequestSpec } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../report/report.js';
 import type { Progress } from '../engine/check.js';
 import { runChecks, selectChecks, type Filters } from '../engine/runner.js';
@@ -62,8 +62,66 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const selected = selectChecks(opts.registry ?? CHECKS, opts).filter((c) => !opts.without?.includes(c.suite));
   if (!selected.length) throw new UsageError(`no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'}); see conformance list`);
   const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
-  const tls = readTls(opts.tls);
+  const opened = await openTarget(opts, warnings);
+  try {
+    const { target, tls } = opened;
+    const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes);
+    const started = new Date();
+    const t0 = performance.now();
+    // The deadline holds for the whole run, the probe included.
+    const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(`the run's deadline passed (--deadline ${deadlineMs} ms)`), deadlineMs);
+    const signal = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
+    await probe(target, limits.connectTimeoutMs, signal).catch((e) => {
+      clearTimeout(timer);
+      throw e;
+    });
+    const { results, notes, requestsSent, requests } = await runChecks(selected, {
+      target,
+      limits,
+      concurrency: opts.concurrency ?? 4,
+      retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
+      onResult: opts.onResult,
+      onStart: opts.onStart,
+      signal,
+    }).finally(() => clearTimeout(timer));
+    const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
+    let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
+    if (opts.expectedFailures) {
+      const written = opts.updateBaseline ? baselineOf(results, baseline) : undefined;
+      if (written) writeBaseline(opts.expectedFailures, written);
+      gated = applyBaseline(results, written ?? baseline!);
+    }
+    return {
+      formatVersion: REPORT_FORMAT_VERSION,
+      tool: { name: pkg.name, version: pkg.version },
+      target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
+      options,
+      startedAt: started.toISOString(),
+      durationMs: Math.round(performance.now() - t0),
+      results: gated.results,
+      summary: summarize(gated.results),
+      exitCode: exitCodeFor(gated.results, options, gated.stale),
+      ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
+      warnings,
+      notes,
+      requestsSent,
+      cost: costOf(requests),
+      ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
+    };
+  } finally {
+    await opened.close();
+  }
+}
 
+/** What a session runs against: the embedded mock, started when no base URL is given, or the given
+ * server, its URLs and TLS files checked (a mistake is a usage error); `close` stops the mock. */
+export async function openTarget(
+  opts: Pick<SessionOptions, 'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'allModels' | 'headers' | 'tls'>,
+  warnings: string[],
+): Promise<{ target: Target; tls?: TlsSettings; close(): Promise<void> }> {
+  const tls = readTls(opts.tls);
   let mock: MockServer | undefined;
   let baseUrl = opts.baseUrl;
   let apiKey = opts.apiKey;
@@ -74,6 +132,9 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
     apiKey ??= DEFAULT_CONFIG.keys[0].key;
     secondApiKey ??= DEFAULT_CONFIG.keys[1].key;
   }
+  const close = async () => {
+    await mock?.close();
+  };
   try {
     if (!apiKey) throw new UsageError('an API key is needed: --api-key KEY or CONFORMANCE_API_KEY');
     let parsed: URL;
@@ -105,58 +166,16 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       embeddedMock: !!mock,
       ...(tls ? { tls } : {}),
     };
-    const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes);
-    const started = new Date();
-    const t0 = performance.now();
-    // The deadline holds for the whole run, the probe included.
-    const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(`the run's deadline passed (--deadline ${deadlineMs} ms)`), deadlineMs);
-    const signal = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
-    await probe(target, limits.connectTimeoutMs, signal).catch((e) => {
-      clearTimeout(timer);
-      throw e;
-    });
-    const { results, notes, requestsSent } = await runChecks(selected, {
-      target,
-      limits,
-      concurrency: opts.concurrency ?? 4,
-      retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
-      onResult: opts.onResult,
-      onStart: opts.onStart,
-      signal,
-    }).finally(() => clearTimeout(timer));
-    const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
-    let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
-    if (opts.expectedFailures) {
-      const written = opts.updateBaseline ? baselineOf(results, baseline) : undefined;
-      if (written) writeBaseline(opts.expectedFailures, written);
-      gated = applyBaseline(results, written ?? baseline!);
-    }
-    return {
-      formatVersion: REPORT_FORMAT_VERSION,
-      tool: { name: pkg.name, version: pkg.version },
-      target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
-      options,
-      startedAt: started.toISOString(),
-      durationMs: Math.round(performance.now() - t0),
-      results: gated.results,
-      summary: summarize(gated.results),
-      exitCode: exitCodeFor(gated.results, options, gated.stale),
-      ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
-      warnings,
-      notes,
-      requestsSent,
-      ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
-    };
-  } finally {
-    await mock?.close();
+    return { target, tls, close };
+  } catch (e) {
+    await close();
+    throw e;
   }
 }
 
 /** The baseline named by --expected-failures, read before the first request: a mistake in it is a
  * usage error naming the file and the entry. With --update-baseline a missing file is created. */
-function readBaseline(opts: SessionOptions, known: ReadonlySet<string>): Baseline | undefined {
+export function readBaseline(opts: Pick<SessionOptions, 'expectedFailures' | 'updateBaseline'>, known: ReadonlySet<string>): Baseline | undefined {
   if (opts.updateBaseline && !opts.expectedFailures) throw new UsageError('--update-baseline writes the file --expected-failures names: give one');
   if (!opts.expectedFailures) return undefined;
   if (opts.updateBaseline && !existsSync(opts.expectedFailures)) return undefined;
@@ -180,14 +199,14 @@ function readTls(flags: TlsFlags | undefined): TlsSettings | undefined {
 
 /** What the reports say of TLS: the choices, not the key's file (a reader needs the CA and the
  * certificate to judge the run; where the key lies is nobody's business). */
-function tlsOfReport(tls: TlsSettings): NonNullable<RunReport['target']['tls']> {
+export function tlsOfReport(tls: TlsSettings): NonNullable<RunReport['target']['tls']> {
   const { insecure, caCert, clientCert } = tls.flags;
   return { insecure: !!insecure, ...(caCert ? { caCert } : {}), ...(clientCert ? { clientCert } : {}) };
 }
 
 /** A server that cannot be reached at all (refused, unknown, a TLS failure), or that refuses the key
  * on every request, is a usage problem (exit 2, one line), not fifty failed checks. */
-async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
+export async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
   const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 64 * 1024 }, target.tls);
   const auth = { ...target.headers, authorization: `Bearer ${target.apiKey}` };
   const refused = (status?: number) => status === 401 || status === 403;
@@ -215,4 +234,27 @@ async function probe(target: Target, connectTimeoutMs: number, signal: AbortSign
   } finally {
     await http.close();
   }
+}
+
+/** What the run asked a server to generate: the max_tokens of its chat requests, summed (a hosted
+ * service bills each token, a small engine has little context), and how many asked no cap at all. */
+export function costOf(requests: readonly RequestSpec[]): { maxTokens: number; uncapped: number } {
+  let maxTokens = 0;
+  let uncapped = 0;
+  for (const r of requests) {
+    if (r.method !== 'POST' || !r.url.includes('/v1/chat/completions')) continue;
+    let body: unknown;
+    try {
+      body = JSON.parse(r.body ?? '');
+    } catch {
+      continue;
+    }
+    // A body that is no object asks nothing to be generated: it is refused.
+    if (!body || typeof body !== 'object' || Array.isArray(body)) continue;
+    const cap = (body as { max_tokens?: unknown }).max_tokens;
+    // A cap that is no count (3.5, -1) asks nothing: it is refused.
+    if (cap === undefined || cap === null) uncapped++;
+    else if (Number.isSafeInteger(cap) && (cap as number) >= 0) maxTokens += cap as number;
+  }
+  return { maxTokens, uncapped };
 }

@@ -2,11 +2,12 @@
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, blockedOn, errorBodyProblem, judged, needed, notServed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
+import { answerTo, blockedOn, controlVerdict, errorBodyProblem, fieldRefusal, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
+import { eachReading } from './each.js';
 
 /** A prompt whose answer an obedient model knows in advance; any other answer works too, as long as
  * it reproduces. */
@@ -16,7 +17,7 @@ const DOCUMENT_LIMIT = 4;
 const FILLERS = ['~~~1', '~~~2', '~~~3', '~~~4'];
 
 /** Reproducible where the catalog allows: seed and temperature 0 (fit drops what it does not declare). */
-const repeatBody = (model: string, extra: ChatBody = {}): ChatBody => ({ model, messages: [{ role: 'user', content: REPEAT_PROMPT }], seed: 7, temperature: 0, max_tokens: 128, ...extra });
+const repeatBody = (model: string, extra: ChatBody = {}): ChatBody => ({ model, messages: [{ role: 'user', content: REPEAT_PROMPT }], seed: 7, temperature: 0, max_tokens: 64, ...extra });
 
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
 
@@ -51,7 +52,7 @@ function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { prob
     const again = await c.send({ ...once.request, repeat: 1 }, `${once.label}, sent again`);
     const reads = [once, again].map((ex) => readAnswer(ex, false));
     for (const r of reads) {
-      if (r.broken.served !== undefined) return { problem: `the reproducible request without stop got no answer: ${r.broken.served}` };
+      if (r.broken.served !== undefined) return { problem: `the reproducible request without stop got no answer: ${r.broken.served}`, blockedBy: fieldRefusal(r)?.owner };
       const blocked = blockedOn(r, ['content']);
       if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
     }
@@ -61,7 +62,8 @@ function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { prob
     if (!picked) return { problem: `the answer is too short to pick stop sequences from: ${show(first)}` };
     if (path.stream) {
       const streamed = readAnswer(await ask(c, path, repeatBody(path.model!), 'reproducible answer without stop'), true);
-      if (streamed.broken.served !== undefined) return { problem: `the reproducible request without stop, streamed, got no answer: ${streamed.broken.served}` };
+      if (streamed.broken.served !== undefined)
+        return { problem: `the reproducible request without stop, streamed, got no answer: ${streamed.broken.served}`, blockedBy: fieldRefusal(streamed)?.owner };
       const blocked = blockedOn(streamed, needed('stream', ['content']));
       if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
       if (streamed.content !== first) return { problem: `streamed, the same request answers ${show(streamed.content)}, not ${show(first)}` };
@@ -82,8 +84,16 @@ const sequenceOf = (ref: Reference, form: string) => (form === 'span' ? ref.span
 const stopField = (ref: Reference, form: string, largest: number): string | string[] => (form === 'string' ? ref.word : form === 'span' ? [ref.span] : arrayOf(ref, largest));
 
 /** An array of `size` sequences: fillers the answer never holds, then the word it holds, last, so a
- * server that honours only the first sequence (or the first few) does not cut the answer. */
-const arrayOf = (ref: Reference, size: number) => [...FILLERS.slice(0, size - 1), ref.word];
+ * server that honours only the first sequence (or the first few) does not cut the answer. Without a
+ * reference (the answer does not reproduce) only fillers: whether the array is accepted does not
+ * depend on where it cuts. */
+const arrayOf = (ref: Reference | undefined, size: number) => (ref ? [...FILLERS.slice(0, size - 1), ref.word] : FILLERS.slice(0, size));
+
+/** The reference, or undefined with a note saying why the acceptance rules were judged on fillers. */
+async function referenceOrFillers(ctx: CheckContext, path: ApiPath): Promise<{ ref?: Reference; notes?: string[] }> {
+  const ref = await reference(ctx, path);
+  return 'problem' in ref ? { notes: [`no sequence could be picked from the answer (${ref.problem}): fillers it never holds were sent, which acceptance needs no more than`] } : { ref };
+}
 
 /** Without a reference answer the cut cannot be known. */
 const noReference = (ref: { problem: string; blockedBy?: string }) => notTested(ref.problem, ref.blockedBy);
@@ -107,13 +117,40 @@ async function stopped(ctx: CheckContext, path: ApiPath, reads: readonly Part[],
 const STOPPING = { stream: STREAM, model: modelsTaking('stop') };
 const ON_FORMS = { ...STOPPING, form: FORMS };
 
-/** A rule about a stopped answer, where the sequence's place in the unstopped one is known. */
-const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict) =>
-  judged(
+/** A rule about a stopped answer, where the sequence's place in the unstopped one is known; under
+ * load, on each answer to the stop request, against the reference made alone before the sweep. */
+const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict) => ({
+  ...judged(
     reads,
     (ctx, path) => stopped(ctx, path, reads, self),
     (got) => rule(got.a, got.seq, got.ref),
-  );
+  ),
+  onEach: eachReading(
+    reads,
+    (a, known) => {
+      const stop = known.refs.stop as StopUnderLoad | undefined;
+      return stop ? rule(a, stop.seq, stop.ref) : notTested('no stop sequence was picked before the sweep');
+    },
+    { kinds: ['stop'] },
+  ),
+});
+
+/** What a load's stop request is judged against: the reference answer, and the word sent as stop. */
+interface StopUnderLoad {
+  ref: Reference;
+  seq: string;
+}
+
+/** A load's stop request (a word of the reproducible answer, as a string) and what it is judged
+ * against, once the answer reproduced alone, streamed and not; or why there is none. */
+export async function stopUnderLoad(ctx: CheckContext, model: string): Promise<{ body: ChatBody; known: StopUnderLoad } | { problem: string }> {
+  const ref = await reference(ctx, { model, stream: true });
+  if ('problem' in ref) return { problem: ref.problem };
+  return { body: repeatBody(model, { stop: ref.word }), known: { ref, seq: ref.word } };
+}
+
+/** The reproducible request without stop: the seeded request of a load. */
+export const seededBody = (model: string) => repeatBody(model);
 
 /** Where the unstopped answer ends if the sequence stops it: just after its first occurrence. */
 const cutEnd = (ref: Reference, seq: string) => ref.text.indexOf(seq) + seq.length;
@@ -127,7 +164,12 @@ export const stopString: CheckDef = {
     'Sends the reproducible request ("Repeat exactly: ...") with a word of its own answer as a string, streamed and not: a server that takes stop only as an array refuses it, where the same request without stop was served; shown by fault stop-string-refused.',
   paths: STOPPING,
   reads: ['served'],
-  run: (ctx, path) => onStopped('stop.string', [], () => pass()).run(ctx, { ...path, form: 'string' }),
+  async run(ctx, path) {
+    const { ref, notes } = await referenceOrFillers(ctx, path);
+    if (ref) return onStopped('stop.string', [], () => pass()).run(ctx, { ...path, form: 'string' });
+    const got = await answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: FILLERS[0] }), `stop ${JSON.stringify(FILLERS[0])}`), path, [], { what: 'stop as a string' });
+    return got.verdict ?? pass(notes);
+  },
 };
 
 /** Array sizes to send: 1 and 4, both ends of what section 8 allows, or up to what the catalog
@@ -148,8 +190,7 @@ export const stopArray: CheckDef = {
   paths: STOPPING,
   reads: ['served'],
   async run(ctx, path) {
-    const ref = await reference(ctx, path);
-    if ('problem' in ref) return noReference(ref);
+    const { ref, notes = [] } = await referenceOrFillers(ctx, path);
     const { sizes, declared } = await arraySizes(ctx, path.model!);
     const wrong: string[] = [];
     const got = await Promise.all(
@@ -161,7 +202,7 @@ export const stopArray: CheckDef = {
     if (wrong.length) return fail(wrong.join('; '));
     const open = got.find((g) => g.verdict);
     if (open) return open.verdict!;
-    return pass(declared !== undefined && declared < DOCUMENT_LIMIT ? [`the catalog declares stop.max_items ${declared}, so arrays of up to ${sizes.at(-1)} were sent`] : undefined);
+    return pass([...notes, ...(declared !== undefined && declared < DOCUMENT_LIMIT ? [`the catalog declares stop.max_items ${declared}, so arrays of up to ${sizes.at(-1)} were sent`] : [])]);
   },
 };
 
@@ -225,18 +266,19 @@ export const exactPrefix: CheckDef = {
 };
 
 /** Five sequences: one more than section 8 allows. */
-const fiveBody = (ref: Reference, model: string) => repeatBody(model, { stop: arrayOf(ref, DOCUMENT_LIMIT).concat('~~~5') });
+const fiveBody = (ref: Reference | undefined, model: string) => repeatBody(model, { stop: [...arrayOf(ref, DOCUMENT_LIMIT), '~~~5'] });
 
 /** The answer to five sequences, once four were accepted on the same path: without that control a
  * refusal proves nothing. */
 async function five(ctx: CheckContext, path: ApiPath): Promise<{ ex: Exchange; verdict?: undefined } | { ex?: undefined; verdict: Verdict }> {
-  const ref = await reference(ctx, path);
-  if ('problem' in ref) return { verdict: noReference(ref) };
+  // Whether five are refused does not depend on where a sequence cuts: without a reference, fillers.
+  const { ref } = await referenceOrFillers(ctx, path);
   const { declared } = await arraySizes(ctx, path.model!);
   if (declared !== undefined && declared < DOCUMENT_LIMIT) return { verdict: notTested(`the catalog declares stop.max_items ${declared}: four are not accepted either`) };
   // The control asks only that four be served: a broken field of its answer is its owner's to report.
-  const four = notServed(await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`), !!path.stream);
-  if (four) return { verdict: notTested(`the control failed: stop as an array of 4 was not served (${four}): see stop.array`, 'stop.array') };
+  const four = await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`);
+  const control = controlVerdict(four, !!path.stream, (why) => `the control failed: stop as an array of 4 was not served (${why}): see stop.array`, 'stop.array');
+  if (control) return { verdict: control };
   const ex = await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5');
   ctx.cite(ex);
   return { ex };
@@ -254,7 +296,7 @@ export const fiveRefused: CheckDef = {
   section: '8',
   level: 'must',
   audit:
-    'Sends the array of four, then the same array with a fifth filler, streamed and not: a server that drops the fifth or ignores the limit serves the five where it must refuse them, and a 404 or a 5xx is no refusal; shown by faults stop-five-accepted, stop-five-404 and stop-five-500.',
+    'Sends the array of four, then the same array with a fifth filler, streamed and not: a server that drops the fifth or ignores the limit serves the five where it must refuse them, and a 404 or a 5xx is no refusal; where the answer does not reproduce, the arrays are fillers alone, for a refusal does not depend on where a sequence cuts; shown by faults stop-five-accepted, stop-five-404, stop-five-500 and stop-five-accepted-answer-varies.',
   paths: STOPPING,
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
   reads: [],

@@ -5,11 +5,12 @@ import { validator } from '../schemas/index.js';
 import { ask, chat, choicesOf, DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
 import { basicBody } from './chat.js';
 import { MODELS } from './paths.js';
-import { answersOfRun, BASIC_OWNERS, blockedOn, readAnswer, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
+import { answersOfRun, BASIC_OWNERS, blockedOn, readAnswer, soundChunk, unservedVerdict, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { excerpt, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { parseSse, type SseFinding, type SseFindingKind } from '../engine/sse.js';
+import type { OnEach } from './each.js';
 
 /** The basic request streamed, as every streamed path of the kit asks it (with include_usage): the
  * chat suite's stream paths read the same answer. */
@@ -40,12 +41,13 @@ export const onStream = (
   rule: (s: StreamRead, ex: Exchange, a: Answer) => Verdict,
   owners: RequestOwners | null = BASIC_OWNERS,
   every?: EveryStream,
-): Pick<CheckDef, 'reads' | 'run' | 'last'> => ({
+): Pick<CheckDef, 'reads' | 'run' | 'last' | 'onEach'> => ({
   reads,
-  ...(every ? { last: true } : {}),
+  ...(every ? { last: true, onEach: eachStream(reads, rule, every.asked) } : {}),
   async run(ctx: CheckContext, path: ApiPath): Promise<Verdict> {
     const ex = await send(ctx, path.model!);
     const a = readAnswer(ex, true);
+    if (a.unserved !== undefined) return unservedVerdict(a);
     const own = owners === null ? (a.broken.served ?? (reads.includes('events') ? a.broken.events : undefined)) : undefined;
     if (own !== undefined) return fail(own);
     const verdict = blockedOn(a, reads, owners ?? {}) ?? rule(a.read ?? readStream(ex), ex, a);
@@ -68,6 +70,13 @@ export const onStream = (
     if (!wrong.length) return verdict;
     return fail([...(verdict.outcome === 'fail' ? [`the basic stream: ${verdict.message}`] : []), ...wrong].join('; '), verdict.notes);
   },
+});
+
+/** The rule of every stream, under load: on each streamed answer `asked` accepts, once the parts it reads are sound. */
+const eachStream = (reads: Part[], rule: (s: StreamRead, ex: Exchange, a: Answer) => Verdict, asked?: EveryStream['asked']): OnEach => ({
+  way: 'stream',
+  ...(asked ? { asked } : {}),
+  judge: (a) => blockedOn(a, reads, BASIC_OWNERS) ?? rule(a.read ?? readStream(a.ex), a.ex, a),
 });
 
 /** A rule of the basic stream held on every stream of the run too (those `asked` accepts). */
@@ -211,6 +220,8 @@ export const chunkSchema: CheckDef = {
     const wrong = payloads
       .filter((p) => p.json !== undefined && typeof p.json === 'object' && p.json !== null && !Array.isArray(p.json))
       .flatMap((p) => {
+        // A chunk sound as a whole is sound without the fields other checks own.
+        if (soundChunk(p.json as Record<string, unknown>)) return [];
         const v = validChunk(ownFields(p.json));
         return v.ok ? [] : [`event ${p.at}: ${v.errors.join(', ')}`];
       });

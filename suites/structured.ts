@@ -2,14 +2,12 @@
 // that may take response_format (declared in the catalog, or not described there: a refusal then
 // leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, judged, type Answer, type Part } from './answer.js';
+import { inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { answerTo, askWithRoom, judged, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
-
-/** Room for a reasoning model to think before it answers; the JSON itself is short. */
-const MAX_TOKENS = 1024;
+import { eachReading } from './each.js';
 
 /** The schema asks for what the prompt does not: a `kind` of one allowed value. A server that takes
  * json_schema for json_object gets an object of the keys the prompt names (name, age, tags), which
@@ -28,19 +26,23 @@ const PERSON = {
 
 // The prompt asks for prose and names JSON only as the format the request sets (OpenAI refuses
 // json_object when no message says JSON): a server that ignores response_format answers prose.
-const jsonObjectBody = (model: string): ChatBody => ({
-  model,
-  messages: [{ role: 'user', content: 'Write two short sentences about a cat (the request sets the format: JSON).' }],
-  response_format: { type: 'json_object' },
-  max_tokens: MAX_TOKENS,
-});
+const jsonObjectBody =
+  (model: string) =>
+  (cap: number): ChatBody => ({
+    model,
+    messages: [{ role: 'user', content: 'Write two short sentences about a cat (the request sets the format: JSON).' }],
+    response_format: { type: 'json_object' },
+    max_tokens: cap,
+  });
 
-const jsonSchemaBody = (model: string): ChatBody => ({
-  model,
-  messages: [{ role: 'user', content: 'Invent a person: a name, an age and a few tags.' }],
-  response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema: PERSON } },
-  max_tokens: MAX_TOKENS,
-});
+export const jsonSchemaBody =
+  (model: string) =>
+  (cap: number): ChatBody => ({
+    model,
+    messages: [{ role: 'user', content: 'Invent a person: a name, an age and a few tags.' }],
+    response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema: PERSON } },
+    max_tokens: cap,
+  });
 
 const shown = (v: unknown) => {
   const s = v === undefined ? 'nothing' : JSON.stringify(v);
@@ -49,10 +51,19 @@ const shown = (v: unknown) => {
 
 /** The content of the answer as JSON, or the verdict that ends the check: an answer that did not
  * end naturally (length, content_filter) may be cut mid-JSON, which proves nothing. */
-async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body: ChatBody): Promise<{ value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict }> {
-  const got = await answerTo(ctx, await ask(ctx, path, body, `response_format ${kind}`), path, READS, { what: `response_format ${kind}`, feature: 'response_format' });
-  if (got.verdict) return got;
-  const a: Answer = got.answer;
+async function contentJson(
+  ctx: CheckContext,
+  path: ApiPath,
+  kind: string,
+  body: (cap: number) => ChatBody,
+): Promise<{ value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict }> {
+  // The JSON itself is short; a reasoning model that thinks past the first cap is given room (ROOM).
+  const got = await answerTo(ctx, await askWithRoom(ctx, path, body, `response_format ${kind}`), path, READS, { what: `response_format ${kind}`, feature: 'response_format' });
+  return got.verdict ? got : jsonOf(got.answer, kind);
+}
+
+/** The content of an answer as JSON, or the verdict that ends the check. */
+function jsonOf(a: Answer, kind: string): { value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict } {
   if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
   try {
     return { value: JSON.parse(a.content) };
@@ -64,13 +75,27 @@ async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body:
 const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };
 const READS: Part[] = ['content', 'finish_reason'];
 
-/** A rule about the JSON content of a response_format request, on both paths. */
-const onContent = (kind: string, body: (model: string) => ChatBody, rule: (value: unknown) => Verdict) =>
-  judged<{ value: unknown }>(
+/** A rule about the JSON content of a response_format request, on both paths; under load, on each
+ * answer to the json_schema request. */
+const onContent = (kind: string, body: (model: string) => (cap: number) => ChatBody, rule: (value: unknown) => Verdict) => ({
+  ...judged<{ value: unknown }>(
     READS,
     (ctx, path) => contentJson(ctx, path, kind, body(path.model!)),
     (got) => rule(got.value),
-  );
+  ),
+  ...(kind === 'json_schema'
+    ? {
+        onEach: eachReading(
+          READS,
+          (a) => {
+            const got = jsonOf(a, kind);
+            return got.verdict ?? rule(got.value);
+          },
+          { kinds: ['json-schema'] },
+        ),
+      }
+    : {}),
+});
 
 export const jsonObject: CheckDef = {
   id: 'structured.json-object',

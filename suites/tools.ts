@@ -2,11 +2,13 @@
 // function calling, streamed and not, on the models under test that may take tools (those the
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, choicesOf, readStream, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, judged, type Answer, type Part, type ToolCallRead } from './answer.js';
+import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { answerTo, askWithRoom, heldOnEvery, judged, partOnEveryAnswer, ROOM, type Answer, type Part } from './answer.js';
+import type { ToolCallRead } from './tool-deltas.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
+import { eachReading, type Known } from './each.js';
 
 /** The tools every request declares. Strict: so the arguments can be held to the schemas. */
 const TOOL_SET = [
@@ -51,14 +53,16 @@ const ASK = [{ role: 'user', content: 'What is the weather in Paris right now, i
  * answers it in words, where one that honours it must call a tool anyway. */
 const UNINVITED = [{ role: 'user', content: 'Say hello in one short sentence.' }];
 const askFor = (choice: string) => (choice === 'required' ? UNINVITED : ASK);
-/** Room for a reasoning model to think before it calls; a tool call itself is short. */
-const MAX_TOKENS = 1024;
+/** A tool result needs only to be answered, not answered in full. */
+const RESULT_CAP = 16;
 
 /** The values of tool_choice, by name: the named form names one declared function. */
 const CHOICES: Record<string, unknown> = { auto: 'auto', required: 'required', none: 'none', named: { type: 'function', function: { name: NAMED } } };
 const CHOICE_AXIS: readonly AxisPoint[] = Object.keys(CHOICES).map((c) => ({ value: c, label: c === 'named' ? `tool_choice naming ${NAMED}` : `tool_choice ${c}` }));
 
-const asked = (model: string, choice: string): ChatBody => ({ model, messages: askFor(choice), tools: TOOL_SET, tool_choice: CHOICES[choice], max_tokens: MAX_TOKENS });
+const asked =
+  (model: string, choice: string) =>
+  (cap: number): ChatBody => ({ model, messages: askFor(choice), tools: TOOL_SET, tool_choice: CHOICES[choice], max_tokens: cap });
 
 /** What the tool "returns" in the follow-up turn. */
 const RESULTS: Record<FunctionName, object> = {
@@ -99,7 +103,7 @@ function callProblems(call: ToolCallRead): string[] {
 const ON_TOOLS = { stream: STREAM, model: modelsTaking('tools') };
 
 /** The tool request under one tool_choice, on a path: one exchange, whichever checks read it. */
-export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) => ask(ctx, path, asked(path.model!, choice), CHOICE_AXIS.find((c) => c.value === choice)!.label);
+export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) => askWithRoom(ctx, path, asked(path.model!, choice), CHOICE_AXIS.find((c) => c.value === choice)!.label);
 
 /** The answer to a tool request on a path, with the parts a rule reads sound, or the verdict that
  * ends the check. Its being served is tools.finish-reason's to judge, which asks every choice. */
@@ -114,17 +118,26 @@ async function answered(
   return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy: own ? undefined : 'tools.finish-reason', feature: 'tools' });
 }
 
-/** A rule about the answer under one tool_choice (the path's, when not named), and the parts it reads. */
-const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) =>
-  judged<{ answer: Answer }>(
+/** The tool_choice of the load's tool request (a call it is sure to make). */
+const UNDER_LOAD = 'required';
+
+/** A rule about the answer under one tool_choice (the path's, when not named), and the parts it
+ * reads; under load, on each answer to the tool request when it is that choice's. */
+const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) => ({
+  ...judged<{ answer: Answer }>(
     reads,
     (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads),
     (got) => rule(got.answer),
-  );
+  ),
+  ...(choice === UNDER_LOAD ? { onEach: eachReading(reads, rule, { kinds: ['tools'] }) } : {}),
+});
+
+/** The tool request of a load: the one the rules judge under tool_choice "required". */
+export const toolBody = (model: string) => asked(model, UNDER_LOAD)(ROOM[0]);
 
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
-const cutBeforeCall = (a: Answer) => (a.finishReason === 'length' ? notTested(`generation reached max_tokens (${MAX_TOKENS}) before any tool call`) : undefined);
+const cutBeforeCall = (a: Answer) => (a.finishReason === 'length' ? notTested(`generation reached max_tokens (${ROOM.at(-1)}) before any tool call`) : undefined);
 /** Or inside one: "length" with a call whose arguments end before their JSON does (a server-side cap
  * below max_tokens). Whether a limit was reached is chat.length-only-at-cap's to judge, not the
  * tools checks'. */
@@ -141,14 +154,18 @@ export const finishReason: CheckDef = {
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS },
   // Whether a call was made is read leniently: the calls' shape is tools.call-valid's and tools.stream's.
   reads: ['finish_reason'],
+  onEach: eachReading(['finish_reason'], (a) => endsAsCalled(a), { kinds: ['tools'] }),
   async run(ctx, path) {
     const got = await answered(ctx, path, String(path.choice), ['finish_reason'], true);
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : (cutInCall(a) ?? fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`));
-    return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
+    return got.verdict ?? endsAsCalled(got.answer);
   },
 };
+
+/** "tool_calls" exactly when the message calls a tool. */
+function endsAsCalled(a: Answer): Verdict {
+  if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : (cutInCall(a) ?? fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`));
+  return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
+}
 
 export const requiredCalls: CheckDef = {
   id: 'tools.required',
@@ -172,22 +189,30 @@ export const validCalls: CheckDef = {
   convention: 'Tool definitions and calls are not shown; by convention a call names one of the functions the request declares, with arguments as JSON text.',
   paths: { ...ON_TOOLS, choice: CHOICE_AXIS.filter((c) => c.value !== 'none') },
   reads: ['tool-calls', 'finish_reason'],
+  // Owner of the tool calls' shape on a JSON answer (tools.stream owns the deltas of a stream): on
+  // the path of the first choice it holds every other JSON answer of the run to it too, so it runs last.
+  last: true,
+  onEach: {
+    kinds: ['tools'],
+    judge: (a: Answer, known: Known) => eachReading(a.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason'], (b) => callsValid(b, UNDER_LOAD)).judge(a, known),
+  },
   async run(ctx, path) {
-    // Owner of the tool calls' shape on a JSON answer (tools.stream owns the deltas of a stream).
     const got = await answered(ctx, path, String(path.choice), path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']);
-    if (got.verdict) return got.verdict;
-    const a = got.answer;
-    const shape = path.stream ? undefined : a.broken['tool-calls'];
-    // No call where one was due is the forcing check's to fail (tools.required, tools.named).
-    const forcedBy = path.choice === 'required' ? 'tools.required' : path.choice === 'named' ? 'tools.named' : undefined;
-    if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
-    if (!shape) {
-      const cut = cutInCall(a);
-      if (cut) return cut;
-    }
-    return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+    const own = got.verdict ?? callsValid(got.answer, String(path.choice));
+    if (path.stream || path.choice !== CHOICE_AXIS[0].value) return own;
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, false, 'tool-calls', got.answer ? [got.answer.ex] : [], own.outcome !== 'fail'), 'the answer under tool_choice auto');
   },
 };
+
+/** Each call of an answer under `choice` names a declared function with JSON arguments; on a JSON
+ * answer, the calls' shape too. */
+function callsValid(a: Answer, choice: string): Verdict {
+  const shape = a.stream ? undefined : a.broken['tool-calls'];
+  // No call where one was due is the forcing check's to fail (tools.required, tools.named).
+  const forcedBy = choice === 'required' ? 'tools.required' : choice === 'named' ? 'tools.named' : undefined;
+  if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
+  return (shape ? undefined : cutInCall(a)) ?? failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+}
 
 export const strictArguments: CheckDef = {
   id: 'tools.strict-arguments',
@@ -202,9 +227,12 @@ export const strictArguments: CheckDef = {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
     if (!calls.length && cutInCall(a)) return cutInCall(a)!;
     if (!calls.length)
-      return notTested(
-        'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
-        a.toolCalls.length ? 'tools.call-valid' : 'tools.required',
+      return (
+        (a.toolCalls.length ? undefined : cutBeforeCall(a)) ??
+        notTested(
+          'the tool_choice "required" answer holds no call of a declared function with JSON arguments: see tools.required, tools.call-valid',
+          a.toolCalls.length ? 'tools.call-valid' : 'tools.required',
+        )
       );
     const wrong = calls.flatMap((c) => {
       const v = validateWith(DECLARED.get(String(c.name)), JSON.parse(c.arguments));
@@ -235,46 +263,48 @@ export const namedCall: CheckDef = {
     'Asks the weather question with tool_choice naming get_time, the tool the question does not invite, streamed and not: a server that ignores the named form (takes it for auto or required) calls get_weather, the tool the question asks for; shown by fault tools-named-ignored.',
   convention: 'The named form of tool_choice is not shown; by convention {type: "function", function: {name}} forces a call of that function.',
   paths: ON_TOOLS,
-  ...under('named', ['finish_reason'], (a) => {
-    if (!a.toolCalls.length) return cutBeforeCall(a) ?? fail(`tool_choice named ${NAMED}, but the message calls no tool (${ended(a)})`);
-    const others = a.toolCalls.map((c) => c.name).filter((n) => n !== NAMED);
-    return others.length ? fail(`tool_choice named ${NAMED}, but the model called ${others.map(shown).join(', ')}`) : pass();
-  }),
+  ...judged<{ answer: Answer }>(
+    ['tool-calls', 'finish_reason'],
+    // The name a client reads off a stream is the one its deltas join to (tools.stream's part); off a
+    // JSON answer, the message's own, whatever else of the call is wrong.
+    (ctx, path) => answered(ctx, path, 'named', path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']),
+    ({ answer: a }) => {
+      if (!a.toolCalls.length) return cutBeforeCall(a) ?? fail(`tool_choice named ${NAMED}, but the message calls no tool (${ended(a)})`);
+      const others = a.toolCalls.map((c) => c.name).filter((n) => n !== NAMED);
+      return others.length ? fail(`tool_choice named ${NAMED}, but the model called ${others.map(shown).join(', ')}`) : pass();
+    },
+  ),
 };
 
 export const streamedDeltas: CheckDef = {
   id: 'tools.stream',
-  title: "Streamed, each tool call's first delta carries index, id and function.name",
+  title: "Streamed, each tool call's deltas join as the official clients join them",
   section: '6',
   level: 'should',
   audit:
-    'Reads the tool-call deltas of the stream asked with tool_choice "required": a server whose first delta of a call lacks its id or function.name leaves a client unable to assemble the call; shown by faults tools-stream-delta-without-id and tools-stream-delta-without-name.',
-  convention: 'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id and function.name, then argument fragments under the same index.',
+    'Joins the tool-call deltas of the stream asked with tool_choice "required", and of every other tool-call stream the run received for the model (auto, named), as openai-node, openai-python and the AI SDK do: a server whose first delta of a call lacks id, type "function" or function.name, that sends a delta without a function object, or the id or name again on a later delta, numbers a call other than 0, 1, 2 in order, interleaves two calls or sends a delta without an index leaves a client with a call other than the one meant, or an error; shown by faults tools-stream-delta-without-id, tools-stream-delta-without-name, tools-stream-delta-without-type, tools-stream-delta-without-function, tools-stream-delta-repeats-id-name, tools-stream-index-from-one, tools-stream-calls-interleaved and engine-stream-tool-delta-no-index.',
+  convention:
+    'Chunk fields are not shown; by convention a tool call streams as a first delta with index, id, type "function" and function.name, then argument fragments under the same index, one call after another, indexed 0, 1, 2.',
   paths: { stream: STREAM_ONLY, model: modelsTaking('tools') },
   reads: ['tool-calls', 'finish_reason'],
+  // Also holds the rule on the other tool-call streams of the run, once they are all received.
+  last: true,
+  onEach: eachReading(['finish_reason'], (a) => deltasWhole(a), { kinds: ['tools'], way: 'stream' }),
   async run(ctx, path) {
-    // Owner of the tool-call deltas' shape on a stream.
+    // Owner of the tool-call deltas on a stream: the part as suites/tool-deltas.ts joins it.
     const got = await answered(ctx, path, 'required', ['finish_reason']);
-    if (got.verdict) return got.verdict;
-    const s = readStream(got.answer.ex);
-    const seen = new Set<number>();
-    const shape = got.answer.broken['tool-calls'];
-    const problems: string[] = shape ? [shape] : [];
-    for (const { at, chunk } of s.chunks)
-      for (const choice of choicesOf(chunk)) {
-        const deltas = (choice.delta as { tool_calls?: unknown } | undefined)?.tool_calls;
-        if ((choice.index ?? 0) !== 0 || !Array.isArray(deltas)) continue;
-        for (const d of deltas as { index?: unknown; id?: unknown; function?: { name?: unknown } | null }[]) {
-          if (typeof d?.index !== 'number' || seen.has(d.index)) continue;
-          seen.add(d.index);
-          const lacks = [typeof d.id === 'string' && d.id ? '' : 'id', typeof d.function?.name === 'string' && d.function.name ? '' : 'function.name'].filter(Boolean);
-          if (lacks.length) problems.push(`event ${at}: the first delta of tool call ${d.index} lacks ${lacks.join(' and ')}`);
-        }
-      }
-    if (!seen.size && !problems.length) return cutBeforeCall(got.answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required');
-    return failIfAny(problems);
+    const own = got.verdict ?? deltasWhole(got.answer);
+    return heldOnEvery(own, await partOnEveryAnswer(ctx, path.model!, true, 'tool-calls', got.answer ? [got.answer.ex] : [], own.outcome !== 'fail'), 'the tool_choice "required" stream');
   },
 };
+
+/** The tool calls of a stream join as the official clients join them (suites/tool-deltas.ts reads
+ * the part), and the stream asked to call one does. */
+function deltasWhole(answer: Answer): Verdict {
+  const shape = answer.broken['tool-calls'];
+  if (shape !== undefined) return fail(shape);
+  return answer.toolCalls.length ? pass() : (cutBeforeCall(answer) ?? notTested('the stream carried no tool-call delta: see tools.required', 'tools.required'));
+}
 
 export const resultAnswered: CheckDef = {
   id: 'tools.result-answered',
@@ -297,7 +327,7 @@ export const resultAnswered: CheckDef = {
       { role: 'assistant', content: usable ? first.answer!.content : '', tool_calls: sentBack.map((c) => ({ ...c, type: 'function' })) },
       ...sentBack.map((c) => ({ role: 'tool', tool_call_id: (c as { id: string }).id, content: JSON.stringify(RESULTS[(c as { function: { name: FunctionName } }).function.name] ?? { ok: true }) })),
     ];
-    const got = await answerTo(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: MAX_TOKENS }, 'conversation ending in a tool result'), path, [], {
+    const got = await answerTo(ctx, await ask(ctx, path, { model: path.model!, messages, tools: TOOL_SET, max_tokens: RESULT_CAP }, 'conversation ending in a tool result'), path, [], {
       what: 'a conversation ending in a tool result',
       feature: 'tools',
     });

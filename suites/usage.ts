@@ -3,7 +3,7 @@
 import { choicesOf, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { failIfAny, fail, pass, type Verdict } from '../engine/check.js';
 import { excerpt } from '../engine/exchanges.js';
-import { BASIC_OWNERS, blockedOn, needed, ownPart, readAnswer, type Part } from './answer.js';
+import { BASIC_OWNERS, blockedOn, fieldRefusal, needed, ownPart, readAnswer, type Part } from './answer.js';
 import { basic } from './chat.js';
 import { onEveryStream, onStream, plainStream, STREAM_PATHS, streamed } from './stream.js';
 
@@ -23,20 +23,29 @@ const askedUsage = (body: Record<string, unknown>) => (body.stream_options as { 
 
 const show = (v: unknown) => excerpt(JSON.stringify(v) ?? String(v), 160);
 
+const present = onEveryStream(
+  streamed,
+  STREAM_READ,
+  (s, _ex, a) => (usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, BASIC_OWNERS) : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`)),
+  askedUsage,
+);
+
 export const streamPresent: CheckDef = {
   id: 'usage.stream-present',
   title: 'With stream_options.include_usage true, the stream carries the usage, with integer prompt_tokens, completion_tokens and total_tokens',
   section: '6.2, 2.3',
   level: 'must',
   audit:
-    'Streams the basic request with stream_options.include_usage (every stream of the kit asks it) and reads every such stream of the run: a server that ignores include_usage sends no usage chunk, and one that sends it ill-typed fails too; shown by faults usage-stream-missing and usage-stream-shape.',
+    'Streams the basic request with stream_options.include_usage (every stream of the kit asks it) and reads every such stream of the run: a server that ignores include_usage sends no usage chunk, one that sends it ill-typed fails too, and one that refuses stream_options fails here alone (the checks that sent it only to share the stream are blocked by it); shown by faults usage-stream-missing, usage-stream-shape and stream-options-refused.',
   paths: STREAM_PATHS,
-  ...onEveryStream(
-    streamed,
-    STREAM_READ,
-    (s, _ex, a) => (usageChunks(s).length ? ownPart(a, 'usage', STREAM_READ, BASIC_OWNERS) : fail(`include_usage was true, yet none of the ${s.chunks.length} chunks carries a usage object`)),
-    askedUsage,
-  ),
+  ...present,
+  async run(ctx, path) {
+    // stream_options is this rule's to send: a server that refuses it fails here, and the checks
+    // that sent it only to share the stream are blocked by it (answer.ts, FIELD_OWNERS).
+    const refused = fieldRefusal(readAnswer(await streamed(ctx, path.model!), true));
+    if (refused?.owner === 'usage.stream-present') return fail(`the documented way to ask for usage in a stream (6.2) was refused: ${refused.why}`);
+    return present.run(ctx, path);
+  },
 };
 
 export const streamSingle: CheckDef = {

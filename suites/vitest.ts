@@ -1,9 +1,9 @@
 // `chat-api-conformance/vitest`: the kit's checks as a vitest suite, for teams whose server starts
 // inside their own tests. One describe per check, one test per path; a test fails exactly where a
 // run would fail (the exit code's rule). Every other path that did not pass is a skipped test with
-// its reason (vitest's skip note): a not-tested or skipped path, and a failure that does not fail the
-// run (a should without `strict: true`, a failure the baseline expects), which is also annotated
-// (a warning with what broke). None is a silent green tick. Each test's `task.meta.conformance`
+// its reason (vitest's skip note): a not-tested, not-served or skipped path, and one that broke
+// without failing the run (a should without `strict: true`, a failure the baseline expects, a flaky
+// path), which is also annotated (a warning with what broke). None is a silent green tick. Each test's `task.meta.conformance`
 // holds the verdict (check, path, level, outcome), for reporters (the JSON reporter writes it).
 //
 //   import { describeConformance } from 'chat-api-conformance/vitest';
@@ -88,14 +88,17 @@ export function conformanceCases(results: CheckResult[], opts: { strict?: boolea
       // any other outcome but a pass is shown as a skip with its reason, never as a pass.
       const fails = failsRun({ ...r, outcome: p.outcome }, gate);
       const shortfall = !fails && p.outcome !== 'pass';
+      // What broke without failing the run: a failure (a should without strict, one the baseline
+      // expects) or a flaky path (broken, then held when sent again).
       const failed = shortfall && p.outcome === 'fail';
+      const broke = failed || (shortfall && p.outcome === 'flaky');
       return {
         check: r.id,
         path: 'label' in p && p.label ? p.label : 'all',
         level: r.level,
         outcome: p.outcome,
         skip: shortfall ? `${failed ? `${r.level} failed (${r.expected ? 'the baseline expects it' : 'fails the run only with strict: true'})` : p.outcome}: ${p.message ?? ''}` : undefined,
-        warning: failed ? failure(r, p) : undefined,
+        warning: broke ? failure(r, p) : undefined,
         assert: () => {
           if (fails) throw new Error(failure(r, p));
         },

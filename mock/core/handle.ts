@@ -130,6 +130,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const draw = prng(random?.seed ?? 1);
   // `times` counts per fault reference: "the first N requests it applies to, then pass".
   const uses = new Map<string, number>();
+  // What faults keep across requests (the answers in flight, for the load faults): this mock's own.
+  const faultState = new Map<string, unknown>();
   let served = 0;
 
   const authenticate = (req: MockRequest): KeyDef | MockReply => {
@@ -340,7 +342,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const live = control.active && ROUTES[path] ? control.take(sender(req, path)) : undefined;
     const trace: Trace = { faults: live?.faults.length ? [...faults, ...live.faults] : [...faults], stream: false };
     let r = req;
-    const ctx = (params: Record<string, string>) => ({ config, params });
+    const ctx = (params: Record<string, string>) => ({ config, params, state: faultState });
     // The control counts its own (a fault's `times` there is the setting's, not the header's).
     let active = faults.length ? faults.filter(due) : NO_FAULTS;
     if (live?.faults.length) active = [...active, ...live.faults];

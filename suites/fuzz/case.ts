@@ -66,13 +66,21 @@ export function traitsOf(c: FuzzCase): string[] {
   const walk = (v: unknown, depth: number): void => {
     if (typeof v === 'string') for (const t of stringTraits(v)) found.add(t);
     else if (typeof v === 'number' && Number.isInteger(v) && (v > 2 ** 31 - 1 || v < -(2 ** 31))) found.add('an integer past 32 bits');
-    else if (v instanceof RawJson) found.add(/^[-\d]+$/.test(v.text) ? 'an integer past 53 bits' : /^\[+\]+$/.test(v.text) ? `nesting ${v.text.length / 2} deep` : `a number written ${v.text}`);
+    else if (v instanceof RawJson) found.add(rawTrait(v.text));
     else if (v && typeof v === 'object' && depth < 8) for (const x of Object.values(v)) walk(x, depth + 1);
   };
   walk(c.body, 0);
   if (c.duplicate) found.add(`${c.duplicate} written twice`);
   if (c.body.stream === true) found.add('streamed');
   return [...found];
+}
+
+/** What raw JSON text is there for: `nesting 1000 deep`, `an array of 10,000 items`. */
+function rawTrait(text: string): string {
+  if (/^[-\d]+$/.test(text)) return 'an integer past 53 bits';
+  if (/^\[+\]+$/.test(text)) return `nesting ${text.length / 2} deep`;
+  if (/^\[(0,)*0\]$/.test(text)) return `an array of ${((text.length - 1) / 2).toLocaleString('en-US')} items`;
+  return `a number written ${text}`;
 }
 
 /** `a valid request (streamed; characters outside the BMP)`. */

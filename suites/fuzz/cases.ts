@@ -8,8 +8,8 @@ import { RawJson, type FuzzCase } from './case.js';
 import { costlyEdgeCases, edgeCases, megabyte, nested, withContent } from './edge.js';
 import { FIELDS, wrongTypes, type Field, type JsonType } from './fields.js';
 import { A, invalidCases, refused } from './invalid.js';
-import { MACHINE_EDGES } from './numbers.js';
-import type { ModelSpace, Space } from './space.js';
+import { PAST_INT32 } from './numbers.js';
+import { rangeOf, type ModelSpace, type Space } from './space.js';
 import { asciiPiece, astral, longText, LONG_LENGTHS, loneSurrogate, textOf } from './text.js';
 import { smallBody, validBody } from './valid.js';
 
@@ -34,9 +34,14 @@ const wrongTypeOf = (m: ModelSpace, f: Field): FuzzCase => {
 const present = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 ** 30 });
 
 /** One valid request with the rare inputs: text outside the BMP, control characters, a string past
- * 4 KiB, an integer past 32 bits (a seed, where the model takes one), streamed with usage. */
+ * 4 KiB in its prompt and one past 64 KiB as a stop sequence (no prompt grows by it), an integer past
+ * 32 bits as its seed, streamed with usage; each where the model declares the field. The 64 KiB
+ * string comes before the 4 KiB one: shrinking leaves it out first, so a server that breaks past
+ * 4 KiB is shown the 4 KiB string alone. */
 function rareValid(m: ModelSpace): fc.Arbitrary<FuzzCase> {
-  const seed = !m.params || 'seed' in m.params;
+  const takes = (name: string) => !m.params || name in m.params;
+  const { min, max } = rangeOf(m, 'seed', { min: -(2 ** 63), max: 2 ** 63 - 1 });
+  const seeds = PAST_INT32.filter((e) => e >= min && e <= max);
   return fc
     .record({
       astral: present(textOf(astral, 1, 4)),
@@ -47,13 +52,15 @@ function rareValid(m: ModelSpace): fc.Arbitrary<FuzzCase> {
           3,
         ),
       ),
+      huge: present(longText(LONG_LENGTHS[1], LONG_LENGTHS[1] + 1024, asciiPiece)),
       long: present(longText(LONG_LENGTHS[0], LONG_LENGTHS[0] + 1024, asciiPiece)),
-      seed: present(fc.constantFrom(...MACHINE_EDGES.filter((e) => e > 2 ** 31))),
+      seed: present(seeds.length ? fc.constantFrom(...seeds) : fc.constant(undefined)),
       stream: present(fc.constant(true)),
     })
     .map((r) => {
       const body = withContent(smallBody(m), [r.astral, r.control, r.long].filter((s) => s !== undefined).join(' ') || 'Say OK.');
-      if (r.seed !== undefined && seed) body.seed = r.seed;
+      if (r.huge !== undefined && takes('stop')) body.stop = [r.huge];
+      if (r.seed !== undefined && takes('seed')) body.seed = r.seed;
       if (r.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
       return { expect: 'served', what: 'a valid request with rare inputs', body };
     });

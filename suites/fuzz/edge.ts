@@ -1,6 +1,6 @@
 // Legal JSON that many parsers reject or servers choke on: a lone surrogate, a key written twice,
 // nesting thousands deep, integers no double holds, an integer spelled `16.0`, empty arrays, strings
-// of a megabyte, a thousand messages, a field nobody declared. A 4xx is as right as an answer; a 5xx,
+// of a megabyte, a thousand messages, an array of 100,000 items, a field nobody declared. A 4xx is as right as an answer; a 5xx,
 // a dropped connection or a hang never is.
 import fc from 'fast-check';
 import { RawJson, type FuzzCase } from './case.js';
@@ -53,6 +53,9 @@ export function costlyEdgeCases(m: ModelSpace): fc.Arbitrary<FuzzCase>[] {
   return [
     fc.tuple(base, fc.constantFrom(...DEPTHS)).map(([b, depth]) => either(`an extra field nested ${depth} deep`, { ...b, x_conformance_nested: nested(depth) })),
     longContent(base, LONG_LENGTHS[1]),
+    fc
+      .tuple(base, identifier, fc.constantFrom(10_000, 100_000))
+      .map(([b, name, n]) => either(`a field the document does not list, an array of ${n.toLocaleString('en-US')} items`, { ...b, [`x_${name}`]: new RawJson(`[${'0,'.repeat(n - 1)}0]`) })),
     fc.tuple(base, fc.integer({ min: 200, max: 1_000 })).map(([b, n]) => either(`${n + 1} messages`, { ...b, messages: conversation(n) })),
   ];
 }

@@ -7,7 +7,7 @@ import { enumAt, schemaAt } from '../../schemas/index.js';
 import type { ParameterDescriptor } from '../api.js';
 import { RawJson, type FuzzCase } from './case.js';
 import { FIELDS, wrongTypes, type Field, type JsonType } from './fields.js';
-import { anyInteger, BEYOND_DOUBLE, fraction } from './numbers.js';
+import { anyInteger, BEYOND_DOUBLE, fraction, MACHINE_EDGES } from './numbers.js';
 import { emptyRange, rangeOf, type ModelSpace } from './space.js';
 import { identifier, text } from './text.js';
 import { STOP_MAX, validBody, type Body } from './valid.js';
@@ -98,7 +98,16 @@ function nestedCases(base: fc.Arbitrary<Body>, stopMax: number): fc.Arbitrary<Fu
       }),
     ),
     mutation(base, 'stop with an item that is not a string', fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)), (b, v) => ({ ...b, stop: ['###', v] })),
-    mutation(base, `stop with more than ${stopMax} sequences`, fc.array(text(8, 1), { minLength: stopMax + 1, maxLength: stopMax + 4 }), (b, stop) => ({ ...b, stop })),
+    mutation(
+      base,
+      `stop with more than ${stopMax} sequences`,
+      fc.oneof(
+        { arbitrary: fc.array(text(8, 1), { minLength: stopMax + 1, maxLength: stopMax + 4 }), weight: 3 },
+        // Far more: a server that copies them into a fixed array before it counts them breaks here.
+        { arbitrary: fc.tuple(text(8, 1), fc.constantFrom(1_000, 10_000)).map(([t, n]) => Array.from({ length: n }, () => t)), weight: 1 },
+      ),
+      (b, stop) => ({ ...b, stop }),
+    ),
     mutation(base, 'a tool that is not an object', fc.oneof(text(10), fc.integer()), (b, v) => ({ ...b, tools: [v] })),
     base.map((b) => refused('a tool without function', { ...b, tools: [{ type: 'function' }] })),
     mutation(base, 'a tool whose function has no name', text(20), (b, description) => ({ ...b, tools: [{ type: 'function', function: { description } }] })),
@@ -126,17 +135,27 @@ function nestedCases(base: fc.Arbitrary<Body>, stopMax: number): fc.Arbitrary<Fu
   ];
 }
 
+/** Past one end of a declared range: just past it, far past it, and for an integer the machine edges
+ * past it (2^31, 2^32, 2^53 - 1) and beyond what a double holds, tried on purpose as Schemathesis
+ * tries a range's bounds: a server that checks the range after storing the value in 32 bits breaks
+ * there, not at max + 1. */
 const above = (max: number, integer: boolean): fc.Arbitrary<number | RawJson> =>
   integer
     ? fc.oneof(
         fc.integer({ min: max + 1, max: Math.min(max + 2 ** 31, Number.MAX_SAFE_INTEGER) }),
-        fc.constantFrom(...BEYOND_DOUBLE).map((t) => new RawJson(t)),
+        ...edgesBeyond((e) => e > max),
+        fc.constantFrom(...BEYOND_DOUBLE.filter((t) => !t.startsWith('-'))).map((t) => new RawJson(t)),
       )
     : fc.double({ min: max + Math.max(1e-6, Math.abs(max) * 1e-6), max: Math.max(max * 10, max + 10), noNaN: true });
 const below = (min: number, integer: boolean): fc.Arbitrary<number> =>
   integer
-    ? fc.integer({ min: Math.max(min - 2 ** 31, Number.MIN_SAFE_INTEGER), max: min - 1 })
+    ? fc.oneof(fc.integer({ min: Math.max(min - 2 ** 31, Number.MIN_SAFE_INTEGER), max: min - 1 }), ...edgesBeyond((e) => e < min))
     : fc.double({ min: Math.min(min * 10, min - 10), max: min - Math.max(1e-6, Math.abs(min) * 1e-6), noNaN: true });
+/** The machine edges that pass the test, as one arbitrary, or none. */
+const edgesBeyond = (past: (e: number) => boolean): fc.Arbitrary<number>[] => {
+  const edges = MACHINE_EDGES.filter(past);
+  return edges.length ? [fc.constantFrom(...edges)] : [];
+};
 
 /** Values outside what the model's catalog entry declares: beyond each end, a fraction for an
  * integer, an undeclared enum value. Nothing is out of range where nothing is declared. */

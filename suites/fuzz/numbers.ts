@@ -16,6 +16,14 @@ export const BEYOND_DOUBLE = [
   '100000000000000000000000000000',
 ];
 
+/** The ends of a signed 64-bit integer, written as JSON text (no double holds the first): integers
+ * a server with 64-bit fields takes as they are, and one with 32-bit fields, or doubles, does not. */
+export const INT64_ENDS = ['9223372036854775807', '-9223372036854775808'] as const;
+
+/** The machine edges past a signed 32-bit integer, 2^31 first: what a field that overflows there is
+ * shrunk to. */
+export const PAST_INT32 = [2 ** 31, -(2 ** 31) - 1, 2 ** 32 - 1, 2 ** 32, 2 ** 53 - 1, -(2 ** 53 - 1)];
+
 /** An integer within [min, max], its ends and the machine edges inside it favoured. */
 export function integerIn(min: number, max: number): fc.Arbitrary<number> {
   const lo = Math.max(min, Number.MIN_SAFE_INTEGER);
@@ -32,6 +40,17 @@ export function numberIn(min: number, max: number): fc.Arbitrary<number> {
   const edges = [...new Set([min, max, min + Number.EPSILON * Math.max(1, Math.abs(min)), (min + max) / 2])].filter((v) => v >= min && v <= max);
   return fc.oneof({ arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }), weight: 3 }, { arbitrary: fc.constantFrom(...edges), weight: 1 });
 }
+
+/** The number written in exponent form (`5e-1`, `1E+0`): the same value to JSON (RFC 8259, 6), text
+ * that a hand-written number parser or a pattern for numbers may not take. */
+const inExponentForm = ([n, upper]: [number, boolean]): RawJson => {
+  const text = n.toExponential();
+  return new RawJson(upper ? text.toUpperCase().replace('E+', 'E') : text);
+};
+
+/** The numbers of `arb`, now and then written in exponent form (a failure there stays in that form). */
+export const sometimesInExponentForm = (arb: fc.Arbitrary<number>): fc.Arbitrary<number | RawJson> =>
+  fc.oneof({ arbitrary: arb, weight: 7 }, { arbitrary: fc.tuple(arb, fc.boolean()).map(inExponentForm), weight: 1 });
 
 /** A number that is not an integer: where an integer is expected, a wrong type. */
 export const fraction = fc.oneof(

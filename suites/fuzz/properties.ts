@@ -1,13 +1,14 @@
 // The rules every answer to a generated request is held to. Each owns one kind of failure, so one
-// defect breaks one property: a 5xx or a dropped connection is no-5xx's whatever the request was,
-// a hang within-timeout's; the others judge only answers that are neither.
+// defect breaks one property: a 5xx or a dropped connection is no-5xx's where the document obliges
+// the server to serve the request, no-5xx-refusable's where it may refuse it (section 7 leaves how
+// open), a hang within-timeout's; the others judge only answers that are neither.
 import { choicesOf, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
-import { errorBodyProblem, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
+import { errorBodyProblem, fieldRefusal, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
 import { bodyJson, type Exchange } from '../../engine/exchanges.js';
 import type { FuzzCase } from './case.js';
 import { undeclaredIn, type ModelSpace } from './space.js';
 
-export type PropertyId = 'no-5xx' | 'valid-served' | 'invalid-refused' | 'served-shape' | 'within-timeout';
+export type PropertyId = 'no-5xx' | 'no-5xx-refusable' | 'valid-served' | 'invalid-refused' | 'served-shape' | 'within-timeout';
 
 /** Why an answer breaks a property; undefined when it holds; null when the answer is not the
  * property's to judge (a refusal, for the rule about served answers). `ignore`: parts of the answer
@@ -26,12 +27,24 @@ const timedOut = (ex: Exchange) => !!ex.error && TIMEOUTS.has(ex.error.kind);
 /** An answer a rule of content can judge: it came, whole or cut at the cap, and is no server error. */
 const judgeable = (ex: Exchange) => ex.status !== undefined && ex.status < 500 && !ex.rateLimited && (!ex.error || ex.error.kind === 'cap');
 
-const noServerError: Judge = (_c, ex) => {
-  if (ex.status !== undefined && ex.status >= 500) return `answered ${describe(ex)}${errorText(ex)}`;
+/** The document obliges the server to serve the request: one of 2.1, every optional field declared
+ * for its model. Any other (not one of 2.1, legal JSON that parsers reject, a field the catalog does
+ * not declare) the server may refuse, and how it refuses is section 7's, which shows no status code. */
+const owed = (c: FuzzCase, model: ModelSpace | undefined): boolean => c.expect === 'served' && !undeclaredIn(c.body, model).length;
+
+const serverError = (ex: Exchange): string | undefined => {
+  // A 503 is the server saying it cannot serve now (chat.served-when-valid counts those), not a crash.
+  if (ex.status !== undefined && ex.status >= 500 && ex.status !== 503) return `answered ${describe(ex)}${errorText(ex)}`;
   if (ex.error && !TIMEOUTS.has(ex.error.kind) && ex.error.kind !== 'cap')
     return ex.status === undefined ? `no answer: ${ex.error.kind}: ${ex.error.message}` : `the connection was dropped after status ${ex.status}: ${ex.error.kind}: ${ex.error.message}`;
   return undefined;
 };
+
+/** A 5xx or a drop, judged on the requests of one side of `owed` only. */
+const noServerError =
+  (side: boolean): Judge =>
+  (c, ex, model) =>
+    owed(c, model) === side ? serverError(ex) : null;
 
 const withinTimeout: Judge = (_c, ex) =>
   timedOut(ex) ? `no complete answer within the request timeout: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}` : undefined;
@@ -39,6 +52,8 @@ const withinTimeout: Judge = (_c, ex) =>
 const validServed: Judge = (c, ex, model) => {
   if (c.expect !== 'served' || !judgeable(ex) || ex.status === 429) return null;
   if (is2xx(ex)) return undefined;
+  // A field the kit's own checks own, refused (stream_options), is their failure, not this property's.
+  if (fieldRefusal(readAnswer(ex, (c.body as ChatBody).stream === true))) return null;
   const undeclared = undeclaredIn(c.body, model);
   const error = bodyJson(ex).ok && errorText(ex);
   if (ex.status! >= 400 && undeclared.length && error) return undefined;
@@ -60,12 +75,16 @@ const invalidRefused: Judge = (c, ex) => {
 
 const servedShape: Judge = (c, ex, _model, ignore = []) => {
   if (c.expect === 'refused' || !is2xx(ex) || !judgeable(ex)) return null;
-  const broken = firstBroken(readAnswer(ex, (c.body as ChatBody).stream === true), [...unasked(c.body as ChatBody), ...ignore]);
+  const a = readAnswer(ex, (c.body as ChatBody).stream === true);
+  // A stream that ends in an error event is the server saying it could not serve: no shape to judge.
+  if (a.unserved !== undefined) return null;
+  const broken = firstBroken(a, [...unasked(c.body as ChatBody), ...ignore]);
   return broken === undefined ? undefined : `the answer is no ${(c.body as ChatBody).stream === true ? 'complete stream of chunks' : 'chat completion'}: ${broken}`;
 };
 
 export const JUDGES: Record<PropertyId, Judge> = {
-  'no-5xx': noServerError,
+  'no-5xx': noServerError(true),
+  'no-5xx-refusable': noServerError(false),
   'valid-served': validServed,
   'invalid-refused': invalidRefused,
   'served-shape': servedShape,
@@ -76,9 +95,10 @@ export const PROPERTY_IDS = Object.keys(JUDGES) as PropertyId[];
 
 /** The answers each property judges, for the message of a session that met none. */
 export const JUDGES_WHAT: Record<PropertyId, string> = {
-  'no-5xx': 'an answer or a dropped connection',
-  'valid-served': "an answer to a request the document allows that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx's and fuzz.within-timeout's)",
-  'invalid-refused': "an answer to a request that is not one of 2.1 that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx's and fuzz.within-timeout's)",
+  'no-5xx': 'an answer to a request the document obliges the server to serve (one of 2.1, every optional field declared for its model)',
+  'no-5xx-refusable': 'an answer to a request the server may refuse (not one of 2.1, legal JSON that parsers reject, or a field its model does not declare)',
+  'valid-served': "an answer to a request the document allows that is no 5xx, no timeout and no dropped connection (those are the fuzz.no-5xx checks' and fuzz.within-timeout's)",
+  'invalid-refused': "an answer to a request that is not one of 2.1 that is no 5xx, no timeout and no dropped connection (those are fuzz.no-5xx-refusable's and fuzz.within-timeout's)",
   'served-shape': 'a 2xx answer to a request that is not an invalid one',
   'within-timeout': 'an answer',
 };

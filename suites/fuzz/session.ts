@@ -18,7 +18,8 @@ export interface FuzzSettings {
   seed: number;
   /** Requests generated (the breadth list first). */
   runs: number;
-  /** Most requests of the session: the generated ones, shrinking and the re-sends together. */
+  /** Most requests of the session: the generated ones, shrinking and the re-sends together. Where
+   * it leaves less than shrinkReserve on top of `runs`, fewer requests are generated. */
   maxRequests: number;
   /** Most requests one property's shrinking may send. */
   shrinkRequests: number;
@@ -79,6 +80,10 @@ export interface SessionOutcome {
 /** The request of a case, as the run sends it; `repeat` sends it once more. */
 export const sendCase = (ctx: CheckContext, c: FuzzCase, label: string, repeat?: number): Promise<Exchange> => chat(ctx, wire(c), { label, repeat });
 
+/** The requests a session keeps for shrinking when told to generate all it may send: one property's
+ * shrinking and its re-send, at most half of them; none where it shrinks nothing (a benchmark). */
+const shrinkReserve = ({ maxRequests, shrinkRequests }: Pick<FuzzSettings, 'maxRequests' | 'shrinkRequests'>) => (shrinkRequests > 0 ? Math.min(shrinkRequests + 1, Math.floor(maxRequests / 2)) : 0);
+
 /** Requests generated ahead of their answers: enough to keep the run's concurrency busy. */
 const WINDOW = 64;
 
@@ -137,7 +142,11 @@ export class FuzzSession {
     const modelOf = (c: FuzzCase): ModelSpace | undefined => (typeof c.body.model === 'string' ? models.get(c.body.model) : undefined);
     const cases = casesFor(space);
     const { seed, runs, maxRequests } = this.settings;
-    const planned = Math.min(runs, maxRequests);
+    // Shrinking comes on top of the generated requests: a session told to generate as many requests
+    // as it may send keeps a share of them for it, or a failure would be shown as generated.
+    const kept = shrinkReserve(this.settings);
+    const planned = Math.min(runs, maxRequests - kept);
+    if (planned < runs) outcome.cut = `the last ${kept} of its ${maxRequests} requests (--max-requests) are kept to shrink what breaks`;
 
     // Every case is generated in order (so the same seed gives the same cases whatever the answers'
     // timing), sent, and judged as its answer comes; the run's exchanges bound the concurrency.

@@ -88,6 +88,22 @@ export const longText = (min: number, max = min + 1024, piece: fc.Arbitrary<stri
     return piece.repeat(Math.floor(length / points.length)) + points.slice(0, length % points.length).join('');
   });
 
+/** A string of `text`'s lengths most of the time, and now and then one past each limit of
+ * LONG_LENGTHS up to `longest`: Hypothesis and Schemathesis try the boundaries of a length on purpose
+ * rather than wait for chance to reach them, and a server built with a 64 KiB buffer is found only
+ * by a string past it. A long string shrinks to its limit plus one, never to a short one: its length
+ * is what it is about. */
+export function textOrLong(maxLength: number, minLength: number, longest: (typeof LONG_LENGTHS)[number]): fc.Arbitrary<string> {
+  const key = `${minLength}-${maxLength}-${longest}`;
+  let arb = edgy.get(key);
+  if (!arb) {
+    const long = LONG_LENGTHS.filter((n) => n <= longest).map((n) => ({ arbitrary: longText(n, n + 1024, asciiPiece), weight: 1 }));
+    edgy.set(key, (arb = fc.oneof({ arbitrary: text(maxLength, minLength), weight: 100 * long.length }, ...long)));
+  }
+  return arb;
+}
+const edgy = new Map<string, fc.Arbitrary<string>>();
+
 /** An id, a name, a word: ASCII letters and digits, as a pattern such as ^[a-zA-Z0-9_-]{1,64}$ takes. */
 export const identifier = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-'), minLength: 1, maxLength: 16 });
 

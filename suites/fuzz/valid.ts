@@ -1,12 +1,15 @@
 // Requests the document allows, for one model: every field of 2.1 in every legal form, numbers at and
-// inside the ranges the catalog declares, and edge values wherever a field takes them. A field the
-// model's catalog entry does not declare is sent now and then (a 4xx for it is allowed).
+// inside the ranges the catalog declares, and edge values wherever a field takes them: integers past
+// 32 and 53 bits, numbers in exponent form, strings past 4 KiB (and past 64 KiB where no prompt
+// grows by it: a stop sequence). A field the model's catalog entry does not declare is sent now and
+// then (a 4xx for it is allowed).
 import fc from 'fast-check';
 import { enumAt, schemaAt } from '../../schemas/index.js';
 import { sayOk } from '../api.js';
-import { integerIn, numberIn } from './numbers.js';
+import { INT64_ENDS, integerIn, numberIn, sometimesInExponentForm } from './numbers.js';
 import { emptyRange, rangeOf, type ModelSpace } from './space.js';
-import { identifier, longText, LONG_LENGTHS, text } from './text.js';
+import { RawJson } from './case.js';
+import { identifier, LONG_LENGTHS, text, textOrLong } from './text.js';
 
 export type Body = Record<string, unknown>;
 
@@ -21,12 +24,17 @@ const TOP_P = { min: 0, max: 1 };
 const MAX_TOKENS = { min: 1, max: 4096 };
 
 const textPart = text(40).map((t) => ({ type: 'text', text: t }));
-/** A message's text: a string (rarely one past 4 KiB), or an array of text parts. */
-const content = fc.oneof({ arbitrary: text(40), weight: 32 }, { arbitrary: fc.array(textPart, { minLength: 1, maxLength: 3 }), weight: 8 }, { arbitrary: longText(LONG_LENGTHS[0]), weight: 1 });
+/** Text of a prompt: rarely past 4 KiB, never past 64 KiB, where a model's context (its tokens)
+ * would refuse it rightly. */
+const promptText = textOrLong(40, 0, LONG_LENGTHS[0]);
+/** A message's text: a string, or an array of text parts. */
+const content = fc.oneof({ arbitrary: promptText, weight: 4 }, { arbitrary: fc.array(textPart, { minLength: 1, maxLength: 3 }), weight: 1 });
 
 const user = content.map((c) => ({ role: 'user', content: c }));
-const assistant = text(40).map((c) => ({ role: 'assistant', content: c }));
-const instructions = fc.record({ role: fc.constantFrom('system', 'developer'), content: fc.oneof(text(40), fc.array(textPart, { minLength: 1, maxLength: 2 })) });
+const assistant = promptText.map((c) => ({ role: 'assistant', content: c }));
+const instructions = fc.record({ role: fc.constantFrom('system', 'developer'), content: fc.oneof(promptText, fc.array(textPart, { minLength: 1, maxLength: 2 })) });
+/** A stop sequence: short, or now and then past 4 KiB or 64 KiB (no limit is shown on its length). */
+const stopText = textOrLong(12, 1, LONG_LENGTHS[1]);
 
 /** JSON Schemas of an object, of the plain kinds every server that takes schemas takes. A few, not
  * one per request: what a schema holds is not the document's (2.3: not shown), and a server compiles
@@ -40,7 +48,7 @@ const objectSchema = fc.constantFrom(
   { type: 'object', properties: { where: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'] } }, required: ['where'] },
 );
 
-const tool = fc.record({ name: identifier, description: text(40), parameters: objectSchema }, { requiredKeys: ['name'] }).map((fn) => ({ type: 'function', function: fn }));
+const tool = fc.record({ name: identifier, description: promptText, parameters: objectSchema }, { requiredKeys: ['name'] }).map((fn) => ({ type: 'function', function: fn }));
 
 /** Tools, a tool_choice among the string values or naming the first tool, and now and then a turn
  * where the model called the first tool and its result came back. */
@@ -48,7 +56,7 @@ const toolUse = fc.record(
   {
     tools: fc.uniqueArray(tool, { minLength: 1, maxLength: 3, selector: (t) => t.function.name }),
     choice: fc.constantFrom(...CHOICES, 'named'),
-    called: fc.record({ id: identifier, result: text(40) }),
+    called: fc.record({ id: identifier, result: promptText }),
   },
   { requiredKeys: ['tools'] },
 );
@@ -72,27 +80,44 @@ const enumValues = (m: ModelSpace, name: string, document: string[]): string[] =
   return values.length ? values : document;
 };
 
+/** An integer within [min, max] as integerIn gives it, and now and then an end of a 64-bit integer
+ * inside it, written as text no double holds. */
+function integerOrEnds(min: number, max: number): fc.Arbitrary<number | RawJson> {
+  const ends = INT64_ENDS.filter((t) => Number(t) >= min && Number(t) <= max);
+  const within = integerIn(min, max);
+  return ends.length ? fc.oneof({ arbitrary: within, weight: 9 }, { arbitrary: fc.constantFrom(...ends).map((t) => new RawJson(t)), weight: 1 }) : within;
+}
+
+/** A max_tokens the model allows: a small one as a rule (a hosted service bills each token, a small
+ * engine has little context, and acceptance is proven by any), its largest now and then, the edge a
+ * server may break on. */
+const CHEAP_CAP = 32;
+function cheapCap(min: number, max: number): fc.Arbitrary<number> {
+  const small = integerIn(min, Math.max(min, Math.min(max, CHEAP_CAP)));
+  return max > CHEAP_CAP ? fc.oneof({ arbitrary: small, weight: 7 }, { arbitrary: fc.constant(max), weight: 1 }) : small;
+}
+
 /** The parts a valid request is put together from; every key but `last` may be left out. */
 function parts(m: ModelSpace) {
   const maxTokens = rangeOf(m, 'max_tokens', MAX_TOKENS);
   const temperature = rangeOf(m, 'temperature', TEMPERATURE);
   const topP = rangeOf(m, 'top_p', TOP_P);
-  const seed = rangeOf(m, 'seed', { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
+  const seed = rangeOf(m, 'seed', { min: -(2 ** 63), max: 2 ** 63 - 1 });
   const stopItems = m.params?.stop?.type === 'array' && typeof m.params.stop.max_items === 'number' ? Math.max(1, Math.floor(m.params.stop.max_items)) : STOP_MAX;
   return fc.record(
     {
       instructions,
       turns: fc.array(fc.tuple(user, assistant), { maxLength: 1 }),
       last: user,
-      max_tokens: declared(m, 'max_tokens', () => integerIn(maxTokens.min, Math.min(maxTokens.max, m.outputLength ?? Infinity))),
-      temperature: declared(m, 'temperature', () => numberIn(temperature.min, temperature.max)),
-      top_p: declared(m, 'top_p', () => numberIn(topP.min, topP.max)),
-      stop: declared(m, 'stop', () => fc.oneof(text(12, 1), fc.array(text(12, 1), { minLength: 1, maxLength: stopItems }))),
+      max_tokens: declared(m, 'max_tokens', () => cheapCap(maxTokens.min, Math.min(maxTokens.max, m.outputLength ?? Infinity))),
+      temperature: declared(m, 'temperature', () => sometimesInExponentForm(numberIn(temperature.min, temperature.max))),
+      top_p: declared(m, 'top_p', () => sometimesInExponentForm(numberIn(topP.min, topP.max))),
+      stop: declared(m, 'stop', () => fc.oneof(stopText, fc.array(stopText, { minLength: 1, maxLength: stopItems }))),
       stream: fc.record({ on: fc.boolean(), usage: fc.boolean() }, { requiredKeys: ['on'] }),
       tools: declared(m, 'tools', () => toolUse),
       response_format: declared(m, 'response_format', () => responseFormat),
       reasoning_effort: declared(m, 'reasoning_effort', () => fc.constantFrom(...enumValues(m, 'reasoning_effort', EFFORTS))),
-      seed: declared(m, 'seed', () => integerIn(seed.min, seed.max)),
+      seed: declared(m, 'seed', () => integerOrEnds(seed.min, seed.max)),
       service_tier: declared(m, 'service_tier', () => fc.constantFrom(...enumValues(m, 'service_tier', TIERS))),
     },
     { requiredKeys: ['last'] },

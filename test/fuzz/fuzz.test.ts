@@ -1,9 +1,11 @@
 // `conformance fuzz` end to end, with fixed seeds and small budgets: it passes the correct mock, which
-// answers every generated request with a 2xx or a 4xx JSON error; against each rare-input fault it
-// exits 1 with the smallest request that trips it, as a curl that gets the 5xx again in a shell, the
-// same for the same seed; Ctrl-C writes what was found; the properties are checks like any other (every
-// reporter, the list, the baseline); and `conformance run` carries a short pass and stays under 200
-// requests.
+// answers every generated request with a 2xx or a 4xx JSON error; against each rare-input fault (an
+// emoji, a string past 4 KiB or 64 KiB, an integer past 32 bits, nesting 1,000 deep) it exits 1 with
+// the smallest request that trips it, as a curl that gets the 5xx again in a shell, the same for the
+// same seed, shrunk even when --runs takes the whole request cap; Ctrl-C writes what was found; a
+// server that serves nothing leaves every property not-tested; the properties are checks like any
+// other (every reporter, the list, the baseline); and `conformance run` carries a short pass and stays
+// under 200 requests.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +25,9 @@ import { watched } from '../../bench/fuzz.js';
 import { BIN, cli, sh } from '../support/cli.js';
 import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
 
-const PROPERTIES = ['fuzz.no-5xx', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
+/** The ceiling of the default run's summed max_tokens: lower it when a change lowers the cost. */
+const DEFAULT_RUN_TOKENS = 72_200;
+const PROPERTIES = ['fuzz.no-5xx', 'fuzz.no-5xx-refusable', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
 const dir = mkdtempSync(join(tmpdir(), 'conformance-fuzz-'));
 const readReport = (file: string): RunReport => {
   const report = JSON.parse(readFileSync(file, 'utf8'));
@@ -55,31 +59,42 @@ describe('conformance fuzz', () => {
   });
 });
 
-describe('against rare-input faults', () => {
+// Each case starts a CLI process: a minute each where the machine is shared, seconds where it is not.
+describe('against rare-input faults', { timeout: 60_000 }, () => {
   let servers: Record<string, MockServer>;
   beforeAll(async () => {
-    const names = ['fuzz-astral-500', 'fuzz-long-string-500', 'fuzz-int32-500'];
+    const names = ['fuzz-astral-500', 'fuzz-long-string-500', 'fuzz-64k-string-500', 'fuzz-int32-500', 'fuzz-deep-nesting-500'];
     servers = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await startMockServer({ mock: createMock(undefined, { faults: [n] }) })])));
   });
   afterAll(() => Promise.all(Object.values(servers).map((s) => s.close())));
 
-  const fuzz = async (fault: string, name: string, extra: string[] = []) => {
+  /** The property each fault breaks: a 5xx to a request owed an answer, or to one the server may refuse. */
+  const owner = (fault: string) => (fault === 'fuzz-deep-nesting-500' ? 'fuzz.no-5xx-refusable' : 'fuzz.no-5xx');
+  /** The default budget's shrinking (40 requests a property) on its first 20 requests, where the breadth list puts the rare inputs. */
+  const fuzz = async (fault: string, name: string, extra: string[] = [], budget = ['--runs', '20']) => {
     const file = join(dir, `${name}.json`);
-    const r = await cli(['fuzz', '--base-url', servers[fault].url, '--seed', '3', '--runs', '40', '--check', 'fuzz.no-5xx', '--reporter', `json=${file}`, ...extra], { CONFORMANCE_API_KEY: KEY });
+    const r = await cli(['fuzz', '--base-url', servers[fault].url, '--seed', '3', '--check', owner(fault), '--reporter', `json=${file}`, ...budget, ...extra], {
+      CONFORMANCE_API_KEY: KEY,
+    });
     return { ...r, report: readReport(file) };
   };
 
-  /** What each fault's smallest request holds: one character, a string one past the limit, an integer one past 32 bits. */
+  /** The request with nothing else but `kept`: the kit's smallest, one message, unstreamed, with no seed and no stop. */
+  const bare = (b: Record<string, any>, kept?: string) => b.messages.length === 1 && !b.stream && ['seed', 'stop'].every((k) => k === kept || !(k in b));
+  /** What each fault's smallest request holds: one character, a string one past the limit, an integer
+   * one past 32 bits, nesting as generated and nothing else. */
   const SMALLEST: Record<string, (body: Record<string, any>) => boolean> = {
-    'fuzz-astral-500': (b) => Array.from(b.messages[0].content as string).length === 1 && /[\u{10000}-\u{10ffff}]/u.test(b.messages[0].content),
-    'fuzz-long-string-500': (b) => (b.messages[0].content as string).length === 4097 && !('seed' in b) && !b.stream,
-    'fuzz-int32-500': (b) => b.seed > 2 ** 31 - 1 && b.messages[0].content === 'Say OK.' && !b.stream,
+    'fuzz-astral-500': (b) => bare(b) && Array.from(b.messages[0].content as string).length === 1 && /[\u{10000}-\u{10ffff}]/u.test(b.messages[0].content),
+    'fuzz-long-string-500': (b) => bare(b) && (b.messages[0].content as string).length === 4097,
+    'fuzz-64k-string-500': (b) => bare(b, 'stop') && b.stop.length === 1 && b.stop[0].length === 65_537 && b.messages[0].content === 'Say OK.',
+    'fuzz-int32-500': (b) => bare(b, 'seed') && b.seed === 2 ** 31 && b.messages[0].content === 'Say OK.',
+    'fuzz-deep-nesting-500': (b) => bare(b) && b.messages[0].content === 'Say OK.' && JSON.stringify(b.x_conformance_nested) === `${'['.repeat(1000)}${']'.repeat(1000)}`,
   };
 
   it.concurrent.each(Object.keys(SMALLEST))('%s: finds it, shrinks it, and prints a curl that gets the 5xx again', async (fault) => {
     const { code, report, stdout, stderr } = await fuzz(fault, fault);
     expect(code).toBe(1);
-    const r = result(report, 'fuzz.no-5xx');
+    const r = result(report, owner(fault));
     expect(r.outcome).toBe('fail');
     expect(r.message).toMatch(/answered status 500.*stable: sent once more, it broke the rule again.*shrunk in \d+ steps/);
     const [shrunk, again] = r.evidence;
@@ -91,6 +106,16 @@ describe('against rare-input faults', () => {
     if (!hasCurl) return;
     const replay = await sh(`${shrunk.reproduce} -o /dev/null -w '%{http_code}'`, { CONFORMANCE_API_KEY: KEY });
     expect(replay.stdout).toBe('500');
+  });
+
+  it.concurrent('shrinks within the request cap when --runs asks for all of it', async () => {
+    const { code, report } = await fuzz('fuzz-int32-500', 'capped', [], ['--runs', '60', '--max-requests', '40']);
+    expect(code).toBe(1);
+    const r = result(report, 'fuzz.no-5xx');
+    expect(r.message).toMatch(/shrunk in \d+ steps \(\d+ requests tried\)/);
+    expect(SMALLEST['fuzz-int32-500'](JSON.parse(/--data-raw '(.*)'$/s.exec(r.evidence[0].reproduce!)![1]))).toBe(true);
+    expect(r.notes?.join(' ')).toMatch(/the session stopped after 20 of 60 requests: the last 20 of its 40 requests \(--max-requests\) are kept to shrink what breaks/);
+    expect(report.requestsSent).toBeLessThanOrEqual(40 + 2);
   });
 
   it.concurrent('gives the same curl for the same seed, and holds the failure under a baseline like any check', async () => {
@@ -108,20 +133,26 @@ describe('against rare-input faults', () => {
 
   it('writes what it found so far on Ctrl-C, and exits 130', async () => {
     const file = join(dir, 'interrupted.json');
-    const child = spawn(
-      process.execPath,
-      [BIN, 'fuzz', '--base-url', servers['fuzz-astral-500'].url, '--api-key', KEY, '--seed', '3', '--runs', '1000000', '--max-requests', '1000000', '--reporter', `json=${file}`],
-      { env: { ...process.env, NO_COLOR: '1' } },
-    );
+    // A server of its own, whose journal tells when the session has had its first 500 answered.
+    const mock = createMock(undefined, { faults: ['fuzz-astral-500'] });
+    const server = await startMockServer({ mock });
+    const child = spawn(process.execPath, [BIN, 'fuzz', '--base-url', server.url, '--api-key', KEY, '--seed', '3', '--runs', '1000000', '--max-requests', '1000000', '--reporter', `json=${file}`], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    // Under way (its seed printed, its handler set), and a second into its requests.
-    await new Promise<void>((r) => child.stderr.on('data', () => stderr.includes('fuzz seed') && r()));
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Under way, and past its first 500: eight requests after it, four in flight at most, it was read.
+    const pastFirst500 = () => {
+      const entries = mock.journal.list();
+      const at = entries.findIndex((e) => e.status === 500);
+      return at >= 0 && entries.length - at > 8;
+    };
+    while (!pastFirst500()) await new Promise((r) => setTimeout(r, 50));
     const stopped = performance.now();
     child.kill('SIGINT');
     expect(await exited).toBe(130);
+    await server.close();
     expect(performance.now() - stopped).toBeLessThan(5_000);
     expect(stderr).toMatch(/SIGINT: writing the report/);
     const r = result(readReport(file), 'fuzz.no-5xx');
@@ -162,7 +193,8 @@ describe('against servers that break HTTP or refuse everything', () => {
   };
 
   it.each([
-    ['hostile-random-bytes', 'fuzz.no-5xx', /no answer: protocol/],
+    // The model list is garbage too: every request goes to a model nobody lists, which the server may refuse.
+    ['hostile-random-bytes', 'fuzz.no-5xx-refusable', /no answer: protocol/],
     ['hostile-stream-forever', 'fuzz.within-timeout', /no complete answer within the request timeout/],
   ])('%s: a failed property with its evidence, within the deadline', async (fault, id, why) => {
     const { report, ms } = await session(createMock(undefined, { faults: [fault] }), 8);
@@ -175,12 +207,20 @@ describe('against servers that break HTTP or refuse everything', () => {
     expect(result(report, 'fuzz.valid-served').message).toMatch(/no model is known/);
   });
 
-  it('counts no refusal as a pass where nothing is served', async () => {
+  it('counts no answer as a pass where nothing is served', async () => {
     const refusing = mockWith({ reply: (r, req) => (req.path === '/v1/chat/completions' ? errorReply(400, 'No.', 'invalid_request_error') : r) });
     const { report } = await session(refusing, 20);
-    expect(result(report, 'fuzz.invalid-refused').outcome).toBe('not-tested');
-    expect(result(report, 'fuzz.invalid-refused').message).toMatch(/no generated request was served, nor the plain one/);
+    for (const id of PROPERTIES.filter((p) => p !== 'fuzz.valid-served')) {
+      expect(result(report, id).outcome, id).toBe('not-tested');
+      expect(result(report, id).message, id).toMatch(/no generated request was served, nor the plain one/);
+    }
     expect(result(report, 'fuzz.valid-served').outcome).toBe('fail');
+  });
+
+  it('leaves every property not-tested against a server that answers every route 404', async () => {
+    const { report } = await session(createMock(undefined, { faults: ['every-route-404'] }), 20);
+    expect(report.results.map((r) => `${r.id}=${r.outcome}`)).toEqual(PROPERTIES.map((id) => `${id}=not-tested`));
+    expect(result(report, 'fuzz.no-5xx').message).toMatch(/no request could be served, for no model is known: the model list answered status 404/);
   });
 });
 
@@ -188,7 +228,7 @@ describe('the fuzz checks in the registry', () => {
   it('are listed with their section, level and the faults that prove them', async () => {
     const [text, json] = await Promise.all([cli(['list']), cli(['list', '--json'])]);
     for (const id of PROPERTIES) expect(text.stdout).toContain(id);
-    expect(text.stdout).toMatch(/fuzz \(5 checks: 3 must, 2 should\)/);
+    expect(text.stdout).toMatch(/fuzz \(6 checks: 3 must, 3 should\)/);
     const checks = JSON.parse(json.stdout).checks as { id: string; section: string; level: string; provenBy: string[] }[];
     const listed = checks.filter((c) => c.id.startsWith('fuzz.'));
     expect(listed.map((c) => c.id)).toEqual(PROPERTIES);
@@ -212,12 +252,15 @@ describe('the fuzz checks in the registry', () => {
     expect(full.report.exitCode).toBe(0);
     // Every request of a run, the reachability probe included, counted by the server.
     expect(full.requests).toBeLessThan(200);
+    // What the run asks a server to generate at most goes down, never up: 96,283 tokens before the
+    // caps were made the smallest that prove each rule (issue 25).
+    expect(full.report.cost!.maxTokens).toBeLessThanOrEqual(DEFAULT_RUN_TOKENS);
     expect(fuzzOf(without.report.results)).toEqual([]);
     // The pass's requests (one of which the errors suite sends too).
     expect(full.requests - without.requests).toBe(FUZZ_PASS.runs - 1);
     expect(fuzzOf(wider.report.results).every((r) => r.outcome === 'pass')).toBe(true);
     expect(wider.report.notes?.join(' ')).toMatch(/40 generated requests/);
-    expect(CHECKS.filter((c) => c.suite === 'fuzz')).toHaveLength(5);
+    expect(CHECKS.filter((c) => c.suite === 'fuzz')).toHaveLength(6);
   });
 });
 

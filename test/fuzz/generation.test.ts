@@ -82,6 +82,27 @@ describe('generated requests', () => {
     expect(run(9).slice(0, 40)).toEqual(Array.from({ length: 40 }, (_, i) => wire(caseAt(casesFor(space), 9, i).value.value)));
   });
 
+  it('tries the edges on purpose, where each kind of request takes them', () => {
+    /** Requests of the first kind of the breadth list whose name matches. */
+    const drawn = (what: RegExp, n = 300) => fc.sample(cases.breadth.find((arb) => what.test(fc.sample(arb, { seed: 1, numRuns: 1 })[0].what))!, { seed: 7, numRuns: n });
+    const some = (what: RegExp, holds: (b: Record<string, any>) => boolean, n?: number) => drawn(what, n).some((c) => holds(c.body));
+    const stops = (b: Record<string, any>): unknown[] => (Array.isArray(b.stop) ? b.stop : [b.stop]);
+    // Valid requests: a stop sequence past 64 KiB, seeds past 32 bits and at the ends of 64 (as text
+    // no double holds), sampling numbers in exponent form.
+    const valid = /^a valid request$/;
+    expect(some(valid, (b) => stops(b).some((x) => typeof x === 'string' && x.length > 65_536))).toBe(true);
+    expect(some(valid, (b) => typeof b.seed === 'number' && b.seed > 2 ** 31 - 1)).toBe(true);
+    expect(some(valid, (b) => b.seed instanceof RawJson && /^-?922337203685477580[78]$/.test(b.seed.text))).toBe(true);
+    expect(some(valid, (b) => b.temperature instanceof RawJson && /e/i.test(b.temperature.text))).toBe(true);
+    // Invalid: max_tokens past 32 bits and past what a double holds, thousands of stop sequences.
+    expect(some(/^max_tokens above/, (b) => typeof b.max_tokens === 'number' && b.max_tokens > 2 ** 31 - 1, 100)).toBe(true);
+    expect(some(/^max_tokens above/, (b) => b.max_tokens instanceof RawJson, 100)).toBe(true);
+    expect(some(/^stop with more than/, (b) => b.stop.length >= 1_000, 100)).toBe(true);
+    // Legal JSON that parsers reject: nesting 1,000 and 10,000 deep, arrays of 100,000 items.
+    expect(some(/nested/, (b) => b.x_conformance_nested instanceof RawJson && b.x_conformance_nested.text.length === 20_000, 50)).toBe(true);
+    expect(some(/an array of/, (b) => Object.values(b).some((v) => v instanceof RawJson && v.text.length === 200_001), 50)).toBe(true);
+  });
+
   it('shrinks a case to cases of the same kind', () => {
     const tried = caseAt(cases, 1, FIELDS.length);
     const shrunk = [...tried.arb.shrink(tried.value.value, tried.value.context).take(50)];

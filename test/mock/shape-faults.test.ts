@@ -39,6 +39,8 @@ function read(reply: MockReply): Read {
 const usageOf = (a: Read) => (a.body ? a.body.usage : a.chunks!.find((c) => c.usage)?.usage);
 const finishes = (a: Read): unknown[] =>
   a.body ? a.body.choices.map((c: any) => c.finish_reason) : a.chunks!.flatMap((c) => (c.choices ?? []).map((x: any) => x.finish_reason)).filter((f) => f != null);
+/** The tool-call deltas of a stream's first choice, in order. */
+const callDeltas = (a: Read): any[] => a.chunks!.flatMap((c) => c.choices?.[0]?.delta?.tool_calls ?? []);
 /** The envelope of the answer: the body, or every chunk. */
 const envelopes = (a: Read): any[] => (a.body ? [a.body] : a.chunks!);
 
@@ -128,6 +130,21 @@ const SHAPE: Record<string, Bent> = {
   'engine-tool-arguments-object': { paths: [...JSON_ONLY], ask: CALLS_A_TOOL, bent: (a) => typeof a.body.choices[0].message.tool_calls[0].function.arguments === 'object' },
   'tools-result-empty': { paths: [...JSON_ONLY], ask: TOOL_ANSWERED, bent: (a) => a.body.choices[0].message.content === null && !a.body.choices[0].message.tool_calls },
   'engine-stream-tool-delta-no-index': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => a.chunks!.some((c) => c.choices?.[0]?.delta?.tool_calls?.some((d: any) => !('index' in d))) },
+  'tools-stream-delta-without-id': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => !callDeltas(a).some((d) => d.id) },
+  'tools-stream-delta-without-name': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => !callDeltas(a).some((d) => d.function?.name) },
+  'tools-stream-delta-without-type': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => !callDeltas(a).some((d) => d.type) },
+  'tools-stream-delta-without-function': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => callDeltas(a).some((d) => !d.function) },
+  'tools-stream-delta-repeats-id-name': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => callDeltas(a).filter((d) => d.id && d.function?.name).length > 1 },
+  'tools-stream-index-from-one': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => callDeltas(a)[0]?.index === 1 },
+  'tools-stream-calls-interleaved': {
+    paths: [...STREAM_ONLY],
+    ask: CALLS_A_TOOL,
+    bent: (a) =>
+      callDeltas(a)
+        .map((d) => d.index)
+        .join('')
+        .includes('010'),
+  },
 };
 
 /** The parts of an answer's shape (the answer reader's, but being served and the stream's framing). */

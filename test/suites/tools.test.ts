@@ -4,6 +4,8 @@
 // the other checks to say.
 import { describe, expect, it } from 'vitest';
 import { errorReply } from '../../mock/core/errors.js';
+import { faultNamed } from '../../mock/core/faults/index.js';
+import { requestJson } from '../../mock/core/faults/rewrite.js';
 import { createMock } from '../../mock/core/handle.js';
 import { TOOLS } from '../../suites/tools.js';
 import { expectNotTestedWithout, notPassing, rewrittenMock, runAgainstMock } from '../support/run.js';
@@ -49,6 +51,26 @@ describe('tools suite', () => {
     const r = results.get('tools.result-answered')!;
     expect(r.outcome, r.message).toBe('pass');
     expect(r.notes?.join()).toMatch(/fixed get_weather call/);
+  });
+
+  it("holds the tool-call deltas of every tool stream of the run, not only of its own request's", async () => {
+    // Only the streams asked with tool_choice naming a function repeat the call's id and name.
+    const repeats = faultNamed('tools-stream-delta-repeats-id-name');
+    const onNamed = { ...repeats, name: 'repeats-on-named', reply: (r, req, ctx) => (typeof requestJson(req)?.tool_choice === 'object' ? repeats.reply!(r, req, ctx) : r) } satisfies typeof repeats;
+    const results = await runAgainstMock(TOOLS, { mock: createMock(undefined, { faults: [onNamed] }) });
+    expect([...results.values()].filter((x) => x.outcome === 'fail').map((x) => x.id)).toEqual(['tools.stream']);
+    const r = results.get('tools.stream')!;
+    for (const p of r.paths!) {
+      expect(p.outcome).toBe('fail');
+      expect(p.message).toMatch(/^tool_choice naming get_time, streamed: event \d+: a later delta of tool call 0 sends its id "call_\w+" again \(openai-python joins it as "(call_\w+)\1"\)/);
+      // Cited by the stream that broke the rule.
+      expect(JSON.parse(p.evidence[0].request.body!).tool_choice).toEqual({ type: 'function', function: { name: 'get_time' } });
+    }
+    const named = results.get('tools.named')!;
+    expect(named.paths!.filter((p) => p.outcome !== 'pass').map((p) => [p.label, p.outcome, p.blockedBy])).toEqual([
+      ['stream, mock-chat-1', 'not-tested', 'tools.stream'],
+      ['stream, mock-reason-1', 'not-tested', 'tools.stream'],
+    ]);
   });
 
   it('holds the finish_reason apart from the named call, on the path where it breaks', async () => {

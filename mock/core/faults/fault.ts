@@ -7,6 +7,9 @@ export interface FaultContext {
   config: MockConfig;
   /** Parameters given with the fault (`x-mock-fault: drop-after; chunks=3`), as strings. */
   params: Record<string, string>;
+  /** What a fault keeps across requests, this mock's own (the load faults count the answers in
+   * flight here); absent where a fault is applied outside a mock. */
+  state?: Map<string, unknown>;
 }
 
 export interface Fault {
@@ -16,6 +19,9 @@ export interface Fault {
   /** The check ids this fault makes fail, exactly. Empty for a legal variation, which every check
    * must pass. */
   fails: readonly string[];
+  /** The checks it makes flaky, exactly: a deviation that shows on one answer and not when the same
+   * request is sent again. The run stays green; --strict fails it. */
+  flakes?: readonly string[];
   /** The parts of an answer it breaks, as `way:part` (`json:usage-details`, `stream:complete`): the
    * checks that own those parts are the ones it fails (the suites' answer reader names the owners). */
   breaks?: readonly string[];
@@ -28,6 +34,9 @@ export interface Fault {
   /** A failure a frontend must handle (429, 503, a dropped stream), served per request, per
    * scenario or at a rate; not a deviation from the document, so it proves no check. */
   frontend?: boolean;
+  /** Shows only with requests in flight together: its checks fail under `conformance load`, at the
+   * step where enough are in flight, and a one-at-a-time run sees a correct mock. */
+  load?: boolean;
   /** The parameters it takes (`drop-after; chunks=3`), each a number with its default; any other
    * parameter, or one that is not a number, is refused. Every fault also takes `times`. */
   params?: Readonly<Record<string, { default: number; describe: string }>>;

@@ -1,5 +1,6 @@
 // The fault catalogue: every named deviation the mock can serve, one file per suite it proves,
-// plus legal variations (which must fail nothing) and hostile transports (which prove the runner).
+// plus legal variations (which must fail nothing), hostile transports (which prove the runner) and
+// load faults (which show only with requests in flight together: proven by a load sweep).
 import { AUTH_FAULTS } from './auth.js';
 import { CATALOG_FAULTS } from './catalog.js';
 import { CHAT_FAULTS } from './chat.js';
@@ -10,6 +11,7 @@ import { FRONTEND } from './frontend.js';
 import { FUZZ_FAULTS } from './fuzz.js';
 import { HOSTILE } from './hostile.js';
 import { LEGAL } from './legal.js';
+import { LOAD_FAULTS } from './load.js';
 import { MODEL_FAULTS } from './models.js';
 import { PARAMETERS_FAULTS } from './parameters.js';
 import { STOP_FAULTS } from './stop.js';
@@ -17,6 +19,7 @@ import { EVERY_STREAM_FAULTS, STREAM_FAULTS } from './stream.js';
 import { STRUCTURED_FAULTS } from './structured.js';
 import { TOOLS_FAULTS } from './tools.js';
 import { USAGE_FAULTS } from './usage.js';
+import { VERDICT_FAULTS } from './verdicts.js';
 
 export const FAULTS: readonly Fault[] = [
   ...LEGAL,
@@ -34,8 +37,10 @@ export const FAULTS: readonly Fault[] = [
   ...ERRORS_FAULTS,
   ...ENGINE_FAULTS,
   ...FUZZ_FAULTS,
+  ...VERDICT_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
+  ...LOAD_FAULTS,
 ];
 
 const byName = new Map(FAULTS.map((f) => [f.name, f]));

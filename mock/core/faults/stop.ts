@@ -64,8 +64,8 @@ const BASE: Fault[] = [
   {
     name: 'stop-server-error',
     description: 'Any request with stop sequences is answered with a 500',
-    // The fuzz pass sends stop of a wrong type: a 500 to it too.
-    fails: ['stop.string', 'stop.array', 'stop.ends-generation', 'parameters.in-range', 'fuzz.no-5xx'],
+    // The fuzz pass sends stop of a wrong type, and a valid request with a stop sequence: a 500 to each.
+    fails: ['stop.string', 'stop.array', 'stop.ends-generation', 'parameters.in-range', 'fuzz.no-5xx', 'fuzz.no-5xx-refusable'],
     reply: (r, req) => (stopped(req) ? errorReply(500, 'internal error', 'server_error') : r),
   },
 
@@ -183,8 +183,9 @@ const NEW: Fault[] = [
   {
     name: 'stop-empty-200',
     description: 'A request with one or two stop sequences is answered 200 with an empty body',
-    // The fuzz pass sends stop of a wrong type, which this serves.
-    fails: ['stop.string', 'stop.array', 'stop.ends-generation', 'parameters.in-range', 'fuzz.invalid-refused'],
+    // The fuzz pass sends stop of a wrong type, which this serves, and a valid request with a stop
+    // sequence, whose empty 200 is no chat completion.
+    fails: ['stop.string', 'stop.array', 'stop.ends-generation', 'parameters.in-range', 'fuzz.invalid-refused', 'fuzz.served-shape'],
     reply: (r, req) => (stopped(req) && stopsOf(requestJson(req)).length <= 2 ? EMPTY_200() : r),
   },
 ];

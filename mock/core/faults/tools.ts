@@ -129,12 +129,14 @@ const BASE: Fault[] = [
     name: 'tools-stream-delta-without-id',
     description: 'Streamed, the first delta of a tool call has no id',
     fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
     reply: firstCallDelta((d) => void delete d.id),
   },
   {
     name: 'tools-stream-delta-without-name',
     description: 'Streamed, the first delta of a tool call has no function.name',
-    fails: ['tools.call-valid', 'tools.named', 'tools.stream'],
+    fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
     reply: firstCallDelta((d) => void delete d.function?.name),
   },
   {
@@ -172,6 +174,85 @@ const BASE: Fault[] = [
 
 const named = (name: string) => BASE.find((f) => f.name === name)!;
 
+/** The tool-call deltas of a stream's first choice, with the payload each is in. */
+const callDeltas = (ps: any[]) => ps.flatMap((p) => (p?.choices?.[0]?.delta?.tool_calls ?? []).map((d: Body) => ({ p, d })));
+
+/** Two calls where the stream has one, their deltas alternating: call 0's first delta, call 1's
+ * (a copy under index 1 with an id of its own), call 0's next fragment, call 1's, and so on. */
+function interleaved(ps: any[]): unknown[] {
+  const own = callDeltas(ps).filter(({ d }) => d?.index === 0);
+  if (!own.length) return ps;
+  const twin = (d: Body) => ({ ...structuredClone(d), index: 1, ...(d.id ? { id: `${d.id}_b` } : {}) });
+  const calls = new Set(own.map(({ p }) => p));
+  const out: unknown[] = [];
+  for (const p of ps) {
+    if (!calls.has(p)) out.push(p);
+    else out.push(p, { ...p, choices: [{ ...p.choices[0], delta: { tool_calls: p.choices[0].delta.tool_calls.map(twin) } }] });
+  }
+  return out;
+}
+
+/** Faults of the way a tool call's deltas join (suites/tool-deltas.ts): each bends an ordinary
+ * tool-call stream the way an engine or gateway was reported to, which the official clients join
+ * into another call than the one meant, or fail on. */
+const DELTAS: Fault[] = [
+  {
+    name: 'tools-stream-delta-without-type',
+    description: 'Streamed, the first delta of a tool call has no type "function" (openai-node then throws "missing type" at the end of the stream)',
+    fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
+    reply: firstCallDelta((d) => void delete d.type),
+  },
+  {
+    name: 'tools-stream-delta-repeats-id-name',
+    description:
+      'Streamed, every delta of a tool call repeats its id, type and function.name (as Fireworks AI and MiniMax behind NVIDIA NIM were reported to): openai-python joins them twice, "get_weatherget_weather"',
+    fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
+    reply: onToolStream((ps) => {
+      const first = new Map<unknown, Body>();
+      for (const { d } of callDeltas(ps)) {
+        const head = first.get(d.index);
+        if (!head) first.set(d.index, d);
+        else Object.assign(d, { id: head.id, type: head.type, function: { ...d.function, name: head.function?.name } });
+      }
+      return ps;
+    }),
+  },
+  {
+    name: 'tools-stream-delta-without-function',
+    description: 'Streamed, a tool call has an empty delta ({"index": 0}, no function object) after its first: openai-python asserts a function on every delta, and the AI SDK refuses the chunk',
+    fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
+    reply: onToolStream((ps) => {
+      const at = ps.findIndex((p) => p?.choices?.[0]?.delta?.tool_calls);
+      if (at < 0) return ps;
+      const p = ps[at];
+      const empty = { ...p, choices: [{ ...p.choices[0], delta: { tool_calls: [{ index: p.choices[0].delta.tool_calls[0].index }] } }] };
+      return [...ps.slice(0, at + 1), empty, ...ps.slice(at + 1)];
+    }),
+  },
+  {
+    name: 'tools-stream-index-from-one',
+    description:
+      'Streamed, tool calls are numbered from 1 (as gateways that count the content blocks before the call were reported to): openai-python raises IndexError, openai-node leaves a hole at 0',
+    fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
+    reply: onToolStream((ps) => {
+      for (const { d } of callDeltas(ps)) if (typeof d.index === 'number') d.index += 1;
+      return ps;
+    }),
+  },
+  {
+    name: 'tools-stream-calls-interleaved',
+    description:
+      "Streamed, two tool calls' deltas alternate: the clients close call 0 when call 1's first delta arrives, with its arguments so far (openai-node's JSON.parse of them throws for a strict tool)",
+    fails: ['tools.stream'],
+    breaks: ['stream:tool-calls'],
+    reply: onToolStream(interleaved),
+  },
+];
+
 const NEW: Fault[] = [
   callEndsWithStop('tools-auto-finish-stop', choiceIs('auto'), 'tool_choice "auto"'),
   {
@@ -190,4 +271,4 @@ const NEW: Fault[] = [
   },
 ];
 
-export const TOOLS_FAULTS: Fault[] = [...BASE, ...NEW, only(named('tools-finish-stop'), { model: 'mock-reason-1' }, ['tools.finish-reason'])];
+export const TOOLS_FAULTS: Fault[] = [...BASE, ...NEW, ...DELTAS, only(named('tools-finish-stop'), { model: 'mock-reason-1' }, ['tools.finish-reason'])];

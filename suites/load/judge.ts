@@ -1,0 +1,221 @@
+// Every answer of a load, judged as it ends: what became of the request (served, refused, failed,
+// timed out), the rules of the run held on it (each check's onEach), the rules of the load suite
+// (ids, usage, seed, overload, starvation), and its times. A step keeps counts, samples and the
+// first answer that broke each rule (its evidence) and histograms of its times, never the answers.
+import { pass, type Verdict } from '../../engine/check.js';
+import { retryAfterMs, type Exchange } from '../../engine/exchanges.js';
+import type { TimedAnswer } from '../../engine/load.js';
+import { Histogram } from '../../engine/histogram.js';
+import { describe, errorText, is2xx, type StreamRead } from '../api.js';
+import { readAnswer, type Answer } from '../answer.js';
+import type { Known, OnEach } from '../each.js';
+import type { Item } from './workload.js';
+
+/** One rule's count at one step, with the first answer that broke it and why one could not be judged. */
+export interface Tally {
+  held: number;
+  broken: number;
+  unjudged: number;
+  first?: { message: string; ex: Exchange };
+  /** Why an answer was not judged (the first reason), and the owner that blocked it. */
+  open?: { message: string; blockedBy?: string };
+}
+
+/** How long ids are remembered: answers this far apart in a step are not concurrent. */
+const IDS_KEPT = 2_000;
+
+export class Step {
+  readonly rules = new Map<string, Tally>();
+  readonly ttfb = new Histogram();
+  readonly ttft = new Histogram();
+  readonly itl = new Histogram();
+  readonly e2e = new Histogram();
+  requests = 0;
+  served = 0;
+  refused = 0;
+  failed = 0;
+  timedOut = 0;
+  outputTokens = 0;
+  slowest?: { label: string; ms: number };
+  /** The ids of the answers last seen, oldest first, with the request that carried each. */
+  private readonly ids = new Map<string, string>();
+
+  constructor(readonly label: string) {}
+
+  count(id: string, v: Verdict, ex: Exchange): void {
+    let t = this.rules.get(id);
+    if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0 }));
+    if (v.outcome === 'pass') t.held++;
+    else if (v.outcome === 'fail') {
+      t.broken++;
+      t.first ??= { message: v.message ?? 'broken', ex };
+    } else {
+      t.unjudged++;
+      t.open ??= { message: v.message ?? v.outcome, ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
+    }
+  }
+
+  /** Whether an id was on another answer lately, and which; the id is remembered either way. */
+  seenId(id: string, label: string): string | undefined {
+    const other = this.ids.get(id);
+    this.ids.delete(id);
+    this.ids.set(id, label);
+    if (this.ids.size > IDS_KEPT) this.ids.delete(this.ids.keys().next().value!);
+    return other;
+  }
+}
+
+/** What an item got alone, which its answers under load are held to. */
+export interface Alone {
+  prompt?: number;
+}
+
+/** A rule of the run on each answer, by its check's id. */
+export interface EachRule {
+  id: string;
+  onEach: OnEach;
+}
+
+const MAX_RESENDS = 3;
+/** A refusal without Retry-After is sent again after this long. */
+const BACKOFF_MS = 250;
+/** A Retry-After longer than this is not waited: the request counts as refused and the step goes on. */
+const MAX_WAIT_MS = 10_000;
+
+const fail = (message: string): Verdict => ({ outcome: 'fail', message });
+const open = (message: string): Verdict => ({ outcome: 'not-tested', message });
+
+/** An error event in a stream: a chunk that carries `error` and no choices. */
+function errorEvent(read: StreamRead | undefined): string | undefined {
+  const hit = read?.chunks.find(({ chunk }) => chunk.error !== undefined && !Array.isArray(chunk.choices));
+  return hit && `the stream ended in an error event (event ${hit.at} of ${read!.payloads.length}): ${JSON.stringify(hit.chunk.error).slice(0, 160)}`;
+}
+
+/** When a stream's event ended: the time of the read that brought its last byte. */
+function timeAt(reads: number[], offset: number): number | undefined {
+  for (let i = 0; i < reads.length; i += 2) if (reads[i] >= offset) return reads[i + 1];
+  return undefined;
+}
+
+/** Whether a chunk carries output for choice 0: content, a refusal or a tool call. */
+function carriesOutput(chunk: Record<string, unknown>): boolean {
+  const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as { delta?: Record<string, unknown> } | undefined) : undefined;
+  const d = choice?.delta;
+  return !!d && ((typeof d.content === 'string' && d.content.length > 0) || (typeof d.refusal === 'string' && d.refusal.length > 0) || (Array.isArray(d.tool_calls) && d.tool_calls.length > 0));
+}
+
+/** The answers of a load, judged as they end. */
+export class Judge {
+  constructor(
+    private readonly rules: readonly EachRule[],
+    private readonly known: Known,
+    private readonly timeoutMs: number,
+    private readonly seeded: string | undefined,
+  ) {}
+
+  /** What was had alone, by item. */
+  readonly alone = new Map<Item, Alone>();
+
+  private readonly rulesOf = new Map<Item, EachRule[]>();
+
+  /** The rules of the run that are about an item (worked out once per item). */
+  about(item: Item): EachRule[] {
+    let rules = this.rulesOf.get(item);
+    if (!rules)
+      this.rulesOf.set(
+        item,
+        (rules = this.rules.filter(({ onEach: o }) => (!o.kinds || o.kinds.includes(item.kind)) && (!o.way || (o.way === 'stream') === item.stream) && (!o.asked || o.asked(item.body)))),
+      );
+    return rules;
+  }
+
+  /** One answer at a step; a number back sends the request again after that many ms (a refusal). */
+  answer(step: Step, item: Item, t: TimedAnswer, attempt: number, loaded: boolean): number | undefined {
+    step.requests++;
+    const ex: Exchange = Object.assign(t, { label: item.label, request: item.spec, rateLimited: false, retries: attempt });
+    const end = (t.times.reads.length ? t.times.reads[t.times.reads.length - 1] : (t.times.headersAt ?? t.times.sentAt + t.durationMs)) - t.times.sentAt;
+    if (!step.slowest || end > step.slowest.ms) step.slowest = { label: item.label, ms: Math.round(end) };
+    // No first byte, or no end, within --timeout: the request starved.
+    if (t.error?.kind === 'timeout' || t.error?.kind === 'deadline') {
+      step.timedOut++;
+      step.count('load.no-starvation', fail(`${item.label} got ${t.status === undefined ? 'no first byte' : 'no end'} within --timeout ${this.timeoutMs} ms (${t.error.message})`), ex);
+      return undefined;
+    }
+    step.count('load.no-starvation', pass(), ex);
+    if (t.status === 429 || t.status === 503) {
+      step.refused++;
+      const wait = retryAfterMs(t.headers);
+      step.count('load.retry-after', wait === undefined ? fail(`${item.label} was refused with ${t.status} and no Retry-After${errorText(ex)}`) : pass(), ex);
+      step.count('load.overload-refused', pass(), ex);
+      return attempt < MAX_RESENDS && (wait ?? 0) <= MAX_WAIT_MS ? (wait ?? BACKOFF_MS) : undefined;
+    }
+    if (!is2xx(ex)) {
+      step.failed++;
+      const why = t.status === undefined ? `${item.label} got no answer: ${describe(ex)}` : `${item.label}, served alone, got ${describe(ex)}${errorText(ex)}`;
+      step.count('load.overload-refused', fail(why), ex);
+      return undefined;
+    }
+    const a = readAnswer(ex, item.stream);
+    const event = item.stream ? errorEvent(a.read) : undefined;
+    if (event) {
+      step.failed++;
+      step.count('load.overload-refused', fail(`${item.label}: ${event}`), ex);
+      return undefined;
+    }
+    step.served++;
+    step.count('load.overload-refused', pass(), ex);
+    for (const rule of this.about(item)) step.count(rule.id, rule.onEach.judge(a, this.known), ex);
+    this.answersApart(step, item, a, ex, loaded);
+    this.times(step, a, t);
+    return undefined;
+  }
+
+  /** The rules of answers that must not depend on what else is in flight. */
+  private answersApart(step: Step, item: Item, a: Answer, ex: Exchange, loaded: boolean): void {
+    const id = a.body?.id ?? a.read?.chunks[0]?.chunk.id;
+    if (typeof id === 'string' && id) {
+      const other = step.seenId(id, item.label);
+      step.count('load.ids-unique', other === undefined ? pass() : fail(`${item.label} carries the id ${JSON.stringify(id)} of another answer (${other})`), ex);
+    }
+    const prompt = a.usage?.prompt_tokens;
+    const alone = this.alone.get(item);
+    if (!loaded) {
+      if (typeof prompt === 'number') this.alone.set(item, { prompt });
+    } else if (typeof prompt === 'number' && alone?.prompt !== undefined)
+      step.count('load.usage-independent', prompt === alone.prompt ? pass() : fail(`${item.label} has usage.prompt_tokens ${prompt}, where alone it had ${alone.prompt}`), ex);
+    if (item.kind === 'seeded')
+      step.count(
+        'load.seed-reproducible',
+        this.seeded === undefined
+          ? open('the seeded request does not reproduce alone')
+          : a.content === this.seeded
+            ? pass()
+            : fail(`${item.label} answers ${show(a.content)}, where alone it answered ${show(this.seeded)}`),
+        ex,
+      );
+  }
+
+  /** The answer's times: first byte, first content token and the gaps between tokens (a stream), end; and its output tokens. */
+  private times(step: Step, a: Answer, t: TimedAnswer): void {
+    const { sentAt, headersAt, reads } = t.times;
+    if (headersAt !== undefined) step.ttfb.add(headersAt - sentAt);
+    if (reads.length) step.e2e.add(reads[reads.length - 1] - sentAt);
+    const completion = a.usage?.completion_tokens;
+    let events = 0;
+    if (a.read) {
+      let last: number | undefined;
+      for (const { at, chunk } of a.read.chunks) {
+        if (!carriesOutput(chunk)) continue;
+        events++;
+        const when = timeAt(reads, a.read.sse.events[at].end);
+        if (when === undefined) continue;
+        if (last === undefined) step.ttft.add(when - sentAt);
+        else step.itl.add(when - last);
+        last = when;
+      }
+    }
+    step.outputTokens += typeof completion === 'number' ? completion : events;
+  }
+}
+
+const show = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s);

@@ -1,0 +1,123 @@
+// `conformance load` as a user and a pipeline see it: the embedded mock passes; a paced mock's
+// latency is measured within tolerance; SLOs gate the exit code and a malformed one is a usage
+// error naming the flag; JUnit, a baseline and a diff read a load's report as they read a run's; an
+// open arrival rate runs. Small steps, few requests: each sweep takes a second or two.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { createMock } from '../../mock/core/handle.js';
+import { diffReports } from '../../report/diff.js';
+import { renderJunit } from '../../report/junit.js';
+import { renderMarkdown } from '../../report/markdown.js';
+import { renderPretty } from '../../report/pretty.js';
+import { parseSlo, SloError } from '../../report/slo.js';
+import { validator } from '../../schemas/index.js';
+import { cli } from '../support/cli.js';
+import { loadAgainstMock } from '../support/load.js';
+import { mergeLoads, readSlos } from '../../suites/load/session.js';
+import { UsageError } from '../../suites/session.js';
+
+describe('conformance load', () => {
+  it('passes against the embedded mock, with a JSON report of the format and the profile of every step', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'load-')), 'load.json');
+    const r = await cli(['load', '--concurrency', '1,4', '--requests', '12', '--timeout', '5000', '--reporter', 'pretty', '--reporter', `json=${out}`, '--slo', 'error_rate<1%']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Load \(requests in flight; mock-chat-1; 10 requests in the mix\)/);
+    expect(r.stdout).toMatch(/PASSED \(exit code 0\)/);
+    expect(r.stderr).toMatch(/conformance: concurrency 4: 12 requests/);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    expect(validator('report')(report).errors).toEqual([]);
+    expect(report.load.steps.map((s: { label: string }) => s.label)).toEqual(['alone', 'concurrency 1', 'concurrency 4']);
+    for (const s of report.load.steps.slice(1)) {
+      expect(s.requests).toBe(12);
+      expect(s.served).toBe(12);
+      expect(s.e2e.count).toBe(12);
+      expect(s.ttft.count).toBeGreaterThan(0);
+    }
+    // The rules of run held on each answer, and the load suite's, each with a path per step.
+    const ids = report.results.map((r: { id: string }) => r.id);
+    expect(ids).toEqual(expect.arrayContaining(['chat.usage', 'stream.done-marker', 'stop.exact-prefix', 'tools.call-valid', 'structured.json-schema', 'load.ids-unique', 'slo.error-rate']));
+    expect(report.results.find((r: { id: string }) => r.id === 'stream.complete').paths.map((p: { label: string }) => p.label)).toEqual(['alone', 'concurrency 1', 'concurrency 4']);
+  });
+
+  it("measures a paced mock's time to first token and inter-token latency within a few percent", async () => {
+    // Long enough that the client's own delays on a busy machine (a few ms) stay a few percent.
+    const timing = { ttft_ms: 400, tokens_per_second: 25 };
+    const report = await loadAgainstMock(createMock({ ...DEFAULT_CONFIG, timing }), { concurrency: [2], requests: 6, maxTokens: 6, slo: ['ttft_p99<1ms', 'e2e_p50<10s'] });
+    const step = report.load!.steps.at(-1)!;
+    // The mock sends the role chunk at ttft_ms and the first content token one token later.
+    const ttft = timing.ttft_ms + 1000 / timing.tokens_per_second;
+    expect(Math.abs(step.ttft!.p50 - ttft) / ttft, `ttft p50 ${step.ttft!.p50} for ${ttft}`).toBeLessThan(0.08);
+    const itl = 1000 / timing.tokens_per_second;
+    expect(Math.abs(step.itl!.p50 - itl) / itl, `itl p50 ${step.itl!.p50} for ${itl}`).toBeLessThan(0.1);
+    expect(step.outputTokensPerSecond).toBeGreaterThan(0);
+    // An objective the step breaches fails the run; one it keeps passes.
+    const slo = (id: string) => report.results.find((r) => r.id === id)!;
+    expect(slo('slo.ttft-p99').outcome).toBe('fail');
+    expect(slo('slo.ttft-p99').message).toMatch(/^\[concurrency 2\] ttft_p99 is \d+(\.\d)? ms, not < 1 ms$/);
+    expect(slo('slo.e2e-p50').outcome).toBe('pass');
+    expect(report.exitCode).toBe(1);
+    expect(renderJunit(report)).toMatch(/<testcase [^>]*name="slo.ttft-p99[^"]*"[^>]*>\s*<failure/);
+  });
+
+  it('reads a malformed --slo as a usage error that names the flag and what is wrong', () => {
+    expect(() => parseSlo('ttft_p99<2000')).toThrow(new SloError('--slo \'ttft_p99<2000\': a latency takes ms or s, as in ttft_p99<2000ms, not "no unit"'));
+    expect(() => parseSlo('latency<2s')).toThrow(/unknown metric "latency"/);
+    expect(() => parseSlo('error_rate=1%')).toThrow(/expected METRIC<LIMIT/);
+    expect(() => parseSlo('error_rate<0.5')).toThrow(/a rate takes a percentage/);
+    expect(parseSlo('e2e_p50 <= 1.5s')).toMatchObject({ metric: 'e2e_p50', op: '<=', limit: 1500 });
+    expect(parseSlo('error_rate<1%')).toMatchObject({ limit: 0.01 });
+    // The command reads them before the first request and exits 2 with this message.
+    expect(() => readSlos(['error_rate<1%', 'ttft_p99<fast'])).toThrow(new UsageError('--slo \'ttft_p99<fast\': the limit "fast" is not a number with a unit'));
+  });
+
+  it('gates as run does: a rule broken under load fails the run, a baseline expects it, and a diff names the regression', async () => {
+    const correct = await loadAgainstMock(createMock(), { concurrency: [4] });
+    const cut = await loadAgainstMock(createMock(undefined, { faults: ['load-stream-cut'] }), { concurrency: [4] });
+    expect(correct.exitCode).toBe(0);
+    expect(cut.exitCode).toBe(1);
+    expect(cut.load!.breaksUnderLoad).toEqual([expect.objectContaining({ check: 'stream.complete', brokeAt: 'concurrency 4' })]);
+    expect(renderPretty(cut, { color: false })).toMatch(/breaks under load: stream\.complete held alone, broke at concurrency 4/);
+    expect(renderMarkdown(cut)).toMatch(/\| stream\.complete \| 4\/4 \| \d+\/\d+ \|/);
+    expect(renderJunit(cut)).toMatch(/<testcase [^>]*name="stream.complete[^"]*"[^>]*>\s*<failure/);
+    const diff = diffReports(correct, cut);
+    expect(diff.regression).toBe(true);
+    expect(JSON.stringify(diff)).toContain('stream.complete');
+    const file = join(mkdtempSync(join(tmpdir(), 'load-baseline-')), 'baseline.yaml');
+    writeFileSync(file, 'expected:\n  - check: stream.complete\n    reason: the engine cuts streams past 2 in flight\n');
+    const expected = await loadAgainstMock(createMock(undefined, { faults: ['load-stream-cut'] }), { concurrency: [4], expectedFailures: file });
+    expect(expected.exitCode).toBe(0);
+    expect(expected.results.find((r) => r.id === 'stream.complete')!.expected).toEqual({ reason: 'the engine cuts streams past 2 in flight' });
+
+    // Two processes that ran the sweep at once: their reports merge into one, counts and histograms added.
+    const dir = mkdtempSync(join(tmpdir(), 'load-merge-'));
+    writeFileSync(join(dir, 'a.json'), JSON.stringify(correct));
+    writeFileSync(join(dir, 'b.json'), JSON.stringify(cut));
+    const merged = mergeLoads([
+      { file: 'a.json', report: correct },
+      { file: 'b.json', report: cut },
+    ]);
+    expect(validator('report')(JSON.parse(JSON.stringify(merged))).errors).toEqual([]);
+    const [a, b, m] = [correct, cut, merged].map((r) => r.load!.steps.at(-1)!);
+    expect(m.label).toBe('concurrency 4 × 2 processes');
+    expect(m.concurrency).toBe(8);
+    expect(m.requests).toBe(a.requests + b.requests);
+    expect(m.histograms.e2e!.count).toBe(a.histograms.e2e!.count + b.histograms.e2e!.count);
+    expect(m.rules['stream.complete'].broken).toBe(b.rules['stream.complete'].broken);
+    expect(merged.results.find((r) => r.id === 'stream.complete')!.message).toMatch(/^\[concurrency 4 × 2 processes\] process 2: \d+ of \d+ answers broke it/);
+    expect(merged.exitCode).toBe(1);
+    const r = await cli(['load', '--merge', join(dir, 'a.json'), join(dir, 'b.json'), '--reporter', 'markdown']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/❌ `stream\.complete` held alone, broke at concurrency 4 × 2 processes/);
+  });
+
+  it('sends at an open arrival rate (Poisson) as well as a closed loop', async () => {
+    const report = await loadAgainstMock(createMock(), { concurrency: undefined, rate: [40], requests: 10, seed: 3 });
+    expect(report.load!.mode).toBe('open');
+    expect(report.load!.steps.map((s) => s.label)).toEqual(['alone', 'rate 40/s']);
+    expect(report.load!.steps[1].requests).toBe(10);
+    expect(report.exitCode).toBe(0);
+  });
+});
