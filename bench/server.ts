@@ -1,5 +1,5 @@
 // One server under test, in its own process so that its CPU and memory are its own:
-//   node dist/bench/server.js mock|ceiling [paced]
+//   node dist/bench/server.js mock|ceiling [paced|no-dashboard]
 // Binds 127.0.0.1 on a free port, prints `port <n>` and sends {type:'ready', port} over IPC.
 // Samples its RSS every 100 ms; each {type:'mark'} is answered with its CPU time, a clock, and the
 // peak RSS since the previous mark (the peak then restarts). Leaves when the parent goes.
@@ -25,11 +25,12 @@ export interface Mark {
 
 const kind = process.argv[2];
 const paced = process.argv[3] === 'paced';
-if (kind !== 'mock' && kind !== 'ceiling') throw new Error('usage: server.js mock|ceiling [paced]');
+const dashboard = process.argv[3] !== 'no-dashboard';
+if (kind !== 'mock' && kind !== 'ceiling') throw new Error('usage: server.js mock|ceiling [paced|no-dashboard]');
 
 let server: Server;
 if (kind === 'mock') {
-  server = (await startMockServer({ mock: createMock(mockConfig(paced)) })).server;
+  server = (await startMockServer({ mock: createMock(mockConfig(paced)), dashboard })).server;
 } else {
   const config = mockConfig(paced);
   server = ceilingServer(capture(config, SMALL), capture(config, paced ? HELD_STREAM : SMALL_STREAM));

@@ -21,6 +21,7 @@ import { boundaryOf, hostProblem, originProblem, type Boundary } from '../mock/b
 import { startMockServer } from '../mock/http.js';
 import { serverTls } from '../mock/tls.js';
 import { createMock } from '../mock/core/handle.js';
+import { withPace } from '../mock/core/timing.js';
 import { loadConfigFile } from '../mock/config/load.js';
 import { FAULTS } from '../mock/core/faults/index.js';
 import { parseContent } from '../mock/core/content/choice.js';
@@ -444,7 +445,7 @@ await yargs(hideBin(process.argv))
           const b = boundaryOf(base, named);
           config = { ...base, cors: { ...base.cors, origins: [...b.origins] }, allowed_hosts: [...b.hosts] };
         }
-        mock = createMock(config, { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
+        mock = createMock(withPace(config ?? DEFAULT_CONFIG, argv.pace), { faults: argv.fault as string[], strictScenarios: argv['strict-scenarios'] });
         tls = serverTls({ cert: argv['tls-cert'], key: argv['tls-key'], clientCa: argv['tls-client-ca'] });
       } catch (e) {
         usageExit((e as Error).message);
@@ -456,6 +457,7 @@ await yargs(hideBin(process.argv))
           faults: argv.fault as string[],
           host: argv.host,
           dashboard: argv.dashboard,
+          paceFlag: true,
           tls: tls && { cert: argv['tls-cert']!, clientCa: argv['tls-client-ca'] },
         }),
       );

@@ -116,6 +116,10 @@ const MOCK = {
   'tls-key': { type: 'string', describe: 'The PEM private key of --tls-cert' },
   'tls-client-ca': { type: 'string', describe: 'With --tls-cert: require a client certificate signed by a CA of this PEM file (mutual TLS)' },
   'strict-scenarios': { type: 'boolean', describe: 'Refuse a chat request no scenario matches (a 400 naming the closest)' },
+  pace: {
+    choices: ['human', 'instant'] as const,
+    describe: 'How generated replies are paced: human types as a hosted model does (the default, unless --config sets a timing), instant answers at once',
+  },
   content: { type: 'string', describe: `What generated replies hold, for every model: a profile (${PROFILE_NAMES.join(', ')}) and/or split=bytes|fence, e.g. "markdown; split=fence"` },
   fault: { type: 'string', array: true, default: [] as string[], describe: "Serve with a named fault (repeatable; 'name; key=value' for parameters); see --list-faults" },
   'list-faults': { type: 'boolean', default: false, describe: 'List the fault catalogue and exit' },

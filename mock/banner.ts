@@ -3,11 +3,16 @@
 // are no secrets).
 import type { ContentRef, MockConfig } from './config/types.js';
 import { PROFILE_NAMES } from './core/content/profiles.js';
+import { PACES, paceText } from './core/timing.js';
 import { boundaryOf, isLoopbackAddress, type Boundary } from './boundary.js';
 
 const shown = (c: ContentRef) => (typeof c === 'string' ? c : [c.profile, c.split && `split=${c.split}`].filter(Boolean).join('; '));
 
-export function banner(url: string, config: MockConfig, from: { file?: string; faults: string[]; host?: string; tls?: { cert: string; clientCa?: string }; dashboard?: boolean }): string {
+export function banner(
+  url: string,
+  config: MockConfig,
+  from: { file?: string; faults: string[]; host?: string; tls?: { cert: string; clientCa?: string }; dashboard?: boolean; paceFlag?: boolean },
+): string {
   const c = config;
   const random = c.faults?.random;
   const faults = [...(c.faults?.always ?? []).map((f) => (typeof f === 'string' ? f : f.name)), ...from.faults];
@@ -34,10 +39,20 @@ export function banner(url: string, config: MockConfig, from: { file?: string; f
     'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',
     `content of generated replies: ${[shown(c.content ?? 'prose'), ...c.models.filter((m) => m.content).map((m) => `${m.id}: ${shown(m.content!)}`)].join(', ')}`,
     `content on one request: the x-mock-content header (${PROFILE_NAMES.join(', ')}; split=bytes or split=fence)`,
+    paceLine(c, from.paceFlag),
     'keys (test values, copy one into your client):',
     ...c.keys.map((k) => `  ${k.id.padEnd(width)}  ${k.key}  models: ${k.models.join(', ')}`),
     '',
   ].join('\n');
+}
+
+/** How generated replies are paced, for all models and per model; said with the flag that changes
+ * it when the caller takes one (the CLI's --pace). */
+function paceLine(c: MockConfig, flag = false): string {
+  const own = c.models.filter((m) => m.timing).map((m) => `${m.id}: ${paceText({ ...c.timing, ...m.timing })}`);
+  const instant = paceText(c.timing) === 'at once';
+  const hint = !flag ? '' : instant ? `; --pace human types as a hosted model does (${paceText(PACES.human)})` : '; --pace instant answers at once';
+  return `pace of generated replies: ${[paceText(c.timing), ...own].join(', ')}${hint}`;
 }
 
 /** Who may call: the origins and hosts allowed, and a warning wherever that is wider than this

@@ -47,13 +47,13 @@ export async function startMockServer(opts: MockServerOptions = {}): Promise<Moc
     const refused = guard({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     if (refused) return writeReply(res, refused);
     if (dashboard && req.url?.startsWith('/__mock') && dashboard(req, res)) return;
-    // While a dashboard page listens, each answer is timed from here.
-    const t0 = live?.listening ? performance.now() : 0;
+    // With a dashboard, each answer is timed from here (and followed while a page listens).
+    const t0 = live ? performance.now() : 0;
     readBody(req, res, maxBytes, (body, size) => {
       // Past the size limit only the body's start was kept: the core refuses it, naming the limit.
       const plain = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers as Record<string, string>, body };
       let reply = safeHandle(mock, size > body.length ? { ...plain, size } : plain);
-      if (live?.listening) reply = live.follow(reply, req.headers, res, t0 || performance.now());
+      if (live) reply = live.follow(reply, req.headers, res, t0);
       writeReply(res, reply);
     });
   };

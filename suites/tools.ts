@@ -138,6 +138,11 @@ export const toolBody = (model: string) => asked(model, UNDER_LOAD)(ROOM[0]);
 const ended = (a: Answer) => `finish_reason ${shown(a.finishReason)}`;
 /** A turn cut by the token limit may end before any call: that proves nothing about tools. */
 const cutBeforeCall = (a: Answer) => (a.finishReason === 'length' ? notTested(`generation reached max_tokens (${ROOM.at(-1)}) before any tool call`) : undefined);
+/** Or inside one: "length" with a call whose arguments end before their JSON does (a server-side cap
+ * below max_tokens). Whether a limit was reached is chat.length-only-at-cap's to judge, not the
+ * tools checks'. */
+const cutInCall = (a: Answer) =>
+  a.finishReason === 'length' && a.toolCalls.some((c) => !parseArgs(c.arguments).ok) ? notTested('generation reached the token limit inside the tool call: its arguments end cut') : undefined;
 
 export const finishReason: CheckDef = {
   id: 'tools.finish-reason',
@@ -158,7 +163,7 @@ export const finishReason: CheckDef = {
 
 /** "tool_calls" exactly when the message calls a tool. */
 function endsAsCalled(a: Answer): Verdict {
-  if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`);
+  if (a.toolCalls.length) return a.finishReason === 'tool_calls' ? pass() : (cutInCall(a) ?? fail(`the message calls ${a.toolCalls.length} tool(s) but ${ended(a)}, not "tool_calls" (4.1 rule 2)`));
   return a.finishReason === 'tool_calls' ? fail('finish_reason is "tool_calls" but the message calls no tool') : pass();
 }
 
@@ -206,7 +211,7 @@ function callsValid(a: Answer, choice: string): Verdict {
   // No call where one was due is the forcing check's to fail (tools.required, tools.named).
   const forcedBy = choice === 'required' ? 'tools.required' : choice === 'named' ? 'tools.named' : undefined;
   if (!a.toolCalls.length && !shape) return cutBeforeCall(a) ?? notTested(`no tool call to judge (${ended(a)})${forcedBy ? `: see ${forcedBy}` : ''}`, forcedBy);
-  return failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
+  return (shape ? undefined : cutInCall(a)) ?? failIfAny([...(shape ? [shape] : []), ...a.toolCalls.flatMap(callProblems)]);
 }
 
 export const strictArguments: CheckDef = {
@@ -220,6 +225,7 @@ export const strictArguments: CheckDef = {
   paths: ON_TOOLS,
   ...under('required', ['tool-calls'], (a) => {
     const calls = a.toolCalls.filter((c) => !callProblems(c).length);
+    if (!calls.length && cutInCall(a)) return cutInCall(a)!;
     if (!calls.length)
       return (
         (a.toolCalls.length ? undefined : cutBeforeCall(a)) ??

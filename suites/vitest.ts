@@ -1,11 +1,15 @@
 // `chat-api-conformance/vitest`: the kit's checks as a vitest suite, for teams whose server starts
 // inside their own tests. One describe per check, one test per path; a test fails exactly where a
-// run would fail (the exit code's rule), a not-tested or skipped path is a skipped test.
+// run would fail (the exit code's rule). Every other path that did not pass is a skipped test with
+// its reason (vitest's skip note): a not-tested, not-served or skipped path, and one that broke
+// without failing the run (a should without `strict: true`, a failure the baseline expects, a flaky
+// path), which is also annotated (a warning with what broke). None is a silent green tick. Each test's `task.meta.conformance`
+// holds the verdict (check, path, level, outcome), for reporters (the JSON reporter writes it).
 //
 //   import { describeConformance } from 'chat-api-conformance/vitest';
 //   describeConformance({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.KEY });                       // a running server
 //   describeConformance({ start: async () => { const s = await startMyServer(); return { baseUrl: s.url, apiKey: 'k', close: () => s.close() }; } });
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, describe, it, type TestContext } from 'vitest';
 import type { CheckResult, PathResult } from '../engine/check.js';
 import { failsRun } from '../report/report.js';
 import { runSession, type SessionOptions } from './session.js';
@@ -54,8 +58,13 @@ export interface ConformanceCase {
   /** `chat.max-tokens`, then the path (`stream, mock-reason-1`) or `all` for a check without paths. */
   check: string;
   path: string;
-  /** Skip the test, with why: not-tested or skipped by design. */
+  level: CheckResult['level'];
+  outcome: PathResult['outcome'];
+  /** Skip the test, with why: not-tested or skipped by design, or a failure that does not fail the
+   * run (then `warning` says what broke). */
   skip?: string;
+  /** A failure that does not fail the run: what broke and how to replay it, for an annotation. */
+  warning?: string;
   /** Throws when the path fails the run, with what broke and the command that replays it. */
   assert(): void;
 }
@@ -75,19 +84,36 @@ export function conformanceCases(results: CheckResult[], opts: { strict?: boolea
   return results.flatMap((r) => {
     const paths: (PathResult | CheckResult)[] = r.paths?.length ? r.paths : [r];
     return paths.map((p): ConformanceCase => {
-      // A path fails the test where the check, had it failed on this path alone, would fail the run.
+      // A path fails the test where the check, had it failed on this path alone, would fail the run;
+      // any other outcome but a pass is shown as a skip with its reason, never as a pass.
       const fails = failsRun({ ...r, outcome: p.outcome }, gate);
-      const quiet = !fails && (p.outcome === 'not-tested' || p.outcome === 'not-served' || p.outcome === 'flaky' || p.outcome === 'skip');
+      const shortfall = !fails && p.outcome !== 'pass';
+      // What broke without failing the run: a failure (a should without strict, one the baseline
+      // expects) or a flaky path (broken, then held when sent again).
+      const failed = shortfall && p.outcome === 'fail';
+      const broke = failed || (shortfall && p.outcome === 'flaky');
       return {
         check: r.id,
         path: 'label' in p && p.label ? p.label : 'all',
-        skip: quiet ? `${p.outcome}: ${p.message ?? ''}` : undefined,
+        level: r.level,
+        outcome: p.outcome,
+        skip: shortfall ? `${failed ? `${r.level} failed (${r.expected ? 'the baseline expects it' : 'fails the run only with strict: true'})` : p.outcome}: ${p.message ?? ''}` : undefined,
+        warning: broke ? failure(r, p) : undefined,
         assert: () => {
           if (fails) throw new Error(failure(r, p));
         },
       };
     });
   });
+}
+
+/** One case as a test: its verdict in the task's meta; a shortfall annotated (vitest >= 3.2) and
+ * skipped with its reason; a failure thrown. */
+async function judge(c: ConformanceCase, ctx: TestContext): Promise<void> {
+  Object.assign(ctx.task.meta, { conformance: { check: c.check, path: c.path, level: c.level, outcome: c.outcome } });
+  if (c.warning && typeof ctx.annotate === 'function') await ctx.annotate(c.warning, 'warning');
+  if (c.skip !== undefined) ctx.skip(c.skip);
+  c.assert();
 }
 
 /** Declares the conformance suite: starts the server while collecting, runs every selected check
@@ -104,7 +130,7 @@ export function describeConformance(opts: ConformanceOptions): void {
     for (const c of conformanceCases(report.results, report.options)) byCheck.set(c.check, [...(byCheck.get(c.check) ?? []), c]);
     for (const [check, cases] of byCheck)
       describe(check, () => {
-        for (const c of cases) it.skipIf(!!c.skip)(c.path, () => c.assert());
+        for (const c of cases) it(c.path, (ctx) => judge(c, ctx));
       });
   });
 }

@@ -1,8 +1,10 @@
 // What npm publishes: what a user needs (the command, the library and its types, the mock, the
 // vitest entry, the published schemas and the document they follow, the README and the docs it
 // links to) and nothing else (no tests, no benchmarks, no sources, no source maps). bench/packed.ts
-// (npm run check:package) installs the tarball in an empty folder and runs it.
+// (npm run check:package) installs the tarball in an empty folder (failing on an install-scripts
+// warning) and runs it.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 
@@ -33,4 +35,14 @@ it('npm pack holds what a user needs and nothing else', () => {
     expect(paths, needed).toContain(needed);
   const stray = paths.filter((p) => /^(test|bench|dist\/bench|dist\/test)\//.test(p) || /\.map$/.test(p) || (/\.ts$/.test(p) && !/\.d\.ts$/.test(p)));
   expect(stray).toEqual([]);
+});
+
+it('installs with no script for the user to approve: prepack builds what is packed, nothing runs at install', () => {
+  // npm lists a package's preinstall, install, postinstall and (from a tarball or git) prepare as
+  // install scripts "not covered by allowScripts", asking the user to approve them.
+  const { scripts } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  expect(Object.keys(scripts).filter((s) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(s))).toEqual([]);
+  expect(scripts.prepack).toBe('npm run build');
+  // The tests build it themselves, as CI (.ci/run) does after a clean install.
+  expect(scripts.pretest).toMatch(/^npm run build\b/);
 });

@@ -9,9 +9,10 @@ cd "$(dirname "$0")/../.."
 REPORTS="${CONFORMANCE_REPORTS:-reports}"
 mkdir -p "$REPORTS"
 if [ -z "${CONFORMANCE_BASE_URL:-}" ]; then
-  # No server of your own: the bundled mock stands in, on a port of its own.
+  # No server of your own: the bundled mock stands in, on a port of its own, answering at once
+  # (its default human pace is for people watching a page).
   PORT="${CONFORMANCE_MOCK_PORT:-8089}"
-  node dist/bin/conformance.js mock --port "$PORT" > "$REPORTS/mock.log" &
+  node dist/bin/conformance.js mock --port "$PORT" --pace instant > "$REPORTS/mock.log" &
   MOCK=$!
   trap 'kill $MOCK 2>/dev/null || true' EXIT
   for _ in $(seq 50); do grep -q listening "$REPORTS/mock.log" 2>/dev/null && break; sleep 0.1; done

@@ -8,7 +8,7 @@ import { textOf } from './bytes.js';
 import { parseContent, SPLITS, type ContentChoice } from './content/choice.js';
 import { PROFILE_NAMES } from './content/profiles.js';
 import { errorReply } from './errors.js';
-import { FAULTS } from './faults/index.js';
+import { FAULTS, type Fault } from './faults/index.js';
 import { resolveFaults, type SelectedFault } from './faults/select.js';
 import type { MockReply, MockRequest } from './types.js';
 
@@ -219,10 +219,18 @@ export class Control {
     return applied;
   }
 
-  /** The catalogue a page offers: faults with their parameters, profiles, splits, key ids, models. */
+  /** The catalogue a page offers: faults with what they are (a failure a frontend meets, a deviation
+   * from the document and the checks it fails, a legal variation, a hostile transport) and their
+   * parameters with default and help; profiles, splits, key ids, models. */
   options() {
     return {
-      faults: FAULTS.map((f) => ({ name: f.name, description: f.description, frontend: f.frontend === true, params: Object.keys(f.params ?? {}) })),
+      faults: FAULTS.map((f) => ({
+        name: f.name,
+        description: f.description,
+        kind: faultKind(f),
+        fails: f.fails,
+        params: Object.entries(f.params ?? {}).map(([name, p]) => ({ name, default: p.default, describe: p.describe })),
+      })),
       profiles: PROFILE_NAMES,
       splits: SPLITS,
       keys: this.keyIds,
@@ -264,6 +272,13 @@ export class Control {
     if (kept.key !== undefined && this.secrets.has(kept.key)) delete kept.key;
     return { id: this.nextId++, setting: kept, faults, content, pace: setting.pace ? { value: { ...setting.pace }, left: times } : undefined };
   }
+}
+
+/** What a fault is, for a page to group the catalogue by. */
+function faultKind(f: Fault): 'frontend' | 'deviation' | 'legal' | 'hostile' {
+  if (f.frontend) return 'frontend';
+  if (f.hostile) return 'hostile';
+  return f.fails.length ? 'deviation' : 'legal';
 }
 
 function schemaError(errors: string[]): ControlError {

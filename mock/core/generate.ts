@@ -116,8 +116,9 @@ export function generate(req: ChatRequest, model: ModelDef, script: Script = {},
   const calls = script.tool_calls ? honourChoice(req, scriptedCalls(req, script.tool_calls, rand), rand) : scriptedContent ? [] : toolCallsFor(req, rand);
   if (calls.length) {
     const spent = calls.reduce((n, c) => n + splitTokens(c.name + c.arguments).length, 0);
-    // A call cut by the limit is no call: the client gets what fits as text, ended by length.
-    if (spent > budget) return result(splitTokens(calls[0].arguments).slice(0, budget), [], 'length', budget);
+    // A call cut by the limit stays a call, as a model writes one: its name, then its arguments up
+    // to where the cap fell, ended by length (never the arguments' JSON as text, which a chat UI paints).
+    if (spent > budget) return result(null, cutCalls(calls, budget), 'length', budget);
     return result(null, calls, 'tool_calls', spent);
   }
 
@@ -160,6 +161,22 @@ export function generate(req: ChatRequest, model: ModelDef, script: Script = {},
     }
   }
   return done('stop');
+}
+
+/** The calls a budget of tokens holds: whole while they fit, then the one the cap fell in with its
+ * name and the tokens of its arguments that fit (a name costs what it adds to its arguments). */
+function cutCalls(calls: ToolCall[], budget: number): ToolCall[] {
+  const out: ToolCall[] = [];
+  let left = budget;
+  for (const call of calls) {
+    if (left <= 0) break;
+    const args = splitTokens(call.arguments);
+    const cost = splitTokens(call.name + call.arguments).length;
+    if (cost <= left) out.push(call);
+    else out.push({ ...call, arguments: args.slice(0, Math.max(0, left - (cost - args.length))).join('') });
+    left -= cost;
+  }
+  return out;
 }
 
 /** Removes `chars` characters from the end of the pieces (a stop sequence that began in earlier pieces). */

@@ -1,6 +1,6 @@
 // Pacing: a stream's events as frames with pauses (time to first token, tokens per second, seeded
 // jitter, keep-alive comments while the first token is awaited). With no timing, no pauses.
-import type { Timing } from '../config/types.js';
+import type { MockConfig, Timing } from '../config/types.js';
 import type { StreamEvent } from './chunks.js';
 import { prng } from './random.js';
 import { DONE, eventBytes } from './sse.js';
@@ -41,4 +41,31 @@ export function bodyDelay(timing: Timing | undefined, tokens: number, seed = 0):
   const rand = prng(seed);
   const vary = (ms: number) => (jitter ? ms * (1 + jitter * (rand() * 2 - 1)) : ms);
   return Math.round(vary(timing.ttft_ms ?? 0) + (tps > 0 ? vary((tokens / tps) * 1000) : 0));
+}
+
+/** The paces `conformance mock --pace` names. `human` types as a hosted model does, so a page built
+ * against the mock shows its typing effect: a few hundred ms to the first token, then tens of tokens
+ * a second, each pause varied. `instant` sends everything at once, as the kit's own runs, the
+ * in-process mock and createMock() always do. */
+export const PACES = {
+  human: { ttft_ms: 400, tokens_per_second: 40, jitter: 0.3 },
+  instant: {},
+} as const satisfies Record<string, Timing>;
+
+export type PaceName = keyof typeof PACES;
+
+/** The configuration at a named pace: given none, `human` where the configuration sets no `timing`
+ * of its own (a file's pace is kept); given one, in place of the configuration's. Models and
+ * scenarios keep their own timing over it. */
+export function withPace(config: MockConfig, pace: PaceName | undefined): MockConfig {
+  if (pace === undefined) return config.timing ? config : { ...config, timing: { ...PACES.human } };
+  const { timing: _replaced, ...rest } = config;
+  return pace === 'instant' ? rest : { ...rest, timing: { ...PACES[pace] } };
+}
+
+/** A pace in words: `first token after 400 ms, then 40 tokens/s, ±30%`, or `at once`. */
+export function paceText(t: Timing | undefined): string {
+  const parts = [t?.ttft_ms ? `first token after ${t.ttft_ms} ms` : '', t?.tokens_per_second ? `${t.ttft_ms ? 'then ' : ''}${t.tokens_per_second} tokens/s` : ''].filter(Boolean);
+  if (!parts.length) return 'at once';
+  return `${parts.join(', ')}${t?.jitter ? `, each pause ±${Math.round(t.jitter * 100)}%` : ''}`;
 }

@@ -1,14 +1,18 @@
 // What the dashboard's pages are told while they listen: each request as it arrives and again as its
-// answer ends (with its time to first byte and total time), and the control's state on each change.
-// While no page listens the journal has no watcher and the adapter follows no answer: the mock's hot
-// path pays one property read. While pages listen, rows are sent in batches (one serialization for
-// all pages, a few times a second), and only the newest when requests come faster than a page reads.
+// answer ends (with the start of what was asked and answered, its time to first byte and total
+// time), and the control's state on each change. While no page listens the adapter follows no
+// answer: each request costs a few numbers in the trail (its times, and the label of a key the mock
+// does not know), so that a page opened later shows those rows as it would have shown them live.
+// While pages listen, rows are sent in batches (one serialization for all pages, a few times a
+// second), and only the newest when requests come faster than a page reads.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Mock } from '../core/handle.js';
 import type { Stored } from '../core/journal.js';
 import { isRaw, isStream, type Frame, type MockReply } from '../core/types.js';
 import { bearerToken } from '../core/bearer.js';
+import { answeredOf, askedOfRaw, streamedOf } from './preview.js';
+import { Trail } from './trail.js';
 
 /** A request's summary line, as pages show it (no body: a page asks for one entry's detail). */
 export interface Row {
@@ -32,6 +36,11 @@ export interface Row {
   total_ms: number | null;
   /** A refusal's message, field and code. */
   error: { message: string; param: string | null; code: string | null } | null;
+  /** The start of the last user message of a chat request. */
+  asked: string | null;
+  /** The start of the answer (its text, its calls, its refusal, an error's message) once it ended;
+   * null before, or when no page was open to see it. */
+  answered: string | null;
 }
 
 /** What one answer was, kept (while pages listen) for its detail: the body, or the stream's pieces
@@ -60,6 +69,7 @@ const BATCH_MAX = 500;
  * this a flood (a load test, a fuzz run) is sampled, with the rest counted, so that the page's cost
  * to the mock stops growing with the load. */
 const FOLLOW_MAX = 200;
+/** Rows a page gets when it opens; the rows of followed requests are kept as long, answer previews included. */
 const BACKFILL = 300;
 /** Answers kept for their detail: the latest. Kept longer, a flood of streams would carry every
  * piece into the collector's old generation (measured: a third of the mock's stream throughput). */
@@ -69,6 +79,8 @@ const KEEPALIVE_MS = 15_000;
 export class Live {
   private readonly pages = new Set<ServerResponse>();
   private readonly followed = new Map<number, Followed>();
+  private readonly rows = new Map<number, Row>();
+  private readonly trail: Trail;
   private readonly queue = new Map<number, Row>();
   private pending: Stored | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -82,7 +94,11 @@ export class Live {
   private readonly instance = randomBytes(6).toString('hex');
   private readonly salt = randomBytes(16);
 
-  constructor(private readonly mock: Mock) {}
+  constructor(private readonly mock: Mock) {
+    this.trail = new Trail(mock.journal.size);
+    // handle() is synchronous: the entry it journals is the request follow() is then given.
+    mock.journal.watcher = (entry) => (this.pending = entry);
+  }
 
   get listening(): boolean {
     return this.pages.size > 0;
@@ -95,7 +111,7 @@ export class Live {
     const rows = this.mock.journal
       .stored()
       .slice(-BACKFILL)
-      .map((e) => this.followed.get(e.seq)?.row ?? rowOf(e, undefined));
+      .map((e) => this.rows.get(e.seq) ?? this.historyRow(e));
     this.toldDropped = this.mock.journal.dropped;
     res.write(
       `retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({ instance: this.instance })}\n\nevent: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\nevent: rows\ndata: ${JSON.stringify(rows)}\n\n${journalEvent(this.toldDropped)}`,
@@ -103,7 +119,6 @@ export class Live {
     this.pages.add(res);
     res.once('close', () => this.detach(res));
     if (this.pages.size === 1) {
-      this.mock.journal.watcher = (entry) => (this.pending = entry);
       this.mock.control.onChange = () => this.changed();
       this.keepalive = setInterval(() => this.broadcast(': keep-alive\n\n'), KEEPALIVE_MS).unref();
     }
@@ -112,9 +127,7 @@ export class Live {
   private detach(res: ServerResponse): void {
     this.pages.delete(res);
     if (this.pages.size) return;
-    this.mock.journal.watcher = undefined;
     this.mock.control.onChange = undefined;
-    this.pending = undefined;
     this.queue.clear();
     clearInterval(this.keepalive);
     clearTimeout(this.timer);
@@ -126,26 +139,33 @@ export class Live {
     for (const res of this.pages) res.end();
   }
 
-  /** The request the core just journaled (handle is synchronous: it is this one), followed to the
-   * end of its answer; the reply comes back to be written, a stream wrapped to see its pieces go. */
+  /** The request the core just journaled (handle is synchronous: it is this one), timed to the end
+   * of its answer, and followed (its answer kept) while a page listens; the reply comes back to be
+   * written, a stream wrapped to see its pieces go. */
   follow(reply: MockReply, headers: IncomingHttpHeaders, res: ServerResponse, t0: number): MockReply {
     const entry = this.pending;
     this.pending = undefined;
     if (!entry) return reply;
-    if (this.followedNow >= FOLLOW_MAX) {
-      this.skipped++;
-      return reply;
+    const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
+    const label = !entry.key_id && authorization ? this.label(authorization) : undefined;
+    this.trail.start(entry.seq, label);
+    if (!this.listening || this.followedNow >= FOLLOW_MAX) {
+      if (this.listening) this.skipped++;
+      return this.timed(entry.seq, reply, res, t0);
     }
     this.followedNow++;
-    const authorization = typeof headers.authorization === 'string' ? headers.authorization : undefined;
-    const f: Followed = { row: rowOf(entry, reply), authorization, headers: {}, raw: entry.raw };
-    if (!entry.key_id && authorization) f.row.key = this.label(authorization);
+    const f: Followed = { row: rowOf(entry, askedOfRaw(entry.raw), reply), authorization, headers: {}, raw: entry.raw };
+    if (label) f.row.key = label;
     for (const h of REPLAYED) if (typeof headers[h] === 'string') f.headers[h] = headers[h] as string;
     this.keep(f);
     this.push(f.row);
     res.once('close', () => {
       f.row.total_ms = Math.round(performance.now() - t0);
       f.row.ttfb_ms ??= f.row.total_ms;
+      this.trail.firstByte(f.row.seq, f.row.ttfb_ms);
+      this.trail.end(f.row.seq, f.row.total_ms);
+      const a = f.answer;
+      f.row.answered = a?.stream ? streamedOf(a.stream.frames) : a?.body !== undefined ? answeredOf(a.body) : null;
       this.push(f.row);
     });
     if (isRaw(reply)) {
@@ -169,6 +189,26 @@ export class Live {
     };
   }
 
+  /** A request no page follows: only its times, into the trail (a stream's first piece seen go). */
+  private timed(seq: number, reply: MockReply, res: ServerResponse, t0: number): MockReply {
+    res.once('close', () => this.trail.end(seq, Math.round(performance.now() - t0)));
+    if (!isStream(reply)) return reply;
+    return { ...reply, stream: firstSent(reply.stream, () => this.trail.firstByte(seq, Math.round(performance.now() - t0))) };
+  }
+
+  /** A row of the journal that no page followed: its times and key label from the trail. A body
+   * kept as text (past the limits) is never parsed. */
+  private historyRow(e: Stored): Row {
+    const row = rowOf(e, e.text ? null : askedOfRaw(e.raw), undefined);
+    const t = this.trail.get(e.seq);
+    if (t) {
+      row.key ??= t.label ?? null;
+      row.ttfb_ms = t.ttfb_ms;
+      row.total_ms = t.total_ms;
+    }
+    return row;
+  }
+
   /** A followed request's record, while it is kept. */
   get(seq: number): Followed | undefined {
     return this.followed.get(seq);
@@ -177,6 +217,8 @@ export class Live {
   private keep(f: Followed): void {
     this.followed.set(f.row.seq, f);
     if (this.followed.size > FOLLOWED_MAX) this.followed.delete(this.followed.keys().next().value!);
+    this.rows.set(f.row.seq, f.row);
+    if (this.rows.size > BACKFILL) this.rows.delete(this.rows.keys().next().value!);
   }
 
   /** A key the mock does not know, told apart from others without being told: a salted hash. */
@@ -224,7 +266,7 @@ export class Live {
 /** What the journal let go (past its bounds in entries or bytes): the page shows the count. */
 const journalEvent = (dropped: number) => `event: journal\ndata: ${JSON.stringify({ dropped })}\n\n`;
 
-function rowOf(e: Stored, reply: MockReply | undefined): Row {
+function rowOf(e: Omit<Stored, 'raw'>, asked: string | null, reply: MockReply | undefined): Row {
   return {
     seq: e.seq,
     at: e.at,
@@ -242,6 +284,8 @@ function rowOf(e: Stored, reply: MockReply | undefined): Row {
     ttfb_ms: null,
     total_ms: null,
     error: reply && !isRaw(reply) && !isStream(reply) && reply.status >= 400 ? errorOf(reply.body) : null,
+    asked,
+    answered: null,
   };
 }
 
@@ -252,6 +296,20 @@ function errorOf(body: string | Uint8Array): Row['error'] {
   } catch {
     return null;
   }
+}
+
+/** The frames as they are; `sent` is told once, when the first has gone out (the adapter asks for
+ * the next right after writing one). One generator and no array: this runs while no page listens. */
+function* firstSent(frames: Iterable<Frame>, sent: () => void): Generator<Frame> {
+  let first = true;
+  for (const frame of frames) {
+    yield frame;
+    if (first) {
+      first = false;
+      sent();
+    }
+  }
+  if (first) sent();
 }
 
 /** The frames as they are, each reported as the adapter asks for the next: it asks right after

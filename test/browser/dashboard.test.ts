@@ -1,15 +1,19 @@
 // The mock's dashboard (/__mock/) in headless Chromium: it loads with no console error and nothing
-// from another origin; a chat sent by curl shows within a second, its detail with the body, the
-// streamed pieces on their time line and a curl that, run in a shell, gets the same answer; the live
-// control set from the page (a 429 for one request, markdown, reset) changes the next replies; a
-// body holding markup shows as text; a page of another site cannot use the control API; the page
-// comes back by itself after the mock restarts. A screenshot with a streamed request open is kept in
-// artifacts/dashboard.png (docs/dashboard.png is a copy, for the README).
+// from another origin; a chat sent by curl shows within a second, with the start of what was asked
+// and answered, its detail with the body, the streamed pieces on their time line and a curl that,
+// run in a shell, gets the same answer; rows of requests served before the page opened read as live
+// ones do (key, times); the list takes the window's height and hides empty columns; the live control
+// picks a fault from the catalogue with its parameters and help (a 429 for one request, markdown,
+// reset) and changes the next replies; a body holding markup shows as text; a page of another site
+// cannot use the control API; the page comes back by itself after the mock restarts. Elements are
+// selected by id and data attributes, never by their text. A screenshot with a streamed request
+// open is kept in artifacts/dashboard.png; UPDATE_DOCS=1 writes it to docs/dashboard.png, for the README.
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +23,16 @@ import { startMockServer, type MockServer } from '../../mock/http.js';
 import { ARTIFACTS, browserRuns, launchChromium } from '../support/chromium.js';
 
 const run = promisify(execFile);
+const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
+/** A row by what it is, never by its text (a time ending in .404 holds "404"). */
+const row = (attrs: Record<string, string>) =>
+  `#rows tr${Object.entries(attrs)
+    .map(([k, v]) => `[data-${k}="${v}"]`)
+    .join('')}`;
+const CHAT_ROW = row({ path: '/v1/chat/completions' });
+/** The first row of these attributes, and the text of one of its cells. */
+const firstRow = (tab: Page, attrs: Record<string, string>) => tab.locator(row(attrs)).first();
+const cellText = (tab: Page, attrs: Record<string, string>, col: string) => firstRow(tab, attrs).locator(`td[data-col="${col}"]`).textContent();
 const KEY = DEFAULT_CONFIG.keys[0].key;
 const CONFIG = { ...DEFAULT_CONFIG, timing: { ttft_ms: 40, tokens_per_second: 300 } };
 
@@ -61,7 +75,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     expect(res?.headers()['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
     await tab.waitForSelector('#connection[data-state="live"]', { timeout: 5000 });
     // The catalogue has arrived: the form can be used.
-    await expect.poll(() => tab.locator('#fault-names option').count(), { timeout: 5000 }).toBeGreaterThan(10);
+    await expect.poll(() => tab.locator('#fault option').count(), { timeout: 5000 }).toBeGreaterThan(10);
     return { tab, problems, outside };
   }
 
@@ -83,14 +97,19 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     const body = JSON.stringify({ model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Tell me about the dashboard.' }] });
     const sent = performance.now();
     const first = run('curl', ['-sS', '-N', '-X', 'POST', `${mock.url}/v1/chat/completions`, '-H', `authorization: Bearer ${KEY}`, '-H', 'content-type: application/json', '--data-raw', body]);
-    const row = tab.locator('#rows tr', { hasText: '/v1/chat/completions' }).first();
-    await row.waitFor({ timeout: 1000 });
+    const streamed = tab.locator(CHAT_ROW).first();
+    await streamed.waitFor({ timeout: 1000 });
     expect(performance.now() - sent).toBeLessThan(1000);
     const answered = contentOf((await first).stdout);
 
-    // Once its answer has ended, the row has its times; its detail shows the whole stream.
-    await expect.poll(() => row.locator('td').last().textContent(), { timeout: 5000 }).toMatch(/\d+ ms$/);
-    await row.click();
+    // Once its answer has ended, the row has its times and the start of the answer beside the
+    // question; its detail shows the whole stream.
+    await expect.poll(() => streamed.locator('td[data-col="total"]').textContent(), { timeout: 5000 }).toMatch(/\d+ ms$/);
+    expect(await streamed.locator('td[data-col="asked"]').textContent()).toBe('Tell me about the dashboard.');
+    const preview = (await streamed.locator('td[data-col="answered"]').textContent())!;
+    expect(preview.length).toBeGreaterThan(20);
+    expect(answered.replace(/\s+/g, ' ').trim().startsWith(preview.replace(/…$/, ''))).toBe(true);
+    await streamed.click();
     await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: 5000 });
     expect(await tab.locator('#detail-body').textContent()).toContain('Tell me about the dashboard.');
     const pieces = await tab.locator('#answer-chunks li').count();
@@ -116,17 +135,33 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     expect(contentOf(replay.stdout)).toBe(answered);
     expect(answered.length).toBeGreaterThan(20);
 
-    // A few more of what an app meets, for the screenshot: a model list, a 429, a refusal.
+    // A few more of what an app meets, for the screenshot: a model list, a tool call, a 429, a
+    // refusal, a plain answer; each row with the start of what was asked and answered.
     await fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
+    const weather = {
+      type: 'function',
+      function: { name: 'get_weather', description: 'The weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    };
+    await chat({ messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [weather] });
     await fetch(`${mock.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'rate-limited; retry_after_ms=500' },
       body,
     });
     await chat({ messages: [{ role: 'robot', content: 'hi' }] });
-    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(5);
+    await chat({ messages: [{ role: 'user', content: 'Write a haiku about streaming tokens.' }] });
+    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(7);
+    await expect.poll(() => tab.locator(`${row({ done: 'true' })}`).count(), { timeout: 5000 }).toBe(7);
+    expect(await tab.locator(`${row({ status: '429' })} td[data-col="answered"]`).textContent()).toMatch(/rate limit/i);
+    expect((await tab.locator(`${row({ status: '200' })} td[data-col="answered"]`).allTextContents()).filter((t) => /^get_weather\(\{"city":"[^"]*"\}\)$/.test(t))).toHaveLength(1);
+    // No scenario and no content profile of its own here: those columns hide.
+    for (const col of ['scenario']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isHidden()).toBe(true);
+    for (const col of ['asked', 'answered', 'key', 'faults']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isVisible()).toBe(true);
     mkdirSync(ARTIFACTS, { recursive: true });
+    // A laptop's window: the previews get the width the short columns leave.
+    await tab.setViewportSize({ width: 1600, height: 1000 });
     await tab.screenshot({ path: join(ARTIFACTS, 'dashboard.png') });
+    if (process.env.UPDATE_DOCS === '1') copyFileSync(join(ARTIFACTS, 'dashboard.png'), join(DOCS, 'dashboard.png'));
     expect(problems).toEqual([]);
     expect(outside).toEqual([]);
     await tab.close();
@@ -137,25 +172,45 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     const plain = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
     expect(plain.status).toBe(200);
 
-    await tab.fill('#fault', 'rate-limited; times=1');
+    // Picked from the catalogue, grouped with what a frontend meets first; the fault's help and a
+    // field per parameter, its default shown.
+    expect(await tab.locator('#fault optgroup').first().getAttribute('data-kind')).toBe('frontend');
+    await tab.selectOption('#fault', 'rate-limited');
+    const wait = tab.locator('#fault-params input[data-param="retry_after_ms"]');
+    expect(await wait.getAttribute('placeholder')).toBe('1000');
+    expect(await tab.locator('#fault-params label').textContent()).toContain('the wait the Retry-After headers ask for');
+    expect(await tab.locator('#fault-help').textContent()).toMatch(/^429 with Retry-After/);
+    await tab.selectOption('#fault', 'chat-model-other');
+    expect(await tab.locator('#fault-params input').count()).toBe(0);
+    expect(await tab.locator('#fault-help').textContent()).toContain('Fails chat.model-echo.');
+
+    await tab.selectOption('#fault', 'rate-limited');
+    await wait.fill('250');
+    await tab.fill('#times', '1');
     await tab.click('#apply');
     await tab.waitForSelector('#in-effect li', { timeout: 2000 });
-    expect(await tab.locator('#in-effect li').textContent()).toContain('rate-limited; times=1 (1 left)');
+    expect(await tab.locator('#in-effect li').textContent()).toContain('fault rate-limited; retry_after_ms=250 (1 left)');
     expect(await tab.locator('#control-error').textContent()).toBe('');
-    expect((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).status).toBe(429);
+    const limited = await fetch(`${mock.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Say something.' }] }),
+    });
+    expect([limited.status, limited.headers.get('retry-after-ms')]).toEqual([429, '250']);
     expect((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).status).toBe(200);
     // The row of the 429 names the setting that made it.
-    await tab.locator('#rows tr', { hasText: '429' }).first().waitFor({ timeout: 2000 });
-    expect(await tab.locator('#rows tr', { hasText: '429' }).first().textContent()).toContain('live #');
+    await firstRow(tab, { status: '429' }).waitFor({ timeout: 2000 });
+    expect(await cellText(tab, { status: '429' }, 'faults')).toMatch(/^rate-limited; retry_after_ms=250 · live #\d+$/);
     // Spent, the setting has ended, on every open page.
     await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(0);
 
-    // A bad fault is refused with the x-mock-fault header's own message.
-    await tab.fill('#fault', 'rate-limited; retry_after_ms=soon');
+    // A bad value is refused with the x-mock-fault header's own message.
+    await wait.fill('-5');
     await tab.click('#apply');
-    await expect.poll(() => tab.locator('#control-error').textContent(), { timeout: 2000 }).toBe('fault: fault "rate-limited": parameter "retry_after_ms" must be a number of at least 0, not "soon"');
+    await expect.poll(() => tab.locator('#control-error').textContent(), { timeout: 2000 }).toBe('fault: fault "rate-limited": parameter "retry_after_ms" must be a number of at least 0, not "-5"');
 
-    await tab.fill('#fault', '');
+    await tab.selectOption('#fault', '');
+    await tab.fill('#times', '');
     await tab.selectOption('#profile', 'markdown');
     await tab.click('#apply');
     await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(1);
@@ -179,12 +234,13 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     await chat({ messages: [{ role: 'user', content: xss }] });
     const refused = await chat({ model: xss, messages: [{ role: 'user', content: 'hi' }] });
     expect(refused.status).toBe(404);
-    await tab.locator('#rows tr', { hasText: '404' }).first().waitFor({ timeout: 2000 });
-    expect(await tab.locator('#rows tr', { hasText: '404' }).first().textContent()).toContain('<img src=x onerror=');
-    await tab.locator('#rows tr', { hasText: '200' }).first().click();
+    await firstRow(tab, { status: '404' }).waitFor({ timeout: 2000 });
+    expect(await cellText(tab, { status: '404' }, 'model')).toContain('<img src=x onerror=');
+    await firstRow(tab, { status: '200' }).click();
     await expect.poll(() => tab.locator('#detail-body').textContent(), { timeout: 2000 }).toContain('onerror');
     expect(await tab.locator('#detail-body').textContent()).toContain(xss.replace(/"/g, '\\"'));
-    await tab.locator('#rows tr', { hasText: '404' }).first().click();
+    expect(await cellText(tab, { status: '200' }, 'asked')).toBe(xss);
+    await firstRow(tab, { status: '404' }).click();
     await expect.poll(() => tab.locator('#refusal').textContent(), { timeout: 2000 }).toContain('does not exist');
     expect(await tab.locator('#refusal').textContent()).toContain('field model');
     expect(await tab.evaluate('window.__xss')).toBeUndefined();
@@ -193,11 +249,64 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     await tab.close();
   }, 30_000);
 
+  it('rows of requests served before the page opened read as live ones: the same key label, their times, what was asked', async () => {
+    const stranger = 'sk-not-a-key-of-this-mock-000000000042';
+    const unknown = () => fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${stranger}` } });
+    mock.mock.journal.clear();
+    expect((await unknown()).status).toBe(401);
+    await chat({ stream: true, messages: [{ role: 'user', content: 'Asked before any page was open.' }] });
+    const { tab, problems } = await open();
+    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(2);
+    const before = tab.locator(row({ status: '401' }));
+    const label = (await before.locator('td[data-col="key"]').textContent())!;
+    expect(label).toMatch(/^unknown [0-9a-f]{6}$/);
+    const history = tab.locator(CHAT_ROW);
+    expect(await history.locator('td[data-col="asked"]').textContent()).toBe('Asked before any page was open.');
+    for (const r of [before, history]) {
+      expect(await r.getAttribute('data-done')).toBe('true');
+      expect(await r.locator('td[data-col="ttfb"]').textContent()).toMatch(/^\d+ ms$/);
+      expect(await r.locator('td[data-col="total"]').textContent()).toMatch(/^\d+ ms$/);
+    }
+    // The same key, live: the same label.
+    expect((await unknown()).status).toBe(401);
+    await expect.poll(() => tab.locator(row({ status: '401' })).count(), { timeout: 2000 }).toBe(2);
+    expect(await tab.locator(`${row({ status: '401' })} td[data-col="key"]`).allTextContents()).toEqual([label, label]);
+    expect(await tab.content()).not.toContain(stranger);
+    expect(problems).toEqual([]);
+    await tab.close();
+  }, 30_000);
+
+  it("the list takes the window's height, beside the detail when one is open", async () => {
+    const { tab } = await open();
+    await chat({ messages: [{ role: 'user', content: 'Fill a row.' }] });
+    await tab.locator(CHAT_ROW).first().waitFor({ timeout: 2000 });
+    const list = tab.locator('#requests .table');
+    const bottom = async () => {
+      const box = (await list.boundingBox())!;
+      return box.y + box.height;
+    };
+    // Its bottom is the window's, less the section's padding, at any window height.
+    for (const height of [1000, 640]) {
+      await tab.setViewportSize({ width: 1400, height });
+      await expect.poll(bottom, { timeout: 2000 }).toBeGreaterThan(height - 40);
+      expect(await bottom()).toBeLessThanOrEqual(height);
+    }
+    // A request open: the detail takes its share below, the list the rest, the page no more than the window.
+    await tab.locator(CHAT_ROW).first().click();
+    await tab.waitForSelector('#detail:not([hidden])', { timeout: 2000 });
+    const detail = (await tab.locator('#detail').boundingBox())!;
+    expect(detail.y + detail.height).toBeLessThanOrEqual(641);
+    expect(await bottom()).toBeLessThanOrEqual(detail.y + 1);
+    expect((await list.boundingBox())!.height).toBeGreaterThan(150);
+    expect(await tab.evaluate('document.documentElement.scrollHeight')).toBeLessThanOrEqual(640);
+    await tab.close();
+  }, 30_000);
+
   it('a refused request shows which field and which section of the document', async () => {
     const { tab } = await open();
     const bad = await chat({ messages: [{ role: 'robot', content: 'hi' }] });
     expect(bad.status).toBe(400);
-    await tab.locator('#rows tr', { hasText: '400' }).first().click();
+    await firstRow(tab, { status: '400' }).click();
     await tab.waitForSelector('#refusal:not([hidden])', { timeout: 2000 });
     expect(await tab.locator('#refusal').textContent()).toMatch(/^Refused \(field messages\.0\.role, section 2\.2 of the document\): invalid request: /);
     await tab.close();

@@ -43,7 +43,7 @@ describe('README.md', () => {
   it('gives the two commands of a fresh machine, and CI runs the test command it gives', () => {
     const quick = readme.slice(readme.indexOf('## Quick start'));
     const commands = [...quick.matchAll(/^```sh\n([\s\S]*?)^```/gm)][0][1].split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
-    expect(commands.filter(Boolean)).toEqual(['npm install && npx conformance run', 'npm test']);
+    expect(commands.filter(Boolean)).toEqual(['npm install && npm run build && npx conformance run', 'npm test']);
     const ci = read('.ci/run')
       .split('\n')
       .map((l) => l.trim());

@@ -1,6 +1,7 @@
 // The official `openai` SDK against the mock, over loopback HTTP and in-process: what a frontend
 // or backend developer building on the SDK relies on.
 import OpenAI, { APIError } from 'openai';
+import { LengthFinishReasonError } from 'openai/error';
 import { zodFunction, zodResponseFormat } from 'openai/helpers/zod';
 import { describe, expect, it } from 'vitest';
 // The mock under test (its keys, models, faults and limits), then what the SDK tests share to drive it.
@@ -8,6 +9,17 @@ import { ALPHA, BETA, MAX_RETRIES, MODEL, RATE_LIMITED, STREAM_ERROR, STREAM_ERR
 import { thrown, guardNetwork, useTransport, Person, Weather, type Transport } from './support.js';
 
 const network = guardNetwork();
+/** On the first key's list: spends part of max_tokens on reasoning. */
+const REASONING_MODEL = 'mock-reason-1';
+/** get_weather as a plain function definition (not strict): the SDK reads its calls without parsing them. */
+const WEATHER_TOOL = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather forecast',
+    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, days: { type: 'integer' } }, required: ['city', 'unit', 'days'] },
+  },
+};
 
 const usageOk = (u: OpenAI.CompletionUsage | null | undefined) => {
   expect(u).toBeTruthy();
@@ -93,6 +105,48 @@ describe.each(TRANSPORTS)('openai SDK, $name', (transport) => {
     expect(Weather.parse(parsed)).toEqual(parsed);
     expect(done).toEqual([{ name: 'get_weather', parsed }]);
     usageOk(final.usage);
+  });
+
+  // A model cut by max_tokens in the middle of a call: a chat UI that reads the content would paint
+  // the call's raw JSON, and a client that binds tools would have no call to run. On each model (the
+  // reasoning one spends part of the cap thinking), the cap put halfway through the arguments.
+  it.each([MODEL, REASONING_MODEL])('tool call cut by max_tokens on %s stays a tool call, read by the SDK on both paths: arguments cut, no content, finish_reason length', async (model) => {
+    const ask = { model, messages: [{ role: 'user' as const, content: 'What is the weather in Paris?' }], tools: [WEATHER_TOOL], tool_choice: 'required' as const };
+    const whole = await client.chat.completions.create(ask);
+    expect(whole.choices[0].finish_reason).toBe('tool_calls');
+    const wholeCall = whole.choices[0].message.tool_calls![0];
+    const wholeArgs = wholeCall.type === 'function' ? wholeCall.function.arguments : '';
+    const reasoning = whole.usage!.completion_tokens_details!.reasoning_tokens!;
+    const cap = reasoning + Math.floor((whole.usage!.completion_tokens - reasoning) / 2);
+
+    const json = await client.chat.completions.create({ ...ask, max_tokens: cap });
+    const stream = client.chat.completions.stream({ ...ask, max_tokens: cap, stream_options: { include_usage: true } });
+    const seen: string[] = [];
+    stream.on('content', (delta) => seen.push(delta));
+    const streamed = await stream.finalChatCompletion();
+    for (const [path, r] of [
+      ['json', json],
+      ['stream', streamed],
+    ] as const) {
+      const choice = r.choices[0];
+      expect([path, choice.finish_reason]).toEqual([path, 'length']);
+      expect([path, choice.message.content ?? '']).toEqual([path, '']);
+      expect(choice.message.tool_calls?.length).toBe(1);
+      const call = choice.message.tool_calls![0];
+      expect(call.type === 'function' && call.function.name).toBe('get_weather');
+      const args = call.type === 'function' ? call.function.arguments : '';
+      // Cut where the cap fell: a start of the whole call's arguments, not yet JSON.
+      expect(args.length).toBeGreaterThan(0);
+      expect(wholeArgs.startsWith(args) && args !== wholeArgs, `${path}: ${args} of ${wholeArgs}`).toBe(true);
+      expect(() => JSON.parse(args)).toThrow();
+      expect(r.usage?.completion_tokens).toBe(cap);
+    }
+    expect(seen).toEqual([]);
+    expect(streamed.choices[0].message.tool_calls).toEqual(json.choices[0].message.tool_calls);
+    // A tool the SDK parses itself (strict): the cut is told as such, never parsed or read as text.
+    const parsed = { ...ask, tools: [zodFunction({ name: 'get_weather', parameters: Weather })], max_tokens: cap };
+    await expect(client.chat.completions.parse(parsed)).rejects.toBeInstanceOf(LengthFinishReasonError);
+    await expect(client.chat.completions.stream(parsed).finalChatCompletion()).rejects.toBeInstanceOf(LengthFinishReasonError);
   });
 
   it('json_schema output parsed by chat.completions.parse', async () => {

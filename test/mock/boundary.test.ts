@@ -440,7 +440,7 @@ describe('the recorder', () => {
 describe('on the command line', () => {
   /** `conformance mock ARGS --port 0`: its URL and what it printed, once it listens. */
   function start(args: string[]): Promise<{ url: string; out: string; stop(): void }> {
-    const child = spawn(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'mock', ...args, '--pace', 'instant', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     return new Promise((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (b: Buffer) => {

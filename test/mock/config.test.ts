@@ -211,7 +211,7 @@ describe('conformance mock --content', () => {
   });
 
   it('sets what every generated reply holds, over the configuration, and says so on start', async () => {
-    const child = spawn(process.execPath, [BIN, 'mock', '--content', 'markdown; split=fence', '--port', '0']);
+    const child = spawn(process.execPath, [BIN, 'mock', '--content', 'markdown; split=fence', '--pace', 'instant', '--port', '0']);
     try {
       const banner = await new Promise<string>((resolve) => {
         let out = '';
@@ -245,6 +245,7 @@ describe('the start-up banner', () => {
       'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',
       'content of generated replies: prose',
       'content on one request: the x-mock-content header (prose, markdown, code, unicode, long-words; split=bytes or split=fence)',
+      'pace of generated replies: at once',
       'keys (test values, copy one into your client):',
       `  alpha  ${DEFAULT_CONFIG.keys[0].key}  models: mock-chat-1, mock-reason-1`,
       `  beta   ${DEFAULT_CONFIG.keys[1].key}  models: mock-chat-1, mock-chat-large`,

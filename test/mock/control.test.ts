@@ -5,6 +5,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createMock, type Mock } from '../../mock/core/handle.js';
+import { FAULTS } from '../../mock/core/faults/index.js';
 import { chat, contentDeltas, frames, json, KEY, MODEL, REASONER, SECOND_KEY, serverPerTest, statusOf, user, withConfig } from './helpers.js';
 
 const control = (mock: Mock, method: string, body?: unknown, path = '/__mock/control') =>
@@ -121,7 +122,15 @@ describe('/__mock/control, over the core', () => {
     expect(statusOf(control(mock, 'DELETE', undefined, '/__mock/control/2'))).toBe(404);
     expect(json(control(mock, 'DELETE'))).toEqual({ object: 'mock.control', settings: [] });
     const options = json(control(mock, 'GET', undefined, '/__mock/control/options'));
-    expect(options.faults.find((f: { name: string }) => f.name === 'rate-limited')).toMatchObject({ frontend: true, params: ['retry_after_ms'] });
+    // Each fault with what it is and its parameters' defaults and help: a page offers a choice, not a blank.
+    expect(options.faults.find((f: { name: string }) => f.name === 'rate-limited')).toMatchObject({
+      kind: 'frontend',
+      fails: [],
+      params: [{ name: 'retry_after_ms', default: 1000, describe: 'the wait the Retry-After headers ask for' }],
+    });
+    expect(options.faults.find((f: { name: string }) => f.name === 'chat-model-other')).toMatchObject({ kind: 'deviation', fails: ['chat.model-echo'], params: [] });
+    expect(new Set(options.faults.map((f: { kind: string }) => f.kind))).toEqual(new Set(['frontend', 'deviation', 'legal', 'hostile']));
+    expect(options.faults).toHaveLength(FAULTS.length);
     expect(options).toMatchObject({ keys: ['alpha', 'beta'], profiles: expect.arrayContaining(['markdown']) });
     expect(JSON.stringify(options)).not.toContain(KEY);
   });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ASSET_PATHS, PAGE_DIR } from '../../mock/dashboard/assets.js';
+import type { Row } from '../../mock/dashboard/live.js';
 import { CHAT, KEY, MODEL, serverPerTest, user } from './helpers.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
@@ -103,14 +104,17 @@ describe('the page', () => {
 describe('the event stream and the detail', () => {
   const server = serverPerTest();
 
-  it('follows nothing while no page listens; a page gets the state, the latest rows, then each request', async () => {
-    const { url, mock } = await server();
+  it('times requests while no page listens; a page gets the state, the latest rows as a live page shows them, then each request', async () => {
+    const { url } = await server();
     await (await post(url, { model: MODEL, ...user('before any page') })).text();
-    expect(mock.journal.watcher).toBeUndefined();
     const page = await listen(url);
     await page.until((e) => e.event === 'rows');
     expect(page.events.map((e) => e.event).slice(0, 3)).toEqual(['hello', 'control', 'rows']);
-    expect(JSON.parse(page.events[2].data)).toMatchObject([{ seq: 1, key: 'alpha', model: MODEL, status: 200 }]);
+    const [history] = JSON.parse(page.events[2].data);
+    // Its times and what was asked, though no page saw it; its answer was not kept.
+    expect(history).toMatchObject({ seq: 1, key: 'alpha', model: MODEL, status: 200, asked: 'before any page', answered: null });
+    expect(history.total_ms).toBeGreaterThanOrEqual(history.ttfb_ms);
+    expect(history.ttfb_ms).toBeGreaterThanOrEqual(0);
     await (await post(url, { model: MODEL, stream: true, ...user('with a page') })).text();
     await page.until((e) => e.event === 'rows' && JSON.parse(e.data).some((r: { seq: number; total_ms: number | null }) => r.seq === 2 && r.total_ms !== null));
     await fetch(`${url}/__mock/control`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'markdown', times: 1 }) });
@@ -125,9 +129,41 @@ describe('the event stream and the detail', () => {
       .find((r: { seq: number }) => r.seq === 3);
     expect(row).toMatchObject({ key_id: null, key: expect.stringMatching(/^unknown [0-9a-f]{6}$/), status: 401, error: { code: 'invalid_api_key' } });
     page.close();
-    await expect.poll(() => mock.journal.watcher).toBeUndefined();
     expect(page.text()).not.toContain(KEY);
     expect(page.text()).not.toContain(stranger);
+  });
+
+  it('a row shows the start of the last user message and of the answer: text, a call, an error', async () => {
+    const { url } = await server();
+    const page = await listen(url);
+    await page.until((e) => e.event === 'rows');
+    const long = `${'A question that goes on. '.repeat(10)}The end.`;
+    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+    const sent = [
+      {
+        model: MODEL,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'Repeat exactly: one  two\nthree' },
+        ],
+      },
+      { model: MODEL, stream: true, ...user('Repeat exactly: streamed words') },
+      { model: MODEL, ...user(long) },
+      { model: MODEL, ...user('weather?'), tools: [weather], tool_choice: 'required' },
+      { model: MODEL, stream: true, ...user('weather, streamed?'), tools: [weather], tool_choice: 'required' },
+      { model: 'no-such-model', ...user('who answers?') },
+    ];
+    for (const body of sent) await (await post(url, body)).text();
+    await page.until((e) => e.event === 'rows' && JSON.parse(e.data).some((r: Row) => r.seq === sent.length && r.total_ms !== null));
+    const latest = new Map<number, Row>();
+    for (const e of page.events.filter((e) => e.event === 'rows')) for (const r of JSON.parse(e.data) as Row[]) latest.set(r.seq, r);
+    const rows = [...latest.values()].sort((a, b) => a.seq - b.seq);
+    expect(rows.map((r) => r.asked)).toEqual(['Repeat exactly: one two three', 'Repeat exactly: streamed words', `${long.slice(0, 119)}…`, 'weather?', 'weather, streamed?', 'who answers?']);
+    expect(rows[0].answered).toBe('one two three');
+    expect(rows[1].answered).toBe('streamed words');
+    for (const r of [rows[3], rows[4]]) expect(r.answered).toMatch(/^get_weather\(\{"city":"[^"]*"\}\)$/);
+    expect(rows[5].answered).toBe("The model 'no-such-model' does not exist or you do not have access to it.");
+    page.close();
   });
 
   it("a request's detail: its body, its answer (a stream's pieces with their times), its curl with $MOCK_API_KEY", async () => {

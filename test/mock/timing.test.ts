@@ -1,12 +1,21 @@
 // Pacing: a stream's frames carry the time to first token, then tokens / tokens_per_second; jitter
 // varies pauses within its fraction and is the same for the same request; keep-alive comments fill
 // a long wait; chunk_tokens groups tokens; a non-streamed reply waits as long as the whole stream.
+// `conformance mock` types at a human pace by default (--pace instant: at once), where the in-process
+// mock answers at once.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { interceptMock } from '../../mock/intercept.js';
+import { PACES, withPace } from '../../mock/core/timing.js';
 import type { Scenario, Timing } from '../../mock/config/types.js';
 import { createMock } from '../../mock/core/handle.js';
 import type { Frame } from '../../mock/core/types.js';
 import { countTokens } from '../../mock/core/tokens.js';
-import { chat, chatRequest, contentDeltas, frames, json, scenarioMock, user, withConfig, serverPerTest } from './helpers.js';
+import { chat, chatRequest, contentDeltas, frames, json, scenarioMock, user, withConfig, serverPerTest, KEY, MODEL, CHAT } from './helpers.js';
+
+const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
 
 const TEXT = 'one two three four five six seven'; // seven tokens
 const scripted = (timing?: Timing): Scenario[] => [{ name: 'text', match: {}, reply: { text: TEXT }, ...(timing ? { timing } : {}) }];
@@ -139,5 +148,80 @@ describe('pacing over HTTP', () => {
     const waited = performance.now() - t1;
     expect(waited).toBeGreaterThanOrEqual(220 - 15);
     expect(waited).toBeLessThan(1500);
+  });
+});
+
+/** Milliseconds from sending a streamed chat to its first content delta, and to its end; with the
+ * number of content deltas. */
+async function timeToFirstToken(baseUrl: string): Promise<{ first: number; total: number; deltas: number }> {
+  const t0 = performance.now();
+  const res = await fetch(`${baseUrl}${CHAT}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: MODEL, stream: true, ...user('Say hello.') }),
+  });
+  let first = Number.NaN;
+  let deltas = 0;
+  let text = '';
+  const decoder = new TextDecoder();
+  for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) {
+    text += decoder.decode(piece, { stream: true });
+    const found = (text.match(/"delta":\{"content":"[^"]/g) ?? []).length;
+    if (found && Number.isNaN(first)) first = performance.now() - t0;
+    deltas = found;
+  }
+  return { first, total: performance.now() - t0, deltas };
+}
+
+/** `conformance mock ARGS --port 0`: its URL and banner once it listens. */
+function startCli(args: string[]): Promise<{ url: string; banner: string; stop(): void }> {
+  const child = spawn(process.execPath, [BIN, 'mock', ...args, '--port', '0', '--no-dashboard'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b;
+      if (out.includes('keys (test values')) resolve({ url: /mock listening on (\S+)/.exec(out)![1], banner: out, stop: () => child.kill() });
+    });
+    child.once('exit', (code) => reject(new Error(`conformance mock exited ${code}: ${out}`)));
+  });
+}
+
+describe('the pace of conformance mock', () => {
+  const { ttft_ms, tokens_per_second, jitter } = PACES.human;
+  /** The least a paced first token waits (the jitter shortens it by at most its fraction). */
+  const least = ttft_ms * (1 - jitter);
+
+  it('types at a human pace by default, says how to change it, and --pace instant answers at once; the in-process mock answers at once', async () => {
+    const [paced, instant] = await Promise.all([startCli([]), startCli(['--pace', 'instant'])]);
+    const inProcess = interceptMock();
+    try {
+      expect(paced.banner).toContain(`pace of generated replies: first token after ${ttft_ms} ms, then ${tokens_per_second} tokens/s, each pause ±${jitter * 100}%; --pace instant answers at once`);
+      expect(instant.banner).toContain('pace of generated replies: at once; --pace human types as a hosted model does');
+      // Each measured after a first request, so start-up costs (compiling schemas) are not counted.
+      const measure = async (url: string) => (await timeToFirstToken(url), timeToFirstToken(url));
+      const [human, asIs, here] = [await measure(paced.url), await measure(instant.url), await measure(inProcess.baseUrl)];
+      // A visible typing effect: a few hundred ms to the first token, then tens of tokens a second.
+      expect(human.first).toBeGreaterThanOrEqual(least);
+      expect(human.deltas).toBeGreaterThan(3);
+      expect(human.total - human.first).toBeGreaterThanOrEqual(((human.deltas - 1) / tokens_per_second) * 1000 * (1 - jitter));
+      // The same reply, at once.
+      expect(asIs.deltas).toBe(human.deltas);
+      expect(asIs.first).toBeLessThan(least);
+      expect(here.deltas).toBe(human.deltas);
+      expect(here.first).toBeLessThan(least);
+    } finally {
+      paced.stop();
+      instant.stop();
+      inProcess.dispose();
+    }
+  }, 30_000);
+
+  it('a configuration that sets its own timing keeps it; --pace replaces it', () => {
+    const own = { ...DEFAULT_CONFIG, timing: { ttft_ms: 5 } };
+    expect(withPace(DEFAULT_CONFIG, undefined).timing).toEqual(PACES.human);
+    expect(withPace(own, undefined).timing).toEqual({ ttft_ms: 5 });
+    expect(withPace(own, 'instant').timing).toBeUndefined();
+    expect(withPace(own, 'human').timing).toEqual(PACES.human);
+    expect(createMock().config.timing).toBeUndefined();
   });
 });

@@ -19,6 +19,8 @@ interface Row {
   ttfb_ms: number | null;
   total_ms: number | null;
   error: { message: string; param: string | null; code: string | null } | null;
+  asked: string | null;
+  answered: string | null;
 }
 
 interface Pace {
@@ -38,8 +40,18 @@ interface Setting {
   left: { fault?: number | null; content?: number | null; pace?: number | null };
 }
 
+type FaultKind = 'frontend' | 'deviation' | 'legal' | 'hostile';
+
+interface FaultOption {
+  name: string;
+  description: string;
+  kind: FaultKind;
+  fails: string[];
+  params: { name: string; default: number; describe: string }[];
+}
+
 interface Options {
-  faults: { name: string; description: string; frontend: boolean; params: string[] }[];
+  faults: FaultOption[];
   profiles: string[];
   splits: string[];
   keys: string[];
@@ -160,7 +172,21 @@ const clock = (at: number) => {
 };
 
 function searchable(r: Row): string {
-  return [r.seq, r.method, r.path, r.key, r.model, r.scenario, ...r.faults, r.content, r.status, r.error?.message, ...(r.control ?? []).map((c) => `${c.fault ?? ''} ${c.content ?? ''}`)]
+  return [
+    r.seq,
+    r.method,
+    r.path,
+    r.key,
+    r.model,
+    r.asked,
+    r.answered,
+    r.scenario,
+    ...r.faults,
+    r.content,
+    r.status,
+    r.error?.message,
+    ...(r.control ?? []).map((c) => `${c.fault ?? ''} ${c.content ?? ''}`),
+  ]
     .join(' ')
     .toLowerCase();
 }
@@ -180,37 +206,64 @@ function visible(): Row[] {
   return out;
 }
 
+/** The table's columns, in order: the header's label and (but for what was asked and answered,
+ * which share the rest) its width; what each shows of a row; and whether it hides when no row
+ * shown has anything in it. */
+const COLUMNS: { col: string; label: string; width?: string; text: (r: Row) => string; cls?: (r: Row) => string; optional?: true }[] = [
+  { col: 'time', label: 'time', width: '8.4em', text: (r) => clock(r.at) },
+  { col: 'path', label: 'request', width: '14.6em', text: (r) => `${r.method} ${r.path}` },
+  { col: 'key', label: 'key', width: '6em', text: (r) => r.key ?? '', optional: true },
+  { col: 'model', label: 'model', width: '8.2em', text: (r) => r.model ?? '', optional: true },
+  { col: 'asked', label: 'asked', text: (r) => r.asked ?? '', cls: () => 'preview', optional: true },
+  { col: 'answered', label: 'answer', text: (r) => r.answered ?? '', cls: () => 'preview', optional: true },
+  { col: 'scenario', label: 'scenario', width: '7em', text: (r) => r.scenario ?? '', optional: true },
+  {
+    col: 'faults',
+    label: 'faults',
+    width: '10em',
+    text: (r) => [r.faults.join(', '), r.control?.length ? `live #${r.control.map((c) => c.id).join(', #')}` : ''].filter(Boolean).join(' · '),
+    optional: true,
+  },
+  { col: 'content', label: 'content', width: '5.4em', text: (r) => r.content ?? '', optional: true },
+  { col: 'status', label: 'status', width: '4.8em', text: (r) => (r.status ? String(r.status) : 'no HTTP'), cls: (r) => `status-${String(r.status)[0]}` },
+  { col: 'ttfb', label: 'first byte', width: '6.2em', text: (r) => ms(r.ttfb_ms), cls: () => 'num' },
+  { col: 'total', label: 'total', width: '5.4em', text: (r) => ms(r.total_ms), cls: () => 'num' },
+];
+
+/** The header row, from the columns: set through the style object (CSSOM), which the CSP allows. */
+function renderHeader(): void {
+  byId('head-row').replaceChildren(
+    ...COLUMNS.map((c) => {
+      const th = el('th', c.label);
+      th.dataset.col = c.col;
+      if (c.width) th.style.width = c.width;
+      return th;
+    }),
+  );
+}
+
 function renderRows(): void {
   const shown = visible();
   const body = byId('rows');
+  const used = new Set(COLUMNS.filter((c) => !c.optional || shown.some((r) => c.text(r) !== '')).map((c) => c.col));
   body.replaceChildren(
     ...shown.map((r) => {
       const tr = el('tr');
-      tr.dataset.seq = String(r.seq);
+      // What a test (or a person's devtools) selects a row by: never its free text.
+      Object.assign(tr.dataset, { seq: String(r.seq), status: String(r.status), path: r.path.split('?')[0], method: r.method, stream: String(r.stream), done: String(r.total_ms !== null) });
       tr.setAttribute('aria-selected', String(r.seq === selected));
-      const faults = [...r.faults];
-      const cells: [string, string?][] = [
-        [clock(r.at)],
-        [r.method],
-        [r.path],
-        [r.key ?? '—'],
-        [r.model ?? '—'],
-        [r.scenario ?? ''],
-        [faults.join(', ')],
-        [r.content ?? ''],
-        [r.status ? String(r.status) : 'no HTTP', `status-${String(r.status)[0]}`],
-        [ms(r.ttfb_ms), 'num'],
-        [ms(r.total_ms), 'num'],
-      ];
-      for (const [text, cls] of cells) {
-        const td = el('td', text, cls);
+      for (const c of COLUMNS) {
+        const text = c.text(r);
+        const td = el('td', text, c.cls?.(r));
+        td.dataset.col = c.col;
         td.title = text;
+        td.hidden = !used.has(c.col);
         tr.append(td);
       }
-      if (r.control?.length) tr.children[6].textContent = [faults.join(', '), `live #${r.control.map((c) => c.id).join(', #')}`].filter(Boolean).join(' · ');
       return tr;
     }),
   );
+  for (const th of byId('head-row').children) (th as HTMLElement).hidden = !used.has((th as HTMLElement).dataset.col!);
   byId('empty').hidden = rows.size > 0;
   byId('count').textContent = `${shown.length} shown of ${rows.size}${skipped ? ` (and ${skipped.toLocaleString('en-US')} more, not followed: past 2,000 a second the mock samples)` : ''}`;
 }
@@ -382,10 +435,19 @@ async function control(method: string, body?: unknown, sub = ''): Promise<boolea
   return res.ok;
 }
 
+/** The fault chosen, with the parameters given, as the x-mock-fault header writes it. */
+function faultFromForm(): string {
+  const name = byId<HTMLSelectElement>('fault').value;
+  if (!name) return '';
+  const given = [...document.querySelectorAll<HTMLInputElement>('#fault-params input[data-param]')].filter((i) => i.value.trim() !== '');
+  return [name, ...given.map((i) => `${i.dataset.param}=${i.value.trim()}`)].join('; ');
+}
+
 function settingFromForm(): Record<string, unknown> {
   const value = (id: string) => byId<HTMLInputElement>(id).value.trim();
   const setting: Record<string, unknown> = {};
-  if (value('fault')) setting.fault = value('fault');
+  const fault = faultFromForm();
+  if (fault) setting.fault = fault;
   const content = [value('profile'), value('split') && `split=${value('split')}`].filter(Boolean).join('; ');
   if (content) setting.content = content;
   const pace: Pace = {};
@@ -404,8 +466,13 @@ async function loadOptions(): Promise<void> {
   if (!res.ok) return;
   options = (await res.json()) as Options;
   // Failures a frontend meets first; the kit's deviations from the document after.
-  const faults = [...options.faults].sort((a, b) => Number(b.frontend) - Number(a.frontend));
-  byId('fault-names').replaceChildren(...faults.map((f) => Object.assign(el('option'), { value: f.name, label: f.description })));
+  const select = byId<HTMLSelectElement>('fault');
+  for (const [kind, label] of Object.entries(KINDS) as [FaultKind, string][]) {
+    const group = Object.assign(el('optgroup'), { label });
+    group.dataset.kind = kind;
+    group.append(...options.faults.filter((f) => f.kind === kind).map((f) => Object.assign(el('option', `${f.name}: ${f.description}`), { value: f.name })));
+    if (group.children.length) select.append(group);
+  }
   const fill = (id: string, values: string[]) => byId(id).append(...values.filter((v) => v !== 'none').map((v) => Object.assign(el('option', v), { value: v })));
   fill('profile', options.profiles);
   fill('split', options.splits);
@@ -413,10 +480,31 @@ async function loadOptions(): Promise<void> {
   fill('model', options.models);
 }
 
+/** The catalogue's groups, in the order a frontend developer needs them. */
+const KINDS: Record<FaultKind, string> = {
+  frontend: 'Failures a frontend must handle',
+  deviation: 'Deviations from the document (each fails checks)',
+  legal: 'Legal variations (fail nothing)',
+  hostile: 'Hostile transports (break HTTP itself)',
+};
+
+/** The chosen fault's help and a field per parameter, its default as the placeholder. */
 function describeFault(): void {
-  const name = byId<HTMLInputElement>('fault').value.split(/[;,]/)[0].trim();
-  const f = options?.faults.find((x) => x.name === name);
-  byId('fault-help').textContent = f ? `${f.description}${f.params.length ? `; parameters: ${[...f.params, 'times'].join(', ')}` : '; parameter: times'}` : '';
+  const f = options?.faults.find((x) => x.name === byId<HTMLSelectElement>('fault').value);
+  const help = byId('fault-help');
+  help.replaceChildren();
+  byId('fault-params').replaceChildren(
+    ...(f?.params ?? []).map((p) => {
+      const label = el('label', `${p.name} `);
+      const input = Object.assign(el('input'), { type: 'number', min: '0', step: 'any', placeholder: String(p.default) });
+      input.dataset.param = p.name;
+      label.append(input, el('span', `${p.describe} (default ${p.default})`, 'sub'));
+      return label;
+    }),
+  );
+  if (!f) return;
+  help.append(el('span', f.description));
+  if (f.fails.length) help.append(el('span', ` Fails ${f.fails.join(', ')}.`));
 }
 
 // ------------------------------------------------------------------ wiring
@@ -431,11 +519,12 @@ byId('control-form').addEventListener('submit', (e) => {
   void control('POST', setting);
 });
 byId('reset').addEventListener('click', () => void control('DELETE'));
-byId('fault').addEventListener('input', describeFault);
+byId('fault').addEventListener('change', describeFault);
 for (const id of ['filter-text', 'filter-path', 'filter-status']) byId(id).addEventListener('input', queueRender);
 byId('rows').addEventListener('click', (e) => {
   const tr = (e.target as HTMLElement).closest('tr');
   if (tr?.dataset.seq) void showDetail(Number(tr.dataset.seq));
 });
 byId('copy-curl').addEventListener('click', () => void navigator.clipboard?.writeText(byId('detail-curl').textContent ?? '').catch(() => undefined));
+renderHeader();
 connect();
