@@ -7,7 +7,8 @@
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
-// BENCH_ONLY=run-cost|memory|fuzz|dashboard|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
+// BENCH_ONLY=run-cost|memory|hostile|fuzz|dashboard|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
+// the kit against hostile servers under its body cap, bench/hostile.ts,
 // generated requests against a plain loop, bench/fuzz.ts, the mock with a dashboard page open against none,
 // bench/dashboard.ts, or the mock against the ceiling),
 // BENCH_COMPARE=<dir> (see bench/run-cost.ts).
@@ -20,6 +21,7 @@ import { Agent, request } from 'undici';
 import { capture, CHAT_PATH, HEADERS, HELD_STREAM, mockConfig, SMALL, SMALL_STREAM } from './fixtures.js';
 import { dashboardBench } from './dashboard.js';
 import { fuzzBench } from './fuzz.js';
+import { hostileBench } from './hostile.js';
 import { memory } from './memory.js';
 import { runCost } from './run-cost.js';
 import type { Mark } from './server.js';
@@ -320,6 +322,7 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY;
   if (!only || only === 'run-cost') await runCost();
   if (!only || only === 'memory') await memory();
+  if (!only || only === 'hostile') await hostileBench();
   if (!only || only === 'fuzz') await fuzzBench();
   if (!only || only === 'dashboard') await dashboardBench();
   if (only && only !== 'throughput') return;

@@ -5,6 +5,7 @@ import { validateWith } from '../schemas/index.js';
 import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, judged, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { parseJson } from '../engine/json.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
 
@@ -54,11 +55,8 @@ async function contentJson(ctx: CheckContext, path: ApiPath, kind: string, body:
   if (got.verdict) return got;
   const a: Answer = got.answer;
   if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
-  try {
-    return { value: JSON.parse(a.content) };
-  } catch (e) {
-    return { verdict: fail(`with response_format ${kind}, the content is not JSON (${(e as Error).message}): ${shown(a.content)}`) };
-  }
+  const json = parseJson(a.content);
+  return json.ok ? { value: json.value } : { verdict: fail(`with response_format ${kind}, the content is not JSON (${json.error}): ${shown(a.content)}`) };
 }
 
 const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };
