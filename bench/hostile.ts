@@ -46,6 +46,8 @@ interface Outcome {
   reports: Partial<Record<(typeof REPORTERS)[number], number>>;
   /** The key in any report, in any form the redactor knows of. */
   keyShown: boolean;
+  /** Whether the run's deadline cut it short (the JSON report says so). */
+  stopped?: boolean;
   stderr: string;
 }
 
@@ -99,12 +101,14 @@ async function runCase(c: Case): Promise<Outcome> {
   }
   const reports: Outcome['reports'] = {};
   let keyShown = false;
+  let stopped: boolean | undefined;
   for (const r of REPORTERS) {
     try {
       const file = join(dir, `report.${r}`);
       reports[r] = statSync(file).size;
       const text = readFileSync(file, 'utf8');
       keyShown ||= [KEY, encodeURIComponent(KEY), Buffer.from(`conformance:${KEY}`).toString('base64')].some((f) => text.includes(f));
+      if (r === 'json') stopped = (JSON.parse(text) as { stopped?: string }).stopped !== undefined;
     } catch {
       // Not written.
     }
@@ -112,7 +116,7 @@ async function runCase(c: Case): Promise<Outcome> {
   const chats = server.chats();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
-  return { exitCode, signal, maxRss, ms, chats, reports, keyShown, stderr };
+  return { exitCode, signal, maxRss, ms, chats, reports, keyShown, stopped, stderr };
 }
 
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
@@ -130,7 +134,11 @@ export async function hostileBench(): Promise<void> {
   for (const c of cases) {
     const o = await runCase(c);
     const reported = o.reports.json !== undefined;
-    const ended = o.signal ? `killed (${o.signal})` : reported && (o.exitCode === 0 || o.exitCode === 1) ? `exit ${o.exitCode}, reported` : `exit ${o.exitCode}, no report`;
+    const ended = o.signal
+      ? `killed (${o.signal})`
+      : reported && (o.exitCode === 0 || o.exitCode === 1)
+        ? `exit ${o.exitCode}, reported${o.stopped ? ' (cut by the deadline)' : ''}`
+        : `exit ${o.exitCode}, no report`;
     if (!reported || o.maxRss > RSS_TARGET || o.keyShown) misses++;
     console.log(
       `| ${c.name} | ${o.chats} | ${ended} | ${mb(o.maxRss)} | ${(o.ms / 1000).toFixed(1)} s | ${size(o.reports.json)} | ${size(o.reports.html)} | ${size(o.reports.junit)} | ${size(o.reports.markdown)} | ${size(o.reports.pretty)} | ${size(o.reports.github)} | ${o.keyShown ? 'YES' : 'no'} |`,

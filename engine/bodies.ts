@@ -8,8 +8,8 @@ import { closeSync, mkdtempSync, openSync, readSync, rmdirSync, rmSync, unlinkSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Bytes of bodies kept in memory: eight answers at the default cap (--max-body, 8 MiB). */
-export const RESIDENT_BODY_BYTES = 64 * 1024 * 1024;
+/** Bytes of bodies kept in memory: four answers at the default cap (--max-body, 8 MiB). */
+export const RESIDENT_BODY_BYTES = 32 * 1024 * 1024;
 
 /** One body, in memory or at its place in the file. */
 export interface HeldBody {

@@ -143,14 +143,15 @@ export function retryAfterMs(headers: Record<string, string>): number | undefine
  * so the checks that read one answer in turn read it once. Bounded by what the readings cost (about
  * the bytes of the body each: a reading that found the body broken, a few bytes), not kept for the
  * run: a hostile run's every answer read for every check would not fit. */
-const READ_CACHE_COST = 64 * 1024 * 1024;
+const READ_CACHE_COST = 32 * 1024 * 1024;
 const READ_CACHE_ENTRIES = 512;
 const readCache = new Map<Exchange, { cost: number; reads: Map<string, unknown> }>();
 let readCacheCost = 0;
 
 /** `read`'s result for the body of `ex`, from the cache when this exchange was read so recently; `kind`
- * names the reading (one per function that reads), and `cost` says what keeping the result costs. */
-export function readOf<T>(ex: Exchange, kind: string, read: (body: Buffer) => T, cost: (value: T, body: Buffer) => number = (_, body) => body.length): T {
+ * names the reading (one per function that reads), and `cost` says what keeping the result costs.
+ * `read` asks for the body when it needs it (a reading made of another reads none). */
+export function readOf<T>(ex: Exchange, kind: string, read: (body: () => Buffer) => T, cost: (value: T, bytes: number) => number = (_, bytes) => bytes): T {
   let entry = readCache.get(ex);
   if (entry) {
     // Read again: the most recent.
@@ -158,9 +159,8 @@ export function readOf<T>(ex: Exchange, kind: string, read: (body: Buffer) => T,
     readCache.set(ex, entry);
     if (entry.reads.has(kind)) return entry.reads.get(kind) as T;
   } else readCache.set(ex, (entry = { cost: 0, reads: new Map() }));
-  const body = ex.body;
-  const value = read(body);
-  const spent = cost(value, body);
+  const value = read(() => ex.body);
+  const spent = cost(value, ex.head?.length ?? ex.body.length);
   entry.reads.set(kind, value);
   entry.cost += spent;
   readCacheCost += spent;
@@ -185,7 +185,8 @@ export function bodyJson(ex: Exchange): JsonBody {
   return readOf(
     ex,
     'json',
-    (body): JsonBody => {
+    (lent): JsonBody => {
+      const body = lent();
       // JSON is UTF-8 (RFC 8259, 8.1); a decoder that quietly substitutes U+FFFD would hide the fault.
       if (!isUtf8(body)) {
         const at = firstInvalidUtf8(body);
@@ -199,14 +200,14 @@ export function bodyJson(ex: Exchange): JsonBody {
       } catch (e) {
         return { ok: false, error: `body is not JSON: ${parseError(e)}` };
       }
-      // Why a body is no JSON is a line: kept whatever its size.
     },
-    (json, body) => (json.ok ? body.length : 0),
+    // Why a body is no JSON is a line: kept whatever its size.
+    (json, bytes) => (json.ok ? bytes : 0),
   );
 }
 
 export function bodySse(ex: Exchange): SseParse {
-  return readOf(ex, 'sse', (body) => parseSse(body));
+  return readOf(ex, 'sse', (body) => parseSse(body()));
 }
 
 export const EXCERPT_CHARS = 1200;
