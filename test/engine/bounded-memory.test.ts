@@ -16,33 +16,17 @@ import { BIN } from '../support/cli.js';
 
 const KEY = 'sk-hostile-0123456789abcd';
 const HEAP_MB = 96;
+/** The answer reader on both ways, and the quotes of whole answers; no fuzz pass. */
+const SUITES = ['--suite', 'chat', '--suite', 'stop', '--no-fuzz'];
 const dir = mkdtempSync(join(tmpdir(), 'conformance-bounded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** One run of the chat and stop suites (the answer reader on both ways, and the quotes of whole
- * answers) against the hostile server, with the heap capped: its exit code and its JSON report. */
+/** One run of SUITES against the hostile server, with the heap capped: its exit code and its JSON report. */
 async function run(kind: HostileKind, opts: HostileOptions): Promise<{ code: number | null; signal: string | null; report?: RunReport; stderr: string }> {
   const server = await hostileServer(kind, opts);
   const file = join(dir, `${kind}.json`);
   try {
-    const args = [
-      `--max-old-space-size=${HEAP_MB}`,
-      BIN,
-      'run',
-      '--base-url',
-      server.url,
-      '--api-key',
-      KEY,
-      '--suite',
-      'chat',
-      '--suite',
-      'stop',
-      '--no-fuzz',
-      '--timeout',
-      '20000',
-      '--reporter',
-      `json=${file}`,
-    ];
+    const args = [`--max-old-space-size=${HEAP_MB}`, BIN, 'run', '--base-url', server.url, '--api-key', KEY, ...SUITES, '--timeout', '20000', '--reporter', `json=${file}`];
     const { code, signal, stderr } = await new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) =>
       execFile(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 }, (err, _stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, signal: (err as { signal?: string } | null)?.signal ?? null, stderr }),
