@@ -25,7 +25,7 @@ function num(name: string, fallback: number): number {
   return Number.isFinite(v) && v > 0 ? v : fallback;
 }
 
-/** The mock in its own process (bench/server.ts), its CPU time read at each mark (bench/hostile.ts too). */
+/** The mock in its own process (bench/server.ts), its CPU time read at each mark (bench/hostile-mock.ts too). */
 export async function startMock(dashboard = true): Promise<{ url: string; mark(): Promise<Mark>; stop(): Promise<void> }> {
   const child = fork(fileURLToPath(new URL('./server.js', import.meta.url)), ['mock', ...(dashboard ? [] : ['no-dashboard'])], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const waiting: ((m: Mark) => void)[] = [];

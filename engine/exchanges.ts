@@ -2,7 +2,10 @@
 // selected check asks for it. A 429 is waited out within its Retry-After, a bounded number of times.
 import type { Evidence } from './check.js';
 import type { HttpClient, HttpResult, RequestSpec } from './http.js';
+import { BodyStore } from './bodies.js';
+import { BOUNDS, bounded, printable } from './bounded.js';
 import { curlOf } from './curl.js';
+import { jsonLimitProblem, parseError } from './json.js';
 import type { Redactor } from './redact.js';
 import type { TlsFlags } from './tls.js';
 import { isUtf8 } from 'node:buffer';
@@ -14,7 +17,13 @@ export interface Exchange extends HttpResult {
   /** Still 429 after the allowed retries: the checks that depend on it are not-tested, not failed. */
   rateLimited: boolean;
   retries: number;
+  /** The start of the body and its length, kept at hand for evidence: a body a run holds out of
+   * memory (engine/bodies.ts) is not read back to show its first lines. Absent: `body` is at hand. */
+  head?: { start: Buffer; length: number };
 }
+
+/** Bytes of each body kept at hand for evidence: more than an excerpt's characters can take. */
+const HEAD_BYTES = 8 * 1024;
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -40,12 +49,39 @@ export class Exchanges {
     return oldest && { label: oldest.label, ms: Math.round(performance.now() - oldest.since) };
   }
 
+  /** Where the bodies wait between the checks that read them. */
+  private readonly bodies: BodyStore;
+
   constructor(
     private readonly http: HttpClient,
     private readonly concurrency: number,
     private readonly retry: RetryPolicy,
     private readonly signal?: AbortSignal,
-  ) {}
+    bodies = new BodyStore(),
+  ) {
+    this.bodies = bodies;
+  }
+
+  /** Lets go of the bodies held: once the run's results are made, nothing reads them. */
+  close(): void {
+    this.bodies.close();
+  }
+
+  /** An exchange whose body the store holds, read from it whenever a check asks, until the run is
+   * stopped: a check still reading then (one that judges every answer of the run) is cut short as
+   * its requests are, its verdict already given. Its start stays at hand for evidence. */
+  private exchange(result: HttpResult, label: string, request: RequestSpec, rateLimited: boolean, retries: number): Exchange {
+    const { body, ...rest } = result;
+    // A copy: a view would keep the whole body's memory.
+    const head = { start: body.length <= HEAD_BYTES ? body : Buffer.from(body.subarray(0, HEAD_BYTES)), length: body.length };
+    const held = this.bodies.hold(body);
+    const { bodies, signal } = this;
+    const read = () => {
+      if (signal?.aborted) throw new Error('the run was stopped: no body is read any more');
+      return bodies.read(held);
+    };
+    return Object.defineProperty({ ...rest, label, request, rateLimited, retries, head }, 'body', { get: read, enumerable: true }) as Exchange;
+  }
 
   /** Every exchange of the run so far, answered or not. */
   async all(): Promise<Exchange[]> {
@@ -77,9 +113,9 @@ export class Exchanges {
         }
       });
       this.sent++;
-      if (result.status !== 429) return { ...result, label, request: spec, rateLimited: false, retries: attempt };
+      if (result.status !== 429) return this.exchange(result, label, spec, false, attempt);
       const wait = retryAfterMs(result.headers);
-      if (attempt >= this.retry.maxRetries || wait === undefined || wait > this.retry.maxWaitMs) return { ...result, label, request: spec, rateLimited: true, retries: attempt };
+      if (attempt >= this.retry.maxRetries || wait === undefined || wait > this.retry.maxWaitMs) return this.exchange(result, label, spec, true, attempt);
       await new Promise((r) => setTimeout(r, wait));
     }
   }
@@ -107,77 +143,129 @@ export function retryAfterMs(headers: Record<string, string>): number | undefine
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }
 
-const textCache = new WeakMap<Exchange, string>();
-const jsonCache = new WeakMap<Exchange, JsonBody>();
-const sseCache = new WeakMap<Exchange, SseParse>();
+/** What was read of recent bodies (parsed JSON, the stream's events, a suite's reading of them),
+ * so the checks that read one answer in turn read it once. Bounded by what the readings cost (about
+ * the bytes of the body each: a reading that found the body broken, a few bytes), not kept for the
+ * run: a hostile run's every answer read for every check would not fit. */
+const READ_CACHE_COST = 32 * 1024 * 1024;
+const READ_CACHE_ENTRIES = 512;
+const readCache = new Map<Exchange, { cost: number; reads: Map<string, unknown> }>();
+let readCacheCost = 0;
 
+/** `read`'s result for the body of `ex`, from the cache when this exchange was read so recently; `kind`
+ * names the reading (one per function that reads), and `cost` says what keeping the result costs.
+ * `read` asks for the body when it needs it (a reading made of another reads none). */
+export function readOf<T>(ex: Exchange, kind: string, read: (body: () => Buffer) => T, cost: (value: T, bytes: number) => number = (_, bytes) => bytes): T {
+  let entry = readCache.get(ex);
+  if (entry) {
+    // Read again: the most recent.
+    readCache.delete(ex);
+    readCache.set(ex, entry);
+    if (entry.reads.has(kind)) return entry.reads.get(kind) as T;
+  } else readCache.set(ex, (entry = { cost: 0, reads: new Map() }));
+  const value = read(() => ex.body);
+  const spent = cost(value, ex.head?.length ?? ex.body.length);
+  entry.reads.set(kind, value);
+  entry.cost += spent;
+  readCacheCost += spent;
+  for (const [old, e] of readCache) {
+    if ((readCacheCost <= READ_CACHE_COST && readCache.size <= READ_CACHE_ENTRIES) || old === ex) break;
+    readCache.delete(old);
+    readCacheCost -= e.cost;
+  }
+  return value;
+}
+
+/** The body decoded, read anew each time: a check that wants the text of a body holds it while it reads. */
 export function bodyText(ex: Exchange): string {
-  let t = textCache.get(ex);
-  if (t === undefined) textCache.set(ex, (t = ex.body.toString('utf8')));
-  return t;
+  return ex.body.toString('utf8');
 }
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; error: string };
 
+/** The body as JSON, or why it is none: not UTF-8, empty, past the JSON limits (engine/json.ts:
+ * counted on the bytes, before anything is parsed), or not JSON. */
 export function bodyJson(ex: Exchange): JsonBody {
-  let j = jsonCache.get(ex);
-  if (!j) {
-    const text = bodyText(ex);
-    // JSON is UTF-8 (RFC 8259, 8.1); a decoder that quietly substitutes U+FFFD would hide the fault.
-    if (!isUtf8(ex.body)) {
-      const at = firstInvalidUtf8(ex.body);
-      j = { ok: false, error: `body is not valid UTF-8${at ? ` (first bad byte at offset ${at.offset})` : ''}` };
-      jsonCache.set(ex, j);
-      return j;
-    }
-    try {
-      j = { ok: true, value: JSON.parse(text) };
-    } catch (e) {
-      j = { ok: false, error: text.length ? `body is not JSON: ${(e as Error).message}` : 'body is empty' };
-    }
-    jsonCache.set(ex, j);
-  }
-  return j;
+  return readOf(
+    ex,
+    'json',
+    (lent): JsonBody => {
+      const body = lent();
+      // JSON is UTF-8 (RFC 8259, 8.1); a decoder that quietly substitutes U+FFFD would hide the fault.
+      if (!isUtf8(body)) {
+        const at = firstInvalidUtf8(body);
+        return { ok: false, error: `body is not valid UTF-8${at ? ` (first bad byte at offset ${at.offset})` : ''}` };
+      }
+      if (!body.length) return { ok: false, error: 'body is empty' };
+      const past = jsonLimitProblem(body);
+      if (past) return { ok: false, error: past };
+      try {
+        return { ok: true, value: JSON.parse(body.toString('utf8')) };
+      } catch (e) {
+        return { ok: false, error: `body is not JSON: ${parseError(e)}` };
+      }
+    },
+    // Why a body is no JSON is a line: kept whatever its size.
+    (json, bytes) => (json.ok ? bytes : 0),
+  );
 }
 
 export function bodySse(ex: Exchange): SseParse {
-  let s = sseCache.get(ex);
-  if (!s) sseCache.set(ex, (s = parseSse(ex.body)));
-  return s;
+  return readOf(ex, 'sse', (body) => parseSse(body()));
 }
 
 export const EXCERPT_CHARS = 1200;
 
-/** Printable excerpt of bytes that may be garbage: invalid UTF-8 and control bytes made visible. */
+/** Printable excerpt of bytes that may be garbage, for a check's own message: invalid UTF-8 and
+ * control bytes made visible, cut with the mark of a cut. Evidence is bounded by evidenceOf. */
 export function excerpt(body: Buffer | string, max = EXCERPT_CHARS): string {
   // Four bytes per character at most: decoding more than that could not change the excerpt.
   const text = typeof body === 'string' ? body : body.subarray(0, max * 4).toString('utf8');
-  // eslint-disable-next-line no-control-regex
-  const escaped = text.slice(0, max).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const escaped = printable(text.slice(0, max));
   // Escapes lengthen the text: the excerpt is cut after them, so it stays readable in size.
   const shown = escaped.slice(0, max);
   const cut = shown.length < escaped.length || text.length > max || (typeof body !== 'string' && body.length > max * 4);
   return cut ? `${shown}… [${body.length} ${typeof body === 'string' ? 'characters' : 'bytes'} in all]` : shown;
 }
 
+/** The start of a body as evidence shows it: a window of it decoded and made printable, then
+ * redacted and cut (engine/bounded.ts). `length`: of the whole body, when `body` is its start. */
+function bodyExcerpt(body: Buffer | string, redactor: Redactor, length = body.length): string {
+  // Four bytes per character at most, and room for a key the cut would split.
+  const room = (BOUNDS.excerpt + redactor.longestForm()) * 4;
+  if (typeof body === 'string') return bounded(printable(body), BOUNDS.excerpt, redactor);
+  return length > room
+    ? bounded(printable(body.subarray(0, room).toString('utf8')), BOUNDS.excerpt, redactor, { length, unit: 'bytes' })
+    : bounded(printable(body.toString('utf8')), BOUNDS.excerpt, redactor);
+}
+
 const SHOWN_HEADERS = ['content-type', 'content-encoding', 'content-length', 'transfer-encoding', 'retry-after', 'retry-after-ms', 'www-authenticate', 'x-request-id'];
 
-/** `tls`: the run's TLS choices, repeated in the command that replays the exchange. */
+/** `tls`: the run's TLS choices, repeated in the command that replays the exchange. Every text of
+ * it redacted and bounded (engine/bounded.ts); the command is the kit's own request, whole, with
+ * each key as the variable that holds it. */
 export function evidenceOf(ex: Exchange, redactor: Redactor, tls?: TlsFlags): Evidence {
   const headers: Record<string, string> = {};
   for (const h of SHOWN_HEADERS) if (ex.headers[h] !== undefined) headers[h] = ex.headers[h];
+  const bound = (text: string, max: number) => bounded(text, max, redactor);
+  const each = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, bound(v, BOUNDS.header)]));
+  const body = ex.head ?? { start: ex.body, length: ex.body.length };
   return {
-    label: ex.label,
+    label: bound(ex.label, BOUNDS.label),
     request: {
       method: ex.request.method,
-      url: redactor.text(ex.request.url),
-      headers: redactor.headers(ex.request.headers),
-      body: ex.request.body === undefined ? undefined : redactor.text(excerpt(ex.request.body)),
+      url: bound(ex.request.url, BOUNDS.url),
+      headers: each(redactor.headers(ex.request.headers)),
+      body: ex.request.body === undefined ? undefined : bodyExcerpt(ex.request.body, redactor),
     },
     status: ex.status,
-    headers: redactor.headers(headers),
-    excerpt: ex.body.length ? redactor.text(excerpt(ex.body)) : undefined,
-    error: ex.error ? `${ex.error.kind}: ${ex.error.message}${ex.bytesRead ? ` (${ex.bytesRead} bytes read)` : ''}` : ex.rateLimited ? `still 429 after ${ex.retries} retries` : undefined,
+    headers: each(redactor.headers(headers)),
+    excerpt: body.length ? bodyExcerpt(body.start, redactor, body.length) : undefined,
+    error: ex.error
+      ? bound(`${ex.error.kind}: ${ex.error.message}${ex.bytesRead ? ` (${ex.bytesRead} bytes read)` : ''}`, BOUNDS.error)
+      : ex.rateLimited
+        ? `still 429 after ${ex.retries} retries`
+        : undefined,
     durationMs: ex.durationMs,
     reproduce: curlOf(ex.request, redactor.shellSecrets(), tls),
   };

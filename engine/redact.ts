@@ -5,6 +5,11 @@
  * a two-letter key everywhere would garble the evidence without protecting anything real. */
 const MIN_FREE_TEXT_KEY = 6;
 export const REDACTED = '[REDACTED]';
+/** How every cut of a text is marked, wherever it is made (engine/bounded.ts, a suite's short show):
+ * the redactor looks for pieces of keys beside it. */
+export const CUT = '…';
+/** The shortest piece of a key beside a cut that is redacted. */
+const MIN_PIECE = 4;
 
 /** Where a secret stands in a shell command (curl.ts): a variable the shell expands, or a redaction. */
 export interface ShellSecret {
@@ -35,9 +40,44 @@ export class Redactor {
     return [...[...this.keys].map(([value, variable]) => ({ value, variable })), ...this.forms.filter((f) => !this.keys.has(f)).map((value) => ({ value }))];
   }
 
+  /** The longest form a key takes: a window of a text longer than this past a cut holds every
+   * key that the cut could split. */
+  longestForm(): number {
+    return this.forms[0]?.length ?? 0;
+  }
+
+  /** Every form of every key replaced, and every piece of one that a cut left beside its `…`. */
   text(s: string): string {
     let out = s;
     for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out.includes(CUT) ? this.piecesAtCuts(out) : out;
+  }
+
+  /** A text cut short for readability (`${s.slice(0, 80)}…`) may end in the first characters of a
+   * key, and a window taken from the middle (`…${tail}`) may start with its last ones: the key is
+   * no longer whole there for `text` to find. Each such piece of MIN_PIECE characters or more is
+   * redacted; a shorter one tells as little as the four characters a dashboard shows of a key. */
+  private piecesAtCuts(s: string): string {
+    const spans: [number, number][] = [];
+    for (let at = s.indexOf(CUT); at >= 0; at = s.indexOf(CUT, at + 1)) {
+      let before = 0;
+      let after = 0;
+      for (const form of this.forms) {
+        for (let k = Math.min(form.length - 1, at); k > before && k >= MIN_PIECE; k--) if (s.startsWith(form.slice(0, k), at - k)) before = k;
+        for (let k = Math.min(form.length - 1, s.length - at - 1); k > after && k >= MIN_PIECE; k--) if (s.startsWith(form.slice(form.length - k), at + 1)) after = k;
+      }
+      if (before) spans.push([at - before, at]);
+      if (after) spans.push([at + 1, at + 1 + after]);
+    }
+    // Pieces on both sides of two close cuts may overlap: each stretch is redacted once.
+    const merged: [number, number][] = [];
+    for (const [from, to] of spans.sort((a, b) => a[0] - b[0])) {
+      const last = merged.at(-1);
+      if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+      else merged.push([from, to]);
+    }
+    let out = s;
+    for (const [from, to] of merged.reverse()) out = `${out.slice(0, from)}${REDACTED}${out.slice(to)}`;
     return out;
   }
 
@@ -67,7 +107,8 @@ export const basicCredential = (key: string) => Buffer.from(`conformance:${key}`
 
 /** Whether any form of key appears in raw bytes, looked for before any redaction. */
 export function containsKey(raw: Buffer | string, key: string): boolean {
-  const text = typeof raw === 'string' ? raw : raw.toString('latin1');
-  const utf8 = typeof raw === 'string' ? raw : raw.toString('utf8');
-  return [key, encodeURIComponent(key)].some((form) => text.includes(form) || utf8.includes(form));
+  // Bytes are searched as they are, for the form's UTF-8 and Latin-1 bytes: what decoding them
+  // either way and searching the text finds, without decoding a body of megabytes twice per key.
+  const found = (form: string) => (typeof raw === 'string' ? raw.includes(form) : raw.includes(form, 0, 'utf8') || (!/[^\u0000-\u00ff]/.test(form) && raw.includes(form, 0, 'latin1')));
+  return [key, encodeURIComponent(key)].some(found);
 }

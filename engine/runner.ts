@@ -2,6 +2,7 @@
 // and collect one result per check (the worst of its paths) with evidence.
 import picomatch from 'picomatch';
 import { fail, notTested, worst, type AxisPoint, type AxisValues, type Check, type CheckResult, type Evidence, type Path, type PathResult, type Progress, type Verdict } from './check.js';
+import { BOUNDS, bounded } from './bounded.js';
 import { evidenceOf, Exchanges, type Exchange, type RetryPolicy } from './exchanges.js';
 import { HttpClient, type Limits, type RequestSpec } from './http.js';
 import { Redactor } from './redact.js';
@@ -84,10 +85,11 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
     const units = schedule(checks, expanded.units);
     await judge(checks, units, expanded.paths, run);
     attribute(checks, expanded.paths, run);
-    const results = checks.map((check, i) => combinePaths(check, expanded.paths[i]));
+    const results = checks.map((check, i) => combinePaths(check, expanded.paths[i], run));
     for (const r of results) opts.onResult?.(r);
     return { results, requestsSent: run.exchanges.sent, requests: run.exchanges.requests, notes: expanded.notes };
   } finally {
+    run.exchanges.close();
     await run.http.close();
   }
 }
@@ -185,25 +187,31 @@ class Run {
     return why && verdict.outcome !== 'pass' && verdict.outcome !== 'skip' ? { outcome: 'not-tested', message: why } : verdict;
   }
 
-  /** A verdict on one path as the report keeps it: redacted, with the evidence that shows it. */
+  /** A text as the report keeps it: redacted, then cut (engine/bounded.ts). */
+  bound(text: string, max: number): string {
+    return bounded(text, max, this.redactor);
+  }
+
+  /** A verdict on one path as the report keeps it: its texts and the string values of its path (a
+   * model id the server listed) bounded, with the evidence that shows it. */
   pathResult(verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult {
     if (verdict.outcome === 'fail' && [...used, ...inherited].some((ex) => ex.rateLimited))
       verdict = { outcome: 'not-served', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
     const showEvidence = verdict.outcome !== 'pass' && verdict.outcome !== 'skip';
     const { redactor } = this;
     const result: PathResult = {
-      path,
-      label,
+      path: Object.fromEntries(Object.entries(path).map(([axis, v]) => [axis, typeof v === 'string' ? this.bound(v, BOUNDS.label) : v])),
+      label: this.bound(label, BOUNDS.label),
       outcome: verdict.outcome,
-      message: verdict.message === undefined ? undefined : redactor.text(verdict.message),
-      notes: verdict.notes?.map((n) => redactor.text(n)),
+      message: verdict.message === undefined ? undefined : this.bound(verdict.message, BOUNDS.message),
+      notes: verdict.notes?.map((n) => this.bound(n, BOUNDS.note)),
       ...(verdict.outcome === 'not-tested' && verdict.blockedBy ? { blockedBy: verdict.blockedBy } : {}),
       // A discovery's exchanges (the model list, the catalog) are evidence only when the path sent
       // nothing of its own: otherwise they would bury the request that broke the rule.
       evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor, this.opts.target.tls?.flags)) : [],
       durationMs: Math.round(performance.now() - started),
     };
-    if (result.blockedBy) this.breaches.set(result, redactor.text(verdict.breach ?? verdict.message ?? 'a part it owns was broken'));
+    if (result.blockedBy) this.breaches.set(result, this.bound(verdict.breach ?? verdict.message ?? 'a part it owns was broken', BOUNDS.message));
     return result;
   }
 }
@@ -244,7 +252,7 @@ async function expandPaths(checks: readonly AnyCheck[], run: Run): Promise<{ uni
           const next: typeof partial = [];
           for (const p of partial) {
             const values: AxisValues = typeof source === 'function' ? await source(ctx, p.path) : { points: [...(source as readonly AxisPoint[])] };
-            if (values.note) notes.add(run.redactor.text(values.note));
+            if (values.note) notes.add(run.bound(values.note, BOUNDS.note));
             if (!values.points.length) return notTested(values.problem ?? `no ${axis} to test`);
             for (const point of values.points) next.push({ path: { ...p.path, [axis]: point.value }, labels: [...p.labels, point.label] });
           }
@@ -271,7 +279,14 @@ function schedule(checks: readonly AnyCheck[], units: Unit[]): Unit[] {
 async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResult[][], run: Run): Promise<void> {
   const { opts } = run;
   let unitsDone = 0;
-  opts.onStart?.({ done: () => unitsDone, total: () => units.length, slowest: () => run.exchanges.slowest() });
+  opts.onStart?.({
+    done: () => unitsDone,
+    total: () => units.length,
+    slowest: () => {
+      const slow = run.exchanges.slowest();
+      return slow && { ...slow, label: run.bound(slow.label, BOUNDS.label) };
+    },
+  });
 
   const firstLast = units.findIndex((u) => checks[u.check].last);
   let next = 0;
@@ -287,6 +302,9 @@ async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResu
       }
       const unit = units[next++];
       inFlight++;
+      // A check whose requests were all answered runs on resolved promises alone, which never let
+      // a timer fire: the run's deadline is seen between units, at least.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const used: Exchange[] = [];
       const inherited = [...unit.inherited];
       const started = performance.now();
@@ -362,8 +380,9 @@ export const sectionsOf = (section: string) =>
     .filter(Boolean);
 
 /** One result per check: its paths in the order they were expanded, its outcome the worst of them,
- * and the messages and evidence of the paths that gave that outcome. */
-export function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult {
+ * and the messages and evidence of the paths that gave that outcome; `run` bounds the joined
+ * message (a load, whose paths its own run bounded, joins few). */
+export function combinePaths(check: AnyCheck, paths: PathResult[], run?: Pick<Run, 'bound'>): CheckResult {
   const { run: _run, paths: axes, timeLimitMs: _limit, once: _once, ...meta } = check;
   const outcome = worst(paths.map((p) => p.outcome));
   const deciding = paths.filter((p) => p.outcome === outcome);
@@ -387,7 +406,8 @@ export function combinePaths(check: AnyCheck, paths: PathResult[]): CheckResult 
     ...meta,
     sections: sectionsOf(meta.section),
     outcome,
-    message: messages.length ? messages.join('; ') : undefined,
+    // Each path's message is bounded already; all of them together are bounded too.
+    message: messages.length ? (run ? run.bound(messages.join('; '), BOUNDS.checkMessage) : messages.join('; ')) : undefined,
     notes: allNotes.length ? allNotes : undefined,
     ...(blockedBy.length ? { blockedBy } : {}),
     evidence,

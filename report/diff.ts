@@ -3,6 +3,7 @@
 // passed before, is a regression.
 import type { CheckResult } from '../engine/check.js';
 import type { RunReport } from './report.js';
+import { safe } from './text.js';
 
 export interface Change {
   id: string;
@@ -69,5 +70,6 @@ export function renderDiff(diff: ReportDiff): string {
   if (diff.added.length) out.push(`Checks added: ${diff.added.join(', ')}`, '');
   if (diff.removed.length) out.push(`Checks removed: ${diff.removed.join(', ')}`, '');
   out.push(diff.regression ? `REGRESSION: ${diff.newlyFailing.length} check(s) newly failing` : 'no regression');
-  return `${out.join('\n')}\n`;
+  // The reports' messages and labels quote what servers sent: inert on a terminal, as in pretty output.
+  return `${safe(out.join('\n'))}\n`;
 }

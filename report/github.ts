@@ -3,9 +3,11 @@
 // --strict, a flaky check, an expected failure), each with its section and the first line of its evidence.
 import type { CheckResult } from '../engine/check.js';
 import { failsRun, type RunReport } from './report.js';
+import { safe } from './text.js';
 
-/** Escaping of a workflow command's message and of its properties (GitHub's toolkit rules). */
-const data = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+/** Escaping of a workflow command's message and of its properties (GitHub's toolkit rules), what
+ * the server sent made inert first, as in pretty output. */
+const data = (s: string) => safe(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const property = (s: string) => data(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 function annotation(kind: 'error' | 'warning', r: CheckResult): string {

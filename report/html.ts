@@ -3,7 +3,6 @@
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
 import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
-import { cut } from './trim.js';
 import { heldChart, latencyChart } from './charts.js';
 import { profileRows, ruleRows, type LoadReport } from './load.js';
 
@@ -19,10 +18,10 @@ const LABEL: Record<string, string> = { failing: 'fails the run', finding: 'find
 
 function evidence(e: Evidence): string {
   const lines = [`→ ${e.request.method} ${e.request.url}`];
-  if (e.request.body) lines.push(`  body: ${cut(e.request.body, 1500)}`);
+  if (e.request.body) lines.push(`  body: ${e.request.body}`);
   if (e.status !== undefined) lines.push(`← ${e.status}${e.durationMs !== undefined ? ` (${Math.round(e.durationMs)} ms)` : ''}`);
   for (const [k, v] of Object.entries(e.headers ?? {})) lines.push(`  ${k}: ${v}`);
-  if (e.excerpt) lines.push(cut(e.excerpt, 3000));
+  if (e.excerpt) lines.push(e.excerpt);
   if (e.error) lines.push(`error: ${e.error}`);
   return `<details class="evidence"><summary>${esc(e.label ?? 'exchange')}</summary><pre>${esc(lines.join('\n'))}</pre>${
     e.reproduce ? `<p class="repro">Reproduce with:</p><pre class="curl">${esc(e.reproduce)}</pre>` : ''

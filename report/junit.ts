@@ -6,7 +6,7 @@
 // not-served are <skipped>.
 import type { CheckResult, Evidence } from '../engine/check.js';
 import { failsRun, OUTCOME_WORDS, type RunReport } from './report.js';
-import { cut, header } from './trim.js';
+import { header } from './text.js';
 
 /** Everything outside XML 1.0's Char production (controls but tab/LF/CR, lone surrogates,
  * U+FFFE/U+FFFF). With the `u` flag a lone surrogate is one code point, so it matches too. */
@@ -28,13 +28,10 @@ function seconds(ms: number): string {
   return (Number.isFinite(ms) && ms > 0 ? ms / 1000 : 0).toFixed(3);
 }
 
-const REQUEST_BODY_MAX = 2000;
-const EXCERPT_MAX = 4000;
-
 function evidenceText(e: Evidence, i: number): string {
   const lines = [`--- evidence ${i + 1}${e.label ? `: ${e.label}` : ''}`];
   lines.push(`> ${e.request.method} ${e.request.url}`);
-  if (e.request.body !== undefined && e.request.body !== '') lines.push(`> body: ${cut(e.request.body, REQUEST_BODY_MAX)}`);
+  if (e.request.body !== undefined && e.request.body !== '') lines.push(`> body: ${e.request.body}`);
   if (e.status !== undefined) lines.push(`< status ${e.status}${e.durationMs !== undefined ? ` (${Math.round(e.durationMs)} ms)` : ''}`);
   for (const name of ['content-type', 'retry-after']) {
     const v = header(e.headers, name);
@@ -42,7 +39,7 @@ function evidenceText(e: Evidence, i: number): string {
   }
   if (e.excerpt !== undefined && e.excerpt !== '') {
     lines.push('< body:');
-    for (const l of cut(e.excerpt, EXCERPT_MAX).split('\n')) lines.push(`    ${l}`);
+    for (const l of e.excerpt.split('\n')) lines.push(`    ${l}`);
   }
   if (e.error) lines.push(`! error: ${e.error}`);
   if (e.reproduce) lines.push(`Reproduce with: ${e.reproduce}`);

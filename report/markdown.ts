@@ -3,10 +3,8 @@
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
 import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
-import { cut } from './trim.js';
+import { safe, summary } from './text.js';
 import { profileRows, ruleRows, type LoadReport } from './load.js';
-
-const EXCERPT_MAX = 1500;
 
 /** Text safe inside a table cell: one line, no pipe, no markup surprises. */
 const cell = (s: string) => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;');
@@ -19,9 +17,9 @@ function fenced(text: string, lang = ''): string {
 
 function evidenceBlock(e: Evidence): string[] {
   const lines = [`${e.request.method} ${e.request.url}`];
-  if (e.request.body) lines.push(`body: ${cut(e.request.body, 600)}`);
+  if (e.request.body) lines.push(`body: ${e.request.body}`);
   if (e.status !== undefined) lines.push(`<- ${e.status}${e.durationMs !== undefined ? ` (${Math.round(e.durationMs)} ms)` : ''}`);
-  if (e.excerpt) lines.push(cut(e.excerpt, EXCERPT_MAX));
+  if (e.excerpt) lines.push(e.excerpt);
   if (e.error) lines.push(`error: ${e.error}`);
   const out = [`*${cell(e.label ?? 'exchange')}*`, '', fenced(lines.join('\n'))];
   if (e.reproduce) out.push('', 'Reproduce with:', '', fenced(e.reproduce, 'sh'));
@@ -65,7 +63,7 @@ function loadSection(load: LoadReport): string[] {
   ];
 }
 
-const row = (r: CheckResult) => `| \`${r.id}\` | ${r.level} | ${cell(r.section)} | ${cell(cut(r.message ?? r.outcome, 200))} |`;
+const row = (r: CheckResult) => `| \`${r.id}\` | ${r.level} | ${cell(r.section)} | ${cell(summary(r.message ?? r.outcome, 200))} |`;
 const TABLE = ['| check | level | section | what was found |', '|---|---|---|---|'];
 
 export function renderMarkdown(report: RunReport): string {
@@ -115,5 +113,6 @@ export function renderMarkdown(report: RunReport): string {
     );
   if (untested.length)
     out.push(`### Not tested (${untested.length})`, '', ...TABLE, ...untested.map((r) => row(r.outcome === 'not-served' ? { ...r, message: `not served: ${r.message ?? ''}` } : r)), '');
-  return `${out.join('\n').trimEnd()}\n`;
+  // What the server sent (a model id, a message) may carry terminal escapes: inert, as in pretty output.
+  return `${safe(out.join('\n')).trimEnd()}\n`;
 }

@@ -3,23 +3,8 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
 import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, type RunReport } from './report.js';
-import { cut, header } from './trim.js';
+import { header, safe } from './text.js';
 import { columns, profileRows, ruleRows, type LoadReport } from './load.js';
-
-const REQUEST_BODY_MAX = 300;
-const EXCERPT_MAX = 800;
-
-/** Makes server-supplied text safe for a terminal: control characters (ESC included, so a
- * hostile body cannot inject escapes), DEL/C1, bidi overrides, noncharacters U+FFFE/U+FFFF
- * and lone surrogates become visible `\xNN` / `\uNNNN`; tab and line feed stay. */
-function safe(s: string): string {
-  return s
-    .replace(/\r\n/g, '\n')
-    .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => {
-      const code = c.charCodeAt(0);
-      return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-    });
-}
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
  * section; an empty section last of all. */
@@ -81,7 +66,7 @@ function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string)
   const pad = `${indent}  `;
   lines.push(`${pad}${c.cyan('→')} ${safe(e.request.method)} ${safe(e.request.url)}`);
   if (e.request.body !== undefined && e.request.body !== '') {
-    lines.push(`${pad}  ${c.gray('body:')} ${safe(cut(e.request.body.replace(/\s*\n\s*/g, ' '), REQUEST_BODY_MAX))}`);
+    lines.push(`${pad}  ${c.gray('body:')} ${safe(e.request.body.replace(/\s*\n\s*/g, ' '))}`);
   }
   if (e.status !== undefined) {
     const st = e.status >= 400 ? c.red(String(e.status)) : String(e.status);
@@ -93,7 +78,7 @@ function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string)
   }
   if (e.excerpt !== undefined && e.excerpt !== '') {
     lines.push(`${pad}  ${c.gray('body:')}`);
-    for (const l of safe(cut(e.excerpt, EXCERPT_MAX)).split('\n')) lines.push(`${pad}    ${l}`);
+    for (const l of safe(e.excerpt).split('\n')) lines.push(`${pad}    ${l}`);
   }
   if (e.error) lines.push(`${pad}${c.red('error:')} ${safe(e.error)}`);
   if (e.reproduce) lines.push(`${pad}${c.gray('Reproduce with:')} ${safe(e.reproduce)}`);

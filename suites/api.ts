@@ -1,6 +1,7 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
-import { bodyJson, bodySse, type Exchange } from '../engine/exchanges.js';
+import { bodyJson, bodySse, readOf, type Exchange } from '../engine/exchanges.js';
+import { parseJson } from '../engine/json.js';
 import type { SseParse } from '../engine/sse.js';
 import type { PathValue } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -258,14 +259,15 @@ export interface StreamRead {
  * before a cut is read all the same; the stream checks judge the cut itself. */
 export function readStream(ex: Exchange): StreamRead {
   if (!is2xx(ex)) return { sse: { events: [], findings: [], tail: '' }, payloads: [], chunks: [], problem: `the streaming request was refused: ${describe(ex)}` };
-  const sse = bodySse(ex);
+  // Read once for the checks that read it in turn; the payloads cost about the body's bytes.
+  return readOf(ex, 'stream', () => readSse(bodySse(ex)));
+}
+
+function readSse(sse: SseParse): StreamRead {
   const payloads: StreamPayload[] = sse.events.map((e, at) => {
     if (e.data === DONE_MARKER) return { at, data: e.data };
-    try {
-      return { at, data: e.data, json: JSON.parse(e.data) };
-    } catch (err) {
-      return { at, data: e.data, error: (err as Error).message };
-    }
+    const json = parseJson(e.data);
+    return json.ok ? { at, data: e.data, json: json.value } : { at, data: e.data, error: json.error };
   });
   const chunks = payloads.filter((p) => p.json !== null && typeof p.json === 'object' && !Array.isArray(p.json)).map((p) => ({ at: p.at, chunk: p.json as Record<string, unknown> }));
   const done = payloads.find((p) => p.data === DONE_MARKER);

@@ -237,7 +237,8 @@ const filterError = (ex: Exchange) => {
 
 /** Whether a served chat answer says content_filter, on either path; read from the raw text, so
  * that an answer cut short still shows it. */
-const filtered = (ex: Exchange) => /"finish_reason"\s*:\s*"content_filter"/.test(bodyText(ex));
+// Looked for in the bytes first: the run's every answer is read, and most are not decoded for it.
+const filtered = (ex: Exchange) => ex.body.includes('content_filter') && /"finish_reason"\s*:\s*"content_filter"/.test(bodyText(ex));
 
 export const contentFilter: CheckDef = {
   id: 'errors.content-filter',

@@ -19,7 +19,10 @@ const FILLERS = ['~~~1', '~~~2', '~~~3', '~~~4'];
 /** Reproducible where the catalog allows: seed and temperature 0 (fit drops what it does not declare). */
 const repeatBody = (model: string, extra: ChatBody = {}): ChatBody => ({ model, messages: [{ role: 'user', content: REPEAT_PROMPT }], seed: 7, temperature: 0, max_tokens: 64, ...extra });
 
-const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
+/** Of an answer quoted in a message, its start: enough to see where it differs from the other. */
+const SHOWN_CHARS = 400;
+const show = (v: unknown) =>
+  v === undefined ? 'absent' : typeof v === 'string' && v.length > SHOWN_CHARS ? `${JSON.stringify(v.slice(0, SHOWN_CHARS)).slice(0, -1)}…" (${v.length} characters)` : JSON.stringify(v);
 
 /** The unstopped answer on a path, and the stop sequences picked from it. */
 interface Reference {
@@ -30,9 +33,13 @@ interface Reference {
   span: string;
 }
 
+/** Of a long answer, the start that words are picked from: a word's first occurrence there is its
+ * first in the whole answer, and an answer of megabytes is not split into a million words. */
+const PICKED_FROM_CHARS = 4096;
+
 /** Words of the answer that can cut it: after its start, so that something comes before them. */
 function pick(text: string): Omit<Reference, 'text'> | undefined {
-  const words = [...text.matchAll(/[\p{L}\p{N}]{3,}/gu)].map((m) => ({ w: m[0], at: m.index! }));
+  const words = [...text.slice(0, PICKED_FROM_CHARS).matchAll(/[\p{L}\p{N}]{3,}/gu)].map((m) => ({ w: m[0], at: m.index! }));
   const usable = words.filter(({ w, at }) => at > 0 && text.indexOf(w) === at);
   if (usable.length < 2) return undefined;
   const i = Math.floor(usable.length / 2);

@@ -165,7 +165,7 @@ export const complete: CheckDef = {
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], ({ sse }, ex) => {
     if (ex.complete && !ex.error) return pass();
-    const seen = ex.body.length ? `; the last bytes seen: ${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
+    const seen = ex.body.length ? `; the last bytes seen: ${ex.body.length > 160 ? '…' : ''}${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
     return fail(
       `the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`,
     );

@@ -5,6 +5,7 @@ import { validateWith } from '../schemas/index.js';
 import { inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, askWithRoom, judged, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { parseJson } from '../engine/json.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
 import { eachReading } from './each.js';
@@ -65,11 +66,8 @@ async function contentJson(
 /** The content of an answer as JSON, or the verdict that ends the check. */
 function jsonOf(a: Answer, kind: string): { value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict } {
   if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
-  try {
-    return { value: JSON.parse(a.content) };
-  } catch (e) {
-    return { verdict: fail(`with response_format ${kind}, the content is not JSON (${(e as Error).message}): ${shown(a.content)}`) };
-  }
+  const json = parseJson(a.content);
+  return json.ok ? { value: json.value } : { verdict: fail(`with response_format ${kind}, the content is not JSON (${json.error}): ${shown(a.content)}`) };
 }
 
 const ON_STRUCTURED = { stream: STREAM, model: modelsTaking('response_format') };

@@ -6,6 +6,7 @@ import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath
 import { answerTo, askWithRoom, heldOnEvery, judged, partOnEveryAnswer, ROOM, type Answer, type Part } from './answer.js';
 import type { ToolCallRead } from './tool-deltas.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
+import { parseJson } from '../engine/json.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM, STREAM_ONLY } from './paths.js';
 import { eachReading, type Known } from './each.js';
@@ -82,12 +83,9 @@ type Args = { ok: true; value: Record<string, unknown> } | { ok: false; error: s
 /** Arguments are JSON text of an object: the parameters of every declared function are objects. */
 function parseArgs(text: unknown): Args {
   if (typeof text !== 'string') return { ok: false, error: `is ${shown(text)}, not a string of JSON` };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, error: `is not JSON (${(e as Error).message}): ${shown(text)}` };
-  }
+  const json = parseJson(text);
+  if (!json.ok) return { ok: false, error: `is not JSON (${json.error}): ${shown(text)}` };
+  const value = json.value;
   return value && typeof value === 'object' && !Array.isArray(value) ? { ok: true, value: value as Record<string, unknown> } : { ok: false, error: `is JSON but not an object: ${shown(text)}` };
 }
 

@@ -241,8 +241,8 @@ describe('pretty reporter', () => {
     expect(plain).toContain('retry-after: 7');
     expect(plain).not.toContain('x-other');
     expect(plain).toContain('error: timeout after 30000 ms');
-    expect(plain).toMatch(/more chars\)/); // the 2 KB excerpt is cut
-    expect(plain).not.toContain('x'.repeat(2048));
+    // Shown as the engine bounded it (engine/bounded.ts): no reporter cuts it again.
+    expect(plain).toContain('x'.repeat(2048));
   });
 
   it('ends with counts per level, warnings and the verdict', () => {
@@ -282,6 +282,12 @@ describe('markdown reporter', () => {
     // Table cells hold no raw pipe or angle bracket from a server's text.
     for (const line of md.split('\n').filter((l) => l.startsWith('| `'))) expect(line.split(/(?<!\\)\|/).length).toBe(6);
   });
+
+  it('makes terminal escapes from the server inert, as pretty output does', () => {
+    expect(md).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F]/);
+    expect(md).toContain('esc:\\x1b[31m');
+    expect(md).toContain('bell:\\x07');
+  });
 });
 
 describe('github reporter', () => {
@@ -297,5 +303,11 @@ describe('github reporter', () => {
     // One command per line: no raw line break survives inside one.
     expect(lines.every((l) => l.startsWith('::'))).toBe(true);
     expect(lines.at(-1)).toBe('::notice title=chat-api-conformance%3A failed::9 checks against https://api.example.test/v1; exit code 1');
+  });
+
+  it('makes terminal escapes from the server inert, as pretty output does', () => {
+    expect(out).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F]/);
+    expect(out).toContain('esc:\\x1b[31m');
+    expect(out).toContain('bell:\\x07');
   });
 });

@@ -10,7 +10,7 @@
 // Targets: the other client waits < 1 s; the 100,000-message CPU time < 8 x the 25,000 (linear is
 // 4 x, quadratic 16 x); peak RSS < 500 MB; every route answers. The mock's CPU time per request is
 // given beside the wall time: on a machine other jobs share, it is the steadier figure.
-//   BENCH_ONLY=hostile npm run bench    BENCH_HOSTILE_IMAGES (default 1000)
+//   BENCH_ONLY=hostile-mock npm run bench (hostile for both sides)    BENCH_HOSTILE_IMAGES (default 1000)
 import { Agent, request } from 'undici';
 import { startMock } from './dashboard.js';
 import { CHAT_PATH, HEADERS, SMALL } from './fixtures.js';
@@ -94,7 +94,7 @@ const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
 const kb = (b: number) => `${Math.round(b / 1024).toLocaleString('en-US')} KB`;
 const x = (n: number) => `${n < 10 ? n.toFixed(1) : Math.round(n).toLocaleString('en-US')} x`;
 
-export async function hostileBench(): Promise<void> {
+export async function hostileMockBench(): Promise<void> {
   console.log(`hostile requests against the mock (its own process), full size; ${IMAGES} image requests; Node ${process.version}\n`);
   const mock = await startMock();
   const rows: string[][] = [];

@@ -1,0 +1,155 @@
+// The kit against servers that answer under its body cap with what a client chokes on (issue 28):
+// each case runs `conformance run` in a child process with every reporter writing a file, and says
+// whether the run ended within its deadline with a report, its peak RSS (the kernel's high-water
+// mark), its wall time and the size of each report. Target: every case reported, under 600 MB.
+//   node dist/bench/hostile-kit.js    (or npm run bench; BENCH_ONLY=hostile-kit for this part alone, hostile for both sides)
+// BENCH_HOSTILE_HEAP_MB caps the child's V8 heap (--max-old-space-size), to measure a build that
+// would otherwise take the machine's memory; BENCH_HOSTILE_CASES=name,name picks cases.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { hostileServer, type HostileKind, type HostileOptions } from './hostile-servers.js';
+
+/** 25 characters, as the issue's key. */
+const KEY = 'sk-hostile-0123456789abcd';
+const RSS_TARGET = 600 * 1024 * 1024;
+const DEADLINE_MS = 180_000;
+const REPORTERS = ['pretty', 'json', 'junit', 'markdown', 'github', 'html'] as const;
+const BIN = fileURLToPath(new URL('../bin/conformance.js', import.meta.url));
+/** Writes the child's own peak RSS (KiB) where MAX_RSS_FILE says, as it exits. */
+const MAX_RSS_HOOK = `data:text/javascript,import{writeFileSync}from"node:fs";process.on("exit",()=>writeFileSync(process.env.MAX_RSS_FILE,String(process.resourceUsage().maxRSS)))`;
+
+interface Case {
+  name: string;
+  kind: HostileKind;
+  opts: HostileOptions;
+}
+
+export const HOSTILE_CASES: Case[] = [
+  { name: '8.3 MB of valid content on every chat', kind: 'big-content', opts: { contentChars: 8_300_000 } },
+  { name: 'an 8 MB [[[…]]] field', kind: 'deep', opts: { depth: 4_000_000 } },
+  { name: '100k levels of nesting', kind: 'deep', opts: { depth: 100_000 } },
+  { name: '10^6 keys', kind: 'many-keys', opts: { keys: 1_000_000 } },
+  { name: 'a key-bearing model id, echoed', kind: 'key-in-values', opts: { key: KEY } },
+];
+
+interface Outcome {
+  exitCode: number | null;
+  signal: string | null;
+  maxRss: number;
+  ms: number;
+  chats: number;
+  /** Bytes of each report written; absent when none was. */
+  reports: Partial<Record<(typeof REPORTERS)[number], number>>;
+  /** The key in any report, in any form the redactor knows of. */
+  keyShown: boolean;
+  /** Whether the run's deadline cut it short (the JSON report says so). */
+  stopped?: boolean;
+  stderr: string;
+}
+
+/** The kernel's high-water mark of a live process's RSS, in bytes (0 once it is gone). */
+function vmHwm(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function runCase(c: Case): Promise<Outcome> {
+  const server = await hostileServer(c.kind, c.opts);
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
+  const rssFile = join(dir, 'max-rss');
+  const heap = Number(process.env.BENCH_HOSTILE_HEAP_MB) || 0;
+  const args = [
+    ...(heap ? [`--max-old-space-size=${heap}`] : []),
+    `--import=${MAX_RSS_HOOK}`,
+    BIN,
+    'run',
+    '--base-url',
+    server.url,
+    '--api-key',
+    KEY,
+    '--timeout',
+    '30000',
+    '--deadline',
+    String(DEADLINE_MS),
+    ...REPORTERS.flatMap((r) => ['--reporter', `${r}=${join(dir, `report.${r}`)}`]),
+  ];
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, MAX_RSS_FILE: rssFile, NO_COLOR: '1' } });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  let polled = 0;
+  const poll = setInterval(() => (polled = Math.max(polled, vmHwm(child.pid!))), 100);
+  // Past its deadline and a margin, the run did not end by itself.
+  const kill = setTimeout(() => child.kill('SIGKILL'), DEADLINE_MS + 60_000);
+  const [exitCode, signal] = (await once(child, 'exit')) as [number | null, string | null];
+  const ms = performance.now() - started;
+  clearInterval(poll);
+  clearTimeout(kill);
+  let maxRss = polled;
+  try {
+    maxRss = Math.max(maxRss, Number(readFileSync(rssFile, 'utf8')) * 1024);
+  } catch {
+    // It crashed before its exit hook: the last polled high-water mark stands.
+  }
+  const reports: Outcome['reports'] = {};
+  let keyShown = false;
+  let stopped: boolean | undefined;
+  for (const r of REPORTERS) {
+    try {
+      const file = join(dir, `report.${r}`);
+      reports[r] = statSync(file).size;
+      const text = readFileSync(file, 'utf8');
+      keyShown ||= [KEY, encodeURIComponent(KEY), Buffer.from(`conformance:${KEY}`).toString('base64')].some((f) => text.includes(f));
+      if (r === 'json') stopped = (JSON.parse(text) as { stopped?: string }).stopped !== undefined;
+    } catch {
+      // Not written.
+    }
+  }
+  const chats = server.chats();
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { exitCode, signal, maxRss, ms, chats, reports, keyShown, stopped, stderr };
+}
+
+const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+const size = (b: number | undefined) => (b === undefined ? 'none' : b >= 1024 * 1024 ? `${(b / 1024 / 1024).toFixed(1)} MB` : `${(b / 1024).toFixed(0)} KB`);
+
+export async function hostileKitBench(): Promise<void> {
+  const only = process.env.BENCH_HOSTILE_CASES?.split(',');
+  const cases = only ? HOSTILE_CASES.filter((c) => only.some((o) => c.name.includes(o) || c.kind === o)) : HOSTILE_CASES;
+  const heap = Number(process.env.BENCH_HOSTILE_HEAP_MB) || 0;
+  console.log(
+    `\nhostile: the kit (a child process, every reporter to a file) against servers that answer under the 8 MiB cap; run deadline ${DEADLINE_MS / 1000} s${heap ? `, heap capped at ${heap} MB` : ''}\n`,
+  );
+  console.log('| case | chats answered | ended | peak RSS | wall | json | html | junit | markdown | pretty | github | key in a report |\n|---|---|---|---|---|---|---|---|---|---|---|---|');
+  let misses = 0;
+  for (const c of cases) {
+    const o = await runCase(c);
+    const reported = o.reports.json !== undefined;
+    const ended = o.signal
+      ? `killed (${o.signal})`
+      : reported && (o.exitCode === 0 || o.exitCode === 1)
+        ? `exit ${o.exitCode}, reported${o.stopped ? ' (cut by the deadline)' : ''}`
+        : `exit ${o.exitCode}, no report`;
+    if (!reported || o.maxRss > RSS_TARGET || o.keyShown) misses++;
+    console.log(
+      `| ${c.name} | ${o.chats} | ${ended} | ${mb(o.maxRss)} | ${(o.ms / 1000).toFixed(1)} s | ${size(o.reports.json)} | ${size(o.reports.html)} | ${size(o.reports.junit)} | ${size(o.reports.markdown)} | ${size(o.reports.pretty)} | ${size(o.reports.github)} | ${o.keyShown ? 'YES' : 'no'} |`,
+    );
+    if (!reported) console.log(`  stderr: ${o.stderr.split('\n').filter(Boolean).slice(-3).join(' / ')}`);
+  }
+  console.log(`\n${misses ? `${misses} case(s) missed` : 'every case met'} the target: a report, under ${mb(RSS_TARGET)}, no key`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  hostileKitBench().then(
+    () => process.exit(0),
+    (e) => (console.error(e), process.exit(1)),
+  );

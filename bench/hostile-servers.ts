@@ -1,0 +1,136 @@
+// Servers that answer well-formed HTTP with bodies a client chokes on, each under the kit's body cap
+// (--max-body): a huge but valid completion, a field nested millions deep, an object of a million
+// keys, and a key-bearing model id that the server echoes back. The bench (bench/hostile-kit.ts) runs
+// the kit against each at full size; the tests (test/engine/bounded.test.ts) at a scale CI affords.
+// Each binds 127.0.0.1 on a free port.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type HostileKind = 'big-content' | 'deep' | 'many-keys' | 'key-in-values';
+
+export interface HostileOptions {
+  /** big-content: characters of content in each answer (JSON or streamed). */
+  contentChars?: number;
+  /** deep: how many `[` open the extra field `x` of each answer (and of a streamed chunk). */
+  depth?: number;
+  /** many-keys: members of the object in the extra field `x`. */
+  keys?: number;
+  /** key-in-values: the run's key, which the server puts in its model id, error messages and a header. */
+  key?: string;
+}
+
+export interface HostileServer {
+  url: string;
+  /** Chat requests answered so far. */
+  chats(): number;
+  close(): Promise<void>;
+}
+
+const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa ';
+
+/** `chars` characters of words: an answer the stop suite can pick sequences from. */
+const wordsOf = (chars: number) => WORDS.repeat(Math.ceil(chars / WORDS.length)).slice(0, chars);
+
+/** Short distinct keys from printable ASCII (no quote, no backslash): a million fit under 8 MiB. */
+function manyKeys(n: number): string {
+  const alphabet = [...Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i))].filter((c) => c !== '"' && c !== '\\');
+  const parts: string[] = [];
+  for (let i = 0; i < n; i++) {
+    let k = '';
+    let v = i;
+    do {
+      k += alphabet[v % alphabet.length];
+      v = Math.floor(v / alphabet.length);
+    } while (v > 0);
+    parts.push(`"${k}":0`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+const completion = (model: string, content: string, extra = '') =>
+  `{"id":"chatcmpl-hostile","object":"chat.completion","created":1750000000,"model":${JSON.stringify(model)},${extra}"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(content)}},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`;
+
+const chunk = (model: string, delta: string, finish: string | null, extra = '') =>
+  `{"id":"chatcmpl-hostile","object":"chat.completion.chunk","created":1750000000,"model":${JSON.stringify(model)},${extra}"choices":[{"index":0,"delta":${delta},"finish_reason":${JSON.stringify(finish)}}]}`;
+const usageChunk = (model: string) =>
+  `{"id":"chatcmpl-hostile","object":"chat.completion.chunk","created":1750000000,"model":${JSON.stringify(model)},"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`;
+
+/** A stream of `content` in pieces of 64 KiB, the extra field on its first chunk, then usage and [DONE]. */
+function stream(res: ServerResponse, model: string, content: string, extra: string): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const piece = 64 * 1024;
+  const pieces = content.length ? Array.from({ length: Math.ceil(content.length / piece) }, (_, i) => content.slice(i * piece, (i + 1) * piece)) : [''];
+  res.write(`data: ${chunk(model, '{"role":"assistant","content":""}', null, extra)}\n\n`);
+  for (const p of pieces) res.write(`data: ${chunk(model, JSON.stringify({ content: p }), null)}\n\n`);
+  res.write(`data: ${chunk(model, '{}', 'stop')}\n\n`);
+  res.write(`data: ${usageChunk(model)}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const parts: Buffer[] = [];
+  for await (const p of req) parts.push(p as Buffer);
+  try {
+    const v = JSON.parse(Buffer.concat(parts).toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}): Promise<HostileServer> {
+  const key = opts.key ?? '';
+  const models = kind === 'key-in-values' ? [`model-${key}`] : ['hostile-1'];
+  // Built once: every answer of a kind carries the same extra field.
+  const extra = kind === 'deep' ? `"x":${'['.repeat(opts.depth ?? 1000)}${']'.repeat(opts.depth ?? 1000)},` : kind === 'many-keys' ? `"x":${manyKeys(opts.keys ?? 1000)},` : '';
+  const content = kind === 'big-content' ? wordsOf(opts.contentChars ?? 1000) : WORDS.trim();
+  let chats = 0;
+  const server = createServer(async (req, res) => {
+    res.on('error', () => {});
+    const path = req.url?.split('?')[0];
+    const echo = kind === 'key-in-values' ? { 'x-request-id': `req-${key}` } : {};
+    if (req.method === 'GET' && path === '/v1/models') {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', ...echo });
+      res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_750_000_000, owned_by: 'hostile' })) }));
+      return;
+    }
+    if (req.method !== 'POST' || path !== '/v1/chat/completions') {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'application/json', ...echo });
+      res.end(JSON.stringify({ error: { message: kind === 'key-in-values' ? `no route ${path} for key ${key}` : 'not found' } }));
+      return;
+    }
+    chats++;
+    const body = await bodyOf(req);
+    const model = typeof body?.model === 'string' ? body.model : '';
+    // The key-bearing server refuses every other credential, saying which it refused (and the key):
+    // a server that echoes credentials.
+    if (kind === 'key-in-values' && req.headers.authorization !== `Bearer ${key}`) {
+      res.writeHead(401, { 'content-type': 'application/json', ...echo });
+      res.end(JSON.stringify({ error: { message: `refused ${req.headers.authorization ?? 'no credentials'}; the key is ${key}` } }));
+      return;
+    }
+    if (!body || !models.includes(model) || !Array.isArray(body.messages)) {
+      res.writeHead(400, { 'content-type': 'application/json', ...echo });
+      res.end(JSON.stringify({ error: { message: kind === 'key-in-values' ? `no model ${JSON.stringify(model)} for key ${key}` : 'bad request' } }));
+      return;
+    }
+    if (body.stream === true) return stream(res, model, content, extra);
+    res.writeHead(200, { 'content-type': 'application/json', ...echo });
+    res.end(completion(model, content, extra));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    chats: () => chats,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
