@@ -26,8 +26,9 @@ function newAjv(strict: boolean, allErrors = true): Ajv2020 {
   return ajv;
 }
 
-const ajv = newAjv(true);
-for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+/** The schemas, compiled when first asked for: a command that validates nothing (`--help`, `list`)
+ * starts without paying for them (most of the command line's start-up). */
+let fullAjv: Ajv2020 | undefined;
 // The same schemas, stopping at the first violation. With allErrors, ajv's code joins the errors of
 // each array item checked through a $ref to all those before it (`vErrors.concat`, per item): the
 // time grows with the square of the items that fail (100,000 invalid messages: minutes). Where the
@@ -50,25 +51,47 @@ const VALID: Validation = Object.freeze({ ok: true, errors: Object.freeze([]) as
 /** A validator for a whole schema (`'response'`) or one of its parts (`'response#/$defs/usage'`).
  * `first`: it stops at the first violation (linear in the data, whatever fails; see firstAjv). */
 export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`, opts: { first?: boolean } = {}): (data: unknown) => Validation {
-  const key = opts.first ? `first:${ref}` : ref;
+  const [name, pointer] = ref.split('#') as [SchemaName, string | undefined];
+  // A ref that names nothing is a mistake in the kit: said when the module loads, not on first use.
+  if (!(name in SCHEMAS) || (pointer && !resolves(SCHEMAS[name], pointer))) throw new Error(`no schema ${ref}`);
+  let validate: ValidateFunction | undefined;
+  return (data) => {
+    validate ??= compiledFor(ref, opts.first);
+    return validate(data) ? VALID : { ok: false, errors: formatErrors(validate.errors) };
+  };
+}
+
+function compiledFor(ref: string, first = false): ValidateFunction {
+  const key = first ? `first:${ref}` : ref;
   let fn = compiled.get(key);
   if (!fn) {
     const [name, pointer] = ref.split('#');
-    const id = `${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`;
-    fn = (opts.first ? firstInstance() : ajv).getSchema(id);
+    fn = instance(first).getSchema(`${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`);
     if (!fn) throw new Error(`no schema ${ref}`);
     compiled.set(key, fn);
   }
-  const validate = fn;
-  return (data) => (validate(data) ? VALID : { ok: false, errors: formatErrors(validate.errors) });
+  return fn;
 }
 
-function firstInstance(): Ajv2020 {
-  if (!firstAjv) {
-    firstAjv = newAjv(true, false);
-    for (const schema of Object.values(SCHEMAS)) firstAjv.addSchema(schema);
+/** Whether a JSON pointer (`/$defs/usage`) names a place in `schema`. */
+function resolves(schema: unknown, pointer: string): boolean {
+  let at = schema;
+  for (const token of pointer.split('/').slice(1)) {
+    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!at || typeof at !== 'object' || !(key in at)) return false;
+    at = (at as Record<string, unknown>)[key];
   }
-  return firstAjv;
+  return true;
+}
+
+function instance(first: boolean): Ajv2020 {
+  if (first) return (firstAjv ??= withSchemas(newAjv(true, false)));
+  return (fullAjv ??= withSchemas(newAjv(true)));
+}
+
+function withSchemas(ajv: Ajv2020): Ajv2020 {
+  for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
+  return ajv;
 }
 
 /** Violations with their place as a path, worded as what was expected (for configuration files,
