@@ -86,25 +86,8 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       onStart: opts.onStart,
       signal,
     }).finally(() => clearTimeout(timer));
-    const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
-    let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
-    if (opts.expectedFailures) {
-      const written = opts.updateBaseline ? baselineOf(results, baseline) : undefined;
-      if (written) writeBaseline(opts.expectedFailures, written);
-      gated = applyBaseline(results, written ?? baseline!);
-    }
     return {
-      formatVersion: REPORT_FORMAT_VERSION,
-      tool: { name: pkg.name, version: pkg.version },
-      target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
-      options,
-      startedAt: started.toISOString(),
-      durationMs: Math.round(performance.now() - t0),
-      results: gated.results,
-      summary: summarize(gated.results),
-      exitCode: exitCodeFor(gated.results, options, gated.stale),
-      ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
-      warnings,
+      ...gatedReport(results, opts, { target, tls, started, t0, warnings, baseline }),
       notes,
       requestsSent,
       cost: costOf(requests),
@@ -113,6 +96,36 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   } finally {
     await opened.close();
   }
+}
+
+/** A report's results gated as `opts` says (the baseline applied, and written first with
+ * --update-baseline), in the envelope every report carries: shared by `run` and `load`. */
+export function gatedReport(
+  results: CheckResult[],
+  opts: Pick<SessionOptions, 'strict' | 'requireComplete' | 'expectedFailures' | 'updateBaseline'>,
+  run: { target: Target; tls?: TlsSettings; started: Date; t0: number; warnings: string[]; baseline?: Baseline },
+): Omit<RunReport, 'notes' | 'requestsSent'> {
+  const { target, tls, baseline } = run;
+  const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
+  let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
+  if (opts.expectedFailures) {
+    const written = opts.updateBaseline ? baselineOf(results, baseline) : undefined;
+    if (written) writeBaseline(opts.expectedFailures, written);
+    gated = applyBaseline(results, written ?? baseline!);
+  }
+  return {
+    formatVersion: REPORT_FORMAT_VERSION,
+    tool: { name: pkg.name, version: pkg.version },
+    target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
+    options,
+    startedAt: run.started.toISOString(),
+    durationMs: Math.round(performance.now() - run.t0),
+    results: gated.results,
+    summary: summarize(gated.results),
+    exitCode: exitCodeFor(gated.results, options, gated.stale),
+    ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
+    warnings: run.warnings,
+  };
 }
 
 /** What a session runs against: the embedded mock, started when no base URL is given, or the given

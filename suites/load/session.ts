@@ -8,17 +8,15 @@ import { HttpClient, limitsFor, type RequestSpec } from '../../engine/http.js';
 import { drive, sendTimed, type LoadStep } from '../../engine/load.js';
 import { redactorFor } from '../../engine/runner.js';
 import { worst, type CheckResult, type PathResult } from '../../engine/check.js';
-import { applyBaseline, baselineOf, writeBaseline, type StaleEntry } from '../../report/baseline.js';
 import { breaksUnderLoad, mergeHistograms, METRICS, percentiles, type LoadReport, type LoadStepReport } from '../../report/load.js';
-import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../../report/report.js';
+import { exitCodeFor, summarize, type RunReport } from '../../report/report.js';
 import { parseSlo, sloResults, SloError, type Slo } from '../../report/slo.js';
 import { CHECKS } from '../index.js';
 import { onEachOf } from '../each.js';
 import { modelsUnderTest } from '../paths.js';
-import { DEFAULT_DEADLINE_MS, openTarget, probe, readBaseline, tlsOfReport, UsageError, type SessionOptions } from '../session.js';
+import { DEFAULT_DEADLINE_MS, gatedReport, openTarget, probe, readBaseline, UsageError, type SessionOptions } from '../session.js';
 import { Judge, Step, type EachRule } from './judge.js';
 import { workloadFor, type Item } from './workload.js';
-import pkg from '../../package.json' with { type: 'json' };
 
 export const LOAD_DEFAULTS = { concurrency: [1, 4, 16, 64], timeoutMs: 60_000 } as const;
 
@@ -145,25 +143,8 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       breaksUnderLoad: breaksUnderLoad(reports),
       slo: opts.slo ?? [],
     };
-    const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
-    let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
-    if (opts.expectedFailures) {
-      const written = opts.updateBaseline ? baselineOf(results, baseline) : undefined;
-      if (written) writeBaseline(opts.expectedFailures, written);
-      gated = applyBaseline(results, written ?? baseline!);
-    }
     return {
-      formatVersion: REPORT_FORMAT_VERSION,
-      tool: { name: pkg.name, version: pkg.version },
-      target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
-      options,
-      startedAt: started.toISOString(),
-      durationMs: Math.round(performance.now() - t0),
-      results: gated.results,
-      summary: summarize(gated.results),
-      exitCode: exitCodeFor(gated.results, options, gated.stale),
-      ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
-      warnings,
+      ...gatedReport(results, opts, { target, tls, started, t0, warnings, baseline }),
       notes: [`load of ${workload.known.model}: a mix of ${workload.items.length} requests, each sent alone first`, ...workload.notes],
       requestsSent: prepared.requestsSent + tallies.reduce((n, s) => n + s.requests, 0),
       ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
