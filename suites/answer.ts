@@ -7,7 +7,7 @@ import { validator } from '../schemas/index.js';
 import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
 import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import { bodyJson, readOf, type Exchange } from '../engine/exchanges.js';
+import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
@@ -137,13 +137,8 @@ function usageProblems(usage: unknown, where: string): { usage?: string; details
  * 15.5.30 and 15.6.4): a rule cannot be judged on them, nor are they a breach of it. */
 const BUSY = new Set([429, 503]);
 
-/** A chat answer on the path it was asked on, read part by part: once, as each owner of a part reads
- * every answer of the run. */
+/** A chat answer on the path it was asked on, read part by part. */
 export function readAnswer(ex: Exchange, stream: boolean): Answer {
-  return readOf(ex, stream ? 'answer:stream' : 'answer:json', () => readAnswerOnce(ex, stream));
-}
-
-function readAnswerOnce(ex: Exchange, stream: boolean): Answer {
   const empty: Answer = { stream, ex, content: '', toolCalls: [], finishReason: undefined, models: [], created: [], broken: {} };
   if (!is2xx(ex)) {
     const served = `the request was not served: ${describe(ex)}${errorText(ex)}`;
@@ -490,24 +485,13 @@ export function judged<T extends object>(
 export async function answersOfRun(ctx: CheckContext, model: string, stream: boolean, asked: (body: Record<string, unknown>) => boolean = () => true): Promise<Exchange[]> {
   return (await ctx.received()).filter((ex) => {
     if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
-    const body = chatAsked(ex);
-    return body !== null && body.model === model && (body.stream === true) === stream && asked(body);
-  });
-}
-
-/** The kit's own chat requests, parsed once: every owner looks through the whole run's for its own. */
-const asked = new WeakMap<Exchange, Record<string, unknown> | null>();
-function chatAsked(ex: Exchange): Record<string, unknown> | null {
-  let body = asked.get(ex);
-  if (body === undefined) {
     try {
-      body = JSON.parse(ex.request.body ?? '') as Record<string, unknown>;
+      const body = JSON.parse(ex.request.body ?? '') as Record<string, unknown>;
+      return body.model === model && (body.stream === true) === stream && asked(body);
     } catch {
-      body = null;
+      return false;
     }
-    asked.set(ex, body);
-  }
-  return body;
+  });
 }
 
 /** Parts whose owner judges only answers that carry them at all: details need a usage object to be in. */
