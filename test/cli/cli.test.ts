@@ -116,7 +116,8 @@ describe('conformance CLI', () => {
     }
   }
 
-  it.each(['hostile-drip', 'hostile-stream-forever', 'hostile-headers-then-nothing'])('ends a run against %s at the run deadline, with a report of what finished', (fault) =>
+  // Side by side: each waits out its deadline.
+  it.concurrent.each(['hostile-drip', 'hostile-stream-forever', 'hostile-headers-then-nothing'])('ends a run against %s at the run deadline, with a report of what finished', (fault) =>
     dripping(async (url, dir) => {
       const started = performance.now();
       const r = await cli(['run', '--base-url', url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
