@@ -82,6 +82,8 @@ export type Path = Readonly<Record<string, PathValue>>;
 export interface AxisValues {
   points: AxisPoint[];
   problem?: string;
+  /** The check whose rule the problem breaks, when it is one (the catalog unreadable: catalog.available). */
+  blockedBy?: string;
   /** Said once per check, whatever its paths ("tried 3 of 40 listed models"). */
   note?: string;
 }

@@ -253,7 +253,7 @@ async function expandPaths(checks: readonly AnyCheck[], run: Run): Promise<{ uni
           for (const p of partial) {
             const values: AxisValues = typeof source === 'function' ? await source(ctx, p.path) : { points: [...(source as readonly AxisPoint[])] };
             if (values.note) notes.add(run.bound(values.note, BOUNDS.note));
-            if (!values.points.length) return notTested(values.problem ?? `no ${axis} to test`);
+            if (!values.points.length) return notTested(values.problem ?? `no ${axis} to test`, values.blockedBy);
             for (const point of values.points) next.push({ path: { ...p.path, [axis]: point.value }, labels: [...p.labels, point.label] });
           }
           partial = next;

@@ -558,11 +558,11 @@ export function controlVerdict(ex: Exchange, stream: boolean, why: (reason: stri
   return notTested(why(field?.why ?? reason), by, by ? `${ex.label}: ${field?.why ?? reason}` : undefined);
 }
 
-/** Why the control of a refusal on a path was not served, or undefined: "Say OK." to `model` with the
- * primary key, streamed where the refused request is. One request, whichever suite's refusal it
- * stands behind. */
-export async function controlUnserved(ctx: CheckContext, path: ApiPath, model: string): Promise<string | undefined> {
-  return notServed(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream);
+/** The verdict of a check whose control was not served (controlVerdict, `why` saying what that
+ * leaves unproven), or undefined: "Say OK." to `model` with the primary key, streamed where the
+ * refused request is. One request, whichever suite's refusal it stands behind. */
+export async function controlUnserved(ctx: CheckContext, path: ApiPath, model: string, why: (reason: string) => string): Promise<Verdict | undefined> {
+  return controlVerdict(await ask(ctx, path, sayOk(model), 'plain chat with the primary key'), !!path.stream, why);
 }
 
 /** A rule held on each answer of a kind that a suite's requests got (each refusal, each error

@@ -117,6 +117,9 @@ export interface CatalogInfo {
   /** Entries by id, as found (not validated: the catalog suite judges them). */
   entries: Map<string, Record<string, unknown>>;
   problem?: string;
+  /** The check whose rule the problem breaks: catalog.available when the catalog is not served as
+   * JSON, catalog.schema when it has no data array. */
+  owner?: string;
   /** The catalog cannot be judged: absent at a site URL the user did not choose, or its origin
    * (another than the API's, which the run reached) failed TLS. Its checks are not-tested. */
   notTested?: boolean;
@@ -133,11 +136,13 @@ export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
         entries,
         notTested: absentAtDefault,
         problem: `the catalog at ${ex.request.url} answered ${describe(ex)}${absentAtDefault ? '; if it lives elsewhere, pass --site-url' : ''}`,
+        ...(absentAtDefault ? {} : { owner: 'catalog.available' }),
       };
     }
     const json = bodyJson(ex);
     const data = json.ok ? (json.value as { data?: unknown })?.data : undefined;
-    if (!Array.isArray(data)) return { entries, problem: json.ok ? 'the catalog has no data array' : `the catalog is unreadable: ${json.error}` };
+    if (!Array.isArray(data))
+      return json.ok ? { entries, problem: 'the catalog has no data array', owner: 'catalog.schema' } : { entries, problem: `the catalog is unreadable: ${json.error}`, owner: 'catalog.available' };
     for (const m of data) if (m && typeof m === 'object' && typeof (m as { id?: unknown }).id === 'string') entries.set((m as { id: string }).id, m as Record<string, unknown>);
     return { entries };
   });

@@ -2,7 +2,7 @@
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
 import { ask, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
-import { controlUnserved, errorBodyProblem, notServed, onEachAnswer, refusalOf } from './answer.js';
+import { controlUnserved, controlVerdict, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import { basicCredential, containsKey } from '../engine/redact.js';
@@ -95,19 +95,19 @@ function credential(ctx: CheckContext, kind: Kind, form?: string): Credential | 
 
 /** The request with the primary key on the same route and path, which must be served for a refusal to
  * mean anything; with it, the body the refused requests repeat. */
-async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise<{ body?: ReturnType<typeof sayOk>; problem?: string; notes: string[] }> {
+async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise<{ body?: ReturnType<typeof sayOk>; blocked?: Verdict; notes: string[] }> {
   if (op === 'models') {
     const ex = await listModels(ctx);
-    return is2xx(ex) && bodyJson(ex).ok ? { notes: [] } : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}: a refusal without it proves nothing`, notes: [] };
+    return is2xx(ex) && bodyJson(ex).ok
+      ? { notes: [] }
+      : { blocked: notTested(`with the primary key, GET /v1/models answered ${describe(ex)}: a refusal without it proves nothing`, 'models.list-shape'), notes: [] };
   }
-  const { model, problem } = await baseline(ctx);
-  if (problem) return { problem: `${problem}: a refusal without it proves nothing`, notes: [] };
+  const { model, problem, owner } = await baseline(ctx);
+  if (problem) return { blocked: notTested(`${problem}: a refusal without it proves nothing`, owner), notes: [] };
   if (!model) return { body: sayOk(PLACEHOLDER_MODEL), notes: [`no model is listed; the chat requests named "${PLACEHOLDER_MODEL}"`] };
   // Served is all a control asks: a broken field of its answer is its owner's, and must not hide a refusal.
-  const unserved = await controlUnserved(ctx, path, model);
-  return unserved === undefined
-    ? { body: sayOk(model), notes: [] }
-    : { problem: `with the primary key, the same request was not served (${unserved}): a refusal without it proves nothing`, notes: [] };
+  const blocked = await controlUnserved(ctx, path, model, (why) => `with the primary key, the same request was not served (${why}): a refusal without it proves nothing`);
+  return blocked ? { blocked, notes: [] } : { body: sayOk(model), notes: [] };
 }
 
 function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential, body: ReturnType<typeof sayOk> | undefined): Promise<Exchange> {
@@ -169,8 +169,8 @@ function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
     async run(ctx, path) {
       const cred = credential(ctx, kind, path.form as string | undefined);
       if (!cred) return notTested(`the key has no such form (${String(path.form)})`);
-      const { body, problem, notes } = await control(ctx, op, path);
-      if (problem) return notTested(problem);
+      const { body, blocked, notes } = await control(ctx, op, path);
+      if (blocked) return blocked;
       if (kind === 'key-elsewhere') {
         // The key elsewhere proves something only where no credential at all is refused: a server
         // that serves anyone is auth.<op>.missing's to fail, once.
@@ -237,8 +237,8 @@ async function refusals(ctx: CheckContext): Promise<{ refusals: Refusal[]; probl
   await Promise.all(
     tried.map(async ({ op, path, cred }) => {
       if (!cred) return;
-      const { body, problem } = await control(ctx, op, path);
-      if (problem) return void problems.push(problem);
+      const { body, blocked } = await control(ctx, op, path);
+      if (blocked) return void problems.push(blocked.message ?? blocked.outcome);
       const ex = await send(ctx, op, path, cred, body);
       if (refusalOf(ex).kind === 'refused') out.push({ what: `${ROUTES[op]}${path.stream ? ' (streamed)' : ''} with ${cred.label}`, cred, ex });
     }),
@@ -309,7 +309,8 @@ export const keyScope: CheckDef = {
   async run(ctx, path) {
     if (!ctx.target.secondApiKey) return notTested('needs --second-api-key');
     const [primary, second] = await Promise.all([modelIds(ctx, 'primary'), modelIds(ctx, 'second')]);
-    if (primary.problem) return notTested(`primary key: ${primary.problem}`);
+    // An unreadable list is models.list-shape's failure (it reads the primary key's).
+    if (primary.problem) return notTested(`primary key: ${primary.problem}`, 'models.list-shape');
     if (second.problem) return notTested(`second key: ${second.problem}`);
     const directions = [
       { model: primary.ids.find((id) => !second.ids.includes(id)), owner: 'primary', other: 'second' },
@@ -320,8 +321,12 @@ export const keyScope: CheckDef = {
     const verdicts = await Promise.all(
       tried.map(async ({ model, owner, other: lacking }): Promise<Verdict> => {
         // A model its own key cannot use either would be refused for another reason.
-        const own = notServed(await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, owner), !!path.stream);
-        if (own !== undefined) return notTested(`the control failed: ${model} with the ${owner} key was not served (${own})`);
+        const own = controlVerdict(
+          await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, owner),
+          !!path.stream,
+          (why) => `the control failed: ${model} with the ${owner} key was not served (${why})`,
+        );
+        if (own) return own;
         const asked = await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${lacking} key, which does not list it`, lacking);
         ctx.cite(asked);
         const r = refusalOf(asked, { notFoundRefuses: true });

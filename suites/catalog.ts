@@ -37,9 +37,9 @@ async function listedModels(ctx: CheckContext): Promise<{ byKey: [string, string
 
 /** The entries the per-model rules judge: those of the listed models (every entry when no list is
  * readable). A listed model without an entry is covers-models' business, not theirs. */
-async function entriesUnderTest(ctx: CheckContext): Promise<{ entries: [string, Entry][]; problem?: string }> {
+async function entriesUnderTest(ctx: CheckContext): Promise<{ entries: [string, Entry][]; problem?: string; owner?: string }> {
   const info = await catalog(ctx);
-  if (!info.entries.size) return { entries: [], problem: info.problem ?? 'the catalog lists no model' };
+  if (!info.entries.size) return { entries: [], problem: info.problem ?? 'the catalog lists no model', owner: info.owner };
   const listed = [...new Set((await listedModels(ctx)).byKey.flatMap(([, ids]) => ids))];
   if (!listed.length) return { entries: [...info.entries] };
   const entries = listed.filter((id) => info.entries.has(id)).map((id): [string, Entry] => [id, info.entries.get(id)!]);
@@ -48,8 +48,8 @@ async function entriesUnderTest(ctx: CheckContext): Promise<{ entries: [string, 
 
 /** A rule about the entries under test; without any, not-tested. */
 async function onEntries(ctx: CheckContext, rule: (entries: [string, Entry][]) => Verdict): Promise<Verdict> {
-  const { entries, problem } = await entriesUnderTest(ctx);
-  return problem ? notTested(problem) : rule(entries);
+  const { entries, problem, owner } = await entriesUnderTest(ctx);
+  return problem ? notTested(problem, owner) : rule(entries);
 }
 
 /** One rule applied to each entry under test. */
@@ -132,7 +132,7 @@ export const coversModels: CheckDef = {
   convention: '2.5 says the catalog carries its data "for the models" without saying all; the convention is an entry for every usable model.',
   async run(ctx) {
     const info = await catalog(ctx);
-    if (info.problem) return notTested(info.problem);
+    if (info.problem) return notTested(info.problem, info.owner);
     const { byKey, problems } = await listedModels(ctx);
     if (!byKey.some(([, ids]) => ids.length)) return notTested(problems.join('; ') || 'the model lists are empty');
     const missing = byKey.flatMap(([key, ids]) => ids.filter((id) => !info.entries.has(id)).map((id) => `${id} (listed for the ${key} key)`));

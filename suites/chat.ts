@@ -450,7 +450,7 @@ export const lengthOnlyAtLimit: CheckDef = {
 
 /** What is wrong with an answer that says "length" short of every limit the kit knows of, or nothing.
  * Only such an answer is flagged: a server-side cap the kit does not know of may have ended it otherwise. */
-function lengthShort(a: Answer, entry: Record<string, unknown> | undefined, what: string): string | undefined {
+export function lengthShort(a: Answer, entry: Record<string, unknown> | undefined, what: string): string | undefined {
   const spent = completionTokens(a);
   if (a.finishReason !== 'length' || spent === undefined) return undefined;
   const { limit, what: which } = knownLimit(entry, a);

@@ -71,13 +71,13 @@ const auditOf = (cases: Case[], faults: string[]) =>
 /** The answer to a faulty request on a path, or why it proves nothing here: a valid request to the
  * same route, on the same path, must be served first (a key or URL refused everywhere answers 4xx
  * to anything). */
-async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?: Exchange; problem?: string }> {
-  const { model, problem } = await baseline(ctx);
-  if (problem) return { problem: `${problem}: an error answer proves nothing without a served request` };
-  if (c.needsModel && !model) return { problem: `${c.what} needs a model the key can use; name one with --model` };
+async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?: Exchange; blocked?: Verdict }> {
+  const { model, problem, owner } = await baseline(ctx);
+  if (problem) return { blocked: notTested(`${problem}: an error answer proves nothing without a served request`, owner) };
+  if (c.needsModel && !model) return { blocked: notTested(`${c.what} needs a model the key can use; name one with --model`) };
   if (model) {
-    const unserved = await controlUnserved(ctx, path, model);
-    if (unserved !== undefined) return { problem: `the valid request on the same path was not served (${unserved}): an error answer proves nothing without it` };
+    const blocked = await controlUnserved(ctx, path, model, (why) => `the valid request on the same path was not served (${why}): an error answer proves nothing without it`);
+    if (blocked) return { blocked };
   }
   const body = c.body(model ?? NO_SUCH_MODEL, !!path.stream);
   // Only the fault differs from the control: streamed as ask() streams it, within what the catalog declares.
@@ -106,8 +106,8 @@ function refusedCheck(id: string, c: Case, title: string, faults: string[]): Che
     audit: auditOf([c], faults),
     paths: BOTH_WAYS,
     async run(ctx, path) {
-      const { ex, problem } = await answer(ctx, c, path);
-      if (!ex) return notTested(problem!);
+      const { ex, blocked } = await answer(ctx, c, path);
+      if (!ex) return blocked!;
       const r = refusal(c, ex);
       if (r.kind === 'refused') return pass();
       return fail(`${c.what} got no error answer: ${r.kind === 'served' ? served(ex) : r.why}; the request is incomplete without it`);
@@ -131,8 +131,8 @@ function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title
     async run(ctx, path) {
       const verdicts = await Promise.all(
         cases.map(async (c) => {
-          const { ex, problem } = await answer(ctx, c, path);
-          return ex ? client4xx(c, ex) : notTested(problem!);
+          const { ex, blocked } = await answer(ctx, c, path);
+          return ex ? client4xx(c, ex) : blocked!;
         }),
       );
       return combine(verdicts);
@@ -218,7 +218,7 @@ export const errorBody: CheckDef = {
     const errors = answers.filter((a): a is typeof a & { ex: Exchange } => a.ex !== undefined && a.ex.status !== undefined && !is2xx(a.ex));
     return onEachAnswer(
       errors,
-      answers.map((a) => a.problem),
+      answers.map((a) => a.blocked?.message),
       'no request of this suite got an error answer',
       ({ c, ex }) => {
         const problem = errorBodyProblem(ex);

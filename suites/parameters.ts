@@ -108,11 +108,11 @@ function outOfRange(name: string, d: ParameterDescriptor): Trial[] {
 /** The parameters a model under test declares that can be tried on their own. */
 const DECLARED: Axis<CheckContext> = async (ctx, path) => {
   const info = await catalog(ctx);
-  if (info.problem) return { points: [], problem: info.problem };
+  if (info.problem) return { points: [], problem: info.problem, blockedBy: info.owner };
   const entry = info.entries.get(String(path.model));
   if (!entry) return { points: [], problem: `${String(path.model)} has no catalog entry` };
   const params = declaredParameters(entry);
-  if (!params) return { points: [], problem: `${String(path.model)}'s catalog entry declares no supported_parameters` };
+  if (!params) return { points: [], problem: `${String(path.model)}'s catalog entry declares no supported_parameters`, blockedBy: 'catalog.supported-parameters' };
   const names = Object.entries(params)
     .filter(([name, d]) => !NOT_ALONE.has(name) && d && typeof d === 'object' && inRange(name, d).length)
     .map(([name]) => name);

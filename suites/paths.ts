@@ -26,6 +26,8 @@ export interface ModelUnderTest {
 export interface ModelsUnderTest {
   models: ModelUnderTest[];
   problem?: string;
+  /** The check whose rule the problem breaks: models.list-shape when the list could not be read. */
+  owner?: string;
   /** How they were chosen, said once in the report. */
   note?: string;
 }
@@ -48,14 +50,17 @@ export function modelsUnderTest(ctx: CheckContext): Promise<ModelsUnderTest> {
     const withKinds = (id: string): ModelUnderTest => ({ id, kinds: kindsOf(declaredParameters(cat.entries.get(id))) });
     if (c.target.models.length) return { models: c.target.models.map(withKinds) };
     const { ids, problem } = await modelIds(c, 'primary');
-    if (!ids.length) return { models: [], problem: `${problem ?? 'the model list is empty'}; name a model with --model` };
+    if (!ids.length) return { models: [], problem: `${problem ?? 'the model list is empty'}; name a model with --model`, ...(problem ? { owner: 'models.list-shape' } : {}) };
     if (c.target.allModels) return { models: ids.map(withKinds), note: `models under test: all ${ids.length} listed (--all-models)` };
-    const described = ids.map(withKinds).filter((m) => cat.entries.has(m.id));
+    // Described: an entry that declares what the model takes. One without supported_parameters is
+    // catalog.supported-parameters' failure, and must not leave every chat rule without a model.
+    const described = ids.map(withKinds).filter((m) => m.kinds.length);
     if (!described.length) {
       const ends = [...new Set([ids[0], ids[ids.length - 1]])];
+      const why = cat.problem ?? (ids.some((id) => cat.entries.has(id)) ? 'their entries declare no supported_parameters' : 'no entry');
       return {
         models: ends.map(withKinds),
-        note: `models under test: ${ends.join(' and ')}, the first and the last listed, since the catalog describes none of the listed models (${cat.problem ?? 'no entry'}); --all-models tests all ${ids.length}`,
+        note: `models under test: ${ends.join(' and ')}, the first and the last listed, since the catalog describes none of the listed models (${why}); --all-models tests all ${ids.length}`,
       };
     }
     const chosen: ModelUnderTest[] = [];
@@ -76,6 +81,7 @@ const points = (list: ModelsUnderTest, keep: (m: ModelUnderTest) => boolean = ()
   return {
     points: kept.map((m) => ({ value: m.id, label: m.id })),
     problem: list.problem ?? (list.models.length && !kept.length ? why : undefined),
+    ...(list.problem && list.owner ? { blockedBy: list.owner } : {}),
     note: list.note,
   };
 };
@@ -107,7 +113,7 @@ export const takes = async (ctx: CheckContext, model: string, field: OptionalFie
  * listed one with --all-models), with a note of how many of how many. */
 export const LISTED: Axis<CheckContext> = async (ctx) => {
   const [{ ids, problem }, under] = await Promise.all([modelIds(ctx, 'primary'), modelsUnderTest(ctx)]);
-  if (!ids.length) return { points: [], problem: problem ?? 'the model list is empty' };
+  if (!ids.length) return { points: [], problem: problem ?? 'the model list is empty', ...(problem ? { blockedBy: 'models.list-shape' } : {}) };
   const tried = ctx.target.allModels ? ids : ids.filter((id, i) => i === 0 || i === ids.length - 1 || under.models.some((m) => m.id === id));
   return {
     points: tried.map((id) => ({ value: id, label: id })),
@@ -117,12 +123,12 @@ export const LISTED: Axis<CheckContext> = async (ctx) => {
 
 /** Whether the primary key is served at all (a plain request to the first model under test, or the
  * model list when no model is known): without that, a refusal or a 4xx proves nothing. */
-export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?: string }> {
+export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?: string; owner?: string }> {
   return ctx.memo('baseline', async (c) => {
     const { models } = await modelsUnderTest(c);
     if (!models.length) {
       const ex = await listModels(c);
-      return is2xx(ex) ? {} : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}` };
+      return is2xx(ex) ? {} : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}`, owner: 'models.list-shape' };
     }
     const model = models[0].id;
     const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');

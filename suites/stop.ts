@@ -240,7 +240,8 @@ export const stopFinishReason: CheckDef = {
   paths: ON_FORMS,
   ...onStopped('stop.finish-reason', ['content', 'finish_reason'], (a, seq, ref) => {
     // Ended by the sequence: the answer stopped at or before it, where the unstopped one went on.
-    if (a.content.length > cutEnd(ref, seq) || cutEnd(ref, seq) >= ref.text.length) return notTested(`the stop sequence ${show(seq)} did not end the answer (stop.ends-generation judges that)`);
+    if (cutEnd(ref, seq) >= ref.text.length) return notTested(`the stop sequence ${show(seq)} is past the end of the unstopped answer: nothing to end`);
+    if (a.content.length > cutEnd(ref, seq)) return notTested(`the stop sequence ${show(seq)} did not end the answer (stop.ends-generation judges that)`, 'stop.ends-generation');
     return a.finishReason === 'stop' ? pass() : fail(`the answer stopped at ${show(seq)} with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2)`);
   }),
 };

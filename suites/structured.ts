@@ -8,7 +8,8 @@ import { fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { parseJson } from '../engine/json.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
-import { eachReading } from './each.js';
+import { eachReading, knownOf, type Known } from './each.js';
+import { lengthShort } from './chat.js';
 
 /** The schema asks for what the prompt does not: a `kind` of one allowed value. A server that takes
  * json_schema for json_object gets an object of the keys the prompt names (name, age, tags), which
@@ -60,12 +61,16 @@ async function contentJson(
 ): Promise<{ value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict }> {
   // The JSON itself is short; a reasoning model that thinks past the first cap is given room (ROOM).
   const got = await answerTo(ctx, await askWithRoom(ctx, path, body, `response_format ${kind}`), path, READS, { what: `response_format ${kind}`, feature: 'response_format' });
-  return got.verdict ? got : jsonOf(got.answer, kind);
+  return got.verdict ? got : jsonOf(got.answer, kind, await knownOf(ctx, path.model!));
 }
 
 /** The content of an answer as JSON, or the verdict that ends the check. */
-function jsonOf(a: Answer, kind: string): { value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict } {
-  if (a.finishReason !== 'stop') return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`) };
+function jsonOf(a: Answer, kind: string, known: Known): { value: unknown; verdict?: undefined } | { value?: undefined; verdict: Verdict } {
+  if (a.finishReason !== 'stop') {
+    // "length" short of every limit is chat.length-only-at-cap's breach, on this answer too.
+    const short = lengthShort(a, known.entry, `the response_format ${kind} answer`);
+    return { verdict: notTested(`finish_reason is ${shown(a.finishReason)}, not "stop", so the content may be incomplete`, short && 'chat.length-only-at-cap', short) };
+  }
   const json = parseJson(a.content);
   return json.ok ? { value: json.value } : { verdict: fail(`with response_format ${kind}, the content is not JSON (${json.error}): ${shown(a.content)}`) };
 }
@@ -85,8 +90,8 @@ const onContent = (kind: string, body: (model: string) => (cap: number) => ChatB
     ? {
         onEach: eachReading(
           READS,
-          (a) => {
-            const got = jsonOf(a, kind);
+          (a, known) => {
+            const got = jsonOf(a, kind, known);
             return got.verdict ?? rule(got.value);
           },
           { kinds: ['json-schema'] },

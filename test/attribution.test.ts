@@ -83,6 +83,31 @@ describe('attribution', () => {
     }
   });
 
+  // Whatever stops a check from judging is some check's rule: the catalog unreadable, the model list
+  // missing, a field the kit added refused, an answer cut short of every limit. The check says whose.
+  it.concurrent.each([
+    ['catalog-not-json', 'catalog.pricing', 'catalog.available'],
+    ['catalog-no-supported-parameters', 'parameters.in-range', 'catalog.supported-parameters'],
+    ['every-route-404', 'chat.response-shape', 'models.list-shape'],
+    ['every-route-404', 'errors.missing-model', 'models.list-shape'],
+    ['every-route-404', 'auth.chat.missing', 'models.list-shape'],
+    ['stream-options-refused', 'errors.missing-messages', 'usage.stream-present'],
+    ['stream-options-refused', 'auth.key-scope', 'usage.stream-present'],
+    ['chat-length-when-not-cut', 'structured.json-schema', 'chat.length-only-at-cap'],
+  ])('under %s, %s is not-tested, blocked by %s, which fails', async (fault, id, owner) => {
+    const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
+    const r = results.get(id)!;
+    expect(r.outcome, r.message).toBe('not-tested');
+    expect(r.blockedBy).toEqual([owner]);
+    expect(results.get(owner)!.outcome).toBe('fail');
+  });
+
+  it('a catalog whose entries declare no supported_parameters still leaves every chat rule a model to judge', async () => {
+    const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: ['catalog-no-supported-parameters'] }) });
+    const open = [...results.values()].filter((r) => ['chat', 'stream', 'usage', 'stop', 'tools', 'structured'].includes(r.suite) && r.outcome === 'not-tested');
+    expect(open.map((r) => `${r.id}: ${r.message}`)).toEqual([]);
+  });
+
   it("a failure's evidence starts with the exchange that broke the rule, not with its control", async () => {
     const results = await runAgainstMock(
       CHECKS.filter((c) => ['parameters.out-of-range', 'errors.invalid-json'].includes(c.id)),
