@@ -176,6 +176,15 @@ export function readOf<T>(ex: Exchange, kind: string, read: (body: () => Buffer)
   return value;
 }
 
+/** Drops what was read of `ex`: a reader that is done with an exchange no other reader will ask
+ * for (a load's answer, judged once) keeps the cache from carrying it into the old generation. */
+export function forgetReads(ex: Exchange): void {
+  const entry = readCache.get(ex);
+  if (!entry) return;
+  readCache.delete(ex);
+  readCacheCost -= entry.cost;
+}
+
 /** The body decoded, read anew each time: a check that wants the text of a body holds it while it reads. */
 export function bodyText(ex: Exchange): string {
   return ex.body.toString('utf8');

@@ -3,7 +3,7 @@
 // (ids, usage, seed, overload, starvation), and its times. A step keeps counts, samples and the
 // first answer that broke each rule (its evidence) and histograms of its times, never the answers.
 import { pass, type Verdict } from '../../engine/check.js';
-import { retryAfterMs, type Exchange } from '../../engine/exchanges.js';
+import { forgetReads, retryAfterMs, type Exchange } from '../../engine/exchanges.js';
 import type { TimedAnswer } from '../../engine/load.js';
 import { Histogram } from '../../engine/histogram.js';
 import { describe, errorText, is2xx, type StreamRead } from '../api.js';
@@ -131,8 +131,17 @@ export class Judge {
 
   /** One answer at a step; a number back sends the request again after that many ms (a refusal). */
   answer(step: Step, item: Item, t: TimedAnswer, attempt: number, loaded: boolean): number | undefined {
-    step.requests++;
     const ex: Exchange = Object.assign(t, { label: item.label, request: item.spec, rateLimited: false, retries: attempt });
+    try {
+      return this.judged(step, item, ex, t, attempt, loaded);
+    } finally {
+      // Judged once and done with: what was read of it goes with it, young.
+      forgetReads(ex);
+    }
+  }
+
+  private judged(step: Step, item: Item, ex: Exchange, t: TimedAnswer, attempt: number, loaded: boolean): number | undefined {
+    step.requests++;
     const end = (t.times.reads.length ? t.times.reads[t.times.reads.length - 1] : (t.times.headersAt ?? t.times.sentAt + t.durationMs)) - t.times.sentAt;
     if (!step.slowest || end > step.slowest.ms) step.slowest = { label: item.label, ms: Math.round(end) };
     // No first byte, or no end, within --timeout: the request starved.
