@@ -84,7 +84,8 @@ describe('attribution', () => {
   });
 
   // Whatever stops a check from judging is some check's rule: the catalog unreadable, the model list
-  // missing, a field the kit added refused, an answer cut short of every limit. The check says whose.
+  // missing, a field the kit added refused, an answer cut short of every limit, generated requests
+  // all answered 5xx. The check says whose.
   it.concurrent.each([
     ['catalog-not-json', 'catalog.pricing', 'catalog.available'],
     ['catalog-no-supported-parameters', 'parameters.in-range', 'catalog.supported-parameters'],
@@ -94,6 +95,7 @@ describe('attribution', () => {
     ['stream-options-refused', 'errors.missing-messages', 'usage.stream-present'],
     ['stream-options-refused', 'auth.key-scope', 'usage.stream-present'],
     ['chat-length-when-not-cut', 'structured.json-schema', 'chat.length-only-at-cap'],
+    ['fuzz-long-string-500', 'fuzz.served-shape', 'fuzz.no-5xx'],
   ])('under %s, %s is not-tested, blocked by %s, which fails', async (fault, id, owner) => {
     const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
     const r = results.get(id)!;

@@ -119,7 +119,11 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
         return fail(`${describeCase(f.shrunk)}: ${f.why}; ${again}. Request ${f.index + 1} of ${out.generated} was the first to break it, ${f.count} of ${out.answered} answers did${shrunk}`, cut);
       }
       if (unproven) return notTested(unproven);
-      if (!judged) return notTested(unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`);
+      if (!judged) {
+        // Nothing left to judge where the answers were 5xx or timed out: the property that failed on them stands in the way.
+        const by = (['no-5xx', 'no-5xx-refusable', 'within-timeout'] as const).find((other) => other !== id && out.properties[other]?.finding);
+        return notTested(unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`, by && `fuzz.${by}`);
+      }
       // The answers it applies to (a rule of valid requests, of served ones...), and that none broke it.
       const applied = judged === out.answered ? `all ${judged}` : `${judged} of ${out.answered}`;
       return pass([`applied to ${applied} answers to generated requests; held on all`, ...cut, ...(unjudged ? [unjudged] : [])]);
