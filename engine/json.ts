@@ -3,6 +3,7 @@
 // arrays: 214 MB and ten seconds), a dictionary of a million keys costs 71 MB, and a walker (a schema
 // validator, JSON.stringify) recurses once per level. One pass over the raw bytes or characters
 // counts them first, so a body past a limit is never materialised: it is a finding about the server.
+import { closingQuote } from './json-strings.js';
 import { CUT } from './redact.js';
 
 /** Limits no real answer comes near (a chat completion nests about six deep and holds a few dozen
@@ -20,7 +21,6 @@ export const JSON_LIMITS = {
 export type JsonLimits = { readonly depth: number; readonly keys: number; readonly containers: number };
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
@@ -39,7 +39,6 @@ export function jsonLimitProblem(input: Uint8Array | string, limits: JsonLimits 
   for (let i = 0; i < n; i++) {
     const c = text ? (input as string).charCodeAt(i) : (input as Uint8Array)[i];
     if (c === QUOTE) {
-      // To the closing quote, found natively: most of a large answer is inside its strings.
       i = closingQuote(input, i + 1);
       continue;
     }
@@ -50,18 +49,6 @@ export function jsonLimitProblem(input: Uint8Array | string, limits: JsonLimits 
     else if (c === COLON && ++keys > limits.keys) return `JSON with more than ${limits.keys} keys`;
   }
   return undefined;
-}
-
-/** Where the string opened before `from` ends: its next quote that no backslash escapes (the end
- * of the input when there is none). */
-function closingQuote(input: Uint8Array | string, from: number): number {
-  for (let at = from; ; at++) {
-    at = typeof input === 'string' ? input.indexOf('"', at) : (input as Uint8Array).indexOf(QUOTE, at);
-    if (at < 0) return input.length;
-    let backslashes = 0;
-    while (at - 1 - backslashes >= from && (typeof input === 'string' ? input.charCodeAt(at - 1 - backslashes) : input[at - 1 - backslashes]) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return at;
-  }
 }
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false; error: string };

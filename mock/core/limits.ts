@@ -3,6 +3,7 @@
 // the same bodies, and before anything walks the body: validation, the journal and the dashboard
 // serialize and traverse what they are given, and a body 5,000 arrays deep or of two million items
 // would make each of them a way to stall or crash the mock.
+import { closingQuote } from '../../engine/json-strings.js';
 import type { BodyLimits, MockConfig } from '../config/types.js';
 import { errorReply } from './errors.js';
 import type { MockReply, MockRequest } from './types.js';
@@ -31,7 +32,6 @@ export function overLimit(req: Pick<MockRequest, 'body' | 'size'>, limits: BodyL
 }
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
@@ -67,8 +67,8 @@ export function bodyShape(src: string | Uint8Array, limits: Pick<BodyLimits, 'de
   for (let i = 0; i < n; i++) {
     const c = text === undefined ? bytes![i] : text.charCodeAt(i);
     if (c === QUOTE) {
-      const end = closingQuote(src, i);
-      if (end < 0) break;
+      const end = closingQuote(src, i + 1);
+      if (end === n) break;
       if (end - i - 1 > LONG_TEXT) longText += end - i - 1 - LONG_TEXT;
       i = end;
     } else if (c === COMMA) {
@@ -80,16 +80,4 @@ export function bodyShape(src: string | Uint8Array, limits: Pick<BodyLimits, 'de
     } else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && depth > 0) depth--;
   }
   return { longText };
-}
-
-/** Where the string opened at `at` closes (a quote after an even run of backslashes), or -1. */
-function closingQuote(src: string | Uint8Array, at: number): number {
-  let i = at;
-  for (;;) {
-    i = typeof src === 'string' ? src.indexOf('"', i + 1) : src.indexOf(QUOTE, i + 1);
-    if (i < 0) return -1;
-    let run = 0;
-    while (run < i - at - 1 && (typeof src === 'string' ? src.charCodeAt(i - 1 - run) : src[i - 1 - run]) === BACKSLASH) run++;
-    if (run % 2 === 0) return i;
-  }
 }
