@@ -69,10 +69,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
     const started = new Date();
     const t0 = performance.now();
     // The deadline holds for the whole run, the probe included.
-    const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(`the run's deadline passed (--deadline ${deadlineMs} ms)`), deadlineMs);
-    const signal = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
+    const { signal, timer } = runDeadline(opts);
     await probe(target, limits.connectTimeoutMs, signal).catch((e) => {
       clearTimeout(timer);
       throw e;
@@ -96,6 +93,15 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   } finally {
     await opened.close();
   }
+}
+
+/** The whole run's deadline (--deadline), joined with the caller's own signal (Ctrl-C): a session
+ * clears `timer` when it ends. */
+export function runDeadline(opts: Pick<SessionOptions, 'deadlineMs' | 'signal'>): { signal: AbortSignal; timer: NodeJS.Timeout } {
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(`the run's deadline passed (--deadline ${deadlineMs} ms)`), deadlineMs);
+  return { signal: opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal, timer };
 }
 
 /** A report's results gated as `opts` says (the baseline applied, and written first with

@@ -14,7 +14,7 @@ import { parseSlo, sloResults, SloError, type Slo } from '../../report/slo.js';
 import { CHECKS } from '../index.js';
 import { onEachOf } from '../each.js';
 import { modelsUnderTest } from '../paths.js';
-import { DEFAULT_DEADLINE_MS, gatedReport, openTarget, probe, readBaseline, UsageError, type SessionOptions } from '../session.js';
+import { gatedReport, openTarget, probe, readBaseline, runDeadline, UsageError, type SessionOptions } from '../session.js';
 import { Judge, Step, type EachRule } from './judge.js';
 import { workloadFor, type Item } from './workload.js';
 
@@ -79,10 +79,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const opened = await openTarget(opts, warnings);
   const started = new Date();
   const t0 = performance.now();
-  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(`the run's deadline passed (--deadline ${deadlineMs} ms)`), deadlineMs);
-  const signal = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
+  const { signal, timer } = runDeadline(opts);
   const limits = limitsFor(timeoutMs, opts.maxBodyBytes);
   const { target, tls } = opened;
   const http = new HttpClient(limits, tls, { sweptDeadlines: true });
