@@ -27,9 +27,17 @@ module.exports = {
     {
       name: 'report-takes-engine-types-only',
       severity: 'error',
-      comment: "report/ imports the engine's result model (engine/check.ts: results, verdicts, evidence, progress), not its machinery.",
-      from: { path: '^report/' },
+      comment:
+        "report/ imports the engine's result model (engine/check.ts: results, verdicts, evidence, progress), not its machinery; the report boundary (report/boundary.ts), the one producer of a report, applies the engine's redaction and bounds.",
+      from: { path: '^report/', pathNot: '^report/boundary\\.ts$' },
       to: { path: '^engine/', pathNot: '^engine/check\\.ts$' },
+    },
+    {
+      name: 'the-boundary-takes-redaction-and-bounds-only',
+      severity: 'error',
+      comment: 'The report boundary redacts and bounds: of the engine it reads the result model, the redactor and the bounds.',
+      from: { path: '^report/boundary\\.ts$' },
+      to: { path: '^engine/', pathNot: '^engine/(check|redact|bounded)\\.ts$' },
     },
     {
       name: 'suites-leave-output-to-report',

@@ -15,7 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { HttpClient, limitsFor, type RequestSpec } from '../engine/http.js';
 import { drive } from '../engine/load.js';
 import { basicBody } from '../suites/chat.js';
-import { Judge, Step } from '../suites/load/judge.js';
+import { Judge, keeperFor, Step } from '../suites/load/judge.js';
+import { Redactor } from '../engine/redact.js';
 import { EACH_RULES, runLoad } from '../suites/load/session.js';
 import type { Item } from '../suites/load/workload.js';
 import { CHAT_PATH, HEADERS, HELD_TIMING, KEY } from './fixtures.js';
@@ -64,7 +65,7 @@ async function withDriver(url: string, body: string, judged: boolean): Promise<R
   const spec: RequestSpec = { method: 'POST', url: url + CHAT_PATH, headers: HEADERS, body };
   const item: Item = { kind: 'basic', stream: false, label: 'basic chat completion', body: JSON.parse(body), spec };
   const judge = new Judge(EACH_RULES, { model: MODEL, refs: {} }, 10_000, undefined);
-  const step = new Step('bench');
+  const step = new Step('bench', keeperFor(new Redactor()));
   let ok = 0;
   let bad = 0;
   const c0 = process.cpuUsage();

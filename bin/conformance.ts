@@ -5,11 +5,12 @@ import { dirname, resolve } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { render, REPORTER_NAMES, type ReporterName } from '../report/index.js';
-import { REPORT_FORMAT_VERSION, type RunReport } from '../report/report.js';
+import { REPORT_FORMAT_VERSION, type RawReport, type RunReport } from '../report/report.js';
+import { seal } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
 import { liveLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
-import { sectionsOf } from '../engine/runner.js';
+import { redactorFor, sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError, type SessionOptions } from '../suites/session.js';
 import { FUZZ_DEFAULTS, FUZZ_PASS } from '../suites/fuzz/index.js';
@@ -98,8 +99,9 @@ function writable(file: string, what: string): void {
   }
 }
 
-/** A JSON report of this format version, or exit 2 naming the file and what is wrong with it. */
-function readReport(file: string): RunReport {
+/** A JSON report of this format version, or exit 2 naming the file and what is wrong with it. Its
+ * texts are as the file has them: a report made from it is sealed again. */
+function readReport(file: string): RawReport {
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
@@ -110,8 +112,11 @@ function readReport(file: string): RunReport {
   if (version !== REPORT_FORMAT_VERSION) usageExit(`${file}: formatVersion ${JSON.stringify(version)}; this conformance reads ${REPORT_FORMAT_VERSION}: run both with the same version`);
   const v = validator('report')(value);
   if (!v.ok) usageExit(`${file}: not a report of format ${REPORT_FORMAT_VERSION}: ${v.errors.slice(0, 3).join('; ')}`);
-  return value as RunReport;
+  return value as RawReport;
 }
+
+/** What a report read from a file is redacted of: the keys of this shell, where it holds them. */
+const keysOfTheShell = () => redactorFor({ apiKey: process.env.CONFORMANCE_API_KEY, secondApiKey: process.env.CONFORMANCE_SECOND_API_KEY, headers: {} });
 
 /** Ctrl-C (or SIGTERM) stops the run: what finished is reported, the rest not-tested, and the exit
  * code says which signal (130, 143). A second one quits at once. */
@@ -312,6 +317,7 @@ await yargs(hideBin(process.argv))
           merged = mergeLoads(
             argv.merge.map((file) => ({ file, report: readReport(file) })),
             argv.slo as string[],
+            redactorFor({ apiKey: argv['api-key'] ?? process.env.CONFORMANCE_API_KEY, secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY, headers: {} }),
           );
         } catch (e) {
           usageExit((e as Error).message);
@@ -357,7 +363,8 @@ await yargs(hideBin(process.argv))
     COMMANDS.diff.describe,
     (y) => y.positional('old', COMMANDS.diff.positionals.old).positional('new', COMMANDS.diff.positionals.new).options(COMMANDS.diff.options),
     (argv) => {
-      const [before, after] = [readReport(argv.old!), readReport(argv.new!)];
+      const redactor = keysOfTheShell();
+      const [before, after] = [seal(readReport(argv.old!), redactor), seal(readReport(argv.new!), redactor)];
       const diff = diffReports(before, after);
       process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff));
       process.exitCode = diff.regression ? 1 : 0;

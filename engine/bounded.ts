@@ -19,6 +19,8 @@ export const BOUNDS = {
   header: 500,
   /** A transport error, as undici or the decoder said it. */
   error: 500,
+  /** A command that replays a request: its body cut past this (engine/curl.ts). */
+  curl: 4_000,
 } as const;
 
 /** Of an original longer than the text given (a window of a body), how to say its size. */
@@ -27,18 +29,20 @@ export interface Whole {
   unit: 'characters' | 'bytes';
 }
 
-/** `text` redacted, then cut to `max` characters with a mark saying how long the whole was.
- * Only a window a little longer than `max` is redacted: the rest could not be shown anyway.
- * `whole`: the original that `text` is already a window of. */
+/** `text` redacted, then cut to at most `max` characters, a mark saying how long the whole was
+ * included: bounding a bounded text again changes nothing. Only a window a little longer than `max`
+ * is redacted: the rest could not be shown anyway. `whole`: the original that `text` is already a
+ * window of. */
 export function bounded(text: string, max: number, redactor: Redactor, whole?: Whole): string {
   const windowed = whole !== undefined || text.length > max + redactor.longestForm();
   const window = text.length > max + redactor.longestForm() ? text.slice(0, max + redactor.longestForm()) : text;
   // The window's end is a cut too: marked, so a piece of a key it split is redacted.
   const clean = redactor.text(windowed ? window + CUT : window);
   if (!windowed && clean.length <= max) return clean;
-  const kept = clean.slice(0, Math.min(max, windowed ? clean.length - CUT.length : clean.length));
   const all = whole ?? { length: text.length, unit: 'characters' };
-  return `${kept}${CUT} [${all.length} ${all.unit} in all]`;
+  const mark = `${CUT} [${all.length} ${all.unit} in all]`;
+  const kept = clean.slice(0, Math.max(0, Math.min(max - mark.length, windowed ? clean.length - CUT.length : clean.length)));
+  return `${kept}${mark}`;
 }
 
 /** Control characters (but tab, line feed and carriage return) made visible as `\xNN`: the bytes of

@@ -2,8 +2,9 @@
 // every key of the run, in the forms a server might echo them (plain, URL-encoded, JSON-escaped).
 
 /** Keys shorter than this are only redacted where we know they stand (our own headers): replacing
- * a two-letter key everywhere would garble the evidence without protecting anything real. */
-const MIN_FREE_TEXT_KEY = 6;
+ * a two-letter key everywhere would garble the evidence without protecting anything real. Every
+ * report says so once (report/boundary.ts). */
+export const MIN_FREE_TEXT_KEY = 8;
 export const REDACTED = '[REDACTED]';
 /** How every cut of a text is marked, wherever it is made (engine/bounded.ts, a suite's short show):
  * the redactor looks for pieces of keys beside it. */
@@ -11,22 +12,30 @@ export const CUT = '…';
 /** The shortest piece of a key beside a cut that is redacted. */
 const MIN_PIECE = 4;
 
-/** Where a secret stands in a shell command (curl.ts): a variable the shell expands, or a redaction. */
+/** Where a secret stands in a shell command (curl.ts): what the shell expands to it, or a redaction. */
 export interface ShellSecret {
   value: string;
-  /** The variable (`CONFORMANCE_API_KEY`); absent: the value is only redacted. */
-  variable?: string;
+  /** A POSIX shell word that expands to the value: `"$CONFORMANCE_API_KEY"`, or a near miss made
+   * from it (`"${CONFORMANCE_API_KEY%?}"`); absent: the value is only redacted. */
+  shell?: string;
 }
+
+/** The variables a reader holds the run's keys in, for the commands that replay its requests. */
+export const KEY_VARIABLES = { apiKey: 'CONFORMANCE_API_KEY', secondApiKey: 'CONFORMANCE_SECOND_API_KEY' } as const;
+
+/** The shell word of a variable. */
+export const shellVariable = (variable: string) => `"$${variable}"`;
 
 export class Redactor {
   private readonly forms: string[] = [];
   private readonly keys = new Map<string, string | undefined>();
 
-  /** `variable`: the environment variable a reader holds the key in, for commands that replay a
-   * request (CONFORMANCE_API_KEY); without one the key is only ever redacted. */
-  add(key: string | undefined, variable?: string): this {
+  /** `shell`: how a command that replays a request says the key: the environment variable a reader
+   * holds it in (`shellVariable('CONFORMANCE_API_KEY')`), or an expression made from it; without one
+   * the key is only ever redacted. */
+  add(key: string | undefined, shell?: string): this {
     if (!key || this.keys.has(key)) return this;
-    this.keys.set(key, variable);
+    this.keys.set(key, shell);
     if (key.length >= MIN_FREE_TEXT_KEY) {
       for (const form of [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), basicCredential(key)]) if (!this.forms.includes(form)) this.forms.push(form);
       // Longest first, so a form containing another is replaced whole.
@@ -35,9 +44,18 @@ export class Redactor {
     return this;
   }
 
-  /** Every secret as a shell command may show it: the key as its variable, any other form redacted. */
+  /** Every secret as a shell command may show it: the key as its variable (or an expression of
+   * it), its Basic credentials made from it by the shell, any other form redacted. */
   shellSecrets(): ShellSecret[] {
-    return [...[...this.keys].map(([value, variable]) => ({ value, variable })), ...this.forms.filter((f) => !this.keys.has(f)).map((value) => ({ value }))];
+    const keys = [...this.keys].map(([value, shell]) => ({ value, shell }));
+    const basic = keys.flatMap(({ value, shell }) => (shell ? [{ value: basicCredential(value), shell: `"$(printf 'conformance:%s' ${shell} | base64 | tr -d '\\n')"` }] : []));
+    const made = new Set([...keys, ...basic].map((s) => s.value));
+    return [...keys, ...basic, ...this.forms.filter((f) => !made.has(f)).map((value) => ({ value }))];
+  }
+
+  /** How many of the keys are too short to be redacted from free text (MIN_FREE_TEXT_KEY). */
+  unredacted(): number {
+    return [...this.keys.keys()].filter((k) => k.length < MIN_FREE_TEXT_KEY).length;
   }
 
   /** The longest form a key takes: a window of a text longer than this past a cut holds every

@@ -5,7 +5,7 @@ import { fail, notTested, worst, type AxisPoint, type AxisValues, type Check, ty
 import { BOUNDS, bounded } from './bounded.js';
 import { evidenceOf, Exchanges, type Exchange, type RetryPolicy } from './exchanges.js';
 import { HttpClient, type Limits, type RequestSpec } from './http.js';
-import { Redactor } from './redact.js';
+import { KEY_VARIABLES, Redactor, shellVariable } from './redact.js';
 import type { Target } from './target.js';
 
 /** What a check sees: the target, a memoized sender, and run-wide memoized discoveries. */
@@ -16,8 +16,9 @@ export interface CheckContext {
   /** Run-wide memo for derived facts (the model list, the catalog): computed once, on demand.
    * The exchanges it made become evidence of every check that awaits it. */
   memo<T>(key: string, fn: (ctx: CheckContext) => Promise<T>): Promise<T>;
-  /** A value made from a secret (a key with one character changed): redacted wherever it shows. */
-  secret(value: string): void;
+  /** A value made from a secret (a key with one character changed): redacted wherever it shows;
+   * `shell`, the shell word that makes it from the key's variable, for a command that replays it. */
+  secret(value: string, shell?: string): void;
   /** Every exchange of the run so far: for a check that runs last and judges them all. */
   received(): Promise<Exchange[]>;
   /** Names an exchange as the one that broke the rule: it leads the check's evidence (and its curl). */
@@ -58,6 +59,9 @@ export interface RunOutcome {
   requests: RequestSpec[];
   /** What the run found once for all checks (how the models under test were chosen). */
   notes: string[];
+  /** Every secret of the run, those its checks made (a near miss of a key) included: what its
+   * report is redacted of. */
+  redactor: Redactor;
 }
 
 type AnyCheck = Check<CheckContext, any>;
@@ -87,7 +91,7 @@ export async function runChecks(checks: readonly AnyCheck[], opts: RunOptions): 
     attribute(checks, expanded.paths, run);
     const results = checks.map((check, i) => combinePaths(check, expanded.paths[i], run));
     for (const r of results) opts.onResult?.(r);
-    return { results, requestsSent: run.exchanges.sent, requests: run.exchanges.requests, notes: expanded.notes };
+    return { results, requestsSent: run.exchanges.sent, requests: run.exchanges.requests, notes: expanded.notes, redactor: run.redactor };
   } finally {
     run.exchanges.close();
     await run.http.close();
@@ -149,8 +153,8 @@ class Run {
         for (const ex of inner) if (!inherited.includes(ex)) inherited.push(ex);
         return value as T;
       },
-      secret(value) {
-        run.redactor.add(value);
+      secret(value, shell) {
+        run.redactor.add(value, shell);
       },
       received: async () => {
         const all = await run.exchanges.all();
@@ -217,8 +221,8 @@ class Run {
 }
 
 /** Every secret of a target, as every text shown to a reader is redacted of it. */
-export function redactorFor(target: Target): Redactor {
-  const redactor = new Redactor().add(target.apiKey, 'CONFORMANCE_API_KEY').add(target.secondApiKey, 'CONFORMANCE_SECOND_API_KEY');
+export function redactorFor(target: Pick<Target, 'headers'> & { apiKey?: string; secondApiKey?: string }): Redactor {
+  const redactor = new Redactor().add(target.apiKey, shellVariable(KEY_VARIABLES.apiKey)).add(target.secondApiKey, shellVariable(KEY_VARIABLES.secondApiKey));
   for (const v of Object.values(target.headers)) redactor.add(v);
   return redactor;
 }

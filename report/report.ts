@@ -8,7 +8,21 @@ import type { LoadReport } from './load.js';
  * 3: the outcomes flaky and not-served; the run's cost in tokens asked for. */
 export const REPORT_FORMAT_VERSION = 3;
 
-export interface RunReport {
+declare const boundaryPassed: unique symbol;
+/** A text that passed the report boundary (report/boundary.ts): redacted, then cut to its bound. Only
+ * `seal` makes one, so a reporter, which takes a RunReport, cannot be handed a text that did not. */
+export type Bounded = string & { readonly [boundaryPassed]: true };
+
+/** `T` with every free text (a field typed `string`) a Bounded one; a closed set of words (an
+ * outcome, a level) is bounded by its type and stays as it is. */
+export type Sealed<T> = T extends string ? (string extends T ? Bounded : T) : T extends readonly (infer U)[] ? Sealed<U>[] : T extends object ? { [K in keyof T]: Sealed<T[K]> } : T;
+
+/** The run report every reporter renders: each of its texts passed the boundary. */
+export type RunReport = Sealed<RawReport>;
+
+/** A report as a command builds it, its texts as checks and servers gave them: report/boundary.ts
+ * seals it into a RunReport. */
+export interface RawReport {
   formatVersion: number;
   tool: { name: string; version: string };
   /** `tls`: present when the run was given a TLS flag: verification off (--insecure), the CA file
@@ -41,7 +55,7 @@ export type Summary = Record<Level, Record<Outcome, number>>;
 
 /** How the run spoke TLS, for a report's heading: `TLS verification off (--insecure)`; undefined
  * with Node's defaults. Verification off comes first: it is what a reader must not miss. */
-export function tlsNote(report: RunReport): string | undefined {
+export function tlsNote(report: Pick<RawReport, 'target'>): string | undefined {
   const t = report.target.tls;
   if (!t) return undefined;
   const parts = [

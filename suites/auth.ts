@@ -5,7 +5,7 @@ import { ask, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listMo
 import { controlUnserved, controlVerdict, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
-import { basicCredential, containsKey } from '../engine/redact.js';
+import { basicCredential, containsKey, KEY_VARIABLES } from '../engine/redact.js';
 import type { CheckContext } from '../engine/runner.js';
 import { baseline, BOTH_WAYS } from './paths.js';
 
@@ -26,17 +26,29 @@ function other(c: string): string {
   return c === 'x' ? 'y' : 'x';
 }
 
-/** Keys that differ from the real one in one way each; undefined where the key has no such form. */
-const NEAR_MISSES: Record<string, { label: string; make(key: string): string | undefined }> = {
-  case: { label: 'the key in other letter case', make: (k) => (/[a-z]/i.test(k) ? [...k].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('') : undefined) },
-  'last-char': { label: 'the key with its last character changed', make: (k) => k.slice(0, -1) + other(k.at(-1)!) },
-  'extra-char': { label: 'the key with one character added', make: (k) => `${k}${other(k.at(-1)!)}` },
-  'missing-char': { label: 'the key without its last character', make: (k) => (k.length > 1 ? k.slice(0, -1) : undefined) },
+/** `other` as the shell does it, to the characters it reads (a line break kept, for $(...) to drop). */
+const OTHER_SH = `tr '0-9a-zA-Z' '1-90b-zaB-ZA' | tr -c '0-9a-zA-Z\\n' x`;
+
+/** Keys that differ from the real one in one way each; undefined where the key has no such form.
+ * `shell`: the POSIX shell word that makes the same key from the variable `v` holding the real one,
+ * so that a command replaying the request runs as printed and shows nothing of the key. */
+export const NEAR_MISSES: Record<string, { label: string; make(key: string): string | undefined; shell(v: string, key: string): string }> = {
+  case: {
+    label: 'the key in other letter case',
+    make: (k) => (/[a-z]/i.test(k) ? [...k].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('') : undefined),
+    shell: (v) => `"$(printf %s "$${v}" | tr a-zA-Z A-Za-z)"`,
+  },
+  'last-char': { label: 'the key with its last character changed', make: (k) => k.slice(0, -1) + other(k.at(-1)!), shell: (v) => `"\${${v}%?}$(printf %s "\${${v}#"\${${v}%?}"}" | ${OTHER_SH})"` },
+  'extra-char': { label: 'the key with one character added', make: (k) => `${k}${other(k.at(-1)!)}`, shell: (v) => `"$${v}$(printf %s "\${${v}#"\${${v}%?}"}" | ${OTHER_SH})"` },
+  'missing-char': { label: 'the key without its last character', make: (k) => (k.length > 1 ? k.slice(0, -1) : undefined), shell: (v) => `"\${${v}%?}"` },
   'shared-prefix': {
     label: "the key's first half followed by other characters",
-    make: (k) => (k.length > 3 ? k.slice(0, Math.ceil(k.length / 2)) + [...k.slice(Math.ceil(k.length / 2))].map(other).join('') : undefined),
+    make: (k) => (k.length > 3 ? k.slice(0, half(k)) + [...k.slice(half(k))].map(other).join('') : undefined),
+    shell: (v, k) => `"$(printf %s "$${v}" | cut -c1-${half(k)})$(printf %s "$${v}" | cut -c${half(k) + 1}- | ${OTHER_SH})"`,
   },
 };
+
+const half = (k: string) => Math.ceil(k.length / 2);
 
 /** Credentials that are not `Bearer <API_KEY>`, each carrying the key in some other way. */
 const MALFORMED: Record<string, { label: string; header(key: string): string | string[] }> = {
@@ -83,13 +95,13 @@ function credential(ctx: CheckContext, kind: Kind, form?: string): Credential | 
     const m = MALFORMED[form!];
     const header = m.header(key);
     const wrong = NEAR_MISSES['last-char'].make(key)!;
-    if (form === 'twice') ctx.secret(wrong);
+    if (form === 'twice') ctx.secret(wrong, NEAR_MISSES['last-char'].shell(KEY_VARIABLES.apiKey, key));
     return { label: m.label, auth: { header }, secrets: form === 'bare' ? [] : [key, basicCredential(key), wrong] };
   }
   const made = NEAR_MISSES[form!].make(key);
   if (made === undefined || made === key) return undefined;
-  // A near miss is most of the key: it is redacted like the key.
-  ctx.secret(made);
+  // A near miss is most of the key: it is redacted like the key, and made from it by a replaying command.
+  ctx.secret(made, NEAR_MISSES[form!].shell(KEY_VARIABLES.apiKey, key));
   return { label: NEAR_MISSES[form!].label, auth: { header: `Bearer ${made}` }, secrets: [made] };
 }
 

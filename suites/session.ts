@@ -4,7 +4,9 @@ import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
 import { HttpClient, limitsFor, type RequestSpec } from '../engine/http.js';
-import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../report/report.js';
+import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport, type RunReport } from '../report/report.js';
+import { seal } from '../report/boundary.js';
+import type { Redactor } from '../engine/redact.js';
 import type { Progress } from '../engine/check.js';
 import { runChecks, selectChecks, type Filters } from '../engine/runner.js';
 import { baseUrlWarning, normalizeBaseUrl, type Target } from '../engine/target.js';
@@ -74,7 +76,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       clearTimeout(timer);
       throw e;
     });
-    const { results, notes, requestsSent, requests } = await runChecks(selected, {
+    const { results, notes, requestsSent, requests, redactor } = await runChecks(selected, {
       target,
       limits,
       concurrency: opts.concurrency ?? 4,
@@ -83,13 +85,12 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       onStart: opts.onStart,
       signal,
     }).finally(() => clearTimeout(timer));
-    return {
-      ...gatedReport(results, opts, { target, tls, started, t0, warnings, baseline }),
-      notes,
-      requestsSent,
-      cost: costOf(requests),
-      ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
-    };
+    return gatedReport(
+      results,
+      opts,
+      { target, tls, started, t0, warnings, baseline, redactor },
+      { notes, requestsSent, cost: costOf(requests), ...(signal.aborted ? { stopped: String(signal.reason) } : {}) },
+    );
   } finally {
     await opened.close();
   }
@@ -105,12 +106,14 @@ export function runDeadline(opts: Pick<SessionOptions, 'deadlineMs' | 'signal'>)
 }
 
 /** A report's results gated as `opts` says (the baseline applied, and written first with
- * --update-baseline), in the envelope every report carries: shared by `run` and `load`. */
+ * --update-baseline), in the envelope every report carries, with what the command adds (`extra`),
+ * sealed by the report boundary with the run's redactor: shared by `run`, `fuzz` and `load`. */
 export function gatedReport(
   results: CheckResult[],
   opts: Pick<SessionOptions, 'strict' | 'requireComplete' | 'expectedFailures' | 'updateBaseline'>,
-  run: { target: Target; tls?: TlsSettings; started: Date; t0: number; warnings: string[]; baseline?: Baseline },
-): Omit<RunReport, 'notes' | 'requestsSent'> {
+  run: { target: Target; tls?: TlsSettings; started: Date; t0: number; warnings: string[]; baseline?: Baseline; redactor: Redactor },
+  extra: Pick<RawReport, 'notes' | 'requestsSent' | 'cost' | 'stopped' | 'load'>,
+): RunReport {
   const { target, tls, baseline } = run;
   const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
   let gated: { results: CheckResult[]; stale: StaleEntry[] } = { results, stale: [] };
@@ -119,19 +122,23 @@ export function gatedReport(
     if (written) writeBaseline(opts.expectedFailures, written);
     gated = applyBaseline(results, written ?? baseline!);
   }
-  return {
-    formatVersion: REPORT_FORMAT_VERSION,
-    tool: { name: pkg.name, version: pkg.version },
-    target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
-    options,
-    startedAt: run.started.toISOString(),
-    durationMs: Math.round(performance.now() - run.t0),
-    results: gated.results,
-    summary: summarize(gated.results),
-    exitCode: exitCodeFor(gated.results, options, gated.stale),
-    ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
-    warnings: run.warnings,
-  };
+  return seal(
+    {
+      formatVersion: REPORT_FORMAT_VERSION,
+      tool: { name: pkg.name, version: pkg.version },
+      target: { baseUrl: target.baseUrl, siteUrl: target.siteUrl, embeddedMock: target.embeddedMock, ...(tls ? { tls: tlsOfReport(tls) } : {}) },
+      options,
+      startedAt: run.started.toISOString(),
+      durationMs: Math.round(performance.now() - run.t0),
+      results: gated.results,
+      summary: summarize(gated.results),
+      exitCode: exitCodeFor(gated.results, options, gated.stale),
+      ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
+      warnings: run.warnings,
+      ...extra,
+    },
+    run.redactor,
+  );
 }
 
 /** What a session runs against: the embedded mock, started when no base URL is given, or the given
@@ -218,7 +225,7 @@ function readTls(flags: TlsFlags | undefined): TlsSettings | undefined {
 
 /** What the reports say of TLS: the choices, not the key's file (a reader needs the CA and the
  * certificate to judge the run; where the key lies is nobody's business). */
-export function tlsOfReport(tls: TlsSettings): NonNullable<RunReport['target']['tls']> {
+export function tlsOfReport(tls: TlsSettings): NonNullable<RawReport['target']['tls']> {
   const { insecure, caCert, clientCert } = tls.flags;
   return { insecure: !!insecure, ...(caCert ? { caCert } : {}), ...(clientCert ? { clientCert } : {}) };
 }

@@ -13,6 +13,7 @@ import { fail, type Check } from '../engine/check.js';
 import { limitsFor } from '../engine/http.js';
 import { runChecks, type CheckContext } from '../engine/runner.js';
 import { REPORTER_NAMES, render } from '../report/index.js';
+import { seal } from '../report/boundary.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../report/report.js';
 import { errorText } from '../suites/api.js';
 import { readAnswer } from '../suites/answer.js';
@@ -87,27 +88,30 @@ function echoCheck(key: string, offset: number): Check<CheckContext> {
 
 async function reportOf(key: string, offset: number): Promise<RunReport> {
   const started = performance.now();
-  const { results, notes, requestsSent } = await runChecks([echoCheck(key, offset)], {
+  const { results, notes, requestsSent, redactor } = await runChecks([echoCheck(key, offset)], {
     target: { baseUrl: base, siteUrl: base, siteUrlExplicit: true, apiKey: key, models: [], headers: {}, embeddedMock: false },
     limits: limitsFor(2_000),
     concurrency: 2,
     retry: { maxRetries: 0, maxWaitMs: 0 },
   });
   const options = { strict: false, requireComplete: false };
-  return {
-    formatVersion: REPORT_FORMAT_VERSION,
-    tool: { name: 'chat-api-conformance', version: 'test' },
-    target: { baseUrl: base, siteUrl: base, embeddedMock: false },
-    options,
-    startedAt: new Date().toISOString(),
-    durationMs: Math.round(performance.now() - started),
-    results,
-    summary: summarize(results),
-    exitCode: exitCodeFor(results, options),
-    warnings: [],
-    notes,
-    requestsSent,
-  };
+  return seal(
+    {
+      formatVersion: REPORT_FORMAT_VERSION,
+      tool: { name: 'chat-api-conformance', version: 'test' },
+      target: { baseUrl: base, siteUrl: base, embeddedMock: false },
+      options,
+      startedAt: new Date().toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      results,
+      summary: summarize(results),
+      exitCode: exitCodeFor(results, options),
+      warnings: [],
+      notes,
+      requestsSent,
+    },
+    redactor,
+  );
 }
 
 describe('a key the server sends back', () => {
@@ -130,7 +134,9 @@ describe('a key the server sends back', () => {
     const key = 'sk-0123456789BFGHIJKLMNOPQ';
     const report = await reportOf(key, 0);
     const r = report.results[0];
-    expect(r.paths!.map((p) => p.label)).toEqual([`model-[REDACTED]${'y'.repeat(200 - 'model-[REDACTED]'.length)}… [${6 + key.length + 300} characters in all]`, 'm-[REDACTED]']);
+    // The mark of the cut is within the label's bound of 200.
+    const mark = `… [${6 + key.length + 300} characters in all]`;
+    expect(r.paths!.map((p) => p.label)).toEqual([`model-[REDACTED]${'y'.repeat(200 - 'model-[REDACTED]'.length - mark.length)}${mark}`, 'm-[REDACTED]']);
     expect(r.paths!.map((p) => p.path.model)).toEqual([expect.stringMatching(/^model-\[REDACTED\]y+… \[/), 'm-[REDACTED]']);
     expect(report.notes?.[0]).toMatch(/^tried "model-\[REDACTED\]y+…, "m-\[REDACTED\]"$/);
     expect(r.evidence.some((e) => e.reproduce?.includes('$CONFORMANCE_API_KEY'))).toBe(true);

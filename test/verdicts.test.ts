@@ -24,7 +24,7 @@ async function runWith(fault: string, opts: Partial<SessionOptions> = {}) {
   }
 }
 
-const byId = (report: Awaited<ReturnType<typeof runWith>>) => new Map(report.results.map((r) => [r.id, r]));
+const byId = (report: Awaited<ReturnType<typeof runWith>>) => new Map<string, (typeof report.results)[number]>(report.results.map((r) => [r.id, r]));
 const validReport = validator('report');
 
 describe('a failure that does not reproduce', () => {

@@ -2,7 +2,7 @@
 // stream's pieces with their times), why it was refused, and a curl that replays it with the key as
 // $MOCK_API_KEY. Everything here is data: the page renders it as text.
 import { curlOf } from '../../engine/curl.js';
-import type { ShellSecret } from '../../engine/redact.js';
+import { shellVariable, type ShellSecret } from '../../engine/redact.js';
 import type { RequestSpec } from '../../engine/http.js';
 import type { KeyDef } from '../config/types.js';
 import type { Journal, JournalEntry } from '../core/journal.js';
@@ -87,7 +87,7 @@ function curlFor(entry: JournalEntry, followed: Followed | undefined, base: stri
   // The key sent, or (no page listened, so it was not kept) the configured key of its id.
   const token = bearerToken(followed?.authorization) ?? keys.find((k) => k.id === entry.key_id)?.key;
   if (token) headers.authorization = `Bearer ${token}`;
-  const secrets: ShellSecret[] = [...(token ? [{ value: token, variable: KEY_VARIABLE }] : []), ...keys.filter((k) => k.key !== token).map((k) => ({ value: k.key }))];
+  const secrets: ShellSecret[] = [...(token ? [{ value: token, shell: shellVariable(KEY_VARIABLE) }] : []), ...keys.filter((k) => k.key !== token).map((k) => ({ value: k.key }))];
   const body =
     followed?.raw !== undefined
       ? typeof followed.raw === 'string'

@@ -1,9 +1,15 @@
 // Every answer of a load, judged as it ends: what became of the request (served, refused, failed,
 // timed out), the rules of the run held on it (each check's onEach), the rules of the load suite
-// (ids, usage, seed, overload, starvation), and its times. A step keeps counts, samples and the
-// first answer that broke each rule (its evidence) and histograms of its times, never the answers.
-import { pass, type Verdict } from '../../engine/check.js';
-import { forgetReads, retryAfterMs, type Exchange } from '../../engine/exchanges.js';
+// (ids, usage, seed, overload, starvation), and its times. A step keeps counts, histograms of its
+// times, the first breach of each rule (its message bounded and its evidence made at once) and a
+// window of recent ids (a long one as its digest), never the answers: its memory does not follow
+// what the server sends, nor how many answers it sends.
+import { createHash } from 'node:crypto';
+import { pass, type Evidence, type Verdict } from '../../engine/check.js';
+import { BOUNDS, bounded } from '../../engine/bounded.js';
+import { evidenceOf, forgetReads, retryAfterMs, type Exchange } from '../../engine/exchanges.js';
+import type { Redactor } from '../../engine/redact.js';
+import type { TlsFlags } from '../../engine/tls.js';
 import type { TimedAnswer } from '../../engine/load.js';
 import { Histogram } from '../../engine/histogram.js';
 import { describe, errorText, is2xx, type StreamRead } from '../api.js';
@@ -16,13 +22,27 @@ export interface Tally {
   held: number;
   broken: number;
   unjudged: number;
-  first?: { message: string; ex: Exchange };
+  first?: { message: string; evidence: Evidence };
   /** Why an answer was not judged (the first reason), and the owner that blocked it. */
   open?: { message: string; blockedBy?: string };
 }
 
 /** How long ids are remembered: answers this far apart in a step are not concurrent. */
 const IDS_KEPT = 2_000;
+/** An id longer than this is remembered by its digest. */
+const ID_KEPT_WHOLE = 64;
+
+/** How a step keeps what it quotes of an answer: a text redacted and bounded, an exchange as its
+ * evidence (engine/bounded.ts), made when the breach is seen, so the answer goes with its judging. */
+export interface Keeper {
+  text(s: string): string;
+  evidence(ex: Exchange): Evidence;
+}
+
+/** The keeper of a run redacted with `redactor`; `tls`, the run's choices, for the replaying commands. */
+export function keeperFor(redactor: Redactor, tls?: TlsFlags): Keeper {
+  return { text: (text) => bounded(text, BOUNDS.message, redactor), evidence: (ex) => evidenceOf(ex, redactor, tls) };
+}
 
 export class Step {
   readonly rules = new Map<string, Tally>();
@@ -37,10 +57,13 @@ export class Step {
   timedOut = 0;
   outputTokens = 0;
   slowest?: { label: string; ms: number };
-  /** The ids of the answers last seen, oldest first, with the request that carried each. */
+  /** The ids of the answers last seen (or their digests), oldest first, with the request that carried each. */
   private readonly ids = new Map<string, string>();
 
-  constructor(readonly label: string) {}
+  constructor(
+    readonly label: string,
+    private readonly keep: Keeper,
+  ) {}
 
   count(id: string, v: Verdict, ex: Exchange): void {
     let t = this.rules.get(id);
@@ -48,20 +71,26 @@ export class Step {
     if (v.outcome === 'pass') t.held++;
     else if (v.outcome === 'fail') {
       t.broken++;
-      t.first ??= { message: v.message ?? 'broken', ex };
+      t.first ??= { message: this.keep.text(v.message ?? 'broken'), evidence: this.keep.evidence(ex) };
     } else {
       t.unjudged++;
-      t.open ??= { message: v.message ?? v.outcome, ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
+      t.open ??= { message: this.keep.text(v.message ?? v.outcome), ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
     }
   }
 
   /** Whether an id was on another answer lately, and which; the id is remembered either way. */
   seenId(id: string, label: string): string | undefined {
-    const other = this.ids.get(id);
-    this.ids.delete(id);
-    this.ids.set(id, label);
+    const kept = id.length > ID_KEPT_WHOLE ? `#${createHash('sha256').update(id).digest('base64')}` : id;
+    const other = this.ids.get(kept);
+    this.ids.delete(kept);
+    this.ids.set(kept, label);
     if (this.ids.size > IDS_KEPT) this.ids.delete(this.ids.keys().next().value!);
     return other;
+  }
+
+  /** The step is over: no later answer is concurrent with its answers. */
+  end(): void {
+    this.ids.clear();
   }
 }
 

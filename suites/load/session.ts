@@ -3,19 +3,20 @@
 // arrival rate), every answer judged by the run's rules and the load suite's as it ends. The report
 // is a run's (results, gate, baseline) with the latency profile beside it.
 import { combinePaths, withContext } from '../../engine/runner.js';
-import { evidenceOf } from '../../engine/exchanges.js';
 import { HttpClient, limitsFor, type RequestSpec } from '../../engine/http.js';
 import { drive, sendTimed, type LoadStep } from '../../engine/load.js';
 import { redactorFor } from '../../engine/runner.js';
 import { worst, type CheckResult, type PathResult } from '../../engine/check.js';
 import { breaksUnderLoad, mergeHistograms, METRICS, percentiles, type LoadReport, type LoadStepReport } from '../../report/load.js';
-import { exitCodeFor, summarize, type RunReport } from '../../report/report.js';
+import { exitCodeFor, summarize, type RawReport, type RunReport } from '../../report/report.js';
+import { seal } from '../../report/boundary.js';
+import { Redactor } from '../../engine/redact.js';
 import { parseSlo, sloResults, SloError, type Slo } from '../../report/slo.js';
 import { CHECKS } from '../index.js';
 import { onEachOf } from '../each.js';
 import { modelsUnderTest } from '../paths.js';
 import { gatedReport, openTarget, probe, readBaseline, runDeadline, UsageError, type SessionOptions } from '../session.js';
-import { Judge, Step, type EachRule } from './judge.js';
+import { Judge, keeperFor, Step, type EachRule } from './judge.js';
 import { workloadFor, type Item } from './workload.js';
 
 export const LOAD_DEFAULTS = { concurrency: [1, 4, 16, 64], timeoutMs: 60_000 } as const;
@@ -100,7 +101,9 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
     for (const item of workload.items) itemOf.set((item.spec = { ...item.spec, headers: { ...target.headers, ...item.spec.headers } }), item);
 
     // Each request alone first: what the rules hold alone, and what answers under load are held to.
-    const alone = new Step('alone');
+    const redactor = redactorFor(target);
+    const keep = keeperFor(redactor, tls?.flags);
+    const alone = new Step('alone', keep);
     const aloneStarted = performance.now();
     for (const item of workload.items)
       for (let attempt = 0; !signal.aborted; attempt++) {
@@ -108,12 +111,13 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
         if (wait === undefined) break;
         await new Promise((r) => setTimeout(r, wait));
       }
+    alone.end();
     const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted, 1)];
     opts.onStep?.(reports[0]);
     const tallies: Step[] = [alone];
     for (const step of steps) {
       if (signal.aborted) break;
-      const tally = new Step(step.label);
+      const tally = new Step(step.label, keep);
       // Each step goes through the mix from its start: a step of as many requests as the mix sends each.
       let next = 0;
       const driven = await drive({
@@ -124,14 +128,14 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
         next: () => workload.items[next++ % workload.items.length].spec,
         onAnswer: (spec, answer, attempt) => judge.answer(tally, itemOf.get(spec)!, answer, attempt, true),
       });
+      tally.end();
       tallies.push(tally);
       reports.push(stepReport(tally, step, driven.elapsedMs, driven.peakInFlight));
       opts.onStep?.(reports.at(-1)!);
     }
     clearTimeout(timer);
 
-    const redactor = redactorFor(target);
-    const results = [...ruleResults(tallies, judge, workload.items, (ex) => evidenceOf(ex, redactor, tls?.flags)), ...sloResults(slos, reports.slice(1))];
+    const results = [...ruleResults(tallies, workload.items, judge), ...sloResults(slos, reports.slice(1))];
     const load: LoadReport = {
       mode: opts.rate?.length ? 'open' : 'closed',
       model: workload.known.model,
@@ -140,13 +144,17 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       breaksUnderLoad: breaksUnderLoad(reports),
       slo: opts.slo ?? [],
     };
-    return {
-      ...gatedReport(results, opts, { target, tls, started, t0, warnings, baseline }),
-      notes: [`load of ${workload.known.model}: a mix of ${workload.items.length} requests, each sent alone first`, ...workload.notes],
-      requestsSent: prepared.requestsSent + tallies.reduce((n, s) => n + s.requests, 0),
-      ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
-      load,
-    };
+    return gatedReport(
+      results,
+      opts,
+      { target, tls, started, t0, warnings, baseline, redactor },
+      {
+        notes: [`load of ${workload.known.model}: a mix of ${workload.items.length} requests, each sent alone first`, ...workload.notes],
+        requestsSent: prepared.requestsSent + tallies.reduce((n, s) => n + s.requests, 0),
+        ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
+        load,
+      },
+    );
   } finally {
     clearTimeout(timer);
     await http.close();
@@ -181,7 +189,7 @@ function stepReport(s: Step, step: Partial<LoadStep>, elapsedMs: number, peakInF
 }
 
 /** One result per rule the load judged: a path per step (alone first), failing where an answer broke it. */
-function ruleResults(steps: readonly Step[], judge: Judge, items: readonly Item[], evidence: (ex: Parameters<typeof evidenceOf>[0]) => ReturnType<typeof evidenceOf>): CheckResult[] {
+function ruleResults(steps: readonly Step[], items: readonly Item[], judge: Judge): CheckResult[] {
   const about = new Set(items.flatMap((i) => judge.about(i).map((r) => r.id)));
   const checks = CHECKS.filter((c) => about.has(c.id) || c.suite === 'load');
   return checks.map((check) => {
@@ -194,7 +202,7 @@ function ruleResults(steps: readonly Step[], judge: Judge, items: readonly Item[
       }
       const judged = t.held + t.broken;
       if (t.broken)
-        return { ...base, outcome: 'fail', message: `${t.broken} of ${judged} answers broke it (${rate(t.held, judged)} held); the first: ${t.first!.message}`, evidence: [evidence(t.first!.ex)] };
+        return { ...base, outcome: 'fail', message: `${t.broken} of ${judged} answers broke it (${rate(t.held, judged)} held); the first: ${t.first!.message}`, evidence: [t.first!.evidence] };
       if (t.held) return { ...base, outcome: 'pass', ...(t.unjudged ? { notes: [`${t.unjudged} answers not judged: ${t.open!.message}`] } : {}) };
       return { ...base, outcome: 'not-tested', message: `${t.unjudged} answers, none judged: ${t.open!.message}`, ...(t.open!.blockedBy ? { blockedBy: t.open!.blockedBy } : {}) };
     });
@@ -207,12 +215,13 @@ const rate = (held: number, of: number) => `${Math.round((held / of) * 1000) / 1
 /** The reports of several processes that ran the same sweep at once, as one: counts and histograms
  * add up (so the percentiles are those of every answer), throughput adds, rates come from the sums,
  * each rule's path at a step fails where any process's did, and the objectives are held again to the
- * merged steps. A report that is no load, or of other steps, is a usage error naming it. */
-export function mergeLoads(reports: readonly { file: string; report: RunReport }[], extraSlo: readonly string[] = []): RunReport {
+ * merged steps. A report that is no load, or of other steps, is a usage error naming it. Read from
+ * files, their texts are anyone's: the merge is sealed again, redacted of what `redactor` knows. */
+export function mergeLoads(reports: readonly { file: string; report: RawReport }[], extraSlo: readonly string[] = [], redactor = new Redactor()): RunReport {
   const [first] = reports;
   for (const { file, report } of reports) {
     if (!report.load) throw new UsageError(`${file}: not a report of conformance load (it has no load section)`);
-    const labels = (r: RunReport) => r.load!.steps.map((s) => s.label).join(', ');
+    const labels = (r: RawReport) => r.load!.steps.map((s) => s.label).join(', ');
     if (labels(report) !== labels(first.report)) throw new UsageError(`${file}: its steps (${labels(report)}) are not those of ${first.file} (${labels(first.report)}): merge reports of one sweep`);
   }
   const loads = reports.map((r) => r.report.load!);
@@ -246,18 +255,21 @@ export function mergeLoads(reports: readonly { file: string; report: RunReport }
   }
   results.push(...sloResults(readSlos(slo), steps.slice(1)));
   const options = first.report.options;
-  return {
-    ...first.report,
-    startedAt: reports.map((r) => r.report.startedAt).sort()[0],
-    durationMs: Math.max(...reports.map((r) => r.report.durationMs)),
-    results,
-    summary: summarize(results),
-    exitCode: exitCodeFor(results, options),
-    warnings: [...new Set(reports.flatMap((r) => r.report.warnings))],
-    notes: [...(first.report.notes ?? []), `merged from ${reports.length} reports: ${reports.map((r) => r.file).join(', ')}`],
-    requestsSent: reports.reduce((n, r) => n + (r.report.requestsSent ?? 0), 0),
-    load: { ...loads[0], steps, breaksUnderLoad: breaksUnderLoad(steps), slo, merged: reports.length },
-  };
+  return seal(
+    {
+      ...first.report,
+      startedAt: reports.map((r) => r.report.startedAt).sort()[0],
+      durationMs: Math.max(...reports.map((r) => r.report.durationMs)),
+      results,
+      summary: summarize(results),
+      exitCode: exitCodeFor(results, options),
+      warnings: [...new Set(reports.flatMap((r) => r.report.warnings))],
+      notes: [...(first.report.notes ?? []), `merged from ${reports.length} reports: ${reports.map((r) => r.file).join(', ')}`],
+      requestsSent: reports.reduce((n, r) => n + (r.report.requestsSent ?? 0), 0),
+      load: { ...loads[0], steps, breaksUnderLoad: breaksUnderLoad(steps), slo, merged: reports.length },
+    },
+    redactor,
+  );
 }
 
 /** One step of several processes that ran it at once. */

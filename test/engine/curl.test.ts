@@ -5,13 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import { curlOf } from '../../engine/curl.js';
-import { Redactor } from '../../engine/redact.js';
+import { basicCredential, Redactor, shellVariable } from '../../engine/redact.js';
+import { NEAR_MISSES } from '../../suites/auth.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { sh } from '../support/cli.js';
 import { curlRuns } from '../support/skips.js';
 
 describe('curl commands', () => {
-  const redactor = new Redactor().add(KEY, 'CONFORMANCE_API_KEY').add(SECOND_KEY, 'CONFORMANCE_SECOND_API_KEY').add(`${KEY}x`);
+  const redactor = new Redactor().add(KEY, shellVariable('CONFORMANCE_API_KEY')).add(SECOND_KEY, shellVariable('CONFORMANCE_SECOND_API_KEY')).add(`${KEY}x`);
   const body = JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: "It's a 'quoted' $HOME `tick` \\ test" }], max_tokens: 16 });
 
   it('shows the keys as variables and nothing else of them', () => {
@@ -52,6 +53,31 @@ describe('curl commands', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+});
+
+// A request sent with a key made from the key (a near miss, Basic credentials) replays as printed:
+// the shell makes the same key from $CONFORMANCE_API_KEY, and the command shows nothing of it.
+describe.skipIf(!curlRuns)('keys made from the key', () => {
+  const made = (key: string) => [
+    ...Object.entries(NEAR_MISSES).map(([name, m]) => ({ name, value: m.make(key), shell: m.shell('CONFORMANCE_API_KEY', key) })),
+    {
+      name: 'basic',
+      value: basicCredential(key),
+      shell: new Redactor()
+        .add(key, shellVariable('CONFORMANCE_API_KEY'))
+        .shellSecrets()
+        .find((s) => s.value === basicCredential(key))!.shell!,
+    },
+  ];
+
+  it.each(['sk-0123456789abcdefXYZ', 'sk-proj-zzZZ99-_.x', 'k9abcdefgh', 'A-b_c.d~e!9'])('%s: the shell makes each of them', async (key) => {
+    for (const m of made(key)) {
+      if (m.value === undefined) continue;
+      expect(m.shell, m.name).not.toContain(key.slice(0, 4));
+      const r = await sh(`printf %s ${m.shell}`, { CONFORMANCE_API_KEY: key });
+      expect(r.stdout, m.name).toBe(m.value);
     }
   });
 });

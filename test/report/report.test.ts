@@ -11,11 +11,17 @@ import { renderJson } from '../../report/json.js';
 import { renderMarkdown } from '../../report/markdown.js';
 import { renderJunit } from '../../report/junit.js';
 import { compareSections, renderPretty } from '../../report/pretty.js';
-import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RunReport } from '../../report/report.js';
+import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RawReport, type RunReport } from '../../report/report.js';
+import { seal } from '../../report/boundary.js';
+import { Redactor } from '../../engine/redact.js';
+
+/** A report as a command's boundary makes it, from results written here. */
+const sealed = (raw: RawReport): RunReport => seal(raw, new Redactor());
 
 const XSD = readFileSync(fileURLToPath(new URL('../fixtures/junit-10.xsd', import.meta.url)), 'utf8');
 
-const bigBody = JSON.stringify({ error: { message: 'x'.repeat(2048), type: 'invalid_request_error' } });
+/** An excerpt as long as the report boundary lets one be (BOUNDS.excerpt). */
+const bigBody = JSON.stringify({ error: { message: 'x'.repeat(1000), type: 'invalid_request_error' } });
 const hostile = 'bad <tag> & "quote" \'apos\' nul:\u0000 bell:\u0007 esc:\u001b[31m lone:\uD800 tail:\uDFFF ffff:\uFFFF ok:😀';
 
 function result(p: Partial<CheckResult> & Pick<CheckResult, 'id' | 'suite' | 'section' | 'level' | 'outcome'>): CheckResult {
@@ -66,7 +72,7 @@ const results: CheckResult[] = [
 ];
 
 const options = { strict: false, requireComplete: false };
-const report: RunReport = {
+const report: RunReport = sealed({
   formatVersion: REPORT_FORMAT_VERSION,
   tool: { name: 'chat-api-conformance', version: '0.1.0' },
   target: { baseUrl: 'https://api.example.test/v1', siteUrl: 'https://example.test', embeddedMock: false },
@@ -77,7 +83,7 @@ const report: RunReport = {
   summary: summarize(results),
   exitCode: exitCodeFor(results, options),
   warnings: ['the target answered 429 three times; some checks are not tested'],
-};
+});
 
 const ESC = '\x1b[';
 
@@ -118,7 +124,7 @@ describe('junit reporter', () => {
     expect(xml).toContain('bad &lt;tag&gt; &amp; ');
     expect(xml).toContain('name="chat.error-envelope: Errors use the &lt;error&gt; envelope &amp; status"');
     expect(xml).not.toContain('<html>');
-    expect(xml).toContain('x'.repeat(2048)); // the 2 KB excerpt is carried whole
+    expect(xml).toContain('x'.repeat(1000)); // an excerpt at its bound is carried whole
   });
 
   it('has one testsuite per suite and one testcase per check, each with name and classname', () => {
@@ -167,7 +173,7 @@ describe('junit reporter', () => {
     }
     // The failed must, expected by the baseline, fails nothing: no <failure>, exit 0.
     const expected = results.map((r) => (r.id === 'chat.error-envelope' ? { ...r, expected: { reason: 'fixing in #12' } } : r));
-    const r = { ...report, results: expected, exitCode: exitCodeFor(expected, options) };
+    const r = sealed({ ...report, results: expected, exitCode: exitCodeFor(expected, options) });
     expect(failuresIn(r)).toBe(0);
     expect(r.exitCode).toBe(0);
     expect(renderJunit(r)).toContain('finding, expected failure (baseline: fixing in #12)');
@@ -241,8 +247,8 @@ describe('pretty reporter', () => {
     expect(plain).toContain('retry-after: 7');
     expect(plain).not.toContain('x-other');
     expect(plain).toContain('error: timeout after 30000 ms');
-    // Shown as the engine bounded it (engine/bounded.ts): no reporter cuts it again.
-    expect(plain).toContain('x'.repeat(2048));
+    // Shown as the boundary bounded it (report/boundary.ts): no reporter cuts it again.
+    expect(plain).toContain('x'.repeat(1000));
   });
 
   it('ends with counts per level, warnings and the verdict', () => {
@@ -251,20 +257,20 @@ describe('pretty reporter', () => {
     expect(plain).toContain('info: 1 passed, 1 failed, 0 not tested');
     expect(plain).toContain('warning: the target answered 429 three times');
     expect(plain.trimEnd().split('\n').at(-1)).toBe('FAILED: 1 must failed (exit code 1)');
-    const passing = { ...report, results: [results[0]], summary: summarize([results[0]]), exitCode: 0, warnings: [] };
+    const passing = sealed({ ...report, results: [results[0]], summary: summarize([results[0]]), exitCode: 0, warnings: [] });
     expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe('PASSED (exit code 0)');
   });
 });
 
 describe('markdown reporter', () => {
-  const withCurl: RunReport = {
+  const withCurl: RunReport = sealed({
     ...report,
     results: report.results.map((r) =>
       r.id === 'chat.error-envelope'
         ? { ...r, evidence: [{ ...r.evidence[0], reproduce: `curl -sS -X POST 'https://api.example.test/v1/chat/completions' -H 'authorization: Bearer '"$CONFORMANCE_API_KEY"` }] }
         : r,
     ),
-  };
+  });
   const md = renderMarkdown(withCurl);
 
   it('puts the verdict first and sorts what fails the run from findings and from what was not tested', () => {
