@@ -1,13 +1,14 @@
 // Servers that answer well-formed HTTP with bodies a client chokes on, each under the kit's body cap
 // (--max-body): a huge but valid completion, a field nested millions deep, an object of a million
-// keys, and a key-bearing model id that the server echoes back. The bench (bench/hostile-kit.ts) runs
+// keys, a key-bearing model id that the server echoes back, and ids of a megabyte (the model's, and
+// each answer's, distinct). The bench (bench/hostile-kit.ts) runs
 // the kit against each at full size; the tests (test/engine/bounded.test.ts) at a scale CI affords.
 // Each binds 127.0.0.1 on a free port.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type HostileKind = 'big-content' | 'deep' | 'many-keys' | 'key-in-values';
+export type HostileKind = 'big-content' | 'deep' | 'many-keys' | 'key-in-values' | 'huge-ids';
 
 export interface HostileOptions {
   /** big-content: characters of content in each answer (JSON or streamed). */
@@ -18,6 +19,8 @@ export interface HostileOptions {
   keys?: number;
   /** key-in-values: the run's key, which the server puts in its model id, error messages and a header. */
   key?: string;
+  /** huge-ids: characters of the model's id and of each answer's (each answer's its own). */
+  idChars?: number;
 }
 
 export interface HostileServer {
@@ -48,23 +51,23 @@ function manyKeys(n: number): string {
   return `{${parts.join(',')}}`;
 }
 
-const completion = (model: string, content: string, extra = '') =>
-  `{"id":"chatcmpl-hostile","object":"chat.completion","created":1750000000,"model":${JSON.stringify(model)},${extra}"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(content)}},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`;
+const completion = (model: string, content: string, extra = '', id = 'chatcmpl-hostile') =>
+  `{"id":${JSON.stringify(id)},"object":"chat.completion","created":1750000000,"model":${JSON.stringify(model)},${extra}"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(content)}},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`;
 
-const chunk = (model: string, delta: string, finish: string | null, extra = '') =>
-  `{"id":"chatcmpl-hostile","object":"chat.completion.chunk","created":1750000000,"model":${JSON.stringify(model)},${extra}"choices":[{"index":0,"delta":${delta},"finish_reason":${JSON.stringify(finish)}}]}`;
-const usageChunk = (model: string) =>
-  `{"id":"chatcmpl-hostile","object":"chat.completion.chunk","created":1750000000,"model":${JSON.stringify(model)},"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`;
+const chunk = (model: string, delta: string, finish: string | null, extra = '', id = 'chatcmpl-hostile') =>
+  `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":1750000000,"model":${JSON.stringify(model)},${extra}"choices":[{"index":0,"delta":${delta},"finish_reason":${JSON.stringify(finish)}}]}`;
+const usageChunk = (model: string, id = 'chatcmpl-hostile') =>
+  `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":1750000000,"model":${JSON.stringify(model)},"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":5,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`;
 
 /** A stream of `content` in pieces of 64 KiB, the extra field on its first chunk, then usage and [DONE]. */
-function stream(res: ServerResponse, model: string, content: string, extra: string): void {
+function stream(res: ServerResponse, model: string, content: string, extra: string, id?: string): void {
   res.writeHead(200, { 'content-type': 'text/event-stream' });
   const piece = 64 * 1024;
   const pieces = content.length ? Array.from({ length: Math.ceil(content.length / piece) }, (_, i) => content.slice(i * piece, (i + 1) * piece)) : [''];
-  res.write(`data: ${chunk(model, '{"role":"assistant","content":""}', null, extra)}\n\n`);
-  for (const p of pieces) res.write(`data: ${chunk(model, JSON.stringify({ content: p }), null)}\n\n`);
-  res.write(`data: ${chunk(model, '{}', 'stop')}\n\n`);
-  res.write(`data: ${usageChunk(model)}\n\n`);
+  res.write(`data: ${chunk(model, '{"role":"assistant","content":""}', null, extra, id)}\n\n`);
+  for (const p of pieces) res.write(`data: ${chunk(model, JSON.stringify({ content: p }), null, '', id)}\n\n`);
+  res.write(`data: ${chunk(model, '{}', 'stop', '', id)}\n\n`);
+  res.write(`data: ${usageChunk(model, id)}\n\n`);
   res.end('data: [DONE]\n\n');
 }
 
@@ -81,7 +84,9 @@ async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown> | u
 
 export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}): Promise<HostileServer> {
   const key = opts.key ?? '';
-  const models = kind === 'key-in-values' ? [`model-${key}`] : ['hostile-1'];
+  const models = kind === 'key-in-values' ? [`model-${key}`] : kind === 'huge-ids' ? [`m-${'m'.repeat(opts.idChars ?? 1000)}`] : ['hostile-1'];
+  /** huge-ids: each answer's own id, as long as the model's. */
+  const idOf = (n: number) => (kind === 'huge-ids' ? `chatcmpl-${n}-${'i'.repeat(opts.idChars ?? 1000)}` : undefined);
   // Built once: every answer of a kind carries the same extra field.
   const extra = kind === 'deep' ? `"x":${'['.repeat(opts.depth ?? 1000)}${']'.repeat(opts.depth ?? 1000)},` : kind === 'many-keys' ? `"x":${manyKeys(opts.keys ?? 1000)},` : '';
   const content = kind === 'big-content' ? wordsOf(opts.contentChars ?? 1000) : WORDS.trim();
@@ -117,9 +122,9 @@ export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}
       res.end(JSON.stringify({ error: { message: kind === 'key-in-values' ? `no model ${JSON.stringify(model)} for key ${key}` : 'bad request' } }));
       return;
     }
-    if (body.stream === true) return stream(res, model, content, extra);
+    if (body.stream === true) return stream(res, model, content, extra, idOf(chats));
     res.writeHead(200, { 'content-type': 'application/json', ...echo });
-    res.end(completion(model, content, extra));
+    res.end(completion(model, content, extra, idOf(chats)));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -6,7 +6,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { render, REPORTER_NAMES, type ReporterName } from '../report/index.js';
 import { REPORT_FORMAT_VERSION, type RawReport, type RunReport } from '../report/report.js';
-import { seal } from '../report/boundary.js';
+import { seal, sealText } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
 import { liveLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
@@ -231,12 +231,14 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
   const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
   if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
   const interrupted = interruption();
+  const apiKey = argv['api-key'] ?? process.env.CONFORMANCE_API_KEY;
+  const secondApiKey = argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY;
   try {
     const report = await session(
       {
         baseUrl: argv['base-url'],
-        apiKey: argv['api-key'] ?? process.env.CONFORMANCE_API_KEY,
-        secondApiKey: argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY,
+        apiKey,
+        secondApiKey,
         siteUrl: argv['site-url'],
         models: argv.model,
         headers,
@@ -260,7 +262,8 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
     process.exitCode = interrupted.exitCode() ?? report.exitCode;
     for (const line of closingLines(command, reporters, report, process.exitCode)) process.stderr.write(`conformance: ${line}\n`);
   } catch (e) {
-    if (e instanceof UsageError) usageExit(e.message);
+    // A usage error may quote what the server sent (a model id, the URL it could not reach).
+    if (e instanceof UsageError) usageExit(sealText(e.message, redactorFor({ apiKey, secondApiKey, headers })));
     throw e;
   }
 }

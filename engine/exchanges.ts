@@ -192,6 +192,23 @@ export function bodyText(ex: Exchange): string {
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; error: string };
 
+const sentBodies = new WeakMap<RequestSpec, unknown>();
+
+/** The JSON a request carried, parsed once per request: a run's rules read the bodies of all its
+ * requests, whose size a server sets (a model id of a megabyte), and a load sends one request many
+ * times. Undefined for no body, or one that is no JSON. Shared: read it, never change it. */
+export function sentJson(spec: RequestSpec): unknown {
+  if (sentBodies.has(spec)) return sentBodies.get(spec);
+  let value: unknown;
+  try {
+    value = spec.body === undefined ? undefined : JSON.parse(spec.body);
+  } catch {
+    value = undefined;
+  }
+  sentBodies.set(spec, value);
+  return value;
+}
+
 /** The body as JSON, or why it is none: not UTF-8, empty, past the JSON limits (engine/json.ts:
  * counted on the bytes, before anything is parsed), or not JSON. */
 export function bodyJson(ex: Exchange): JsonBody {

@@ -51,6 +51,11 @@ export function seal(raw: RawReport, redactor: Redactor): RunReport {
   return sealed;
 }
 
+/** One text shown beside a report (a usage error that quotes what the server sent), as seal bounds a message. */
+export function sealText(text: string, redactor: Redactor): Bounded {
+  return bounded(text, BOUNDS.message, redactor) as Bounded;
+}
+
 function walk(value: unknown, max: number, field: string, inPath: boolean, redactor: Redactor): unknown {
   if (typeof value === 'string') return bounded(value, max, redactor);
   if (Array.isArray(value)) {

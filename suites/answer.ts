@@ -7,7 +7,7 @@ import { validator } from '../schemas/index.js';
 import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
 import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import { bodyJson, type Exchange } from '../engine/exchanges.js';
+import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
@@ -354,12 +354,8 @@ const NOT_TAKEN = /unsupported|not supported|unrecogni[sz]ed|unknown|not permitt
 export function refusedField(a: Answer): string | undefined {
   const ex = a.ex;
   if (!is4xx(ex)) return undefined;
-  let sent: unknown;
-  try {
-    sent = JSON.parse(ex.request.body ?? '');
-  } catch {
-    return undefined;
-  }
+  const sent = sentJson(ex.request);
+  if (sent === undefined) return undefined;
   const json = bodyJson(ex);
   const error = json.ok && isObject(json.value) && isObject(json.value.error) ? json.value.error : undefined;
   const message = typeof error?.message === 'string' ? error.message : '';
@@ -485,12 +481,8 @@ export function judged<T extends object>(
 export async function answersOfRun(ctx: CheckContext, model: string, stream: boolean, asked: (body: Record<string, unknown>) => boolean = () => true): Promise<Exchange[]> {
   return (await ctx.received()).filter((ex) => {
     if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
-    try {
-      const body = JSON.parse(ex.request.body ?? '') as Record<string, unknown>;
-      return body.model === model && (body.stream === true) === stream && asked(body);
-    } catch {
-      return false;
-    }
+    const body = sentJson(ex.request);
+    return isObject(body) && body.model === model && (body.stream === true) === stream && asked(body);
   });
 }
 

@@ -4,7 +4,7 @@ import { enumAt, schemaAt, validator } from '../schemas/index.js';
 import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
-import { bodyJson, type Exchange } from '../engine/exchanges.js';
+import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { MODELS, modelsTaking, STREAM, takes } from './paths.js';
 import { toolRequest } from './tools.js';
@@ -330,21 +330,10 @@ export const essayBody = (model: string, cap = ESSAY_CAP): ChatBody => ({ model,
 
 const essay = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, essayBody(path.model!), 'long essay with the smallest max_tokens');
 
-const caps = new WeakMap<object, number | undefined>();
-
-/** The max_tokens a request carried, as sent (after fitting to the catalog); read once per request
- * (a load sends one request many times). */
+/** The max_tokens a request carried, as sent (after fitting to the catalog). */
 function sentCap(ex: Exchange): number | undefined {
-  if (caps.has(ex.request)) return caps.get(ex.request);
-  let cap: number | undefined;
-  try {
-    const v = (JSON.parse(ex.request.body ?? '') as { max_tokens?: unknown }).max_tokens;
-    cap = typeof v === 'number' ? v : undefined;
-  } catch {
-    cap = undefined;
-  }
-  caps.set(ex.request, cap);
-  return cap;
+  const v = (sentJson(ex.request) as { max_tokens?: unknown } | undefined)?.max_tokens;
+  return typeof v === 'number' ? v : undefined;
 }
 
 /** The smallest token limit the kit knows for an answer: the max_tokens it sent, the output length
@@ -489,13 +478,8 @@ function validChat(ctx: CheckContext, ex: Exchange): { stream: boolean } | undef
   if (ex.request.method !== 'POST' || !ex.request.url.includes('/v1/chat/completions') || generated(ex)) return undefined;
   const keys = [ctx.target.apiKey, ctx.target.secondApiKey].filter(Boolean).map((k) => `Bearer ${k}`);
   if (!keys.includes(String(ex.request.headers.authorization ?? ''))) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(ex.request.body ?? '');
-  } catch {
-    return undefined;
-  }
-  return validRequest(body).ok ? { stream: (body as { stream?: unknown }).stream === true } : undefined;
+  const body = sentJson(ex.request);
+  return body !== undefined && validRequest(body).ok ? { stream: (body as { stream?: unknown }).stream === true } : undefined;
 }
 
 export const servedWhenValid: CheckDef = {

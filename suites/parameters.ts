@@ -21,6 +21,12 @@ const SEED = 7;
 
 const bounded = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
 
+/** What a catalog declares is the server's word, sized by the server: a request of the kit carries
+ * at most this many stop sequences (a max_items past it is tried at it, and not beyond), and tries
+ * at most this many of the values an enum declares. */
+const MOST_ITEMS_SENT = 64;
+const MOST_VALUES_TRIED = 16;
+
 interface Trial {
   value: unknown;
   /** Why the value is in or out of the declared range, for messages. */
@@ -62,11 +68,16 @@ function inRange(name: string, d: ParameterDescriptor): Trial[] {
       return trials;
     }
     case 'enum':
-      return Array.isArray(d.values) ? d.values.filter((v) => v !== null).map((value) => ({ value, why: 'a declared value' })) : [];
+      return Array.isArray(d.values)
+        ? d.values
+            .filter((v) => v !== null)
+            .slice(0, MOST_VALUES_TRIED)
+            .map((value) => ({ value, why: 'a declared value' }))
+        : [];
     case 'array': {
       // Only stop's items are known; other arrays have no item the kit could make up.
       if (name !== 'stop' || (bounded(d.max_items) && d.max_items < 1)) return [];
-      const most = bounded(d.max_items) ? Math.floor(d.max_items) : 1;
+      const most = bounded(d.max_items) ? Math.min(Math.floor(d.max_items), MOST_ITEMS_SENT) : 1;
       return [...new Set([1, most])].map((n) => ({ value: Array.from({ length: n }, (_, i) => `${STOP_ITEM}${i + 1}`), why: `${n} item${n > 1 ? 's' : ''}` }));
     }
     case 'boolean':
@@ -95,15 +106,22 @@ function outOfRange(name: string, d: ParameterDescriptor): Trial[] {
       return trials;
     }
     case 'enum':
-      return Array.isArray(d.values) && !d.values.includes(NOT_A_VALUE) ? [{ value: NOT_A_VALUE, why: `not among ${d.values.map((v) => JSON.stringify(v)).join(', ')}` }] : [];
+      return Array.isArray(d.values) && !d.values.includes(NOT_A_VALUE) ? [{ value: NOT_A_VALUE, why: `not among ${shownValues(d.values)}` }] : [];
     case 'array':
-      return name === 'stop' && bounded(d.max_items)
+      return name === 'stop' && bounded(d.max_items) && d.max_items < MOST_ITEMS_SENT
         ? [{ value: Array.from({ length: Math.floor(d.max_items) + 1 }, (_, i) => `${STOP_ITEM}${i + 1}`), why: `more than the declared max_items ${d.max_items}` }]
         : [];
     default:
       return [];
   }
 }
+
+/** The declared values of an enum, the first few of them. */
+const shownValues = (values: unknown[]) =>
+  `${values
+    .slice(0, MOST_VALUES_TRIED)
+    .map((v) => JSON.stringify(v))
+    .join(', ')}${values.length > MOST_VALUES_TRIED ? ` and ${values.length - MOST_VALUES_TRIED} more` : ''}`;
 
 /** The parameters a model under test declares that can be tried on their own. */
 const DECLARED: Axis<CheckContext> = async (ctx, path) => {
@@ -175,7 +193,12 @@ export const outOfRangeRefused: CheckDef = {
   async run(ctx, path) {
     const d = await descriptor(ctx, path);
     const trials = outOfRange(String(path.parameter), d);
-    if (!trials.length) return notTested(`${String(path.parameter)} declares no bound (a min, max, max_items or enum) to go beyond`);
+    if (!trials.length)
+      return notTested(
+        d.type === 'array' && bounded(d.max_items) && d.max_items >= MOST_ITEMS_SENT
+          ? `${String(path.parameter)} declares max_items ${d.max_items}: a request of the kit carries at most ${MOST_ITEMS_SENT} items, so none beyond it is tried`
+          : `${String(path.parameter)} declares no bound (a min, max, max_items or enum) to go beyond`,
+      );
     // The control: the values the descriptor allows are served, or a refusal proves nothing.
     for (const t of inRange(String(path.parameter), d)) {
       const unserved = notServed(await tryValue(ctx, path, t), false);

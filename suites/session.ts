@@ -170,15 +170,18 @@ export async function openTarget(
     } catch {
       throw new UsageError(`--base-url is not an http(s) URL: ${baseUrl}`);
     }
+    withoutCredentials('--base-url', parsed);
     // Said in the report too; the command line says it before the first request.
     const warning = baseUrlWarning(baseUrl);
     if (warning) warnings.push(warning);
     if (opts.siteUrl) {
+      let site: URL;
       try {
-        new URL(opts.siteUrl);
+        site = new URL(opts.siteUrl);
       } catch {
         throw new UsageError(`--site-url is not a URL: ${opts.siteUrl}`);
       }
+      withoutCredentials('--site-url', site);
     }
     const target: Target = {
       baseUrl: normalizeBaseUrl(baseUrl),
@@ -197,6 +200,14 @@ export async function openTarget(
     await close();
     throw e;
   }
+}
+
+/** A URL that carries credentials (`http://user:KEY@host`) would print them in every report
+ * heading, and fetch sends none of them: a usage error that says where a key goes. The URL is not
+ * repeated, as it holds a secret. */
+function withoutCredentials(flag: string, url: URL): void {
+  if (url.username || url.password)
+    throw new UsageError(`${flag} carries credentials (user:password@host), which are not sent: give the key with --api-key (or CONFORMANCE_API_KEY), or a header with --header 'Name: value'`);
 }
 
 /** The baseline named by --expected-failures, read before the first request: a mistake in it is a

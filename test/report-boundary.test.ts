@@ -1,0 +1,148 @@
+// What the kit promises of every report holds for every command, because every report passes one
+// boundary (report/boundary.ts): each command (run, fuzz, load, load --merge, diff), with every
+// reporter, against servers that put the key in what they send back, send ids of a megabyte, or
+// declare sizes no request should be built to: each ends within its deadline, writes every report,
+// and no report holds the key or a piece of it, or a text past its bound.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostileServer, type HostileServer } from '../bench/hostile-servers.js';
+import { BOUNDS } from '../engine/bounded.js';
+import { Redactor } from '../engine/redact.js';
+import { seal } from '../report/boundary.js';
+import { REPORTER_NAMES } from '../report/index.js';
+import type { RawReport } from '../report/report.js';
+import { DEFAULT_CONFIG } from '../mock/config/default.js';
+import { createMock } from '../mock/core/handle.js';
+import { startMockServer, type MockServer } from '../mock/http.js';
+import { BIN } from './support/cli.js';
+import { piecesShown } from './support/secrets.js';
+
+/** Of characters no report of the kit writes by itself, so any four of them in a row come from it. */
+const KEY = 'sk-7QZ3VX9KJ2MNP4GHWU8BYF';
+const DEADLINE_MS = 40_000;
+/** What a command may take past its deadline: its reports are written then. */
+const GRACE_MS = 5_000;
+const LIMITS = ['--timeout', '3000', '--deadline', String(DEADLINE_MS)];
+const COMMANDS: Record<string, string[]> = {
+  run: ['run', '--fuzz-runs', '8'],
+  fuzz: ['fuzz', '--seed', '5', '--runs', '12'],
+  load: ['load', '--concurrency', '1,4', '--requests', '12'],
+};
+const FILE_REPORTERS = REPORTER_NAMES.filter((r) => r !== 'pretty');
+
+const dir = mkdtempSync(join(tmpdir(), 'conformance-boundary-'));
+const servers: Record<string, { url: string; close(): Promise<void> }> = {};
+
+/** A catalog whose sizes no request should be built to: stop sequences by the hundred million, an
+ * enum of a hundred thousand values. */
+function hugeCatalogMock(): Promise<MockServer> {
+  const [first, ...rest] = DEFAULT_CONFIG.models;
+  const parameters = { ...first.parameters, stop: { type: 'array', max_items: 1e8 }, verbosity: { type: 'enum', values: Array.from({ length: 100_000 }, (_, i) => `v${i}`) } };
+  return startMockServer({
+    mock: createMock({ ...DEFAULT_CONFIG, keys: DEFAULT_CONFIG.keys.map((k, i) => (i ? k : { ...k, key: KEY })), models: [{ ...first, parameters } as typeof first, ...rest] }),
+  });
+}
+
+beforeAll(async () => {
+  const started: [string, Promise<HostileServer | MockServer>][] = [
+    ['key-in-values', hostileServer('key-in-values', { key: KEY })],
+    // Far past every bound (a label's 200 characters, a command's 4,000); a megabyte, as the bench
+    // runs it (bench/hostile-kit.ts), costs a run half a minute of parsing on two cores.
+    ['huge-ids', hostileServer('huge-ids', { idChars: 256 * 1024 })],
+    ['huge-catalog', hugeCatalogMock()],
+  ];
+  for (const [name, p] of started) servers[name] = await p;
+});
+afterAll(async () => {
+  await Promise.all(Object.values(servers).map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+function conformance(args: string[], timeoutMs = DEADLINE_MS + GRACE_MS + 20_000): Promise<Ran> {
+  const started = performance.now();
+  return new Promise((resolve) =>
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', CONFORMANCE_API_KEY: '' }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr, ms: performance.now() - started }),
+    ),
+  );
+}
+
+/** Every reporter: pretty on standard output, the others in files named for the run. */
+const reporters = (name: string) => ['--reporter', 'pretty', ...FILE_REPORTERS.flatMap((r) => ['--reporter', `${r}=${join(dir, `${name}.${r}`)}`])];
+const reportText = (name: string, reporter: string) => readFileSync(join(dir, `${name}.${reporter}`), 'utf8');
+
+/** Every report of a run as it holds: each file written, no piece of the key anywhere, and every text
+ * of the JSON report within its bound (sealing it again changes nothing). */
+function expectSealed(name: string, ran: Ran): RawReport {
+  expect([0, 1], `${name}: exit ${ran.code}: ${ran.stderr.slice(-800)}`).toContain(ran.code);
+  const texts = [ran.stdout, ran.stderr, ...FILE_REPORTERS.map((r) => reportText(name, r))];
+  for (const text of texts) expect(piecesShown(text, KEY)).toEqual([]);
+  const report = JSON.parse(reportText(name, 'json')) as RawReport;
+  expect(seal(report, new Redactor())).toEqual(report);
+  for (const text of texts) expect(text.length, name).toBeLessThan(4 * 1024 * 1024);
+  return report;
+}
+
+describe.concurrent.each(['key-in-values', 'huge-ids', 'huge-catalog'])('against a server with %s', (server) => {
+  it.each(Object.keys(COMMANDS))(
+    '%s ends within its deadline, every report sealed',
+    async (command) => {
+      const name = `${server}-${command}`;
+      const ran = await conformance([...COMMANDS[command], '--base-url', servers[server].url, '--api-key', KEY, ...LIMITS, ...reporters(name)]);
+      expect(ran.ms).toBeLessThan(DEADLINE_MS + GRACE_MS);
+      const report = expectSealed(name, ran);
+      expect(report.results.length).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+});
+
+describe('reports read from files', () => {
+  it('load --merge and diff seal what they read, with every reporter', async () => {
+    // The reports the commands above wrote, made again here so that this test stands alone.
+    const made = await Promise.all(
+      ['key-in-values', 'huge-ids'].map(async (server) => {
+        const name = `read-${server}`;
+        const load = await conformance([...COMMANDS.load, '--base-url', servers[server].url, '--api-key', KEY, ...LIMITS, '--reporter', `json=${join(dir, `${name}.json`)}`]);
+        expect([0, 1], load.stderr).toContain(load.code);
+        return join(dir, `${name}.json`);
+      }),
+    );
+    const merged = await conformance(['load', '--merge', made[0], '--merge', made[1], '--api-key', KEY, ...reporters('merged')]);
+    expect(expectSealed('merged', merged).load?.merged).toBe(2);
+
+    const diff = await conformance(['diff', made[0], made[1]], 60_000);
+    expect([0, 1]).toContain(diff.code);
+    expect(piecesShown(diff.stdout + diff.stderr, KEY)).toEqual([]);
+    for (const line of diff.stdout.split('\n')) expect(line.length).toBeLessThan(BOUNDS.checkMessage + 200);
+  }, 120_000);
+});
+
+describe('credentials in a URL', () => {
+  it.each(Object.keys(COMMANDS))(
+    '%s refuses them with a usage error that shows none of them',
+    async (command) => {
+      const ran = await conformance([...COMMANDS[command], '--base-url', `http://user:${KEY}@127.0.0.1:9`, '--api-key', 'sk-another-key-0000', ...reporters(`url-${command}`)], 30_000);
+      expect(ran.code).toBe(2);
+      // One line says what is wrong (fuzz says its seed first).
+      const said = ran.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.includes('fuzz seed'));
+      expect(said).toHaveLength(1);
+      expect(said[0]).toContain('--api-key');
+      expect(piecesShown(ran.stdout + ran.stderr, KEY)).toEqual([]);
+    },
+    40_000,
+  );
+});
