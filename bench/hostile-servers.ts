@@ -21,6 +21,8 @@ export interface HostileOptions {
   key?: string;
   /** huge-ids: characters of the model's id and of each answer's (each answer's its own). */
   idChars?: number;
+  /** huge-ids: every this many chats, a 500 whose error message is as long as an id. */
+  errorEvery?: number;
 }
 
 export interface HostileServer {
@@ -120,6 +122,11 @@ export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}
     if (!body || !models.includes(model) || !Array.isArray(body.messages)) {
       res.writeHead(400, { 'content-type': 'application/json', ...echo });
       res.end(JSON.stringify({ error: { message: kind === 'key-in-values' ? `no model ${JSON.stringify(model)} for key ${key}` : 'bad request' } }));
+      return;
+    }
+    if (kind === 'huge-ids' && opts.errorEvery && chats % opts.errorEvery === 0) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `failed: ${'e'.repeat(opts.idChars ?? 1000)}` } }));
       return;
     }
     if (body.stream === true) return stream(res, model, content, extra, idOf(chats));
