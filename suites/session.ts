@@ -17,6 +17,7 @@ import { applyBaseline, baselineOf, loadBaseline, writeBaseline, type Baseline, 
 import { FileError } from '../schemas/file.js';
 import { existsSync } from 'node:fs';
 import { CHECKS } from './index.js';
+import { notTheApi } from './sanity.js';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface SessionOptions extends Filters {
@@ -241,20 +242,25 @@ export function tlsOfReport(tls: TlsSettings): NonNullable<RawReport['target']['
   return { insecure: !!insecure, ...(caCert ? { caCert } : {}), ...(clientCert ? { clientCert } : {}) };
 }
 
-/** A server that cannot be reached at all (refused, unknown, a TLS failure), or that refuses the key
- * on every request, is a usage problem (exit 2, one line), not fifty failed checks. */
+/** A server that cannot be reached at all (refused, unknown, a TLS failure), that refuses the key
+ * on every request, or that does not answer as the API (suites/sanity.ts) is a usage problem (exit
+ * 2, one line), not fifty failed checks. */
 export async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
   const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 64 * 1024 }, target.tls);
   const auth = { ...target.headers, authorization: `Bearer ${target.apiKey}` };
   const refused = (status?: number) => status === 401 || status === 403;
   try {
-    const list = await http.send({ method: 'GET', url: `${target.baseUrl}/v1/models`, headers: auth }, signal, true);
+    const list = await http.send({ method: 'GET', url: `${target.baseUrl}/v1/models`, headers: auth }, signal);
     if (list.error?.kind === 'connect' || list.error?.kind === 'tls') throw new UsageError(`cannot reach ${target.baseUrl}: ${list.error.message}`);
     if (list.error?.kind === 'reset' && list.status === undefined) {
       const why = await closedByTls(target.baseUrl, target.tls, connectTimeoutMs);
       if (why) throw new UsageError(`cannot reach ${target.baseUrl}: ${why}`);
     }
-    if (!refused(list.status)) return;
+    if (!refused(list.status)) {
+      const elsewhere = target.embeddedMock ? undefined : await notTheApi(target, http, signal, list);
+      if (elsewhere) throw new UsageError(elsewhere);
+      return;
+    }
     // The list may be the only route behind another policy: a chat request must be refused too.
     const model = target.models[0] ?? 'any-model';
     const chat = await http.send(

@@ -199,12 +199,6 @@ describe('conformance CLI', () => {
     expect(r.code).toBe(0);
   });
 
-  it('warns when the base URL already ends in /v1, before the run and in the report', async () => {
-    const r = await cli(['run', '--base-url', `${server.url}/v1`, '--api-key', KEY, '--suite', 'models']);
-    expect(r.stderr).toMatch(/^conformance: warning: the base URL ends in \/v1/);
-    expect(r.stdout).toMatch(/ends in \/v1/);
-  });
-
   it('`npx conformance` in this repository runs our bin, offline, never the registry package of that name', async () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
     const r = await new Promise<{ code: number; stdout: string }>((resolve) =>
