@@ -1,7 +1,8 @@
-// The kit against servers that answer under its body cap with what a client chokes on (issue 28):
-// each case runs `conformance run` in a child process with every reporter writing a file, and says
-// whether the run ended within its deadline with a report, its peak RSS (the kernel's high-water
-// mark), its wall time and the size of each report. Target: every case reported, under 600 MB.
+// The kit against servers that answer under its body cap with what a client chokes on (issues 28
+// and 32): each case runs a command (`conformance run`, or `load`) in a child process with every
+// reporter writing a file, and says whether it ended within its deadline with a report, its peak RSS
+// (the kernel's high-water mark), its wall time and the size of each report. Target: every case
+// reported, under 600 MB, no key in any report.
 //   node dist/bench/hostile-kit.js    (or npm run bench; BENCH_ONLY=hostile-kit for this part alone, hostile for both sides)
 // BENCH_HOSTILE_HEAP_MB caps the child's V8 heap (--max-old-space-size), to measure a build that
 // would otherwise take the machine's memory; BENCH_HOSTILE_CASES=name,name picks cases.
@@ -11,7 +12,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { hostileServer, type HostileKind, type HostileOptions } from './hostile-servers.js';
+import { hostileServer, type HostileKind, type HostileOptions, type HostileServer } from './hostile-servers.js';
+import { DEFAULT_CONFIG } from '../mock/config/default.js';
+import { createMock } from '../mock/core/handle.js';
+import { startMockServer } from '../mock/http.js';
 
 /** 25 characters, as the issue's key. */
 const KEY = 'sk-hostile-0123456789abcd';
@@ -24,9 +28,14 @@ const MAX_RSS_HOOK = `data:text/javascript,import{writeFileSync}from"node:fs";pr
 
 interface Case {
   name: string;
-  kind: HostileKind;
+  kind: HostileKind | 'huge-catalog';
   opts: HostileOptions;
+  /** The command and its own flags: `run` by default. */
+  command?: string[];
 }
+
+/** A load of two steps of 2,000 answers each. */
+const TWO_STEPS = ['load', '--concurrency', '16,16', '--requests', '2000'];
 
 export const HOSTILE_CASES: Case[] = [
   { name: '8.3 MB of valid content on every chat', kind: 'big-content', opts: { contentChars: 8_300_000 } },
@@ -34,7 +43,21 @@ export const HOSTILE_CASES: Case[] = [
   { name: '100k levels of nesting', kind: 'deep', opts: { depth: 100_000 } },
   { name: '10^6 keys', kind: 'many-keys', opts: { keys: 1_000_000 } },
   { name: 'a key-bearing model id, echoed', kind: 'key-in-values', opts: { key: KEY } },
+  { name: 'ids of 1 MB (the model, each answer)', kind: 'huge-ids', opts: { idChars: 1_000_000 } },
+  { name: 'a catalog declaring 10^8 stop sequences and an enum of 10^5 values', kind: 'huge-catalog', opts: {} },
+  { name: 'load: a key-bearing model id, echoed', kind: 'key-in-values', opts: { key: KEY }, command: ['load'] },
+  { name: 'load: ids and errors of 1 MB, 2 steps of 2,000', kind: 'huge-ids', opts: { idChars: 1_000_000, errorEvery: 7 }, command: TWO_STEPS },
+  { name: 'load: the same, 1 step of 2,000', kind: 'huge-ids', opts: { idChars: 1_000_000, errorEvery: 7 }, command: ['load', '--concurrency', '16', '--requests', '2000'] },
 ];
+
+/** The mock, its first model's catalog entry declaring sizes no request should be built to. */
+async function hugeCatalog(): Promise<HostileServer> {
+  const [first, ...rest] = DEFAULT_CONFIG.models;
+  const parameters = { ...first.parameters, stop: { type: 'array', max_items: 1e8 }, verbosity: { type: 'enum', values: Array.from({ length: 100_000 }, (_, i) => `v${i}`) } };
+  const keys = DEFAULT_CONFIG.keys.map((k, i) => (i ? k : { ...k, key: KEY }));
+  const server = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, keys, models: [{ ...first, parameters } as typeof first, ...rest] }) });
+  return { url: server.url, chats: () => server.mock.journal.list().filter((e) => e.path === '/v1/chat/completions').length, close: () => server.close() };
+}
 
 interface Outcome {
   exitCode: number | null;
@@ -62,7 +85,7 @@ function vmHwm(pid: number): number {
 }
 
 async function runCase(c: Case): Promise<Outcome> {
-  const server = await hostileServer(c.kind, c.opts);
+  const server = c.kind === 'huge-catalog' ? await hugeCatalog() : await hostileServer(c.kind, c.opts);
   const dir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
   const rssFile = join(dir, 'max-rss');
   const heap = Number(process.env.BENCH_HOSTILE_HEAP_MB) || 0;
@@ -70,7 +93,7 @@ async function runCase(c: Case): Promise<Outcome> {
     ...(heap ? [`--max-old-space-size=${heap}`] : []),
     `--import=${MAX_RSS_HOOK}`,
     BIN,
-    'run',
+    ...(c.command ?? ['run']),
     '--base-url',
     server.url,
     '--api-key',

@@ -19,8 +19,9 @@ export const BOUNDS = {
   header: 500,
   /** A transport error, as undici or the decoder said it. */
   error: 500,
-  /** A command that replays a request: its body cut past this (engine/curl.ts). */
-  curl: 4_000,
+  /** A command that replays a request: its body cut past this (engine/curl.ts). A fuzz finding's
+   * smallest case may be a string of 64 KiB, and its command must still replay it. */
+  curl: 80_000,
 } as const;
 
 /** Of an original longer than the text given (a window of a body), how to say its size. */

@@ -10,8 +10,11 @@ import type { Target } from '../engine/target.js';
 /** Whether an answer is one an API gives (whatever its rules think of it), false when it is what a
  * server gives that does not serve the route, undefined when it cannot tell (no answer, a 5xx). */
 function apiLike(r: HttpResult, sentModel?: string): boolean | undefined {
-  if (r.status === undefined || r.status >= 500) return undefined;
+  // An answer cut short (a timeout, the cap) is a broken server's, whatever it is: its verdicts say.
+  if (r.status === undefined || r.status >= 500 || r.error) return undefined;
   const type = r.headers['content-type'] ?? '';
+  // Only an API of this kind answers with events.
+  if (/event-stream/i.test(type)) return true;
   const start = r.body.subarray(0, 256).toString('utf8').trimStart();
   if (/html/i.test(type) || start.startsWith('<')) return false;
   const json = /json/i.test(type) || start.startsWith('{') || start.startsWith('[');

@@ -22,8 +22,9 @@ import { piecesShown } from './support/secrets.js';
 
 /** Of characters no report of the kit writes by itself, so any four of them in a row come from it. */
 const KEY = 'sk-7QZ3VX9KJ2MNP4GHWU8BYF';
-const DEADLINE_MS = 40_000;
-/** What a command may take past its deadline: its reports are written then. */
+/** Short enough that a busy machine cuts a run by it: what is held is that the deadline ends it. */
+const DEADLINE_MS = 15_000;
+/** What a command may take past its deadline: its reports are made then. */
 const GRACE_MS = 5_000;
 const LIMITS = ['--timeout', '3000', '--deadline', String(DEADLINE_MS)];
 const COMMANDS: Record<string, string[]> = {
@@ -49,9 +50,9 @@ function hugeCatalogMock(): Promise<MockServer> {
 beforeAll(async () => {
   const started: [string, Promise<HostileServer | MockServer>][] = [
     ['key-in-values', hostileServer('key-in-values', { key: KEY })],
-    // Far past every bound (a label's 200 characters, a command's 4,000); a megabyte, as the bench
+    // Far past most bounds (a label's 200 characters, a message's 2,000); a megabyte, as the bench
     // runs it (bench/hostile-kit.ts), costs a run half a minute of parsing on two cores.
-    ['huge-ids', hostileServer('huge-ids', { idChars: 256 * 1024 })],
+    ['huge-ids', hostileServer('huge-ids', { idChars: 64 * 1024 })],
     ['huge-catalog', hugeCatalogMock()],
   ];
   for (const [name, p] of started) servers[name] = await p;
@@ -65,14 +66,12 @@ interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
-  ms: number;
 }
 
 function conformance(args: string[], timeoutMs = DEADLINE_MS + GRACE_MS + 20_000): Promise<Ran> {
-  const started = performance.now();
   return new Promise((resolve) =>
     execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', CONFORMANCE_API_KEY: '' }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr, ms: performance.now() - started }),
+      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
     ),
   );
 }
@@ -89,7 +88,9 @@ function expectSealed(name: string, ran: Ran): RawReport {
   for (const text of texts) expect(piecesShown(text, KEY)).toEqual([]);
   const report = JSON.parse(reportText(name, 'json')) as RawReport;
   expect(seal(report, new Redactor())).toEqual(report);
-  for (const text of texts) expect(text.length, name).toBeLessThan(4 * 1024 * 1024);
+  // A curl keeps 80,000 characters of a request (BOUNDS.curl): a report of a hundred failures whose
+  // requests carry a 64 KB model id is some megabytes, where it would be the sum of the requests.
+  for (const text of texts) expect(text.length, name).toBeLessThan(16 * 1024 * 1024);
   return report;
 }
 
@@ -99,9 +100,11 @@ describe.concurrent.each(['key-in-values', 'huge-ids', 'huge-catalog'])('against
     async (command) => {
       const name = `${server}-${command}`;
       const ran = await conformance([...COMMANDS[command], '--base-url', servers[server].url, '--api-key', KEY, ...LIMITS, ...reporters(name)]);
-      expect(ran.ms).toBeLessThan(DEADLINE_MS + GRACE_MS);
       const report = expectSealed(name, ran);
       expect(report.results.length).toBeGreaterThan(0);
+      // By the command's own clock, from its start to its report: how long Node takes to load it on
+      // a busy machine is not the command's.
+      expect(report.durationMs).toBeLessThan(DEADLINE_MS + GRACE_MS);
     },
     120_000,
   );
