@@ -12,7 +12,8 @@ export interface MockProcess {
   stderr(): string;
   /** Its resident memory now, and its peak since it started (bytes); undefined without /proc. */
   memory(): { rss: number; peak: number } | undefined;
-  /** Sends `signal` and waits for the exit: the milliseconds it took, and how it ended. */
+  /** Sends `signal` and waits for the exit: the milliseconds it took, and how it ended. Still
+   * running after 5 s, it is killed (SIGKILL), and says so. */
   signal(signal: NodeJS.Signals): Promise<{ ms: number; code: number | null; signal: NodeJS.Signals | null }>;
   /** Killed (SIGKILL) if still running. */
   stop(): void;
@@ -38,7 +39,9 @@ export function startMockProcess(args: string[], env: Record<string, string> = {
           signal: async (signal) => {
             const t0 = performance.now();
             child.kill(signal);
+            const late = setTimeout(() => child.kill('SIGKILL'), 5_000);
             const how = await exited;
+            clearTimeout(late);
             return { ms: performance.now() - t0, ...how };
           },
           stop: () => {
