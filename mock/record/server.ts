@@ -24,6 +24,9 @@ import { capture, scenarioName } from './capture.js';
 import { Fixtures, fixtureName, REPLAY_KEY, type ListedModel } from './fixtures.js';
 
 export const TEST_ID_HEADER = 'x-test-id';
+/** Why an exchange stopped before its answer was whole, as its log line says. */
+const LEFT = 'the client left';
+const CLOSED = 'the recorder closed';
 const validCatalog = validator('catalog');
 /** Of an upstream answer, at most this much is kept for its recording; the client gets it all. */
 const RECORD_MAX_BYTES = 16 * 1024 * 1024;
@@ -196,10 +199,12 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     // stops (an endless upstream would be read, and its bytes kept, for ever).
     const stop = new AbortController();
     const left = () => {
-      if (!res.writableFinished) stop.abort();
+      if (!res.writableFinished) stop.abort(LEFT);
     };
     res.once('close', left);
     reading.add(stop);
+    // A request on a kept-alive connection while the recorder closes: not forwarded.
+    if (closing) stop.abort(CLOSED);
     const kept: Buffer[] = [];
     const reads: { end: number; ms: number }[] = [];
     let size = 0;
@@ -238,7 +243,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     }
     if (stop.signal.aborted) {
       res.destroy();
-      return log(`not recorded: ${closing ? 'the recorder closed' : 'the client left'} before ${method} ${path} was answered`);
+      return log(`not recorded: ${stop.signal.reason} before ${method} ${path} was answered`);
     }
     res.end();
     await save(method, path.split('?')[0], body, status, replyHeaders, Buffer.concat(kept), reads, name);
@@ -310,7 +315,7 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   const close = async () => {
     closing = true;
     server.close();
-    for (const stop of reading) stop.abort();
+    for (const stop of reading) stop.abort(CLOSED);
     await Promise.allSettled([...pending]);
     await listening.close();
   };
