@@ -133,7 +133,6 @@ export class Journal {
   constructor(
     readonly size = DEFAULT_JOURNAL_SIZE,
     readonly maxBytes = DEFAULT_JOURNAL_BYTES,
-    readonly readBytes = READ_BYTES_MAX,
   ) {
     this.ring = new Array(Math.max(0, size));
   }
@@ -232,12 +231,12 @@ export class Journal {
     const forward = after !== undefined;
     const step = forward ? 1 : -1;
     const lines: string[] = [];
-    // The list's own fields, about.
-    let bytes = 128;
+    // The list's own fields, at most (next with three numbers of 16 digits).
+    let bytes = 256;
     let seq = forward ? lo : hi;
     for (; seq >= lo && seq <= hi && lines.length < limit; seq += step) {
       const line = lineOf(this.entry(seq)!);
-      if (lines.length && bytes + line.bytes + 1 > this.readBytes) break;
+      if (lines.length && bytes + line.bytes + 1 > READ_BYTES_MAX) break;
       lines.push(line.text);
       bytes += line.bytes + 1;
     }
