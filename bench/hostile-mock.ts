@@ -7,11 +7,15 @@
 //   2. 25,000, 50,000 and 100,000 invalid messages (3.2 MB at 100,000): the time grows linearly
 //   3. 100,000 valid messages (4 MB)
 //   4. a thousand requests of one 3.9 MB image as base64 (the journal once grew to 4 GB), then the journal read
+//   5. a thousand requests with 65 KB of empty arrays each, kept whole, then one journal read (it once
+//      parsed every stored body again: 4.8 s, 1.2 GB, an answer of 60 MB)
 // Targets: the other client waits < 1 s; the 100,000-message CPU time < 8 x the 25,000 (linear is
-// 4 x, quadratic 16 x); peak RSS < 500 MB; every route answers. The mock's CPU time per request is
-// given beside the wall time: on a machine other jobs share, it is the steadier figure.
+// 4 x, quadratic 16 x); the journal read < 1 s and within READ_BYTES_MAX; peak RSS < 500 MB; every
+// route answers. The mock's CPU time per request is given beside the wall time: on a machine other
+// jobs share, it is the steadier figure.
 //   BENCH_ONLY=hostile-mock npm run bench (hostile for both sides)    BENCH_HOSTILE_IMAGES (default 1000)
 import { Agent, request } from 'undici';
+import { READ_BYTES_MAX } from '../mock/core/journal.js';
 import { startMock } from './dashboard.js';
 import { CHAT_PATH, HEADERS, SMALL } from './fixtures.js';
 
@@ -25,6 +29,8 @@ function num(name: string, fallback: number): number {
   return Number.isFinite(v) && v > 0 ? v : fallback;
 }
 
+/** 65 KB: under the 64 KiB the journal keeps whole, 21,000 objects once parsed. */
+const tinyArrays = (n: number) => `{"model":"mock-chat-1","messages":[{"role":"user","content":"arrays ${n}"}],"x_vendor":[${'[],'.repeat(21_640)}[]]}`;
 const deep = (depth: number) => `{"model":"mock-chat-1","messages":[{"role":"user","content":"hi"}],"x_vendor":${'['.repeat(depth)}${']'.repeat(depth)}}`;
 const invalid = (n: number) => JSON.stringify({ model: 'mock-chat-1', messages: Array.from({ length: n }, () => ({ role: 'bogus', content: 'msg' })) });
 const valid = (n: number) => JSON.stringify({ model: 'mock-chat-1', messages: Array.from({ length: n }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i}` })) });
@@ -62,10 +68,11 @@ interface Timed {
 /** One request, sent twice: alone, for its own time and the mock's CPU time (no other request
  * counted in), then while another client asks for the model list in a loop, for that client's
  * longest wait. */
-async function timed(mock: Mock, body: string): Promise<Timed> {
+async function timed(mock: Mock, body: string, path = CHAT_PATH): Promise<Timed & { text: string }> {
+  const method = path === CHAT_PATH ? 'POST' : 'GET';
   const m0 = await mock.mark();
   const t0 = performance.now();
-  const r = await send(mock.url, CHAT_PATH, 'POST', body);
+  const r = await send(mock.url, path, method, path === CHAT_PATH ? body : undefined);
   const ms = performance.now() - t0;
   const m1 = await mock.mark();
   let done = false;
@@ -77,10 +84,10 @@ async function timed(mock: Mock, body: string): Promise<Timed> {
       waitMs = Math.max(waitMs, performance.now() - t);
     }
   })();
-  await send(mock.url, CHAT_PATH, 'POST', body);
+  await send(mock.url, path, method, path === CHAT_PATH ? body : undefined);
   done = true;
   await other;
-  return { status: r.status, ms, cpuMs: (m1.cpuUs - m0.cpuUs) / 1000, waitMs };
+  return { status: r.status, ms, cpuMs: (m1.cpuUs - m0.cpuUs) / 1000, waitMs, text: r.text };
 }
 
 /** The median of three runs of the same request (by its own time). */
@@ -120,7 +127,7 @@ export async function hostileMockBench(): Promise<void> {
       ]);
     row('a normal request', normal);
 
-    process.stdout.write('1/4 a body 5,000 arrays deep, then the journal and its detail...\n');
+    process.stdout.write('1/5 a body 5,000 arrays deep, then the journal and its detail...\n');
     const d = await median(mock, deep(5_000));
     const list = await send(mock.url, '/__mock/requests');
     const seq = (JSON.parse(list.text) as { data: { seq: number; status: number }[] }).data.find((e) => e.status === d.status)?.seq;
@@ -128,7 +135,7 @@ export async function hostileMockBench(): Promise<void> {
     const answered = check(list.status === 200 && detail.status === 200 && d.status === 400, 'the deep request refused, its journal and detail answered');
     row('5,000 arrays deep', d, `journal ${list.status}, detail ${detail.status}: ${answered}`);
 
-    process.stdout.write('2/4 25,000, 50,000 and 100,000 invalid messages...\n');
+    process.stdout.write('2/5 25,000, 50,000 and 100,000 invalid messages...\n');
     const byCount: Record<number, Timed> = {};
     for (const n of [25_000, 50_000, 100_000]) {
       byCount[n] = await median(mock, invalid(n));
@@ -138,10 +145,10 @@ export async function hostileMockBench(): Promise<void> {
     const linear = check(growth < LINEAR_TARGET, `100,000 invalid messages < ${LINEAR_TARGET} x the CPU time of 25,000`);
     rows.push(['100,000 / 25,000 invalid', '', x(byCount[100_000].ms / byCount[25_000].ms), '', x(growth), '', '', '', linear, '(linear: 4 x; quadratic: 16 x)']);
 
-    process.stdout.write('3/4 100,000 valid messages...\n');
+    process.stdout.write('3/5 100,000 valid messages...\n');
     row(`100,000 valid messages (${mb(valid(100_000).length)})`, await median(mock, valid(100_000)));
 
-    process.stdout.write(`4/4 ${IMAGES} requests of a 3.9 MB image, then the journal...\n`);
+    process.stdout.write(`4/5 ${IMAGES} requests of a 3.9 MB image, then the journal...\n`);
     let worst: Timed | undefined;
     for (let i = 0; i < IMAGES; i++) {
       // Every hundredth timed with the other client asking meanwhile; the rest sent one after another.
@@ -152,13 +159,29 @@ export async function hostileMockBench(): Promise<void> {
     const journal = await send(mock.url, '/__mock/requests');
     const held = JSON.parse(journal.text) as { data: { body_cut: { kept: string } | null }[]; dropped: number };
     const images = held.data.filter((e) => e.body_cut?.kept === 'strings').length;
-    const last = await mock.mark();
     row(
       `${IMAGES.toLocaleString('en-US')} x 3.9 MB image (worst sampled)`,
       worst!,
       `journal ${journal.status}: ${held.data.length} entries (${images} images, cut) in ${kb(journal.text.length)} of JSON, ${held.dropped} dropped`,
     );
+
+    process.stdout.write('5/5 1,000 requests of 65 KB of empty arrays, then one journal read...\n');
+    for (let i = 0; i < 1_000; i++) {
+      const r = await send(mock.url, CHAT_PATH, 'POST', tinyArrays(i));
+      if (r.status !== 200) throw new Error(`empty arrays request ${i}: status ${r.status}`);
+    }
+    const beforeRead = await mock.mark();
+    const read = await timed(mock, '', '/__mock/requests');
+    const page = JSON.parse(read.text) as { data: unknown[]; left_out: number };
+    const bytes = Buffer.byteLength(read.text);
+    const fits = check(read.status === 200 && read.ms < WAIT_TARGET_MS && bytes <= READ_BYTES_MAX, 'the journal read answered < 1 s, within READ_BYTES_MAX');
+    row(
+      'journal read: 1,000 x 65 KB of empty arrays held',
+      read,
+      `${fits}: ${kb(bytes)} of JSON, the newest ${page.data.length} entries (${page.left_out} left out); RSS ${mb(beforeRead.rss)} before`,
+    );
     // The kernel's high-water mark: the whole run's peak.
+    const last = await mock.mark();
     const peakOk = check(last.maxRss < RSS_TARGET && journal.status === 200, `peak RSS < ${mb(RSS_TARGET)} and the journal answers`);
     rows.push(['peak RSS of the mock', '', mb(last.maxRss), x(last.maxRss / idle.rss), '', '', '', '', peakOk, `idle ${mb(idle.rss)}`]);
   } finally {

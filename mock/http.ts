@@ -74,8 +74,17 @@ export function serverFor(handler: RequestListener, tls?: MockTls): Server {
   return server;
 }
 
-/** Listens (on 127.0.0.1 and a free port unless told otherwise) and says where, with what stops it. */
+/** Listens (on 127.0.0.1 and a free port unless told otherwise) and says where, with what stops it:
+ * closing cuts every connection at once (a stream held open, an idle keep-alive one, one still in
+ * its TLS handshake), so that a stop is never left waiting on a client. */
 export async function listen(server: Server, port = 0, host = '127.0.0.1', scheme = 'http'): Promise<{ url: string; close(): Promise<void> }> {
+  // Every TCP socket, from its accept: the http server's own list (closeAllConnections) has a TLS
+  // socket only once its handshake is done, and server.close waits for the others.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
@@ -88,6 +97,7 @@ export async function listen(server: Server, port = 0, host = '127.0.0.1', schem
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }

@@ -29,3 +29,20 @@ export const fromBase64 = (s: string): string => {
     return '';
   }
 };
+
+/** A text's size in UTF-8, counted without encoding it (a lone surrogate as the 3 bytes of the
+ * U+FFFD an encoder writes in its place). */
+export function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A pair: 4 bytes for its 2 units.
+      n += 2;
+      i++;
+    } else n += 2;
+  }
+  return n;
+}

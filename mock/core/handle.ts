@@ -13,8 +13,10 @@ import { echoed, errorReply } from './errors.js';
 import { requestJson } from './faults/rewrite.js';
 import { resolveFaults, type FaultRef, type SelectedFault } from './faults/select.js';
 import type { Fault } from './faults/index.js';
+import { askedOf } from './asked.js';
 import { generate, type ChatRequest, type Script } from './generate.js';
-import { Journal } from './journal.js';
+import { Journal, JOURNAL_PATH, type BodyRead } from './journal.js';
+import { journalRoute } from './journal-route.js';
 import { bodyShape, limitsOf, overLimit } from './limits.js';
 import { catalogDocument, modelList } from './models.js';
 import { hash, prng } from './random.js';
@@ -53,7 +55,6 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache
 // The scheme name is case-insensitive (RFC 9110, 11.1): `bearer KEY` is as good as `Bearer KEY`.
 export const FAULT_HEADER = 'x-mock-fault';
 export const CONTENT_HEADER = 'x-mock-content';
-export const JOURNAL_PATH = '/__mock/requests';
 
 /** A chat request worked out: a fixed reply (an error), or a completion's serialized parts. */
 interface Prepared {
@@ -76,6 +77,8 @@ interface Prepared {
   headers?: Record<string, string>;
   /** The model the request named. */
   model?: string;
+  /** Whether the body was JSON, and what it asked: for the journal, which does not read it again. */
+  read?: BodyRead;
 }
 
 /** The split a content choice asks for; `none` is none. */
@@ -98,6 +101,7 @@ const NOT_ASCII = /[^\x00-\x7f]/;
 const NO_FAULTS: readonly SelectedFault[] = Object.freeze([]) as readonly SelectedFault[];
 const NO_REFS: string[] = Object.freeze([]) as unknown as string[];
 const NOT_READ = Symbol('not read');
+const NOT_JSON: BodyRead = Object.freeze({ json: false, asked: null });
 
 /** What one request turned out to be, for the journal and the faults a scenario names. */
 interface Trace {
@@ -111,6 +115,7 @@ interface Trace {
   model?: string;
   /** The body as parsed for this request when it is too large to be remembered: the journal cuts it without parsing it again. */
   parsed?: unknown;
+  read?: BodyRead;
 }
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
@@ -158,8 +163,15 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       source ??= UTF8.decode(typeof raw === 'string' ? undefined : raw);
       body = lastParsed = JSON.parse(source);
     } catch (e) {
-      return { reply: errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json'), faults: [], stream: false };
+      return { reply: errorReply(400, `The request body is not valid JSON: ${(e as Error).message}`, 'invalid_request_error', 'invalid_json'), faults: [], stream: false, read: NOT_JSON };
     }
+    const p = answer(body, source, key, asked, pace);
+    p.read = { json: true, asked: askedOf(body) };
+    return p;
+  };
+
+  /** The answer to a body that is JSON. */
+  const answer = (body: unknown, source: string, key: KeyDef, asked: ContentChoice | undefined, pace: Pace | undefined): Prepared => {
     const fixed = (reply: MockReply, extra: Partial<Prepared> = {}): Prepared => ({ reply, faults: [], stream: false, ...extra });
     const problem = requestProblem(body);
     const named = (body as { model?: unknown } | null)?.model;
@@ -289,6 +301,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     trace.split = p.split;
     trace.content = p.content;
     trace.model = p.model;
+    trace.read = p.read;
     if (p.faults.length) trace.faults.push(...p.faults);
     if (p.reply) return p.reply;
     const id = `${p.idBase}${(++served).toString(36)}`;
@@ -360,7 +373,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       if (API_ROUTES[path]) journal.add(refusedEntry(req, method, early), path === CHAT_PATH ? req.body : undefined, { past: true, size: req.size });
       return withCors(req, early, config.cors);
     }
-    if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, method), config.cors);
+    if (path === JOURNAL_PATH) return withCors(req, journalRoute(journal, req.path, method), config.cors);
     if (path === CONTROL_PATH || path.startsWith(`${CONTROL_PATH}/`)) return withCors(req, controlRoute(control, req, path, method), config.cors);
 
     let faults: readonly SelectedFault[];
@@ -402,7 +415,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       },
       path === CHAT_PATH ? r.body : undefined,
       // What the shape says holds for the body as sent, not for one a fault rewrote.
-      { longText: r === req ? shape?.longText : undefined, parsed: trace.parsed },
+      { longText: r === req ? shape?.longText : undefined, parsed: trace.parsed, read: trace.read },
     );
     return withCors(req, reply, config.cors);
   };
@@ -442,11 +455,4 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   };
 
   return { config, journal, control, handle };
-}
-
-function journalRoute(journal: Journal, method: string): MockReply {
-  // Every stored body is within the limits or kept as text: serializing them is bounded.
-  if (method === 'GET') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ object: 'list', data: journal.list(), dropped: journal.dropped }) };
-  if (method === 'DELETE') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ cleared: journal.clear() }) };
-  return { ...errorReply(405, `${JOURNAL_PATH} takes GET or DELETE.`, 'invalid_request_error', 'method_not_allowed'), headers: { ...JSON_HEADERS, allow: 'GET, DELETE' } };
 }

@@ -11,7 +11,7 @@ import type { Mock } from '../core/handle.js';
 import type { Stored } from '../core/journal.js';
 import { isRaw, isStream, type Frame, type MockReply } from '../core/types.js';
 import { bearerToken } from '../core/bearer.js';
-import { answeredOf, askedOfRaw, streamedOf } from './preview.js';
+import { answeredOf, streamedOf } from './preview.js';
 import { Trail } from './trail.js';
 
 /** A request's summary line, as pages show it (no body: a page asks for one entry's detail). */
@@ -107,11 +107,8 @@ export class Live {
   /** A page's event stream: the state now, the latest requests, then everything as it happens. */
   attach(res: ServerResponse, headers: Record<string, string>): void {
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
-    // Summaries only: no stored body is parsed to say what the journal holds.
-    const rows = this.mock.journal
-      .stored()
-      .slice(-BACKFILL)
-      .map((e) => this.rows.get(e.seq) ?? this.historyRow(e));
+    // Summaries only, what was asked among them, kept as each was stored: no body is read.
+    const rows = this.mock.journal.stored(BACKFILL).map((e) => this.rows.get(e.seq) ?? this.historyRow(e));
     this.toldDropped = this.mock.journal.dropped;
     res.write(
       `retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({ instance: this.instance })}\n\nevent: control\ndata: ${JSON.stringify(this.mock.control.get())}\n\nevent: rows\ndata: ${JSON.stringify(rows)}\n\n${journalEvent(this.toldDropped)}`,
@@ -154,7 +151,7 @@ export class Live {
       return this.timed(entry.seq, reply, res, t0);
     }
     this.followedNow++;
-    const f: Followed = { row: rowOf(entry, askedOfRaw(entry.raw), reply), authorization, headers: {}, raw: entry.raw };
+    const f: Followed = { row: rowOf(entry, reply), authorization, headers: {}, raw: entry.raw };
     if (label) f.row.key = label;
     for (const h of REPLAYED) if (typeof headers[h] === 'string') f.headers[h] = headers[h] as string;
     this.keep(f);
@@ -196,10 +193,9 @@ export class Live {
     return { ...reply, stream: firstSent(reply.stream, () => this.trail.firstByte(seq, Math.round(performance.now() - t0))) };
   }
 
-  /** A row of the journal that no page followed: its times and key label from the trail. A body
-   * kept as text (past the limits) is never parsed. */
+  /** A row of the journal that no page followed: its times and key label from the trail. */
   private historyRow(e: Stored): Row {
-    const row = rowOf(e, e.text ? null : askedOfRaw(e.raw), undefined);
+    const row = rowOf(e, undefined);
     const t = this.trail.get(e.seq);
     if (t) {
       row.key ??= t.label ?? null;
@@ -266,7 +262,7 @@ export class Live {
 /** What the journal let go (past its bounds in entries or bytes): the page shows the count. */
 const journalEvent = (dropped: number) => `event: journal\ndata: ${JSON.stringify({ dropped })}\n\n`;
 
-function rowOf(e: Omit<Stored, 'raw'>, asked: string | null, reply: MockReply | undefined): Row {
+function rowOf(e: Omit<Stored, 'raw'>, reply: MockReply | undefined): Row {
   return {
     seq: e.seq,
     at: e.at,
@@ -284,7 +280,7 @@ function rowOf(e: Omit<Stored, 'raw'>, asked: string | null, reply: MockReply | 
     ttfb_ms: null,
     total_ms: null,
     error: reply && !isRaw(reply) && !isStream(reply) && reply.status >= 400 ? errorOf(reply.body) : null,
-    asked,
+    asked: e.asked,
     answered: null,
   };
 }

@@ -1,43 +1,14 @@
-// What a row shows of a request and its answer, so a person finds theirs without opening it: the
-// start of the last user message, and the start of the answer (its text, or the call it makes, its
-// refusal, the error it is). Read from the bodies as a client would; whatever they hold is only text.
+// What a row shows of an answer, so a person finds theirs without opening it: its start (its text,
+// or the call it makes, its refusal, the error it is), beside what was asked (core/asked.ts, kept
+// with the journal entry). Read from the bodies as a client would; whatever they hold is only text.
 import { textOf } from '../core/bytes.js';
+import { cut, PREVIEW_CHARS } from '../core/asked.js';
 import type { Frame } from '../core/types.js';
-import { contentText } from '../core/tokens.js';
 
-/** Characters a row shows of each. */
-export const PREVIEW_CHARS = 120;
-/** A body past this is not parsed for its preview (a flood of long conversations while a page is open). */
+/** An answer past this is not parsed for its preview (a flood of long answers while a page is open). */
 const PARSED_MAX = 256 * 1024;
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Space folded, and cut to the row's width. */
-export function cut(text: string): string | null {
-  const t = text.replace(/\s+/g, ' ').trim();
-  if (!t) return null;
-  return t.length > PREVIEW_CHARS ? `${t.slice(0, PREVIEW_CHARS - 1)}…` : t;
-}
-
-/** The start of the last user message of a chat request's body (parsed), or null. */
-export function askedOf(body: unknown): string | null {
-  if (!isObject(body) || !Array.isArray(body.messages)) return null;
-  for (let i = body.messages.length - 1; i >= 0; i--) {
-    const m = body.messages[i];
-    if (isObject(m) && m.role === 'user') return cut(contentText(m.content));
-  }
-  return null;
-}
-
-/** The same, from the bytes as they came; null for a body too large to be worth parsing. */
-export function askedOfRaw(raw: string | Uint8Array | undefined): string | null {
-  if (raw === undefined || raw.length > PARSED_MAX) return null;
-  try {
-    return askedOf(JSON.parse(textOf(raw)));
-  } catch {
-    return null;
-  }
-}
 
 /** A call as a row writes it: `get_weather({"city":"Paris"})`, its arguments as sent. */
 const callText = (c: unknown) => (isObject(c) && isObject(c.function) ? `${String(c.function.name ?? '?')}(${typeof c.function.arguments === 'string' ? c.function.arguments : ''})` : '');

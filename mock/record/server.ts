@@ -24,6 +24,9 @@ import { capture, scenarioName } from './capture.js';
 import { Fixtures, fixtureName, REPLAY_KEY, type ListedModel } from './fixtures.js';
 
 export const TEST_ID_HEADER = 'x-test-id';
+/** Why an exchange stopped before its answer was whole, as its log line says. */
+const LEFT = 'the client left';
+const CLOSED = 'the recorder closed';
 const validCatalog = validator('catalog');
 /** Of an upstream answer, at most this much is kept for its recording; the client gets it all. */
 const RECORD_MAX_BYTES = 16 * 1024 * 1024;
@@ -118,6 +121,9 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   for (const value of opts.redact ?? []) redactor.add(value);
   const fixtures = new Fixtures(opts.dir, redactor);
   const pending = new Set<Promise<void>>();
+  /** The upstream reads under way: each stops when its client leaves, all when the recorder closes. */
+  const reading = new Set<AbortController>();
+  let closing = false;
   const log = opts.log ?? (() => {});
   // A replay serves each file with a mock of its own, kept across requests (its journal, a fault's
   // `times`) and rebuilt only when a fallback adds to the file.
@@ -189,33 +195,58 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
     if (routePath(path) === CATALOG_PATH) delete out.authorization;
     else if (opts.upstreamKey) out.authorization = `Bearer ${opts.upstreamKey}`;
     const started = performance.now();
-    const up = await upstreamRequest(`${upstream}${path}`, {
-      method: method as 'GET',
-      headers: out,
-      body: method === 'GET' || method === 'HEAD' ? undefined : body,
-      headersTimeout: opts.timeoutMs ?? 120_000,
-      bodyTimeout: opts.timeoutMs ?? 120_000,
-    });
-    const replyHeaders = flattenHeaders(up.headers);
-    for (const k of HOP_BY_HOP) delete replyHeaders[k];
-    const allowed = withCors({ method, path, headers }, { status: up.statusCode, headers: replyHeaders, body: '' }, cors);
-    res.writeHead(up.statusCode, 'headers' in allowed ? allowed.headers : replyHeaders);
-    res.flushHeaders();
+    // The upstream is read for the client: once the client has gone, or the recorder closes, reading
+    // stops (an endless upstream would be read, and its bytes kept, for ever).
+    const stop = new AbortController();
+    const left = () => {
+      if (!res.writableFinished) stop.abort(LEFT);
+    };
+    res.once('close', left);
+    reading.add(stop);
+    // A request on a kept-alive connection while the recorder closes: not forwarded.
+    if (closing) stop.abort(CLOSED);
     const kept: Buffer[] = [];
     const reads: { end: number; ms: number }[] = [];
     let size = 0;
-    let gone = false;
-    res.once('close', () => (gone = !res.writableFinished));
-    // The client gets each read as it comes (a stream stays a stream); the recording keeps its time.
-    for await (const chunk of up.body as AsyncIterable<Buffer>) {
-      if (!gone && !res.write(chunk)) await new Promise((r) => res.once('drain', r));
-      if (size + chunk.length <= RECORD_MAX_BYTES) kept.push(chunk);
-      size += chunk.length;
-      reads.push({ end: Math.min(size, RECORD_MAX_BYTES), ms: Math.round(performance.now() - started) });
+    let status = 0;
+    let replyHeaders: Record<string, string> = {};
+    try {
+      const up = await upstreamRequest(`${upstream}${path}`, {
+        method: method as 'GET',
+        headers: out,
+        body: method === 'GET' || method === 'HEAD' ? undefined : body,
+        headersTimeout: opts.timeoutMs ?? 120_000,
+        bodyTimeout: opts.timeoutMs ?? 120_000,
+        signal: stop.signal,
+      });
+      status = up.statusCode;
+      replyHeaders = flattenHeaders(up.headers);
+      for (const k of HOP_BY_HOP) delete replyHeaders[k];
+      const allowed = withCors({ method, path, headers }, { status, headers: replyHeaders, body: '' }, cors);
+      res.writeHead(status, 'headers' in allowed ? allowed.headers : replyHeaders);
+      res.flushHeaders();
+      // The client gets each read as it comes (a stream stays a stream); the recording keeps its
+      // start (RECORD_MAX_BYTES) and the time of each read of it.
+      for await (const chunk of up.body as AsyncIterable<Buffer>) {
+        if (!res.write(chunk)) await drained(res);
+        if (size < RECORD_MAX_BYTES) {
+          if (size + chunk.length <= RECORD_MAX_BYTES) kept.push(chunk);
+          reads.push({ end: Math.min(size + chunk.length, RECORD_MAX_BYTES), ms: Math.round(performance.now() - started) });
+        }
+        size += chunk.length;
+      }
+    } catch (e) {
+      if (!stop.signal.aborted) throw e;
+    } finally {
+      reading.delete(stop);
+      res.off('close', left);
+    }
+    if (stop.signal.aborted) {
+      res.destroy();
+      return log(`not recorded: ${stop.signal.reason} before ${method} ${path} was answered`);
     }
     res.end();
-    if (gone) return log(`not recorded: the client left before ${method} ${path} was answered`);
-    await save(method, path.split('?')[0], body, up.statusCode, replyHeaders, Buffer.concat(kept), reads, name);
+    await save(method, path.split('?')[0], body, status, replyHeaders, Buffer.concat(kept), reads, name);
   };
 
   /** The answer in plain bytes, then its recording. */
@@ -278,14 +309,31 @@ export async function startRecorder(opts: RecorderOptions): Promise<Recorder> {
   };
 
   const listening = await listen(server, opts.port, opts.host, opts.tls ? 'https' : 'http');
-  // Closing lets the exchanges under way finish (each bounded by the upstream timeout) and their
-  // recordings reach the disk, taking no new one; then it cuts what is left (idle connections).
+  // Closing takes no new exchange and stops reading the upstream for those under way (their answers
+  // are cut, and not recorded), lets the recordings already complete reach the disk, then cuts every
+  // connection: a stop waits on no upstream and no client.
   const close = async () => {
+    closing = true;
     server.close();
+    for (const stop of reading) stop.abort(CLOSED);
     await Promise.allSettled([...pending]);
     await listening.close();
   };
   return { ...listening, server, fixtures, close };
+}
+
+/** Written out, or the client gone: either way there is no more to wait for. */
+function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 /** No recording answers this request: a strict-scenario refusal, or no file for the test. */

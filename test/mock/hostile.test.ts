@@ -203,7 +203,8 @@ describe('every route under one guard', () => {
       throw new RangeError('Maximum call stack size exceeded');
     };
     vi.spyOn(server.mock.journal, 'get').mockImplementation(boom);
-    vi.spyOn(server.mock.journal, 'list').mockImplementation(boom);
+    // The route reads the journal as text (pageText), never as parsed entries (list).
+    vi.spyOn(server.mock.journal, 'pageText').mockImplementation(boom);
     vi.spyOn(server.mock.control, 'get').mockImplementation(boom);
     for (const path of ['/__mock/requests/1', '/__mock/requests', '/__mock/control']) {
       const res = await fetch(`${server.url}${path}`);

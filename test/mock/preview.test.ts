@@ -3,7 +3,8 @@
 // an error event; a JSON answer's text or its error's message; cut to the row's length.
 import { describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
-import { answeredOf, askedOf, PREVIEW_CHARS, streamedOf } from '../../mock/dashboard/preview.js';
+import { askedOf, PREVIEW_CHARS } from '../../mock/core/asked.js';
+import { answeredOf, streamedOf } from '../../mock/dashboard/preview.js';
 import { bodyText, chat, contentDeltas, frames, scenarioMock, user } from './helpers.js';
 
 const cutTo = (text: string) => (text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text);
