@@ -12,10 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { hostileServer, type HostileKind, type HostileOptions, type HostileServer } from './hostile-servers.js';
-import { DEFAULT_CONFIG } from '../mock/config/default.js';
-import { createMock } from '../mock/core/handle.js';
-import { startMockServer } from '../mock/http.js';
+import { hostileServer, hugeCatalog, type HostileKind, type HostileOptions } from './hostile-servers.js';
 
 /** 25 characters, as the issue's key. */
 const KEY = 'sk-hostile-0123456789abcd';
@@ -50,15 +47,6 @@ export const HOSTILE_CASES: Case[] = [
   { name: 'load: the same, 1 step of 2,000', kind: 'huge-ids', opts: { idChars: 1_000_000, errorEvery: 7 }, command: ['load', '--concurrency', '16', '--requests', '2000'] },
 ];
 
-/** The mock, its first model's catalog entry declaring sizes no request should be built to. */
-async function hugeCatalog(): Promise<HostileServer> {
-  const [first, ...rest] = DEFAULT_CONFIG.models;
-  const parameters = { ...first.parameters, stop: { type: 'array', max_items: 1e8 }, verbosity: { type: 'enum', values: Array.from({ length: 100_000 }, (_, i) => `v${i}`) } };
-  const keys = DEFAULT_CONFIG.keys.map((k, i) => (i ? k : { ...k, key: KEY }));
-  const server = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, keys, models: [{ ...first, parameters } as typeof first, ...rest] }) });
-  return { url: server.url, chats: () => server.mock.journal.list().filter((e) => e.path === '/v1/chat/completions').length, close: () => server.close() };
-}
-
 interface Outcome {
   exitCode: number | null;
   signal: string | null;
@@ -85,7 +73,7 @@ function vmHwm(pid: number): number {
 }
 
 async function runCase(c: Case): Promise<Outcome> {
-  const server = c.kind === 'huge-catalog' ? await hugeCatalog() : await hostileServer(c.kind, c.opts);
+  const server = c.kind === 'huge-catalog' ? await hugeCatalog(KEY) : await hostileServer(c.kind, c.opts);
   const dir = mkdtempSync(join(tmpdir(), 'conformance-hostile-'));
   const rssFile = join(dir, 'max-rss');
   const heap = Number(process.env.BENCH_HOSTILE_HEAP_MB) || 0;

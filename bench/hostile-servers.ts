@@ -7,6 +7,9 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_CONFIG } from '../mock/config/default.js';
+import { createMock } from '../mock/core/handle.js';
+import { startMockServer } from '../mock/http.js';
 
 export type HostileKind = 'big-content' | 'deep' | 'many-keys' | 'key-in-values' | 'huge-ids';
 
@@ -145,4 +148,14 @@ export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}
         server.close(() => resolve());
       }),
   };
+}
+
+/** The mock, its first key `key` and its first model's catalog entry declaring sizes no request
+ * should be built to: stop sequences by the hundred million, an enum of a hundred thousand values. */
+export async function hugeCatalog(key: string): Promise<HostileServer> {
+  const [first, ...rest] = DEFAULT_CONFIG.models;
+  const parameters = { ...first.parameters, stop: { type: 'array', max_items: 1e8 }, verbosity: { type: 'enum', values: Array.from({ length: 100_000 }, (_, i) => `v${i}`) } };
+  const keys = DEFAULT_CONFIG.keys.map((k, i) => (i ? k : { ...k, key }));
+  const server = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, keys, models: [{ ...first, parameters } as typeof first, ...rest] }) });
+  return { url: server.url, chats: () => server.mock.journal.list().filter((e) => e.path === '/v1/chat/completions').length, close: () => server.close() };
 }

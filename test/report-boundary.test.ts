@@ -8,15 +8,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostileServer, type HostileServer } from '../bench/hostile-servers.js';
+import { hostileServer, hugeCatalog, type HostileServer } from '../bench/hostile-servers.js';
 import { BOUNDS } from '../engine/bounded.js';
 import { Redactor } from '../engine/redact.js';
 import { seal } from '../report/boundary.js';
 import { REPORTER_NAMES } from '../report/index.js';
 import type { RawReport } from '../report/report.js';
-import { DEFAULT_CONFIG } from '../mock/config/default.js';
-import { createMock } from '../mock/core/handle.js';
-import { startMockServer, type MockServer } from '../mock/http.js';
 import { BIN } from './support/cli.js';
 import { piecesShown } from './support/secrets.js';
 
@@ -37,23 +34,13 @@ const FILE_REPORTERS = REPORTER_NAMES.filter((r) => r !== 'pretty');
 const dir = mkdtempSync(join(tmpdir(), 'conformance-boundary-'));
 const servers: Record<string, { url: string; close(): Promise<void> }> = {};
 
-/** A catalog whose sizes no request should be built to: stop sequences by the hundred million, an
- * enum of a hundred thousand values. */
-function hugeCatalogMock(): Promise<MockServer> {
-  const [first, ...rest] = DEFAULT_CONFIG.models;
-  const parameters = { ...first.parameters, stop: { type: 'array', max_items: 1e8 }, verbosity: { type: 'enum', values: Array.from({ length: 100_000 }, (_, i) => `v${i}`) } };
-  return startMockServer({
-    mock: createMock({ ...DEFAULT_CONFIG, keys: DEFAULT_CONFIG.keys.map((k, i) => (i ? k : { ...k, key: KEY })), models: [{ ...first, parameters } as typeof first, ...rest] }),
-  });
-}
-
 beforeAll(async () => {
-  const started: [string, Promise<HostileServer | MockServer>][] = [
+  const started: [string, Promise<HostileServer>][] = [
     ['key-in-values', hostileServer('key-in-values', { key: KEY })],
     // Far past most bounds (a label's 200 characters, a message's 2,000); a megabyte, as the bench
     // runs it (bench/hostile-kit.ts), costs a run half a minute of parsing on two cores.
     ['huge-ids', hostileServer('huge-ids', { idChars: 64 * 1024 })],
-    ['huge-catalog', hugeCatalogMock()],
+    ['huge-catalog', hugeCatalog(KEY)],
   ];
   for (const [name, p] of started) servers[name] = await p;
 });
