@@ -2,10 +2,12 @@
 // (--max-body): a huge but valid completion, a field nested millions deep, an object of a million
 // keys, and a key-bearing model id that the server echoes back. The bench (bench/hostile-kit.ts) runs
 // the kit against each at full size; the tests (test/engine/bounded.test.ts) at a scale CI affords.
-// Each binds 127.0.0.1 on a free port.
+// And servers that never end an answer (stallingServer): interim 1xx answers dripped forever, headers
+// then silence, a connection never read; the tests of waits (test/engine/waits.test.ts) run every
+// command against them. Each binds 127.0.0.1 on a free port.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 export type HostileKind = 'big-content' | 'deep' | 'many-keys' | 'key-in-values';
 
@@ -130,6 +132,63 @@ export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** `early-hints`: lists its model, then answers every other request with an interim answer (103 Early
+ * Hints, or 102 Processing) every `everyMs`, never a final one. `headers-then-silence`: lists its
+ * model, then sends every other request a 200 and its headers, then nothing, never closing.
+ * `never-answers`: accepts connections and never reads from them, nor writes. */
+export type StallKind = 'early-hints' | 'headers-then-silence' | 'never-answers';
+
+export interface StallingServer {
+  url: string;
+  /** Requests (or, for never-answers, connections) left waiting so far. */
+  stalled(): number;
+  close(): Promise<void>;
+}
+
+export async function stallingServer(kind: StallKind, opts: { everyMs?: number; status?: 102 | 103; model?: string } = {}): Promise<StallingServer> {
+  const sockets = new Set<Socket>();
+  let stalled = 0;
+  const server =
+    kind === 'never-answers'
+      ? createTcpServer({ pauseOnConnect: true }, (socket) => {
+          stalled++;
+          socket.on('error', () => {});
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+        })
+      : createServer((req, res) => {
+          res.on('error', () => {});
+          req.resume();
+          if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ object: 'list', data: [{ id: opts.model ?? 'stalling-1', object: 'model', created: 1_750_000_000, owned_by: 'hostile' }] }));
+            return;
+          }
+          stalled++;
+          if (kind === 'headers-then-silence') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.flushHeaders();
+            return;
+          }
+          const interim = () => (opts.status === 102 ? res.writeProcessing() : res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' }));
+          const timer = setInterval(interim, opts.everyMs ?? 1000);
+          res.on('close', () => clearInterval(timer));
+        });
+  if (kind !== 'never-answers') server.on('connection', (socket: Socket) => (sockets.add(socket), socket.on('close', () => sockets.delete(socket))));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stalled: () => stalled,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
   };

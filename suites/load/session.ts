@@ -2,6 +2,7 @@
 // the mix of the kit's own requests, each sent alone, then a sweep of steps (N in flight, or an
 // arrival rate), every answer judged by the run's rules and the load suite's as it ends. The report
 // is a run's (results, gate, baseline) with the latency profile beside it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { combinePaths, withContext } from '../../engine/runner.js';
 import { evidenceOf } from '../../engine/exchanges.js';
 import { HttpClient, limitsFor, type RequestSpec } from '../../engine/http.js';
@@ -104,9 +105,9 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
     const aloneStarted = performance.now();
     for (const item of workload.items)
       for (let attempt = 0; !signal.aborted; attempt++) {
-        const wait = judge.answer(alone, item, await sendTimed(http, item.spec), attempt, false);
+        const wait = judge.answer(alone, item, await sendTimed(http, item.spec, signal), attempt, false);
         if (wait === undefined) break;
-        await new Promise((r) => setTimeout(r, wait));
+        await sleep(wait, undefined, { signal }).catch(() => {});
       }
     const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted, 1)];
     opts.onStep?.(reports[0]);
