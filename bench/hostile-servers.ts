@@ -137,10 +137,11 @@ export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}
   };
 }
 
-/** `early-hints`: lists its model, then answers every other request with an interim answer (103 Early
- * Hints, or 102 Processing) every `everyMs`, never a final one. `headers-then-silence`: lists its
- * model, then sends every other request a 200 and its headers, then nothing, never closing.
- * `never-answers`: accepts connections and never reads from them, nor writes. */
+/** `early-hints`: lists its model (GET /v1/models; any other GET is a 404, so a catalog is found
+ * missing at once), then answers every POST with an interim answer (103 Early Hints, or 102
+ * Processing) every `everyMs`, never a final one. `headers-then-silence`: the same, but every POST
+ * gets a 200 and its headers, then nothing, never closing. `never-answers`: accepts connections and
+ * never reads from them, nor writes. */
 export type StallKind = 'early-hints' | 'headers-then-silence' | 'never-answers';
 
 export interface StallingServer {
@@ -164,9 +165,14 @@ export async function stallingServer(kind: StallKind, opts: { everyMs?: number; 
       : createServer((req, res) => {
           res.on('error', () => {});
           req.resume();
-          if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models') {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify({ object: 'list', data: [{ id: opts.model ?? 'stalling-1', object: 'model', created: 1_750_000_000, owned_by: 'hostile' }] }));
+          if (req.method === 'GET') {
+            const listed = req.url?.split('?')[0] === '/v1/models';
+            res.writeHead(listed ? 200 : 404, { 'content-type': 'application/json' });
+            res.end(
+              JSON.stringify(
+                listed ? { object: 'list', data: [{ id: opts.model ?? 'stalling-1', object: 'model', created: 1_750_000_000, owned_by: 'hostile' }] } : { error: { message: 'not found' } },
+              ),
+            );
             return;
           }
           stalled++;
