@@ -100,9 +100,10 @@ export class HttpClient {
   ) {
     this.clientCert = !!tls?.connect.cert;
     const timeouts = {
-      // The deadline bounds the wait for headers; undici's own headers timeout, which each 1xx
-      // answer restarts, is only a backstop at the same length.
-      headersTimeout: limits.deadlineMs,
+      // The deadline, from the sending, is the one bound of the wait for headers: undici's own
+      // headers timeout starts later, restarts at every 1xx answer, and its coarse clock (ticks of
+      // half a second) can fire before a deadline of the same length.
+      headersTimeout: 0,
       bodyTimeout: limits.idleTimeoutMs,
       // Keep-alive across checks, but never reuse a socket a hostile server left half-read.
       keepAliveTimeout: 4_000,
@@ -123,8 +124,8 @@ export class HttpClient {
       // As curl does: an http:// target goes through the proxy as an absolute-URI request, an
       // https:// one through a CONNECT tunnel (undici 7 would tunnel both).
       proxyTunnel: false,
-      // The client of an absolute-URI proxy is made with only its connector: without this it would
-      // wait 300 s for a silent server where a direct connection waits the idle timeout.
+      // The client of an absolute-URI proxy is made with only its connector: without this its body
+      // would wait out 300 s of silence where a direct connection waits the idle timeout.
       factory: (origin: string | URL, opts: object) => new Pool(origin, { ...timeouts, ...opts }),
     });
   }
@@ -309,8 +310,6 @@ function classify(e: unknown, limits: Limits, clientCert: boolean, encoding?: st
   if (tls) return { kind: 'tls', message: tls };
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'connect', message: `connect timed out after ${limits.connectTimeoutMs} ms` };
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return { kind: 'connect', message: `cannot connect: ${code}` };
-  // undici's headers timeout is as long as the deadline, and only ever fires a moment before it.
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return deadlineError(limits, false);
   if (code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: `server silent for ${limits.idleTimeoutMs} ms in the body (the idle limit)` };
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { kind: 'reset', message: `connection closed or reset by the server (${code})` };
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_') || err?.name === 'HTTPParserError' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
