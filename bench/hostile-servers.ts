@@ -3,10 +3,12 @@
 // keys, a key-bearing model id that the server echoes back, and ids of a megabyte (the model's, and
 // each answer's, distinct). The bench (bench/hostile-kit.ts) runs
 // the kit against each at full size; the tests (test/engine/bounded.test.ts) at a scale CI affords.
-// Each binds 127.0.0.1 on a free port.
+// And servers that never end an answer (stallingServer): interim 1xx answers dripped forever, headers
+// then silence, a connection never read; the tests of waits (test/engine/waits.test.ts) run every
+// command against them. Each binds 127.0.0.1 on a free port.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { createMock } from '../mock/core/handle.js';
 import { startMockServer } from '../mock/http.js';
@@ -158,4 +160,67 @@ export async function hugeCatalog(key: string): Promise<HostileServer> {
   const keys = DEFAULT_CONFIG.keys.map((k, i) => (i ? k : { ...k, key }));
   const server = await startMockServer({ mock: createMock({ ...DEFAULT_CONFIG, keys, models: [{ ...first, parameters } as typeof first, ...rest] }) });
   return { url: server.url, chats: () => server.mock.journal.list().filter((e) => e.path === '/v1/chat/completions').length, close: () => server.close() };
+}
+
+/** `early-hints`: lists its model (GET /v1/models; any other GET is a 404, so a catalog is found
+ * missing at once), then answers every POST with an interim answer (103 Early Hints, or 102
+ * Processing) every `everyMs`, never a final one. `headers-then-silence`: the same, but every POST
+ * gets a 200 and its headers, then nothing, never closing. `never-answers`: accepts connections and
+ * never reads from them, nor writes. */
+export type StallKind = 'early-hints' | 'headers-then-silence' | 'never-answers';
+
+export interface StallingServer {
+  url: string;
+  /** Requests (or, for never-answers, connections) left waiting so far. */
+  stalled(): number;
+  close(): Promise<void>;
+}
+
+export async function stallingServer(kind: StallKind, opts: { everyMs?: number; status?: 102 | 103; model?: string } = {}): Promise<StallingServer> {
+  const sockets = new Set<Socket>();
+  let stalled = 0;
+  const server =
+    kind === 'never-answers'
+      ? createTcpServer({ pauseOnConnect: true }, (socket) => {
+          stalled++;
+          socket.on('error', () => {});
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+        })
+      : createServer((req, res) => {
+          res.on('error', () => {});
+          req.resume();
+          if (req.method === 'GET') {
+            const listed = req.url?.split('?')[0] === '/v1/models';
+            res.writeHead(listed ? 200 : 404, { 'content-type': 'application/json' });
+            res.end(
+              JSON.stringify(
+                listed ? { object: 'list', data: [{ id: opts.model ?? 'stalling-1', object: 'model', created: 1_750_000_000, owned_by: 'hostile' }] } : { error: { message: 'not found' } },
+              ),
+            );
+            return;
+          }
+          stalled++;
+          if (kind === 'headers-then-silence') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.flushHeaders();
+            return;
+          }
+          const interim = () => (opts.status === 102 ? res.writeProcessing() : res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' }));
+          const timer = setInterval(interim, opts.everyMs ?? 1000);
+          res.on('close', () => clearInterval(timer));
+        });
+  if (kind !== 'never-answers') server.on('connection', (socket: Socket) => (sockets.add(socket), socket.on('close', () => sockets.delete(socket))));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stalled: () => stalled,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

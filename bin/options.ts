@@ -44,7 +44,12 @@ export const TARGET = {
   insecure: { type: 'boolean', default: false, describe: "Do not verify the server's TLS certificate (every report says so)" },
   'client-cert': { type: 'string', describe: 'PEM client certificate for mutual TLS' },
   'client-key': { type: 'string', describe: "PEM private key of --client-cert (default: the key in that certificate's file)" },
-  timeout: { type: 'number', default: 60_000, describe: 'Deadline of each request, in ms; the connect and idle timeouts are capped by it' },
+  timeout: {
+    type: 'number',
+    default: 60_000,
+    describe:
+      'Deadline of each request, in ms, from its sending to its last byte: the wait for headers included, however many 1xx answers come first. The connect limit (10 s) and the idle limit (30 s of silence within a body) are capped by it',
+  },
   'max-body': {
     type: 'number',
     default: 8 * 1024 * 1024,

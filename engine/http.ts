@@ -1,16 +1,18 @@
 // Every byte the kit sends or receives goes through here: undici, a connect timeout, an idle
-// timeout, an overall deadline and a body cap, so a broken server ends in evidence, never a hang.
+// timeout within a body, a deadline for the whole exchange from the moment it is sent (1xx answers
+// included) and a body cap, so a broken server ends in evidence, never a hang.
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { EnvHttpProxyAgent, Pool, request, type Dispatcher } from 'undici';
+import { stopError, SweptDeadlines, SweptRequest, type Ended } from './swept-deadlines.js';
 import { tlsFailure } from './tls-failure.js';
 import type { TlsSettings } from './tls.js';
 
 export interface Limits {
   connectTimeoutMs: number;
-  /** Longest silence between two reads of headers or body. */
+  /** Longest silence within a body, once its headers came (the wait for headers is the deadline's). */
   idleTimeoutMs: number;
-  /** Whole exchange, from connect to the last body byte. */
+  /** Whole exchange, from the moment it is sent to the last body byte: --timeout. */
   deadlineMs: number;
   /** Most body bytes kept; reading stops at the first read that crosses it. */
   maxBodyBytes: number;
@@ -26,6 +28,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 8 * 1024 * 1024,
 };
 
+/** The limits of a run's --timeout: it bounds the wait for headers and for the end, with no cap below
+ * it; silence within a body has a limit of its own, at most the timeout. */
 export function limitsFor(timeoutMs: number, maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes): Limits {
   return {
     connectTimeoutMs: Math.min(timeoutMs, DEFAULT_LIMITS.connectTimeoutMs),
@@ -56,7 +60,9 @@ export interface ReadTimes {
   reads: number[];
 }
 
-export type TransportErrorKind = 'connect' | 'tls' | 'timeout' | 'deadline' | 'reset' | 'protocol' | 'cap' | 'other';
+/** `timeout`: silence within a body past the idle limit; `deadline`: no answer, or no end, within
+ * --timeout; `stopped`: the caller's signal ended it (the run's deadline, Ctrl-C). */
+export type TransportErrorKind = 'connect' | 'tls' | 'timeout' | 'deadline' | 'stopped' | 'reset' | 'protocol' | 'cap' | 'other';
 
 export interface HttpResult {
   status?: number;
@@ -78,29 +84,31 @@ export class HttpClient {
 
   private readonly clientCert: boolean;
 
-  /** Requests past their deadline once their headers came, when deadlines are swept. */
-  private readonly late = new Set<{ at: number; expire(): void }>();
-  private sweeper?: NodeJS.Timeout;
+  /** With swept deadlines: the one timer that ends every request in flight at its deadline. */
+  private readonly swept?: SweptDeadlines;
   /** With swept deadlines and no proxy set, a pool per origin, asked by path: the URL is parsed once. */
   private readonly direct?: { pools: Map<string, Pool>; urls: Map<string, { origin: string; path: string }>; options: Pool.Options };
 
   /** `tls`: the run's trust, verification and client certificate (Node's defaults without).
-   * `sweptDeadlines`: a load's many requests get no timer and no abort signal each (they cost a
-   * request as much as undici itself): the idle timeout bounds the wait for headers, as it does
-   * anyway, and one timer ends a body past its deadline; `send`'s signal is then not heeded (close
-   * the client to stop what is in flight). */
+   * `sweptDeadlines`: a load's many requests get no timer and no AbortSignal each (they cost a
+   * request as much as undici itself): one timer ends each at its deadline through a small handle
+   * undici takes as its signal, and `send`'s signal is listened to once, whatever the requests. */
   constructor(
     readonly limits: Limits,
     tls?: TlsSettings,
-    private readonly opts: { sweptDeadlines?: boolean } = {},
+    opts: { sweptDeadlines?: boolean } = {},
   ) {
     this.clientCert = !!tls?.connect.cert;
     const timeouts = {
-      headersTimeout: limits.idleTimeoutMs,
+      // The deadline, from the sending, is the one bound of the wait for headers: undici's own
+      // headers timeout starts later, restarts at every 1xx answer, and its coarse clock (ticks of
+      // half a second) can fire before a deadline of the same length.
+      headersTimeout: 0,
       bodyTimeout: limits.idleTimeoutMs,
       // Keep-alive across checks, but never reuse a socket a hostile server left half-read.
       keepAliveTimeout: 4_000,
     };
+    if (opts.sweptDeadlines) this.swept = new SweptDeadlines(limits.deadlineMs);
     const proxied = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy'].some((v) => process.env[v]);
     if (opts.sweptDeadlines && !proxied) this.direct = { pools: new Map(), urls: new Map(), options: { ...timeouts, connect: { ...tls?.connect, timeout: limits.connectTimeoutMs } } };
     // Honours HTTP_PROXY / HTTPS_PROXY / NO_PROXY, as the issue asks of all HTTP from the kit.
@@ -116,22 +124,30 @@ export class HttpClient {
       // As curl does: an http:// target goes through the proxy as an absolute-URI request, an
       // https:// one through a CONNECT tunnel (undici 7 would tunnel both).
       proxyTunnel: false,
-      // The client of an absolute-URI proxy is made with only its connector: without this it would
-      // wait 300 s for a silent server where a direct connection waits the idle timeout.
+      // The client of an absolute-URI proxy is made with only its connector: without this its body
+      // would wait out 300 s of silence where a direct connection waits the idle timeout.
       factory: (origin: string | URL, opts: object) => new Pool(origin, { ...timeouts, ...opts }),
     });
   }
 
   /** With `statusOnly`, the body is not read: what a probe needs is the status line. With `times`,
-   * when the headers and each read of the body arrived is noted there. */
+   * when the headers and each read of the body arrived is noted there. `signal` stops the request
+   * wherever it waits (its reason is the error's message, of kind `stopped`). */
   async send(spec: RequestSpec, signal?: AbortSignal, statusOnly = false, times?: ReadTimes): Promise<HttpResult> {
     const started = performance.now();
     if (times) times.sentAt = started;
-    const swept = this.opts.sweptDeadlines;
-    const deadline = swept ? undefined : AbortSignal.timeout(this.limits.deadlineMs);
-    const abort = swept ? undefined : signal ? AbortSignal.any([deadline!, signal]) : deadline;
-    const late = { at: started + this.limits.deadlineMs, expired: false, expire() {} };
-    const deadlineHit = () => (swept ? late.expired : deadline!.aborted);
+    // One deadline from here, whatever the server sends before its headers.
+    let abort: AbortSignal | SweptRequest;
+    let ended: () => Ended | undefined;
+    if (this.swept) {
+      const r = this.swept.start(signal);
+      abort = r;
+      ended = () => r.ended;
+    } else {
+      const deadline = AbortSignal.timeout(this.limits.deadlineMs);
+      abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
+      ended = () => (deadline.aborted ? 'deadline' : signal?.aborted ? 'stopped' : undefined);
+    }
     const chunks: Buffer[] = [];
     let kept = 0;
     let bytesRead = 0;
@@ -150,15 +166,22 @@ export class HttpClient {
       ...(encoding ? { encoding } : {}),
       durationMs: Math.round(performance.now() - started),
     });
+    const failed = (e: unknown): HttpResult['error'] => {
+      const why = ended();
+      if (why === 'stopped') return { kind: 'stopped', message: stopError(signal!).message };
+      if (why === 'deadline' && !(encoding && String((e as { code?: unknown })?.code).startsWith('Z_'))) return deadlineError(this.limits, status !== undefined);
+      return classify(e, this.limits, this.clientCert, encoding);
+    };
     try {
       const res = this.direct
-        ? await this.pathRequest(spec)
+        ? await this.pathRequest(spec, abort as SweptRequest)
         : await request(spec.url, {
             method: spec.method,
             headers: spec.headers,
             body: spec.body,
             dispatcher: this.dispatcher,
-            signal: abort,
+            // A swept request's handle is the small object undici takes as an emitter-like signal.
+            signal: abort as AbortSignal,
           });
       if (times) times.headersAt = performance.now();
       status = res.statusCode;
@@ -185,13 +208,6 @@ export class HttpClient {
         decoder.on('error', () => {});
         source = (res.body as Readable).pipe(decoder);
       }
-      if (swept) {
-        late.expire = () => {
-          late.expired = true;
-          res.body.destroy(new Error('deadline'));
-        };
-        this.watch(late);
-      }
       try {
         for await (const chunk of source) {
           bytesRead += chunk.length;
@@ -209,9 +225,7 @@ export class HttpClient {
           }
         }
       } catch (e) {
-        return done(false, classify(e, deadlineHit(), this.limits, this.clientCert, encoding));
-      } finally {
-        this.late.delete(late);
+        return done(false, failed(e));
       }
       return done(true);
     } catch (e) {
@@ -222,12 +236,14 @@ export class HttpClient {
         chunks.push(piece);
         kept = piece.length;
       }
-      return done(false, classify(e, deadlineHit(), this.limits, this.clientCert));
+      return done(false, failed(e));
+    } finally {
+      if (abort instanceof SweptRequest) this.swept!.done(abort);
     }
   }
 
   /** A request through the pool of its origin (swept deadlines, no proxy). */
-  private pathRequest(spec: RequestSpec): Promise<Dispatcher.ResponseData> {
+  private pathRequest(spec: RequestSpec, signal: SweptRequest): Promise<Dispatcher.ResponseData> {
     const { pools, urls, options } = this.direct!;
     let at = urls.get(spec.url);
     if (!at) {
@@ -236,26 +252,11 @@ export class HttpClient {
     }
     let pool = pools.get(at.origin);
     if (!pool) pools.set(at.origin, (pool = new Pool(at.origin, options)));
-    return pool.request({ path: at.path, method: spec.method, headers: spec.headers, body: spec.body });
-  }
-
-  /** Ends a body once its deadline passes: one timer for every request in flight. */
-  private watch(late: { at: number; expire(): void }): void {
-    this.late.add(late);
-    if (this.sweeper) return;
-    const every = Math.max(10, Math.min(100, this.limits.deadlineMs / 4));
-    this.sweeper = setInterval(() => {
-      const now = performance.now();
-      for (const l of this.late) if (l.at <= now) this.late.delete(l), l.expire();
-      if (!this.late.size) {
-        clearInterval(this.sweeper);
-        this.sweeper = undefined;
-      }
-    }, every).unref();
+    return pool.request({ path: at.path, method: spec.method, headers: spec.headers, body: spec.body, signal: signal as unknown as AbortSignal });
   }
 
   close(): Promise<void> {
-    clearInterval(this.sweeper);
+    this.swept?.close();
     const pools = [...(this.direct?.pools.values() ?? [])];
     return Promise.all([this.dispatcher.destroy(), ...pools.map((p) => p.destroy())]).then(() => {});
   }
@@ -296,20 +297,22 @@ export function size(bytes: number): string {
   return u === 0 ? `${bytes} bytes` : `${Number.isInteger(n) ? n : n.toFixed(1)} ${units[u]}`;
 }
 
-function classify(e: unknown, deadlineHit: boolean, limits: Limits, clientCert: boolean, encoding?: string): { kind: TransportErrorKind; message: string } {
+/** No answer, or no end, within the deadline: what --timeout says. */
+function deadlineError(limits: Limits, headersCame: boolean): { kind: TransportErrorKind; message: string } {
+  return { kind: 'deadline', message: headersCame ? `no complete answer within --timeout ${limits.deadlineMs} ms` : `no status line and headers within --timeout ${limits.deadlineMs} ms` };
+}
+
+function classify(e: unknown, limits: Limits, clientCert: boolean, encoding?: string): { kind: TransportErrorKind; message: string } {
   const err = e as { code?: string; message?: string; name?: string };
   const code = err?.code ?? '';
   if (encoding && code.startsWith('Z_')) return { kind: 'protocol', message: `the body is not valid ${encoding} (${err.message ?? code})` };
-  if (deadlineHit) return { kind: 'deadline', message: `no complete answer within the deadline of ${limits.deadlineMs} ms` };
   const tls = tlsFailure(e, clientCert);
   if (tls) return { kind: 'tls', message: tls };
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'connect', message: `connect timed out after ${limits.connectTimeoutMs} ms` };
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return { kind: 'connect', message: `cannot connect: ${code}` };
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
-    return { kind: 'timeout', message: `server silent for ${limits.idleTimeoutMs} ms (${code === 'UND_ERR_HEADERS_TIMEOUT' ? 'waiting for headers' : 'in the body'})` };
+  if (code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: `server silent for ${limits.idleTimeoutMs} ms in the body (the idle limit)` };
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { kind: 'reset', message: `connection closed or reset by the server (${code})` };
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_') || err?.name === 'HTTPParserError' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
     return { kind: 'protocol', message: `not a valid HTTP response: ${err.message ?? code}` };
-  if (err?.name === 'AbortError') return { kind: 'deadline', message: 'aborted' };
   return { kind: 'other', message: String(err?.message ?? e) };
 }

@@ -28,7 +28,8 @@ export interface DriveOptions {
   /** Each answer as it ends; a number back sends the same request again after that many ms (a
    * refusal's Retry-After), counted as a request of the step. */
   onAnswer(spec: RequestSpec, answer: TimedAnswer, attempt: number): number | undefined;
-  /** Stops the step: nothing more is sent, what is in flight is awaited. */
+  /** Stops the step: nothing more is sent, and what is in flight ends at once (its error of kind
+   * `stopped`), with the answers of every other request handed over as they end. */
   signal?: AbortSignal;
   /** Seeds the arrivals of an open loop: the same seed, the same schedule. */
   seed?: number;

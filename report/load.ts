@@ -38,7 +38,7 @@ export interface LoadStepReport {
   refused: number;
   /** Another error status, no answer at all (a closed connection), or a stream ended by an error event. */
   failed: number;
-  /** No first byte, or no end, within --timeout. */
+  /** No first byte, or no end, within --timeout; or a body silent past the idle limit. */
   timedOut: number;
   /** Time to the status line (the first byte of the answer), ms. */
   ttfb?: Percentiles;

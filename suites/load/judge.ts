@@ -170,13 +170,22 @@ export class Judge {
   }
 
   private judged(step: Step, item: Item, ex: Exchange, t: TimedAnswer, attempt: number, loaded: boolean): number | undefined {
+    // Cut short by the run's end (its deadline, Ctrl-C): what it would have been is unknown.
+    if (t.error?.kind === 'stopped') return undefined;
     step.requests++;
-    const end = (t.times.reads.length ? t.times.reads[t.times.reads.length - 1] : (t.times.headersAt ?? t.times.sentAt + t.durationMs)) - t.times.sentAt;
-    if (!step.slowest || end > step.slowest.ms) step.slowest = { label: item.label, ms: Math.round(end) };
-    // No first byte, or no end, within --timeout: the request starved.
-    if (t.error?.kind === 'timeout' || t.error?.kind === 'deadline') {
+    // From its sending to its end, whatever ended it: a request that waited out a timeout is the slowest.
+    if (!step.slowest || t.durationMs > step.slowest.ms)
+      step.slowest = { label: t.error?.kind === 'deadline' ? `${item.label} (timed out)` : t.error?.kind === 'timeout' ? `${item.label} (stalled)` : item.label, ms: t.durationMs };
+    // No first byte, or no end, within --timeout: the request starved; or its body fell silent past
+    // the idle limit, which is a limit of its own.
+    if (t.error?.kind === 'deadline') {
       step.timedOut++;
-      step.count('load.no-starvation', fail(`${item.label} got ${t.status === undefined ? 'no first byte' : 'no end'} within --timeout ${this.timeoutMs} ms (${t.error.message})`), ex);
+      step.count('load.no-starvation', fail(`${item.label} got ${t.status === undefined ? 'no first byte' : 'no end'} within --timeout ${this.timeoutMs} ms`), ex);
+      return undefined;
+    }
+    if (t.error?.kind === 'timeout') {
+      step.timedOut++;
+      step.count('load.no-starvation', fail(`${item.label} stalled after ${t.bytesRead} bytes: ${t.error.message}`), ex);
       return undefined;
     }
     step.count('load.no-starvation', pass(), ex);

@@ -2,6 +2,7 @@
 // the mix of the kit's own requests, each sent alone, then a sweep of steps (N in flight, or an
 // arrival rate), every answer judged by the run's rules and the load suite's as it ends. The report
 // is a run's (results, gate, baseline) with the latency profile beside it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { combinePaths, withContext } from '../../engine/runner.js';
 import { HttpClient, limitsFor, type RequestSpec } from '../../engine/http.js';
 import { drive, sendTimed, type LoadStep } from '../../engine/load.js';
@@ -17,7 +18,7 @@ import { onEachOf } from '../each.js';
 import { modelsUnderTest } from '../paths.js';
 import { gatedReport, openTarget, probe, readBaseline, runDeadline, UsageError, type SessionOptions } from '../session.js';
 import { Judge, keeperFor, Step, type EachRule } from './judge.js';
-import { workloadFor, type Item } from './workload.js';
+import { workloadFor, type Item, type Workload } from './workload.js';
 
 export const LOAD_DEFAULTS = { concurrency: [1, 4, 16, 64], timeoutMs: 60_000 } as const;
 
@@ -88,11 +89,18 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
     await probe(target, limits.connectTimeoutMs, signal);
     // What the mix is made of, worked out as a run works it out (the model list, the catalog, the
     // reproducible answer a stop sequence is picked from).
+    let model = opts.models?.[0];
     const prepared = await withContext({ target, limits, retry: { maxRetries: 2, maxWaitMs: 20_000 }, signal }, async (ctx) => {
       const under = await modelsUnderTest(ctx);
-      const model = under.models[0]?.id;
+      model = under.models[0]?.id;
       if (!model) throw new UsageError(`no model to load: ${under.problem ?? 'the model list is empty; name one with --model'}`);
       return workloadFor(ctx, model, opts.maxTokens);
+    }).catch((e: unknown) => {
+      // Stopped (its deadline, Ctrl-C) while the mix was worked out, which then reads answers the
+      // stop cut short: nothing is sent under load, and the report says what stopped it.
+      if (!signal.aborted) throw e;
+      const workload: Workload = { items: [], known: { model: model ?? '(not known)', refs: {} }, notes: [`the mix was not worked out: the run was stopped first (${String(signal.reason)})`] };
+      return { value: workload, requestsSent: 0 };
     });
     const workload = prepared.value;
     const steps = stepsOf(opts, workload.items.length);
@@ -107,9 +115,9 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
     const aloneStarted = performance.now();
     for (const item of workload.items)
       for (let attempt = 0; !signal.aborted; attempt++) {
-        const wait = judge.answer(alone, item, await sendTimed(http, item.spec), attempt, false);
+        const wait = judge.answer(alone, item, await sendTimed(http, item.spec, signal), attempt, false);
         if (wait === undefined) break;
-        await new Promise((r) => setTimeout(r, wait));
+        await sleep(wait, undefined, { signal }).catch(() => {});
       }
     alone.end();
     const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted, 1)];

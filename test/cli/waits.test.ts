@@ -1,0 +1,103 @@
+// Every command ends, whatever the server does not send: run, fuzz and load against a server that
+// drips 1xx answers and never a final one, one that sends headers and then silence, and one that
+// never reads what it accepted, each end by their --deadline (plus a margin a busy machine needs),
+// write their report and exit with its code. And Ctrl-C stops a load whose requests are waiting: the
+// first writes the report of what finished and exits 130, a second exits at once.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stallingServer, type StallKind } from '../../bench/hostile-servers.js';
+import type { RunReport } from '../../report/report.js';
+import { validator } from '../../schemas/index.js';
+import { BIN, cli } from '../support/cli.js';
+import { KEY } from '../support/run.js';
+
+const TIMEOUT_MS = 1_500;
+const DEADLINE_MS = 6_000;
+/** Whether a command ended, not how fast: a busy machine may be seconds late, a hang never ends. */
+const MARGIN_MS = 25_000;
+const dir = mkdtempSync(join(tmpdir(), 'waits-'));
+
+const KINDS: StallKind[] = ['early-hints', 'headers-then-silence', 'never-answers'];
+const COMMANDS = {
+  run: [],
+  fuzz: ['--seed', '1', '--runs', '20'],
+  // The model is named: a server that never answers lists none.
+  load: ['--concurrency', '2', '--model', 'stalling-1'],
+} as const;
+const CASES = KINDS.flatMap((kind) => Object.entries(COMMANDS).map(([command, extra]) => ({ kind, command, extra })));
+
+// Each waits on its limits most of the time: side by side, they take about as long as one.
+describe.concurrent.each(CASES)('$command against a server of kind $kind', ({ kind, command, extra }) => {
+  it('ends by its deadline, writes its report and exits with its code', { timeout: DEADLINE_MS + MARGIN_MS + 10_000 }, async () => {
+    const server = await stallingServer(kind, { everyMs: 200 });
+    const file = join(dir, `${command}-${kind}.json`);
+    try {
+      const started = performance.now();
+      const r = await cli([command, '--base-url', server.url, '--api-key', KEY, '--timeout', String(TIMEOUT_MS), '--deadline', String(DEADLINE_MS), '--reporter', `json=${file}`, ...extra]);
+      expect(performance.now() - started).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      const report = JSON.parse(readFileSync(file, 'utf8')) as RunReport;
+      expect(validator('report')(report).errors).toEqual([]);
+      expect([0, 1]).toContain(r.code);
+      expect(r.code, r.stderr).toBe(report.exitCode);
+      if (command === 'load') expect(report.load).toBeDefined();
+      expect(server.stalled()).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** `conformance load` against a server that sends 103 every second and never an answer, with limits
+ * far past the test's: only Ctrl-C can end it in time. Resolves once a request of the sweep waits. */
+async function waitingLoad(file: string) {
+  const server = await stallingServer('early-hints', { everyMs: 1_000 });
+  // --max-tokens: a mix of its own, worked out with no request, so the first chat request is the load's.
+  const child = spawn(process.execPath, [BIN, 'load', '--base-url', server.url, '--api-key', KEY, '--max-tokens', '16', '--timeout', '120000', '--deadline', '600000', '--reporter', `json=${file}`], {
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  while (server.stalled() < 1) await new Promise((r) => setTimeout(r, 50));
+  return { child, exited, stderr: () => stderr, close: () => server.close() };
+}
+
+describe('Ctrl-C during a load whose requests wait for an answer', () => {
+  it('the first writes the report of what finished and exits 130', async () => {
+    const file = join(dir, 'interrupted.json');
+    const load = await waitingLoad(file);
+    try {
+      const stoppedAt = performance.now();
+      load.child.kill('SIGINT');
+      expect(await load.exited).toBe(130);
+      expect(performance.now() - stoppedAt).toBeLessThan(10_000);
+      expect(load.stderr()).toMatch(/SIGINT: writing the report of what finished/);
+      const report = JSON.parse(readFileSync(file, 'utf8')) as RunReport;
+      expect(validator('report')(report).errors).toEqual([]);
+      expect(report.stopped).toBe('interrupted (SIGINT)');
+      // The request cut short is not judged: it is no timeout and no failure of the server.
+      expect(report.load!.steps[0]).toMatchObject({ label: 'alone', requests: 0, timedOut: 0, failed: 0 });
+    } finally {
+      load.child.kill('SIGKILL');
+      await load.close();
+    }
+  });
+
+  it('a second exits at once', async () => {
+    const load = await waitingLoad(join(dir, 'twice.json'));
+    try {
+      const stoppedAt = performance.now();
+      load.child.kill('SIGINT');
+      load.child.kill('SIGINT');
+      expect(await load.exited).toBe(130);
+      expect(performance.now() - stoppedAt).toBeLessThan(10_000);
+    } finally {
+      load.child.kill('SIGKILL');
+      await load.close();
+    }
+  });
+});
