@@ -8,7 +8,8 @@ import { HttpClient, type Limits, type RequestSpec } from '../../engine/http.js'
 import { sendTimed } from '../../engine/load.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { basicBody } from '../../suites/chat.js';
-import { Judge, Step } from '../../suites/load/judge.js';
+import { Judge, keeperFor, Step } from '../../suites/load/judge.js';
+import { Redactor } from '../../engine/redact.js';
 import { EACH_RULES } from '../../suites/load/session.js';
 import type { Item } from '../../suites/load/workload.js';
 import { KEY } from '../support/run.js';
@@ -42,14 +43,14 @@ const judge = () => new Judge(EACH_RULES, { model: MODEL, refs: {} }, LIMITS.dea
 
 describe("the load's judge, on requests that did not end in time", () => {
   it('says a request with no first byte within --timeout timed out, and names --timeout', async () => {
-    const step = new Step('test');
+    const step = new Step('test', keeperFor(new Redactor()));
     judge().answer(step, itemTo(drip.url), await sendTimed(http, itemTo(drip.url).spec), 0, true);
     expect(step.timedOut).toBe(1);
     expect(step.rules.get('load.no-starvation')!.first!.message).toBe('basic chat completion got no first byte within --timeout 1500 ms');
   });
 
   it('says a body that fell silent stalled at the idle limit, not at --timeout', async () => {
-    const step = new Step('test');
+    const step = new Step('test', keeperFor(new Redactor()));
     judge().answer(step, itemTo(silent.url), await sendTimed(http, itemTo(silent.url).spec), 0, true);
     expect(step.timedOut).toBe(1);
     const message = step.rules.get('load.no-starvation')!.first!.message;
@@ -58,7 +59,7 @@ describe("the load's judge, on requests that did not end in time", () => {
   });
 
   it('names as the slowest of a step a request that timed out, not the slowest one served', async () => {
-    const step = new Step('test');
+    const step = new Step('test', keeperFor(new Redactor()));
     const j = judge();
     const [served, starved] = await Promise.all([sendTimed(http, itemTo(mock.url).spec), sendTimed(http, itemTo(drip.url).spec)]);
     j.answer(step, itemTo(mock.url), served, 0, true);
@@ -70,7 +71,7 @@ describe("the load's judge, on requests that did not end in time", () => {
   });
 
   it("does not judge a request the run's stop cut short", async () => {
-    const step = new Step('test');
+    const step = new Step('test', keeperFor(new Redactor()));
     const stop = new AbortController();
     const sent = sendTimed(http, itemTo(drip.url).spec, stop.signal);
     setTimeout(() => stop.abort('interrupted (SIGINT)'), 100);
