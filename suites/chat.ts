@@ -1,31 +1,23 @@
-// Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
-// and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
+// Sections 2.1 to 2.3, 4.1 and 8: the chat completion, its response and the token limit, on both
+// paths (one JSON body, or a stream) and on each model under test; the roles of its conversation are
+// chat-roles.ts's.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
-import { MODELS, modelsTaking, STREAM, takes } from './paths.js';
+import { MODELS, STREAM, takes } from './paths.js';
 import { toolRequest } from './tools.js';
 import { eachOwning, eachReading, knownOf, type Known, type Kind } from './each.js';
+import { basic, basicBody, ROLE_CHECKS } from './chat-roles.js';
 
 const OBJECT = schemaAt('response#/properties/object').const;
 const ASSISTANT = schemaAt('response#/$defs/assistantMessage/properties/role').const;
 const FINISH_REASONS = enumAt('response#/$defs/finishReason');
 
-const COUNT_PROMPT = 'Count from one to ten in words.';
-const BASIC_CAP = 64;
-
-/** The basic question after the turns of a conversation, within the basic cap. */
-const askedAfter =
-  (...turns: object[]) =>
-  (model: string): ChatBody => ({ model, messages: [...turns, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
-
-/** The one ordinary request, shared by every suite that needs an ordinary answer: short, and sure to
- * end on its own well within its cap. */
-export const basicBody = askedAfter();
-export const basic = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, basicBody(path.model!), 'basic chat completion');
+/** The basic request is chat.role.user's (suites/chat-roles.ts), shared by every suite that needs an ordinary answer. */
+export { basic, basicBody };
 
 const EACH = { stream: STREAM, model: MODELS };
 const JSON_EACH = { model: MODELS };
@@ -65,89 +57,6 @@ const owner = (part: Part, { id, title, audit, paths }: Pick<CheckDef, 'id' | 't
 });
 
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
-
-// --- 2.1, 2.2: the roles of a conversation --------------------------------------------------------
-
-const TIME_TOOL = {
-  type: 'function',
-  function: { name: 'get_time', description: 'The current time of day.', parameters: { type: 'object', properties: {} } },
-};
-const TIME_CALL = { id: 'call_get_time_1', type: 'function', function: { name: 'get_time', arguments: '{}' } };
-
-/** Each role in the smallest conversation where it is valid. Every content is a string (2.2), the
- * assistant turn that carries tool_calls too. */
-const CONVERSATIONS: Record<string, (model: string) => ChatBody> = {
-  system: askedAfter({ role: 'system', content: 'You are a concise assistant.' }),
-  developer: askedAfter({ role: 'developer', content: 'Answer concisely.' }),
-  user: basicBody,
-  assistant: askedAfter({ role: 'user', content: 'Say hello in one short sentence.' }, { role: 'assistant', content: 'Hello there!' }),
-  // A tool message only answers an assistant's call, whose function the request offers.
-  tool: (model) => ({
-    model,
-    messages: [
-      { role: 'user', content: 'What time is it? Use get_time.' },
-      { role: 'assistant', content: '', tool_calls: [TIME_CALL] },
-      { role: 'tool', tool_call_id: TIME_CALL.id, content: '{"time":"12:00"}' },
-    ],
-    tools: [TIME_TOOL],
-    max_tokens: BASIC_CAP,
-  }),
-};
-
-const ROLE_TITLES: Record<string, string> = {
-  system: 'A conversation that opens with a system message is answered',
-  developer: 'A conversation that opens with a developer message is answered',
-  user: 'A conversation of one user message is answered',
-  assistant: 'A conversation with an assistant message between two user messages is answered',
-  tool: "A tool message answering the assistant's tool call (tool_call_id matching) is answered",
-};
-
-/** What each role's request proves: the conversation it sends, and what a server that refuses the role answers. */
-const ROLE_AUDITS: Record<string, [string, string[]]> = {
-  system: [
-    'the basic question (count to ten) after a system message, streamed and not: a server that refuses the system role answers a 4xx where the same question alone (chat.role.user) is served',
-    ['chat-role-system-refused'],
-  ],
-  developer: [
-    'the basic question after a developer message, streamed and not: a server that refuses the developer role answers a 4xx where the same question alone is served',
-    ['chat-role-developer-refused'],
-  ],
-  user: [
-    'the basic request, one user message, streamed and not: a server that serves a one-message conversation only as one JSON body, or only as a stream, answers the other path a 4xx',
-    ['chat-role-user-refused', 'stream-basic-refused'],
-  ],
-  assistant: [
-    "the basic question after a user turn and the assistant's text answer to it, streamed and not: a server that refuses assistant messages without tool_calls answers a 4xx where the basic request is served",
-    ['chat-role-assistant-refused'],
-  ],
-  tool: [
-    "a conversation ending in a tool message that answers the assistant's get_time call (tool_call_id matching, the tool declared), streamed and not, to the models that may take tools: a server that refuses tool messages answers a 4xx (a model the catalog does not declare tools for is left not-tested)",
-    ['chat-role-tool-refused'],
-  ],
-};
-
-const roleCheck = (role: string): CheckDef => ({
-  id: `chat.role.${role}`,
-  title: ROLE_TITLES[role],
-  section: '2.1, 2.2',
-  level: 'must',
-  audit: `Sends ${ROLE_AUDITS[role][0]}; ${shownBy(ROLE_AUDITS[role][1])}.`,
-  // A tool message needs a tool call, so only models that may take tools.
-  paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
-  // Served as asked; the basic stream's events are stream.events' (it reads that very stream).
-  reads: role === 'user' ? ['served'] : ['served', 'events'],
-  // The owner of `served`: under load, every answer that came with a 2xx is whole and parses.
-  ...(role === 'user' ? { onEach: eachOwning('served') } : {}),
-  async run(ctx, path) {
-    // The basic request is this very conversation: its being served is chat.role.user's to judge.
-    const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
-    const got = await answerTo(ctx, ex, path, role === 'user' ? ['served'] : ['served', 'events'], {
-      what: `a valid conversation with a ${role} message`,
-      feature: role === 'tool' ? 'tools' : undefined,
-    });
-    return got.verdict ?? pass();
-  },
-});
 
 // --- 2.3: the response -----------------------------------------------------------------------------
 
@@ -509,7 +418,7 @@ export const servedWhenValid: CheckDef = {
 };
 
 export const CHAT: ApiCheck[] = inSuite('chat', [
-  ...['system', 'developer', 'user', 'assistant', 'tool'].map(roleCheck),
+  ...ROLE_CHECKS,
   responseShape,
   objectConstant,
   choiceIndex,
