@@ -264,6 +264,22 @@ const BASE: Fault[] = [
     },
   },
   {
+    name: 'chat-cut-tool-call-finish-tool-calls',
+    on: 'tool call',
+    description: 'A tool call cut by max_tokens, its arguments unfinished, ends with finish_reason "tool_calls" instead of "length", streamed or not',
+    fails: ['chat.max-tokens'],
+    reply: (r, req, ctx) => {
+      if (!isChat(req)) return r;
+      const cut = (c: Json) => void (c?.finish_reason === 'length' && (c.finish_reason = 'tool_calls'));
+      if (!isStream(r)) return onCompletion((b) => void (b.choices ?? []).filter((c: Json) => c?.message?.tool_calls).forEach(cut))(r, req, ctx);
+      // Streamed, the finish comes in a chunk of its own, after the call's deltas.
+      return withPayloads(r, (ps) => {
+        if (ps.some((p) => p?.choices?.[0]?.delta?.tool_calls)) for (const p of ps) (p?.choices ?? []).forEach(cut);
+        return ps;
+      });
+    },
+  },
+  {
     name: 'chat-length-when-not-cut',
     description: 'An answer that ended on its own (no stop sequence sent) has finish_reason "length"',
     fails: ['chat.length-only-at-cap', 'chat.natural-stop'],
