@@ -82,14 +82,20 @@ const ORDER_CAP = 16;
 const ORDERS: Partial<Record<Role, Record<string, Order>>> = {
   system: {
     'system after user': {
-      turns: [{ role: 'user', content: 'Hello.' }, { role: 'system', content: 'Answer in one word.' }],
+      turns: [
+        { role: 'user', content: 'Hello.' },
+        { role: 'system', content: 'Answer in one word.' },
+      ],
       what: 'a system message after a user turn',
       fault: 'chat-role-system-not-first-refused',
     },
   },
   developer: {
     'developer with system': {
-      turns: [{ role: 'system', content: 'You are a concise assistant.' }, { role: 'developer', content: 'Answer in one word.' }],
+      turns: [
+        { role: 'system', content: 'You are a concise assistant.' },
+        { role: 'developer', content: 'Answer in one word.' },
+      ],
       with: 'system',
       what: 'a developer message after a system message',
       fault: 'chat-role-developer-with-system-refused',

@@ -65,8 +65,11 @@ describe('chat suite', () => {
     expect(r.message).toContain(`[json, mock-chat-1, ${order}] a valid conversation of ${what} got no answer: the request was not served: status 400`);
   });
 
-  it('a developer message beside a system one is not judged where the system message alone is refused: that is chat.role.system\'s', async () => {
-    const results = await runAgainstMock(CHAT.filter((c) => c.id === 'chat.role.system' || c.id === 'chat.role.developer'), { mock: faulty('chat-role-system-refused') });
+  it("a developer message beside a system one is not judged where the system message alone is refused: that is chat.role.system's", async () => {
+    const results = await runAgainstMock(
+      CHAT.filter((c) => c.id === 'chat.role.system' || c.id === 'chat.role.developer'),
+      { mock: faulty('chat-role-system-refused') },
+    );
     expect(results.get('chat.role.system')!.outcome).toBe('fail');
     const developer = results.get('chat.role.developer')!;
     expect(developer.outcome).toBe('not-tested');
@@ -94,7 +97,9 @@ describe('chat suite', () => {
     }
     const r = await outcomeOf('chat.max-tokens', faulty('chat-cut-tool-call-finish-tool-calls'));
     expect(failing(r)).toEqual(['json, mock-chat-1, tool call', 'json, mock-reason-1, tool call', 'stream, mock-chat-1, tool call', 'stream, mock-reason-1, tool call']);
-    expect(r.message).toMatch(/^\[json, mock-chat-1, tool call\] the answer reached max_tokens \d+ \(completion_tokens \d+\) inside a call of "get_weather", its arguments cut at "\{[^"]*.*, yet finish_reason is "tool_calls", not "length"/);
+    expect(r.message).toMatch(
+      /^\[json, mock-chat-1, tool call\] the answer reached max_tokens \d+ \(completion_tokens \d+\) inside a call of "get_weather", its arguments cut at "\{[^"]*.*, yet finish_reason is "tool_calls", not "length"/,
+    );
   });
 
   it('chat.max-tokens holds the reasoning model to the cap, reasoning tokens included', async () => {
