@@ -174,7 +174,7 @@ const KIND_AUDITS: Record<Kind, [string, string]> = {
     'a server that takes the key under any scheme, or reads only the last of two headers, serves one of them',
   ],
   'key-elsewhere': [
-    `with no Authorization and the key under every header name (${KEY_HEADERS.join(', ')}), then every query parameter (${KEY_PARAMETERS.join(', ')}), that other LLM APIs and API gateways read it from, judged only where the request with no credential at all is refused`,
+    `with no Authorization and the key where other LLM APIs and API gateways read it, in one request under every header name (${KEY_HEADERS.join(', ')}) and in another under every query parameter (${KEY_PARAMETERS.join(', ')}), judged only where the request with no credential at all is refused`,
     'a server that reads the key under any one of those names serves it (and is then asked each name alone, to say which)',
   ],
   'wrong-key': [
