@@ -358,8 +358,10 @@ function attribute(checks: readonly AnyCheck[], paths: PathResult[][], run: Run)
       const owner = p.blockedBy === undefined ? undefined : index.get(p.blockedBy);
       if (breach === undefined || owner === undefined || owner === i) continue;
       const own = paths[owner];
-      // The owner's path of the same point: the same value on every axis both declare.
-      const at = own.findIndex((o) => Object.entries(o.path).every(([axis, v]) => !(axis in p.path) || p.path[axis] === v));
+      // The owner's path of the same point: the same value on every axis both declare, but one whose
+      // value the owner never takes (an axis of the same name holding the blocked check's own points).
+      const shared = (axis: string) => axis in p.path && own.some((o) => o.path[axis] === p.path[axis]);
+      const at = own.findIndex((o) => Object.entries(o.path).every(([axis, v]) => !shared(axis) || p.path[axis] === v));
       // An owner that saw it and found it flaky has said what there is to say.
       if (at >= 0 && (own[at].outcome === 'fail' || own[at].outcome === 'flaky')) continue;
       const seen: PathResult = {

@@ -17,22 +17,22 @@ export interface ApiPath {
 }
 
 /** Whose credentials a request carries: an Authorization header (an array is sent once per value),
- * or, with no Authorization at all, the key in another header or in the query, as other APIs' gateways
- * take it. */
-export type Auth = 'primary' | 'second' | 'none' | { header: string | string[] } | { elsewhere: { header?: [string, string]; query?: [string, string] } };
+ * or, with no Authorization at all, the key in other headers or in the query, as other APIs' gateways
+ * take it (each name and value in order). */
+export type Auth = 'primary' | 'second' | 'none' | { header: string | string[] } | { elsewhere: { headers?: [string, string][]; query?: [string, string][] } };
 
 function authHeaders(ctx: CheckContext, auth: Auth): Record<string, string | string[]> {
   if (auth === 'none') return {};
   if (auth === 'primary') return { authorization: `Bearer ${ctx.target.apiKey}` };
   if (auth === 'second') return { authorization: `Bearer ${ctx.target.secondApiKey ?? ''}` };
-  if ('elsewhere' in auth) return auth.elsewhere.header ? { [auth.elsewhere.header[0]]: auth.elsewhere.header[1] } : {};
+  if ('elsewhere' in auth) return Object.fromEntries(auth.elsewhere.headers ?? []);
   return { authorization: auth.header };
 }
 
 /** The query a credential adds to a route's path, if any. */
 function withQuery(path: string, auth: Auth | undefined): string {
   const q = typeof auth === 'object' && 'elsewhere' in auth ? auth.elsewhere.query : undefined;
-  return q ? `${path}?${encodeURIComponent(q[0])}=${encodeURIComponent(q[1])}` : path;
+  return q?.length ? `${path}?${q.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&')}` : path;
 }
 
 export const apiUrl = (ctx: CheckContext, path: string) => `${ctx.target.baseUrl}${path}`;

@@ -64,14 +64,38 @@ const MALFORMED: Record<string, { label: string; header(key: string): string | s
   twice: { label: 'Authorization sent twice, a wrong key first', header: (k) => [`Bearer ${NEAR_MISSES['last-char'].make(k)}`, `Bearer ${k}`] },
 };
 
-/** With no Authorization at all, the key where other LLM APIs' gateways and SDKs read it: Anthropic's
- * x-api-key, Azure OpenAI's api-key, Gemini's x-goog-api-key header and its key= query parameter. */
-const ELSEWHERE: Record<string, { label: string; where: { header?: 'x-api-key' | 'api-key' | 'x-goog-api-key'; query?: 'key' } }> = {
-  'x-api-key': { label: 'the key in an x-api-key header and no Authorization', where: { header: 'x-api-key' } },
-  'api-key': { label: 'the key in an api-key header and no Authorization', where: { header: 'api-key' } },
-  'x-goog-api-key': { label: 'the key in an x-goog-api-key header and no Authorization', where: { header: 'x-goog-api-key' } },
-  query: { label: 'the key as a key= query parameter and no Authorization', where: { query: 'key' } },
+/** With no Authorization at all, the key where other APIs' gateways and SDKs read it: in a header,
+ * or in the query, under each name below. */
+const KEY_HEADERS = [
+  'x-api-key', // Anthropic's API, AWS API Gateway's API keys, API Umbrella (api.data.gov)
+  'api-key', // Azure OpenAI
+  'x-goog-api-key', // Gemini's API
+  'apikey', // the default key name of Kong's key-auth plugin and of Apache APISIX's, in a header or the query
+  'ocp-apim-subscription-key', // Azure API Management's subscription key
+  'x-gravitee-api-key', // Gravitee API Management's api-key policy
+];
+const KEY_PARAMETERS = [
+  'key', // Gemini's API and Google Cloud's API keys
+  'api_key', // API Umbrella (api.data.gov)
+  'api-key', // Gravitee API Management
+  'apikey', // Kong, Apache APISIX
+  'subscription-key', // Azure API Management
+  'access_token', // RFC 6750, 2.3: an OAuth bearer token as a URI query parameter
+];
+
+/** Every name of a place in one request: a server that reads the key under any of them finds it
+ * there and serves the request, one that keeps 5.1 refuses it whatever else it carries, so one
+ * request per route proves what six would. A server that serves it is then asked the names one by one
+ * (sent only then), so its failure says which it reads. */
+const ELSEWHERE: Record<string, { label: string; place: 'header' | 'query'; names: string[] }> = {
+  headers: { label: `the key in ${KEY_HEADERS.join(', ')} headers and no Authorization`, place: 'header', names: KEY_HEADERS },
+  query: { label: `the key as ${KEY_PARAMETERS.map((n) => `${n}=`).join(', ')} query parameters and no Authorization`, place: 'query', names: KEY_PARAMETERS },
 };
+
+/** The key under some names of a place, and no Authorization. */
+const keyUnder = (place: 'header' | 'query', names: readonly string[], key: string): Auth => ({
+  elsewhere: place === 'header' ? { headers: names.map((n) => [n, key]) } : { query: names.map((n) => [n, key]) },
+});
 
 const axis = (forms: Record<string, { label: string }>): AxisPoint[] => Object.keys(forms).map((value) => ({ value, label: value }));
 
@@ -88,8 +112,8 @@ function credential(ctx: CheckContext, kind: Kind, form?: string): Credential | 
   const key = ctx.target.apiKey;
   if (kind === 'missing') return { label: 'no Authorization header', auth: 'none', secrets: [] };
   if (kind === 'key-elsewhere') {
-    const { label, where } = ELSEWHERE[form!];
-    return { label, auth: { elsewhere: { header: where.header && [where.header, key], query: where.query && [where.query, key] } }, secrets: [key] };
+    const { label, place, names } = ELSEWHERE[form!];
+    return { label, auth: keyUnder(place, names, key), secrets: [key] };
   }
   if (kind === 'malformed') {
     const m = MALFORMED[form!];
@@ -150,8 +174,8 @@ const KIND_AUDITS: Record<Kind, [string, string]> = {
     'a server that takes the key under any scheme, or reads only the last of two headers, serves one of them',
   ],
   'key-elsewhere': [
-    'with no Authorization and the key in an x-api-key, api-key or x-goog-api-key header or as key= in the query, judged only where the request with no credential at all is refused',
-    "a server that reads the key where other LLM APIs' gateways do serves it",
+    `with no Authorization and the key where other LLM APIs and API gateways read it, in one request under every header name (${KEY_HEADERS.join(', ')}) and in another under every query parameter (${KEY_PARAMETERS.join(', ')}), judged only where the request with no credential at all is refused`,
+    'a server that reads the key under any one of those names serves it (and is then asked each name alone, to say which)',
   ],
   'wrong-key': [
     'with near misses of the key (its case changed, its last character changed, one added, one removed, its first half with other characters)',
@@ -163,9 +187,26 @@ const KIND_AUDITS: Record<Kind, [string, string]> = {
 const KIND_FAULTS: Record<Kind, Record<Operation, string[]>> = {
   missing: { chat: ['auth-chat-no-auth'], models: ['auth-models-no-auth'] },
   malformed: { chat: ['auth-any-scheme-accepted', 'auth-basic-accepted', 'auth-chat-bare-bearer-accepted'], models: ['auth-any-scheme-accepted', 'auth-basic-accepted'] },
-  'key-elsewhere': { chat: ['auth-x-api-key-accepted', 'auth-api-key-header-accepted'], models: ['auth-x-api-key-accepted', 'auth-query-key-accepted'] },
+  'key-elsewhere': {
+    chat: ['auth-x-api-key-accepted', 'auth-api-key-header-accepted', 'auth-query-api-key-accepted', 'auth-query-access-token-accepted'],
+    models: ['auth-x-api-key-accepted', 'auth-query-key-accepted', 'auth-query-api-key-accepted', 'auth-apim-subscription-key-accepted'],
+  },
   'wrong-key': { chat: ['auth-key-case-insensitive', 'auth-key-prefix-compare', 'auth-any-key-when-streamed'], models: ['auth-key-case-insensitive', 'auth-key-prefix-compare'] },
 };
+
+/** Which names of a place a server read the key under, once the request with all of them was served:
+ * each sent alone. */
+async function namesRead(ctx: CheckContext, op: Operation, path: ApiPath, { place, names }: (typeof ELSEWHERE)[string], body: ReturnType<typeof sayOk> | undefined): Promise<string> {
+  const key = ctx.target.apiKey;
+  const served = await Promise.all(
+    names.map(async (name) => {
+      const alone: Credential = { label: place === 'header' ? `the key in the ${name} header alone` : `the key as ${name}= alone`, auth: keyUnder(place, [name], key), secrets: [key] };
+      return refusalOf(await send(ctx, op, path, alone, body)).kind === 'served' ? name : undefined;
+    }),
+  );
+  const read = served.filter((n): n is string => n !== undefined).map((n) => (place === 'header' ? n : `${n}=`));
+  return read.length ? ` (sent under each name alone, it was served under ${read.join(', ')})` : ' (sent under each name alone, it was refused under every one)';
+}
 
 function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
   const forms = kind === 'malformed' ? axis(MALFORMED) : kind === 'wrong-key' ? axis(NEAR_MISSES) : kind === 'key-elsewhere' ? axis(ELSEWHERE) : undefined;
@@ -193,7 +234,8 @@ function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
       ctx.cite(ex);
       const r = refusalOf(ex);
       if (r.kind === 'refused') return pass(notes);
-      return fail(`${ROUTES[op]} with ${cred.label} was not refused: ${r.why}; it requires Authorization: Bearer <API_KEY>`);
+      const which = kind === 'key-elsewhere' && r.kind === 'served' ? await namesRead(ctx, op, path, ELSEWHERE[path.form as string], body) : '';
+      return fail(`${ROUTES[op]} with ${cred.label} was not refused: ${r.why}${which}; it requires Authorization: Bearer <API_KEY>`);
     },
   };
 }
@@ -213,12 +255,12 @@ export const modelsMalformed = refusedCheck(
 export const chatKeyElsewhere = refusedCheck(
   'chat',
   'key-elsewhere',
-  'A chat completion with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused',
+  'A chat completion with no Authorization, the key in a header or a query parameter where other APIs and gateways read it (x-api-key, api-key, apikey, key=, api_key=, access_token=...), is refused',
 );
 export const modelsKeyElsewhere = refusedCheck(
   'models',
   'key-elsewhere',
-  'The model list with no Authorization, the key in another header (x-api-key, api-key, x-goog-api-key) or in the query (key=), is refused',
+  'The model list with no Authorization, the key in a header or a query parameter where other APIs and gateways read it (x-api-key, api-key, apikey, key=, api_key=, access_token=...), is refused',
 );
 export const chatWrongKey = refusedCheck('chat', 'wrong-key', 'A chat completion with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');
 export const modelsWrongKey = refusedCheck('models', 'wrong-key', 'The model list with a near miss of the key (its case, one character changed, added or removed, a shared prefix) is refused');

@@ -1,31 +1,24 @@
-// Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
-// and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
+// Sections 2.1 to 2.3, 4.1 and 8: the chat completion, its response and the token limit, on both
+// paths (one JSON body, or a stream) and on each model under test; the roles of its conversation are
+// chat-roles.ts's.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
-import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { failIfAny, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
+import { parseJson } from '../engine/json.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
-import { MODELS, modelsTaking, STREAM, takes } from './paths.js';
+import { MODELS, STREAM, takes } from './paths.js';
 import { toolRequest } from './tools.js';
 import { eachOwning, eachReading, knownOf, type Known, type Kind } from './each.js';
+import { basic, basicBody, ROLE_CHECKS } from './chat-roles.js';
 
 const OBJECT = schemaAt('response#/properties/object').const;
 const ASSISTANT = schemaAt('response#/$defs/assistantMessage/properties/role').const;
 const FINISH_REASONS = enumAt('response#/$defs/finishReason');
 
-const COUNT_PROMPT = 'Count from one to ten in words.';
-const BASIC_CAP = 64;
-
-/** The basic question after the turns of a conversation, within the basic cap. */
-const askedAfter =
-  (...turns: object[]) =>
-  (model: string): ChatBody => ({ model, messages: [...turns, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
-
-/** The one ordinary request, shared by every suite that needs an ordinary answer: short, and sure to
- * end on its own well within its cap. */
-export const basicBody = askedAfter();
-export const basic = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, basicBody(path.model!), 'basic chat completion');
+/** The basic request is chat.role.user's (suites/chat-roles.ts), shared by every suite that needs an ordinary answer. */
+export { basic, basicBody };
 
 const EACH = { stream: STREAM, model: MODELS };
 const JSON_EACH = { model: MODELS };
@@ -65,89 +58,6 @@ const owner = (part: Part, { id, title, audit, paths }: Pick<CheckDef, 'id' | 't
 });
 
 const show = (v: unknown) => (v === undefined ? 'absent' : JSON.stringify(v));
-
-// --- 2.1, 2.2: the roles of a conversation --------------------------------------------------------
-
-const TIME_TOOL = {
-  type: 'function',
-  function: { name: 'get_time', description: 'The current time of day.', parameters: { type: 'object', properties: {} } },
-};
-const TIME_CALL = { id: 'call_get_time_1', type: 'function', function: { name: 'get_time', arguments: '{}' } };
-
-/** Each role in the smallest conversation where it is valid. Every content is a string (2.2), the
- * assistant turn that carries tool_calls too. */
-const CONVERSATIONS: Record<string, (model: string) => ChatBody> = {
-  system: askedAfter({ role: 'system', content: 'You are a concise assistant.' }),
-  developer: askedAfter({ role: 'developer', content: 'Answer concisely.' }),
-  user: basicBody,
-  assistant: askedAfter({ role: 'user', content: 'Say hello in one short sentence.' }, { role: 'assistant', content: 'Hello there!' }),
-  // A tool message only answers an assistant's call, whose function the request offers.
-  tool: (model) => ({
-    model,
-    messages: [
-      { role: 'user', content: 'What time is it? Use get_time.' },
-      { role: 'assistant', content: '', tool_calls: [TIME_CALL] },
-      { role: 'tool', tool_call_id: TIME_CALL.id, content: '{"time":"12:00"}' },
-    ],
-    tools: [TIME_TOOL],
-    max_tokens: BASIC_CAP,
-  }),
-};
-
-const ROLE_TITLES: Record<string, string> = {
-  system: 'A conversation that opens with a system message is answered',
-  developer: 'A conversation that opens with a developer message is answered',
-  user: 'A conversation of one user message is answered',
-  assistant: 'A conversation with an assistant message between two user messages is answered',
-  tool: "A tool message answering the assistant's tool call (tool_call_id matching) is answered",
-};
-
-/** What each role's request proves: the conversation it sends, and what a server that refuses the role answers. */
-const ROLE_AUDITS: Record<string, [string, string[]]> = {
-  system: [
-    'the basic question (count to ten) after a system message, streamed and not: a server that refuses the system role answers a 4xx where the same question alone (chat.role.user) is served',
-    ['chat-role-system-refused'],
-  ],
-  developer: [
-    'the basic question after a developer message, streamed and not: a server that refuses the developer role answers a 4xx where the same question alone is served',
-    ['chat-role-developer-refused'],
-  ],
-  user: [
-    'the basic request, one user message, streamed and not: a server that serves a one-message conversation only as one JSON body, or only as a stream, answers the other path a 4xx',
-    ['chat-role-user-refused', 'stream-basic-refused'],
-  ],
-  assistant: [
-    "the basic question after a user turn and the assistant's text answer to it, streamed and not: a server that refuses assistant messages without tool_calls answers a 4xx where the basic request is served",
-    ['chat-role-assistant-refused'],
-  ],
-  tool: [
-    "a conversation ending in a tool message that answers the assistant's get_time call (tool_call_id matching, the tool declared), streamed and not, to the models that may take tools: a server that refuses tool messages answers a 4xx (a model the catalog does not declare tools for is left not-tested)",
-    ['chat-role-tool-refused'],
-  ],
-};
-
-const roleCheck = (role: string): CheckDef => ({
-  id: `chat.role.${role}`,
-  title: ROLE_TITLES[role],
-  section: '2.1, 2.2',
-  level: 'must',
-  audit: `Sends ${ROLE_AUDITS[role][0]}; ${shownBy(ROLE_AUDITS[role][1])}.`,
-  // A tool message needs a tool call, so only models that may take tools.
-  paths: { stream: STREAM, model: role === 'tool' ? modelsTaking('tools') : MODELS },
-  // Served as asked; the basic stream's events are stream.events' (it reads that very stream).
-  reads: role === 'user' ? ['served'] : ['served', 'events'],
-  // The owner of `served`: under load, every answer that came with a 2xx is whole and parses.
-  ...(role === 'user' ? { onEach: eachOwning('served') } : {}),
-  async run(ctx, path) {
-    // The basic request is this very conversation: its being served is chat.role.user's to judge.
-    const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
-    const got = await answerTo(ctx, ex, path, role === 'user' ? ['served'] : ['served', 'events'], {
-      what: `a valid conversation with a ${role} message`,
-      feature: role === 'tool' ? 'tools' : undefined,
-    });
-    return got.verdict ?? pass();
-  },
-});
 
 // --- 2.3: the response -----------------------------------------------------------------------------
 
@@ -361,23 +271,81 @@ const words = (text: string) => text.match(/\S+/g)?.length ?? 0;
  * a quarter of the words, rounded up. It never overestimates, which is all a breach needs. */
 const tokensAtLeast = (text: string) => Math.ceil(words(text) / 4);
 
+/** What max_tokens is tried on: the essay, and on a model that may take tools, a tool call. */
+const CUTS: Axis<CheckContext> = async (ctx, path) => ({
+  points: [{ value: 'essay', label: 'essay' }, ...((await takes(ctx, String(path.model), 'tools')) ? [{ value: 'tool call', label: 'tool call' }] : [])],
+});
+
 export const maxTokens: CheckDef = {
   id: 'chat.max-tokens',
-  title: 'max_tokens caps the generated tokens, reasoning tokens included: an essay cut by it ends with finish_reason "length"',
+  title: 'max_tokens caps the generated tokens, reasoning tokens included: an answer it cuts, an essay or a tool call, ends with finish_reason "length"',
   section: '2.1, 4.1, 8',
   level: 'must',
   audit:
-    'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; without a sound usage, the words of the answer give a floor on its tokens (a quarter of them) that judges the cap all the same; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap, chat-length-reported-as-stop and chat-max-tokens-ignored-no-usage.',
-  paths: EACH,
+    'Asks for a long essay with the smallest max_tokens the catalog allows, streamed and not: a server that ignores max_tokens (on either path) writes on past the cap, and one that holds only the visible answer to it reports the reasoning tokens beyond it in completion_tokens, where the cap must end the answer with "length" within it; without a sound usage, the words of the answer give a floor on its tokens (a quarter of them) that judges the cap all the same. And, on a model that may take tools, asks the weather question of tool_choice auto again with max_tokens halfway through the tokens its whole call took (the reasoning before it included), streamed and not, so the call cannot finish: a server that ends the cut call with "tool_calls" as if it were whole fails, judged only on an answer that reached the cap; shown by faults chat-max-tokens-ignored, chat-max-tokens-ignored-streamed, chat-reasoning-beyond-cap, chat-length-reported-as-stop, chat-max-tokens-ignored-no-usage and chat-cut-tool-call-finish-tool-calls.',
+  paths: { ...EACH, cut: CUTS },
   reads: MAX_TOKENS_READS,
   onEach: eachReading(MAX_TOKENS_READS, (a) => cutByCap(a), { kinds: ['capped'] }),
   async run(ctx, path) {
+    if (path.cut === 'tool call') return cutCall(ctx, path);
     const ex = await essay(ctx, path);
     // What the rule needs is read where it is sound (cutByCap): the request need only be served.
     const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `a long essay with max_tokens ${sentCap(ex)}`, self: 'chat.max-tokens' });
     return got.verdict ?? cutByCap(got.answer);
   },
 };
+
+/** Whether a call's arguments are whole: JSON text of an object, as every declared function takes. */
+const wholeArguments = (text: string) => {
+  const json = parseJson(text);
+  return json.ok && json.value !== null && typeof json.value === 'object' && !Array.isArray(json.value);
+};
+
+/** A tool call cut by max_tokens (4.1 rule 2: "length" when the token limit ends the generation, a
+ * call or not). The cap comes from the call itself: the weather question under tool_choice auto,
+ * which the tools suite asks with room for the whole call, is asked again with a cap halfway through
+ * the tokens that call took after the reasoning, so the same call cannot finish, at the least cost
+ * that proves it on any model (a fixed cap would cut a reasoning model in its thinking, before any
+ * call). The tokens are counted on the JSON answer, on both paths: a stream that miscounts them is
+ * usage.stream-counts' failure, and must not move the cap. */
+async function cutCall(ctx: CheckContext, path: ApiPath): Promise<Verdict> {
+  const what = 'the weather question under tool_choice auto';
+  const json = { model: path.model, stream: false };
+  const first = await answerTo(ctx, await toolRequest(ctx, json, 'auto'), json, MAX_TOKENS_READS, { what, servedBy: 'tools.finish-reason', feature: 'tools' });
+  if (first.verdict) return first.verdict;
+  const whole = first.answer;
+  if (!whole.toolCalls.length || whole.finishReason === 'length')
+    return notTested(`${what} got no whole tool call to cut (${whole.toolCalls.length} call(s), finish_reason ${show(whole.finishReason)})`);
+  const spent = completionTokens(whole)!;
+  const reasoning = reasoningTokens(whole);
+  const thought = typeof reasoning === 'number' && reasoning >= 0 && reasoning < spent ? reasoning : 0;
+  const cap = thought + Math.ceil((spent - thought) / 2);
+  if (cap >= spent) return notTested(`${what} took ${spent - thought} token(s) after its reasoning: too few to cut`);
+  // The request as the tools suite sent it, but its cap (ask streams it on the stream path).
+  const ex = await ask(ctx, path, { ...(sentJson(whole.ex.request) as ChatBody), max_tokens: cap }, `the weather question with max_tokens ${cap}, inside its tool call`);
+  const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `${what} with max_tokens ${sentCap(ex)}`, self: 'chat.max-tokens', feature: 'tools' });
+  return got.verdict ?? callCutByCap(got.answer);
+}
+
+/** The cut call ends with "length" where it reached the cap, and never goes past it. An answer that
+ * ended short of the cap (the model made a shorter call this time) cut nothing and proves nothing;
+ * a whole call that ends exactly at the cap may say "tool_calls". */
+function callCutByCap(a: Answer): Verdict {
+  const blocked = blockedOn(a, needed(wayOf(a.stream), MAX_TOKENS_READS), {});
+  if (blocked) return blocked;
+  const cap = sentCap(a.ex)!;
+  const spent = completionTokens(a)!;
+  if (spent > cap) return fail(`usage.completion_tokens ${spent} exceeds max_tokens ${cap}, for a tool call asked with it`);
+  // Short of the cap, nothing was cut ("length" there is chat.length-only-at-cap's rule, judged on its own requests).
+  if (spent < cap) return notTested(`the answer ended after ${spent} of max_tokens ${cap} tokens (finish_reason ${show(a.finishReason)}): nothing was cut`);
+  if (a.finishReason === 'length') return pass();
+  const whole = a.toolCalls.length > 0 && a.toolCalls.every((c) => wholeArguments(c.arguments));
+  if (whole && a.finishReason === 'tool_calls') return notTested(`the call ended whole exactly at max_tokens ${cap}: nothing was cut`);
+  const cut = a.toolCalls.find((c) => !wholeArguments(c.arguments));
+  return fail(
+    `the answer reached max_tokens ${cap} (completion_tokens ${spent})${cut ? ` inside a call of ${show(cut.name)}, its arguments cut at ${show(cut.arguments)},` : ''} yet finish_reason is ${show(a.finishReason)}, not "length" (4.1 rule 2: "length" when generation ends because of the token limit)`,
+  );
+}
 
 /** The essay's answer ends with "length" within the cap it was sent. */
 /** The cap judged on an answer served: what the rule needs is read where it is sound, and a breach
@@ -509,7 +477,7 @@ export const servedWhenValid: CheckDef = {
 };
 
 export const CHAT: ApiCheck[] = inSuite('chat', [
-  ...['system', 'developer', 'user', 'assistant', 'tool'].map(roleCheck),
+  ...ROLE_CHECKS,
   responseShape,
   objectConstant,
   choiceIndex,

@@ -53,7 +53,16 @@ describe('conformance cases', () => {
       const report = await runSession({ baseUrl: server.url, apiKey: KEY, secondApiKey: SECOND_KEY, suites: ['chat'] });
       const cases = conformanceCases(report.results);
       const cap = cases.filter((c) => c.check === 'chat.max-tokens');
-      expect(cap.map((c) => c.path)).toEqual(['json, mock-chat-1', 'json, mock-reason-1', 'stream, mock-chat-1', 'stream, mock-reason-1']);
+      expect(cap.map((c) => c.path)).toEqual([
+        'json, mock-chat-1, essay',
+        'json, mock-chat-1, tool call',
+        'json, mock-reason-1, essay',
+        'json, mock-reason-1, tool call',
+        'stream, mock-chat-1, essay',
+        'stream, mock-chat-1, tool call',
+        'stream, mock-reason-1, essay',
+        'stream, mock-reason-1, tool call',
+      ]);
       for (const c of cap.filter((c) => c.path.startsWith('json'))) expect(() => c.assert()).not.toThrow();
       for (const c of cap.filter((c) => c.path.startsWith('stream'))) expect(() => c.assert()).toThrow(/^chat\.max-tokens \(must, §2\.1, 4\.1, 8\): [\s\S]*Reproduce with: curl /);
       const echo = cases.filter((c) => c.check === 'chat.model-echo');
@@ -102,7 +111,8 @@ describe("a failed should in a team's vitest run", () => {
 
     // Without strict: the must fails the run, the should does not, and shows as skipped, not passed.
     expect(lenient.code).toBe(1);
-    expect(streamCap(lenient).map((t) => t.status)).toEqual(['failed', 'failed']);
+    // The essay and the tool call cut by the cap, on each model.
+    expect(streamCap(lenient).map((t) => t.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
     expect(echo(lenient).length).toBeGreaterThan(0);
     for (const t of echo(lenient)) {
       expect(t.status).toBe('skipped');

@@ -183,7 +183,7 @@ describe('conformance CLI', () => {
     }
     const worse = await cli(['diff', join(dir, 'main.json'), join(dir, 'branch.json')]);
     expect(worse.code).toBe(1);
-    expect(worse.stdout).toMatch(/^Newly failing \(1\)\n {2}chat\.max-tokens \[must\]: pass -> fail: \[stream, mock-chat-1\]/);
+    expect(worse.stdout).toMatch(/^Newly failing \(1\)\n {2}chat\.max-tokens \[must\]: pass -> fail: \[stream, mock-chat-1, essay\]/);
     expect(worse.stdout).toMatch(/REGRESSION: 1 check\(s\) newly failing\n$/);
     const better = await cli(['diff', join(dir, 'branch.json'), join(dir, 'main.json'), '--json']);
     expect(better.code).toBe(0);

@@ -5,12 +5,43 @@ import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
 import { exitCodeFor } from '../../report/report.js';
-import { selectChecks } from '../../engine/runner.js';
+import { runChecks, selectChecks } from '../../engine/runner.js';
+import { notTested, pass, type Check } from '../../engine/check.js';
+import { limitsFor } from '../../engine/http.js';
 import { runAgainstMock } from '../support/run.js';
 import { runSession } from '../../suites/session.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
 describe('the runner', () => {
+  it('charges a break a blocked check saw to its owner on the same point, an axis value the owner never takes left aside', async () => {
+    // The owner passes its own paths; the blocked check, on an order of its own, saw the owner's part broken.
+    const point = (v: string) => ({ value: v, label: v });
+    const owner: Check = {
+      id: 'x.owner',
+      suite: 'x',
+      title: 'owner',
+      section: '1',
+      level: 'must',
+      paths: { model: [point('m1'), point('m2')], order: [point('first'), point('later')] },
+      run: async () => pass(),
+    };
+    const blocked: Check = {
+      id: 'x.blocked',
+      suite: 'x',
+      title: 'blocked',
+      section: '1',
+      level: 'must',
+      paths: { model: [point('m2')], order: [point('mixed')] },
+      run: async () => notTested('needs the owner: see x.owner', 'x.owner', 'the part was broken'),
+    };
+    const target = { baseUrl: 'http://127.0.0.1:9', siteUrl: 'http://127.0.0.1:9', siteUrlExplicit: true, apiKey: KEY, models: [], headers: {}, embeddedMock: false };
+    const { results } = await runChecks([owner, blocked], { target, limits: limitsFor(1_000), concurrency: 1, retry: { maxRetries: 0, maxWaitMs: 0 } });
+    const paths = results[0].paths!.map((p) => `${p.label}=${p.outcome}`);
+    // Its first path on the same model, and no path of a point it does not have.
+    expect(paths).toEqual(['m1, first=pass', 'm1, later=pass', 'm2, first=fail', 'm2, later=pass']);
+    expect(results[0].message).toBe('[m2, first] the part was broken (seen by x.blocked [m2, mixed])');
+  });
+
   it('leaves a check not-tested, not failed, when the server stays at 429 past Retry-After', async () => {
     const results = await runAgainstMock(selectChecks(CHECKS, { suites: ['chat'] }), { mock: createMock(undefined, { faults: ['rate-limited; retry_after_ms=20'] }) });
     const outcomes = [...results.values()].map((r) => r.outcome);

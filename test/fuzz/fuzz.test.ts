@@ -25,8 +25,10 @@ import { watched } from '../../bench/fuzz.js';
 import { BIN, cli, sh } from '../support/cli.js';
 import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
 
-/** The ceiling of the default run's summed max_tokens: lower it when a change lowers the cost. */
-const DEFAULT_RUN_TOKENS = 72_200;
+/** The ceiling of the default run's summed max_tokens: lower it when a change lowers the cost. It
+ * went up once by what new rules need (issue 34: from 72,152 to 72,346, the other orders of the roles
+ * +128, the key elsewhere in two requests a route -32, a tool call cut by the cap +98). */
+const DEFAULT_RUN_TOKENS = 72_350;
 const PROPERTIES = ['fuzz.no-5xx', 'fuzz.no-5xx-refusable', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
 const dir = mkdtempSync(join(tmpdir(), 'conformance-fuzz-'));
 const readReport = (file: string): RunReport => {
@@ -233,7 +235,7 @@ describe('the fuzz checks in the registry', () => {
     for (const c of listed) expect(c.provenBy.length, c.id).toBeGreaterThan(0);
   });
 
-  it('run a short pass in `conformance run` that keeps the default run under 200 requests; --no-fuzz leaves it out', async () => {
+  it('run a short pass in `conformance run` that keeps the default run under 210 requests; --no-fuzz leaves it out', async () => {
     const cost = async (opts: Parameters<typeof runSession>[0]) => {
       const mock = watched();
       const server = await startMockServer({ mock });
@@ -249,7 +251,7 @@ describe('the fuzz checks in the registry', () => {
     expect(fuzzOf(full.report.results).map((r) => `${r.id}=${r.outcome}`)).toEqual(PROPERTIES.map((id) => `${id}=pass`));
     expect(full.report.exitCode).toBe(0);
     // Every request of a run, the reachability probe included, counted by the server.
-    expect(full.requests).toBeLessThan(200);
+    expect(full.requests).toBeLessThan(210);
     // What the run asks a server to generate at most goes down, never up: 96,283 tokens before the
     // caps were made the smallest that prove each rule (issue 25).
     expect(full.report.cost!.maxTokens).toBeLessThanOrEqual(DEFAULT_RUN_TOKENS);

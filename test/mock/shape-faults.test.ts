@@ -127,6 +127,7 @@ const SHAPE: Record<string, Bent> = {
   'engine-stream-usage-no-completion-details': { paths: [...STREAM_ONLY], bent: (a) => !('completion_tokens_details' in usageOf(a)) },
   'engine-prompt-details-null': { paths: [...BOTH], bent: (a) => usageOf(a).prompt_tokens_details === null },
   'engine-content-null-with-tool-calls': { paths: [...JSON_ONLY], ask: CALLS_A_TOOL, bent: (a) => a.body.choices[0].message.content === null },
+  'chat-cut-tool-call-finish-tool-calls': { paths: [...BOTH], ask: { ...CALLS_A_TOOL, max_tokens: CUT }, bent: (a) => finishes(a).includes('tool_calls') },
   'engine-tool-arguments-object': { paths: [...JSON_ONLY], ask: CALLS_A_TOOL, bent: (a) => typeof a.body.choices[0].message.tool_calls[0].function.arguments === 'object' },
   'tools-result-empty': { paths: [...JSON_ONLY], ask: TOOL_ANSWERED, bent: (a) => a.body.choices[0].message.content === null && !a.body.choices[0].message.tool_calls },
   'engine-stream-tool-delta-no-index': { paths: [...STREAM_ONLY], ask: CALLS_A_TOOL, bent: (a) => a.chunks!.some((c) => c.choices?.[0]?.delta?.tool_calls?.some((d: any) => !('index' in d))) },

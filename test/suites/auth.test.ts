@@ -40,6 +40,19 @@ describe('auth suite', () => {
     expect(r.message).toContain('with the key in other letter case was not refused: it was served (status 200)');
   });
 
+  it('the key elsewhere goes under every name of a place in one request, and a failure says which name the server read', async () => {
+    const correct = await runAgainstMock(AUTH.filter((c) => c.id === 'auth.chat.key-elsewhere'));
+    expect(correct.get('auth.chat.key-elsewhere')!.paths!.map((p) => `${p.label}=${p.outcome}`)).toEqual(['headers=pass', 'query=pass']);
+    const results = await runAgainstMock(AUTH, { mock: createMock(undefined, { faults: ['auth-query-access-token-accepted'] }) });
+    const r = results.get('auth.chat.key-elsewhere')!;
+    expect(r.paths!.filter((p) => p.outcome === 'fail').map((p) => p.label)).toEqual(['query']);
+    expect(r.message).toContain('access_token= query parameters and no Authorization was not refused: it was served (status 200) (sent under each name alone, it was served under access_token=)');
+    // One request carried every name; only the failure sent them one by one.
+    const urls = r.paths![1].evidence.map((e) => e.request.url);
+    expect(urls[0]).toMatch(/\?key=.*&api_key=.*&api-key=.*&apikey=.*&subscription-key=.*&access_token=/);
+    expect(JSON.stringify(r)).not.toContain(KEY);
+  });
+
   it('a 404 or a 500 for a wrong key is no refusal', async () => {
     const results = await runAgainstMock(AUTH, { mock: createMock(undefined, { faults: ['auth-wrong-key-404'] }) });
     expect(results.get('auth.models.wrong-key')?.outcome).toBe('fail');

@@ -28,7 +28,16 @@ describe('chat suite', () => {
     const results = await runAgainstMock(CHAT);
     expect(notPassing(results), notPassing(results).join('\n')).toEqual([]);
     expect(results.size).toBe(CHAT.length);
-    expect(results.get('chat.role.system')!.paths!.map((p) => p.label)).toEqual(['json, mock-chat-1', 'json, mock-reason-1', 'stream, mock-chat-1', 'stream, mock-reason-1']);
+    // The other order of the roles goes on the JSON path only.
+    expect(results.get('chat.role.system')!.paths!.map((p) => p.label)).toEqual([
+      'json, mock-chat-1, system first',
+      'json, mock-chat-1, system after user',
+      'json, mock-reason-1, system first',
+      'json, mock-reason-1, system after user',
+      'stream, mock-chat-1, system first',
+      'stream, mock-reason-1, system first',
+    ]);
+    expect(results.get('chat.max-tokens')!.paths!.map((p) => `${p.label}=${p.outcome}`)).toContain('stream, mock-reason-1, tool call=pass');
     expect(results.get('chat.response-shape')!.paths!.map((p) => p.label)).toEqual(['mock-chat-1', 'mock-reason-1']);
   });
 
@@ -41,17 +50,65 @@ describe('chat suite', () => {
   it('a role refused only when streamed fails on the stream paths only, and says so', async () => {
     const r = await outcomeOf('chat.role.developer', faulty('chat-role-developer-refused-streamed'));
     expect(r.outcome).toBe('fail');
-    expect(failing(r)).toEqual(['stream, mock-chat-1', 'stream, mock-reason-1']);
-    expect(r.message).toMatch(/^\[stream, mock-chat-1\] a valid conversation with a developer message got no answer: the request was not served: status 400/);
+    expect(failing(r)).toEqual(['stream, mock-chat-1, developer first', 'stream, mock-reason-1, developer first']);
+    expect(r.message).toMatch(/^\[stream, mock-chat-1, developer first\] a valid conversation with a developer message got no answer: the request was not served: status 400/);
+  });
+
+  it.concurrent.each([
+    ['chat.role.assistant', 'chat-role-assistant-first-refused', 'assistant first', 'an assistant greeting opening the conversation'],
+    ['chat.role.user', 'chat-role-user-twice-refused', 'two user messages', 'two user messages in a row'],
+    ['chat.role.system', 'chat-role-system-not-first-refused', 'system after user', 'a system message after a user turn'],
+    ['chat.role.developer', 'chat-role-developer-with-system-refused', 'developer with system', 'a developer message after a system message'],
+  ])('%s fails where an order the document allows is refused, on that order only', async (id, fault, order, what) => {
+    const r = await outcomeOf(id, faulty(fault));
+    expect(failing(r)).toEqual([`json, mock-chat-1, ${order}`, `json, mock-reason-1, ${order}`]);
+    expect(r.message).toContain(`[json, mock-chat-1, ${order}] a valid conversation of ${what} got no answer: the request was not served: status 400`);
+  });
+
+  it("a developer message beside a system one is not judged where the system message alone is refused: that is chat.role.system's", async () => {
+    const results = await runAgainstMock(
+      CHAT.filter((c) => c.id === 'chat.role.system' || c.id === 'chat.role.developer'),
+      { mock: faulty('chat-role-system-refused') },
+    );
+    expect(results.get('chat.role.system')!.outcome).toBe('fail');
+    const developer = results.get('chat.role.developer')!;
+    expect(developer.outcome).toBe('not-tested');
+    expect(developer.blockedBy).toEqual(['chat.role.system']);
+    expect(developer.paths!.filter((p) => p.outcome !== 'pass').map((p) => p.label)).toEqual(['json, mock-chat-1, developer with system', 'json, mock-reason-1, developer with system']);
+  });
+
+  it('chat.max-tokens cuts a tool call with a cap halfway through it, on both kinds of model, and fails one that says "tool_calls" for it', async () => {
+    const caps: Record<string, number[]> = {};
+    const mock = rewrittenMock((req, reply) => {
+      const body = requestJson(req) as { model: string; tools?: unknown; tool_choice?: unknown; max_tokens: number } | undefined;
+      if (isChat(req) && body?.tools && body.tool_choice === 'auto') (caps[body.model] ??= []).push(body.max_tokens);
+      return reply;
+    });
+    const correct = await outcomeOf('chat.max-tokens', mock);
+    expect(correct.outcome, correct.message).toBe('pass');
+    // The whole call at the tools suite's cap, then the cut one (JSON, then streamed), below it:
+    // for the reasoning model, above the reasoning it spends first.
+    for (const model of ['mock-chat-1', 'mock-reason-1']) {
+      const [whole, ...cut] = [...new Set(caps[model])];
+      expect(whole).toBe(256);
+      expect(cut).toHaveLength(1);
+      expect(cut[0]).toBeLessThan(model === 'mock-reason-1' ? 64 : 24);
+      expect(cut[0]).toBeGreaterThan(model === 'mock-reason-1' ? 31 : 1);
+    }
+    const r = await outcomeOf('chat.max-tokens', faulty('chat-cut-tool-call-finish-tool-calls'));
+    expect(failing(r)).toEqual(['json, mock-chat-1, tool call', 'json, mock-reason-1, tool call', 'stream, mock-chat-1, tool call', 'stream, mock-reason-1, tool call']);
+    expect(r.message).toMatch(
+      /^\[json, mock-chat-1, tool call\] the answer reached max_tokens \d+ \(completion_tokens \d+\) inside a call of "get_weather", its arguments cut at "\{[^"]*.*, yet finish_reason is "tool_calls", not "length"/,
+    );
   });
 
   it('chat.max-tokens holds the reasoning model to the cap, reasoning tokens included', async () => {
     // The visible answer gets the whole cap and reasoning comes on top of it, streamed or not.
     const r = await outcomeOf('chat.max-tokens', faulty('chat-reasoning-beyond-cap'));
     expect(r.outcome, r.message).toBe('fail');
-    expect(failing(r)).toEqual(['json, mock-reason-1', 'stream, mock-reason-1']);
-    expect(r.message).toMatch(/^\[json, mock-reason-1\] usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
-    expect(r.message).toMatch(/\[stream, mock-reason-1\] usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
+    expect(failing(r)).toEqual(['json, mock-reason-1, essay', 'json, mock-reason-1, tool call', 'stream, mock-reason-1, essay', 'stream, mock-reason-1, tool call']);
+    expect(r.message).toMatch(/^\[json, mock-reason-1, essay\] usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
+    expect(r.message).toMatch(/\[stream, mock-reason-1, essay\] usage\.completion_tokens \d+ exceeds max_tokens 1 \(reasoning_tokens/);
   });
 
   it('chat.length-only-at-cap fails on "length" short of every known limit', async () => {

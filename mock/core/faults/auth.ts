@@ -20,18 +20,21 @@ const isBasic = (req: MockRequest) => /^Basic\b/.test(req.headers.authorization 
 const refused = (r: MockReply): r is Extract<MockReply, { body: unknown }> => !isRaw(r) && !isStream(r) && r.status === 401;
 const withBodyText = (r: MockReply, text: string): MockReply => (refused(r) ? { ...r, body: text } : r);
 
-/** The key a request carries elsewhere than in Authorization, as a gateway of another LLM API reads it. */
-const keyElsewhere = (req: MockRequest, where: 'x-api-key' | 'api-key' | 'query'): string | undefined => {
+/** Where a gateway of another API reads the key, with no Authorization: a header, or a query parameter. */
+type Where = { header: string } | { query: string };
+
+/** The key a request carries under one name elsewhere than in Authorization, as such a gateway reads it. */
+const keyElsewhere = (req: MockRequest, where: Where): string | undefined => {
   if (req.headers.authorization) return undefined;
-  if (where !== 'query') return req.headers[where];
-  return new URLSearchParams(req.path.split('?')[1] ?? '').get('key') ?? undefined;
+  if ('header' in where) return req.headers[where.header];
+  return new URLSearchParams(req.path.split('?')[1] ?? '').get(where.query) ?? undefined;
 };
 
-/** Serves a request that carries the key elsewhere as if it carried it as Bearer (on both routes). */
+/** Serves a request that carries the key there as if it carried it as Bearer, on the routes `on` takes (both by default). */
 const takesKeyIn =
-  (where: 'x-api-key' | 'api-key' | 'query'): Fault['request'] =>
+  (where: Where, on: (req: MockRequest) => boolean = (req) => isChat(req) || isModels(req)): Fault['request'] =>
   (req) => {
-    const key = (isChat(req) || isModels(req)) && keyElsewhere(req, where);
+    const key = on(req) && keyElsewhere(req, where);
     return key ? withHeader(req, 'authorization', `Bearer ${key}`) : req;
   };
 
@@ -40,19 +43,43 @@ const BASE: Fault[] = [
     name: 'auth-x-api-key-accepted',
     description: 'A request with no Authorization but the key in an x-api-key header (as Anthropic-style gateways take it) is served, on chat and the model list',
     fails: ['auth.chat.key-elsewhere', 'auth.models.key-elsewhere'],
-    request: takesKeyIn('x-api-key'),
+    on: 'headers',
+    request: takesKeyIn({ header: 'x-api-key' }),
   },
   {
     name: 'auth-api-key-header-accepted',
     description: 'A chat completion with no Authorization but the key in an api-key header (as Azure OpenAI takes it) is served',
     fails: ['auth.chat.key-elsewhere'],
-    request: (req, ctx) => (isChat(req) ? takesKeyIn('api-key')!(req, ctx) : req),
+    on: 'headers',
+    request: takesKeyIn({ header: 'api-key' }, isChat),
+  },
+  {
+    name: 'auth-apim-subscription-key-accepted',
+    description: 'The model list with no Authorization but the key in an Ocp-Apim-Subscription-Key header (as Azure API Management takes a subscription key) is served',
+    fails: ['auth.models.key-elsewhere'],
+    on: 'headers',
+    request: takesKeyIn({ header: 'ocp-apim-subscription-key' }, isModels),
   },
   {
     name: 'auth-query-key-accepted',
-    description: 'The model list with no Authorization but the key as a key= query parameter is served',
+    description: "The model list with no Authorization but the key as a key= query parameter (as Gemini's API takes it) is served",
     fails: ['auth.models.key-elsewhere'],
-    request: (req, ctx) => (isModels(req) ? takesKeyIn('query')!(req, ctx) : req),
+    on: 'query',
+    request: takesKeyIn({ query: 'key' }, isModels),
+  },
+  {
+    name: 'auth-query-api-key-accepted',
+    description: 'A request with no Authorization but the key as an api_key= query parameter (as API Umbrella takes it) is served, on chat and the model list',
+    fails: ['auth.chat.key-elsewhere', 'auth.models.key-elsewhere'],
+    on: 'query',
+    request: takesKeyIn({ query: 'api_key' }),
+  },
+  {
+    name: 'auth-query-access-token-accepted',
+    description: 'A chat completion with no Authorization but the key as an access_token= query parameter (an OAuth bearer token in the URI, RFC 6750 2.3) is served',
+    fails: ['auth.chat.key-elsewhere'],
+    on: 'query',
+    request: takesKeyIn({ query: 'access_token' }, isChat),
   },
   {
     name: 'auth-any-scheme-accepted',

@@ -107,6 +107,36 @@ const BASE: Fault[] = [
     fails: ['chat.role.tool', 'tools.result-answered'],
     reply: refuse(withRole('tool'), 'role tool is not supported'),
   },
+  // Orders the document allows (2.1 prescribes none), refused as a chat template written for one
+  // order refuses them: each takes every role alone, so only the order's own path fails.
+  {
+    name: 'chat-role-assistant-first-refused',
+    description: 'A conversation that opens with an assistant message (the greeting a chat app shows first) is refused (400): the mock wants a user turn first',
+    fails: ['chat.role.assistant'],
+    on: 'assistant first',
+    reply: refuse((ms) => ms[0]?.role === 'assistant', 'Conversation roles must alternate user/assistant/user/assistant/... starting with user'),
+  },
+  {
+    name: 'chat-role-user-twice-refused',
+    description: "Two user messages in a row are refused (400), as Mistral's and Gemma's chat templates raise",
+    fails: ['chat.role.user'],
+    on: 'two user messages',
+    reply: refuse((ms) => ms.some((m, i) => i > 0 && m.role === 'user' && ms[i - 1].role === 'user'), 'Conversation roles must alternate user/assistant/user/assistant/...'),
+  },
+  {
+    name: 'chat-role-system-not-first-refused',
+    description: 'A system message anywhere but first (an instruction added after a user turn) is refused (400)',
+    fails: ['chat.role.system'],
+    on: 'system after user',
+    reply: refuse((ms) => ms.some((m, i) => i > 0 && m.role === 'system'), 'System message must be at the beginning of the conversation'),
+  },
+  {
+    name: 'chat-role-developer-with-system-refused',
+    description: 'A conversation holding both a system and a developer message is refused (400), though each alone is answered',
+    fails: ['chat.role.developer'],
+    on: 'developer with system',
+    reply: refuse((ms) => withRole('system')(ms) && withRole('developer')(ms), 'system and developer messages cannot be combined'),
+  },
 
   // --- 2.3: the response ---
   {
@@ -231,6 +261,22 @@ const BASE: Fault[] = [
       const edit = (usage: Json) => visibleCapped(usage, request.max_completion_tokens ?? request.max_tokens);
       if (!isStream(r)) return onCompletion((b) => void (b.choices[0]?.finish_reason === 'length' && edit(b.usage)))(r, req, ctx);
       return onStreamUsage((usage, finish) => void (finish === 'length' && edit(usage)))(r, req, ctx);
+    },
+  },
+  {
+    name: 'chat-cut-tool-call-finish-tool-calls',
+    on: 'tool call',
+    description: 'A tool call cut by max_tokens, its arguments unfinished, ends with finish_reason "tool_calls" instead of "length", streamed or not',
+    fails: ['chat.max-tokens'],
+    reply: (r, req, ctx) => {
+      if (!isChat(req)) return r;
+      const cut = (c: Json) => void (c?.finish_reason === 'length' && (c.finish_reason = 'tool_calls'));
+      if (!isStream(r)) return onCompletion((b) => void (b.choices ?? []).filter((c: Json) => c?.message?.tool_calls).forEach(cut))(r, req, ctx);
+      // Streamed, the finish comes in a chunk of its own, after the call's deltas.
+      return withPayloads(r, (ps) => {
+        if (ps.some((p) => p?.choices?.[0]?.delta?.tool_calls)) for (const p of ps) (p?.choices ?? []).forEach(cut);
+        return ps;
+      });
     },
   },
   {

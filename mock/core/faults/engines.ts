@@ -7,6 +7,14 @@ import { onAnswers, onChunks, onCompletion } from './rewrite.js';
 type Json = Record<string, any>;
 
 const isUsageChunk = (chunk: Json) => !!chunk.usage && typeof chunk.usage === 'object';
+/** The JSON a text holds, or the text itself where it holds none. */
+const parsedOr = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
 
 export const ENGINE_FAULTS: Fault[] = [
   {
@@ -44,8 +52,9 @@ export const ENGINE_FAULTS: Fault[] = [
     description: "A JSON answer's tool call carries function.arguments as a JSON object, not as JSON text (a gateway passing a provider's native call through)",
     fails: ['tools.call-valid'],
     breaks: ['json:tool-calls'],
+    // Arguments cut by max_tokens are no JSON to pass through as an object: they stay text.
     reply: onCompletion((b) => {
-      for (const call of b.choices?.[0]?.message?.tool_calls ?? []) if (typeof call?.function?.arguments === 'string') call.function.arguments = JSON.parse(call.function.arguments);
+      for (const call of b.choices?.[0]?.message?.tool_calls ?? []) if (typeof call?.function?.arguments === 'string') call.function.arguments = parsedOr(call.function.arguments);
     }),
   },
   {

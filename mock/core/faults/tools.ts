@@ -63,8 +63,9 @@ const callEndsWithStop = (name: string, when: (b: Body) => boolean, under: strin
   name,
   description: `Under ${under} the message calls a tool, yet finish_reason is "stop" instead of "tool_calls"`,
   fails: ['tools.finish-reason'],
+  // A call the cap cut ends with "length": that is chat.max-tokens' to judge, and stays.
   reply: onMessage(when, (m, c) => {
-    if (m.tool_calls) c.finish_reason = 'stop';
+    if (m.tool_calls && c.finish_reason === 'tool_calls') c.finish_reason = 'stop';
   }),
 });
 
@@ -149,7 +150,7 @@ const BASE: Fault[] = [
     name: 'tools-stream-finish-stop',
     description: 'Streamed, a tool call ends with finish_reason "stop" instead of "tool_calls"',
     fails: ['tools.finish-reason'],
-    reply: onToolStream((ps) => ps.map((p) => (p?.choices?.[0]?.finish_reason ? { ...p, choices: [{ ...p.choices[0], finish_reason: 'stop' }] } : p))),
+    reply: onToolStream((ps) => ps.map((p) => (p?.choices?.[0]?.finish_reason === 'tool_calls' ? { ...p, choices: [{ ...p.choices[0], finish_reason: 'stop' }] } : p))),
   },
   {
     name: 'tools-result-refused',
