@@ -1,5 +1,6 @@
 // Requests shared by many checks: each distinct request is sent once per run, and only when a
 // selected check asks for it. A 429 is waited out within its Retry-After, a bounded number of times.
+import { createHash } from 'node:crypto';
 import type { Evidence } from './check.js';
 import type { HttpClient, HttpResult, RequestSpec } from './http.js';
 import { BodyStore } from './bodies.js';
@@ -90,7 +91,7 @@ export class Exchanges {
 
   /** The same method, URL, headers and body give the same exchange. */
   send(spec: RequestSpec, label = `${spec.method} ${new URL(spec.url).pathname}`): Promise<Exchange> {
-    const key = JSON.stringify([spec.method, spec.url, Object.entries(spec.headers).sort(), spec.body ?? null, spec.repeat ?? 0]);
+    const key = JSON.stringify([spec.method, spec.url, Object.entries(spec.headers).sort(), bodyKey(spec.body), spec.repeat ?? 0]);
     let p = this.memo.get(key);
     if (!p) {
       p = this.sendWithRetry(spec, label);
@@ -193,10 +194,13 @@ export function bodyText(ex: Exchange): string {
 export type JsonBody = { ok: true; value: unknown } | { ok: false; error: string };
 
 const sentBodies = new WeakMap<RequestSpec, unknown>();
+/** A body longer than this is not kept parsed: the request holds it already, and a second copy of
+ * every request a server made large (a model id of a megabyte) is what a run cannot keep. */
+const SENT_KEPT_PARSED = 64 * 1024;
 
 /** The JSON a request carried, parsed once per request: a run's rules read the bodies of all its
- * requests, whose size a server sets (a model id of a megabyte), and a load sends one request many
- * times. Undefined for no body, or one that is no JSON. Shared: read it, never change it. */
+ * requests, and a load sends one request many times. Undefined for no body, or one that is no JSON.
+ * Shared: read it, never change it. */
 export function sentJson(spec: RequestSpec): unknown {
   if (sentBodies.has(spec)) return sentBodies.get(spec);
   let value: unknown;
@@ -205,8 +209,14 @@ export function sentJson(spec: RequestSpec): unknown {
   } catch {
     value = undefined;
   }
-  sentBodies.set(spec, value);
+  if ((spec.body?.length ?? 0) <= SENT_KEPT_PARSED) sentBodies.set(spec, value);
   return value;
+}
+
+/** A body as a key of the requests sent: a long one by its digest, as the request holds it already. */
+function bodyKey(body: string | undefined): string | null {
+  if (body === undefined) return null;
+  return body.length <= 1024 ? body : `#${body.length}:${createHash('sha256').update(body).digest('base64')}`;
 }
 
 /** The body as JSON, or why it is none: not UTF-8, empty, past the JSON limits (engine/json.ts:
