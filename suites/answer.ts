@@ -339,11 +339,23 @@ export interface RequestOwners {
   readableBy?: string;
 }
 
-/** Fields the kit adds to requests for ends of its own, each with the check whose rule it is: a
- * request refused for one of them is that check's failure, and leaves every other check that sent it
- * (to share one request, or to keep its cost down) not-tested, blocked by it. A check sends what its
- * rule needs; a refusal of what it did not need says nothing of its rule. */
-const FIELD_OWNERS: Record<string, string> = { stream_options: 'usage.stream-present', max_tokens: 'chat.max-tokens' };
+/** Fields a request carries whose refusal is one check's failure, by the value sent: the fields the
+ * kit adds for ends of its own (stream_options to share a stream, max_tokens to keep its cost down),
+ * and the fields a rule is about (tool_choice, each of whose forms a check of the tools suite owns).
+ * A request refused for one of them is that check's failure, at its level, and leaves every other
+ * check that sent it not-tested, blocked by it: a check sends what its rule needs, and a refusal of
+ * what its rule is not about says nothing of its rule. */
+const FIELD_OWNERS: Record<string, (value: unknown) => string> = {
+  stream_options: () => 'usage.stream-present',
+  max_tokens: () => 'chat.max-tokens',
+  // The forced forms are tools.required's and tools.named's (conventions: should), "none" tools.none's;
+  // "auto", which every tool request could have left unsaid, is tools.finish-reason's.
+  tool_choice: (v) => (v === 'required' ? 'tools.required' : v === 'none' ? 'tools.none' : isObject(v) ? 'tools.named' : 'tools.finish-reason'),
+};
+
+/** Fields of FIELD_OWNERS that a model may not take: its catalog entry declares which (section 8),
+ * and where it does not, a refusal breaks no rule (4.1 leaves unsupported parameters open). */
+const PER_MODEL = new Set(['tool_choice']);
 
 /** How a refusal says a field is not taken (OpenAI: "Unrecognized request argument supplied: x";
  * vLLM and pydantic: "Extra inputs are not permitted"). */
@@ -362,10 +374,25 @@ export function refusedField(a: Answer): string | undefined {
   return Object.keys(FIELD_OWNERS).find((f) => isObject(sent) && f in sent && (error?.param === f || (NOT_TAKEN.test(message) && new RegExp(`\\b${f}\\b`).test(message))));
 }
 
-/** The check that owns the field a refusal names (refusedField), with why, for its own failure. */
-export function fieldRefusal(a: Answer): { owner: string; why: string } | undefined {
+/** The check that owns the field a refusal names (refusedField), by the value sent, with why, for its
+ * own failure. */
+export function fieldRefusal(a: Answer): { field: string; owner: string; why: string } | undefined {
   const field = refusedField(a);
-  return field ? { owner: FIELD_OWNERS[field], why: `${field} was refused: ${describe(a.ex)}${errorText(a.ex)}` } : undefined;
+  if (!field) return undefined;
+  const value = (sentJson(a.ex.request) as Record<string, unknown>)[field];
+  const shown = typeof value === 'string' ? ` ${JSON.stringify(value)}` : isObject(value) ? ' naming a function' : '';
+  return { field, owner: FIELD_OWNERS[field](value), why: `${field}${shown} was refused: ${describe(a.ex)}${errorText(a.ex)}` };
+}
+
+/** Whether the model may be held to take the field a refusal names: a field of PER_MODEL only where
+ * its catalog entry declares it (an enum, with the string value sent among its values; an object
+ * value, the named form of tool_choice, is declared with the field, as an enum lists only strings). */
+async function owedField(ctx: CheckContext, model: string | undefined, a: Answer, field: string): Promise<boolean> {
+  if (!PER_MODEL.has(field)) return true;
+  const declared = model === undefined ? undefined : declaredParameters((await catalog(ctx)).entries.get(model))?.[field];
+  if (!declared) return false;
+  const value = (sentJson(a.ex.request) as Record<string, unknown>)[field];
+  return declared.type !== 'enum' || !Array.isArray(declared.values) || typeof value !== 'string' || declared.values.includes(value);
 }
 
 /** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing. */
@@ -375,8 +402,8 @@ export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readabl
   for (const part of parts) {
     const why = a.broken[part];
     if (why === undefined) continue;
-    const field = part === 'served' ? refusedField(a) : undefined;
-    const owner = field ? FIELD_OWNERS[field] : part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way];
+    const field = part === 'served' ? fieldRefusal(a)?.owner : undefined;
+    const owner = field ?? (part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way]);
     if (!owner) continue;
     return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner, `${a.ex.label}: ${part === 'served' ? '' : `${part}: `}${why}`);
   }
@@ -424,7 +451,7 @@ export interface Asked extends RequestOwners {
   /** An optional request field (tools, response_format): a model that refuses it with a JSON error
    * leaves the check not-tested unless the catalog declares the field for it. */
   feature?: 'tools' | 'response_format';
-  /** The check asking, where it owns a field the kit adds (FIELD_OWNERS): its refusal is its failure. */
+  /** The check asking, where it owns a field the request carries (FIELD_OWNERS): its refusal is its failure. */
   self?: string;
 }
 
@@ -447,8 +474,14 @@ export async function answerTo(
       if (!declared) return { verdict: notTested(`the model refuses ${asked.feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
     }
     const field = fieldRefusal(a);
-    if (field && field.owner !== asked.self)
-      return { verdict: notTested(`${asked.what} got no answer, for a field its rule does not need: ${field.why}; see ${field.owner}`, field.owner, `${ex.label}: ${field.why}`) };
+    if (field) {
+      // A field the model need not take (its catalog entry does not declare it) breaks no rule.
+      if (!(await owedField(ctx, path.model, a, field.field)))
+        return { verdict: notTested(`${asked.what} got no answer: ${field.why}, and the catalog does not declare it for the model; 4.1 leaves unsupported parameters open`) };
+      // The refusal is the owner's failure, at the owner's level, whoever else sent the field.
+      if (field.owner === asked.self) return { verdict: fail(`${asked.what} got no answer: ${field.why}`) };
+      return { verdict: notTested(`${asked.what} got no answer, for a field its rule is not about: ${field.why}; see ${field.owner}`, field.owner, `${ex.label}: ${field.why}`) };
+    }
     if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
   }
   const parts = needed(wayOf(a.stream), reads);

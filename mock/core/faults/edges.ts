@@ -1,0 +1,28 @@
+// Faults that prove the verdicts at the edges (issue 34), each as a real server was reported to do
+// it: a refusal of one field charged to its owner, not to the rule whose request carried it; an
+// answer served where a refusal was due, held to the shape rules by their owners at their level; a
+// rule judged only on an answer that reached what it is about; nothing to judge never a pass.
+import { errorReply } from '../errors.js';
+import type { Fault } from './fault.js';
+import { isChat, requestJson } from './rewrite.js';
+
+/** tool_choice forces a call: "required", or the named form. */
+const forced = (choice: unknown) => choice === 'required' || (typeof choice === 'object' && choice !== null);
+
+export const EDGE_FAULTS: Fault[] = [
+  {
+    // Class 3: the refusal is tool_choice's, whose forced forms are conventions (should); the rule
+    // of 4.1 that tools.finish-reason holds on the same requests is not about them, and judges none.
+    name: 'tools-forced-choice-refused',
+    description:
+      'A tool request whose tool_choice forces a call ("required", or naming a function) is refused with a 400 naming tool_choice, as an engine without guided decoding for forced calls does; "auto" and "none" are served',
+    fails: ['tools.required', 'tools.named'],
+    reply: (r, req) => {
+      if (!isChat(req) || !('status' in r) || r.status < 200 || r.status >= 300) return r;
+      const body = requestJson(req);
+      if (!body || !forced(body.tool_choice)) return r;
+      const what = body.tool_choice === 'required' ? '"required"' : 'naming a function';
+      return errorReply(400, `tool_choice ${what} is not supported: only "auto" and "none" are`, 'invalid_request_error', null, 'tool_choice');
+    },
+  },
+];

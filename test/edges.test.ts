@@ -1,0 +1,64 @@
+// Verdicts at the edges (issue 34), measured from outside against servers that each break one rule
+// the way real servers were reported to (mock/core/faults/edges.ts): a refusal is charged to the
+// refused field's owner, at its level; an answer served where a refusal was due is held to the
+// shape rules by their owners; a rule is judged only on an answer that reached what it is about;
+// nothing to judge is not-tested, never a pass, and blocked only by what really blocked it.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../mock/config/default.js';
+import { createMock } from '../mock/core/handle.js';
+import { faultNamed } from '../mock/core/faults/index.js';
+import type { CheckResult } from '../engine/check.js';
+import { CHECKS } from '../suites/index.js';
+import { runAgainstMock } from './support/run.js';
+
+const only = (...ids: string[]) => CHECKS.filter((c) => ids.includes(c.id));
+const pathsOf = (r: CheckResult) => (r.paths ?? []).map((p) => [p.label, p.outcome, p.blockedBy]);
+
+describe('a refusal of something else (class 3)', () => {
+  it('a forced tool_choice refused fails its owners at should; tools.finish-reason judges auto and none, and is blocked on the forced forms', async () => {
+    const results = await runAgainstMock(only('tools.finish-reason', 'tools.required', 'tools.named', 'tools.none', 'tools.strict-arguments'), {
+      mock: createMock(undefined, { faults: [faultNamed('tools-forced-choice-refused')] }),
+      target: { models: ['mock-chat-1'] },
+    });
+    for (const id of ['tools.required', 'tools.named']) {
+      const r = results.get(id)!;
+      expect([r.outcome, r.level], r.message).toEqual(['fail', 'should']);
+      expect(r.message).toMatch(/tool_choice ("required"|naming a function) was refused: status 400/);
+    }
+    const finish = results.get('tools.finish-reason')!;
+    expect(finish.outcome, finish.message).toBe('not-tested');
+    expect(pathsOf(finish)).toEqual(
+      ['json', 'stream'].flatMap((way) => [
+        [`${way}, mock-chat-1, tool_choice auto`, 'pass', undefined],
+        [`${way}, mock-chat-1, tool_choice required`, 'not-tested', 'tools.required'],
+        [`${way}, mock-chat-1, tool_choice none`, 'pass', undefined],
+        [`${way}, mock-chat-1, tool_choice naming get_time`, 'not-tested', 'tools.named'],
+      ]),
+    );
+    // No evidence of a refused request on a path whose own request was served.
+    for (const p of finish.paths!.filter((x) => x.outcome === 'pass')) expect(p.evidence).toEqual([]);
+    expect(results.get('tools.none')!.outcome).toBe('pass');
+    expect(results.get('tools.strict-arguments')!.blockedBy).toEqual(['tools.required']);
+  });
+
+  it('a model whose catalog entry does not list "required" among the values of tool_choice may refuse it: not-tested, blocked by no one', async () => {
+    const config = {
+      ...DEFAULT_CONFIG,
+      models: DEFAULT_CONFIG.models.map((m) => ({ ...m, parameters: { ...m.parameters, tool_choice: { type: 'enum' as const, values: ['auto', 'none'] } } })),
+    };
+    const results = await runAgainstMock(only('tools.finish-reason', 'tools.required', 'tools.named'), {
+      mock: createMock(config, { faults: [faultNamed('tools-forced-choice-refused')] }),
+      target: { models: ['mock-chat-1'] },
+    });
+    const required = results.get('tools.required')!;
+    expect(required.outcome, required.message).toBe('not-tested');
+    expect(required.blockedBy).toBeUndefined();
+    expect(required.message).toContain('the catalog does not declare it for the model');
+    const finish = results.get('tools.finish-reason')!;
+    const forced = finish.paths!.find((p) => p.label === 'json, mock-chat-1, tool_choice required')!;
+    expect([forced.outcome, forced.blockedBy]).toEqual(['not-tested', undefined]);
+    // An enum lists strings only: the named form is owed wherever tool_choice is declared.
+    expect(results.get('tools.named')!.outcome).toBe('fail');
+    expect(finish.blockedBy).toEqual(['tools.named']);
+  });
+});
