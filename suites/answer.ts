@@ -9,6 +9,7 @@ import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../eng
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
+import { modelsUnderTest } from './paths.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
  * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,
@@ -509,14 +510,30 @@ export function judged<T extends object>(
 }
 
 /** The run's served answers to chat requests for `model`, streamed or not as `stream` says, that
- * `asked` accepts by the request's body: what a rule held on every answer of the run reads. The fuzz
- * session's generated requests are its properties' own (one defect, one failure). */
+ * `asked` accepts by the request's body: what a rule held on every answer of the run reads. An answer
+ * to a model that is not under test (an unknown id, or none, served where a refusal was due; a model
+ * only another check names) is read on the path of the first model under test: whatever a check
+ * expecting a refusal concludes, what was served is held to the shape rules by their owners. A 2xx
+ * that carries an error and no choices is a refusal told with the wrong status, the refusal's check's
+ * to report. The fuzz session's generated requests are its properties' own (one defect, one failure). */
 export async function answersOfRun(ctx: CheckContext, model: string, stream: boolean, asked: (body: Record<string, unknown>) => boolean = () => true): Promise<Exchange[]> {
+  const { models } = await modelsUnderTest(ctx);
+  const strays = models[0]?.id === model;
+  const tested = (m: unknown) => typeof m === 'string' && models.some((u) => u.id === m);
   return (await ctx.received()).filter((ex) => {
     if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
     const body = sentJson(ex.request);
-    return isObject(body) && body.model === model && (body.stream === true) === stream && asked(body);
+    if (!isObject(body) || (body.stream === true) !== stream || !asked(body)) return false;
+    return (body.model === model || (strays && !tested(body.model))) && !errorInstead(ex, stream);
   });
+}
+
+/** A JSON answer that is an error object, with no choices: a refusal told with a 2xx. (A stream that
+ * carries an error event is read as not served: readAnswer.) */
+function errorInstead(ex: Exchange, stream: boolean): boolean {
+  if (stream) return false;
+  const json = bodyJson(ex);
+  return json.ok && isObject(json.value) && 'error' in json.value && !('choices' in json.value);
 }
 
 /** Parts whose owner judges only answers that carry them at all: details need a usage object to be in. */

@@ -62,3 +62,32 @@ describe('a refusal of something else (class 3)', () => {
     expect(finish.blockedBy).toEqual(['tools.named']);
   });
 });
+
+describe('an answer served where a refusal was expected (class 5)', () => {
+  it("is held to 2.3 by the enum's owner, at must, beside the refusal's check at should", async () => {
+    const results = await runAgainstMock(only('chat.finish-reason', 'errors.unknown-model'), {
+      mock: createMock(undefined, { faults: [faultNamed('errors-unknown-model-served-eos')] }),
+      target: { models: ['mock-chat-1'] },
+    });
+    const refusal = results.get('errors.unknown-model')!;
+    expect([refusal.outcome, refusal.level]).toEqual(['fail', 'should']);
+    const finish = results.get('chat.finish-reason')!;
+    expect([finish.outcome, finish.level], finish.message).toEqual(['fail', 'must']);
+    for (const p of finish.paths!) {
+      expect(p.outcome, p.label).toBe('fail');
+      expect(p.message).toMatch(/^model "conformance-no-such-model".*"eos"/);
+      // The answer that broke the rule leads the evidence.
+      expect(JSON.parse(p.evidence[0].request.body!).model).toBe('conformance-no-such-model');
+    }
+  });
+
+  it('a refusal told with a 200 and an error body is the refusal check\'s alone: no shape rule reads it', async () => {
+    const results = await runAgainstMock(only('chat.response-shape', 'chat.usage', 'errors.missing-model'), {
+      mock: createMock(undefined, { faults: [faultNamed('errors-missing-model-200')] }),
+      target: { models: ['mock-chat-1'] },
+    });
+    expect(results.get('errors.missing-model')!.outcome).toBe('fail');
+    for (const id of ['chat.response-shape', 'chat.usage']) expect(results.get(id)!.outcome, results.get(id)!.message).toBe('pass');
+  });
+});
+

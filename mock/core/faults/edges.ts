@@ -3,8 +3,13 @@
 // answer served where a refusal was due, held to the shape rules by their owners at their level; a
 // rule judged only on an answer that reached what it is about; nothing to judge never a pass.
 import { errorReply } from '../errors.js';
+import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
-import { isChat, requestJson } from './rewrite.js';
+import { isChat, onAnswers, requestJson } from './rewrite.js';
+
+const fallback = ERRORS_FAULTS.find((f) => f.name === 'errors-unknown-model-fallback')!;
+/** Marks a request whose model the fault replaced, for its reply. */
+const FELL_BACK = 'x-conformance-fell-back';
 
 /** tool_choice forces a call: "required", or the named form. */
 const forced = (choice: unknown) => choice === 'required' || (typeof choice === 'object' && choice !== null);
@@ -24,5 +29,23 @@ export const EDGE_FAULTS: Fault[] = [
       const what = body.tool_choice === 'required' ? '"required"' : 'naming a function';
       return errorReply(400, `tool_choice ${what} is not supported: only "auto" and "none" are`, 'invalid_request_error', null, 'tool_choice');
     },
+  },
+  {
+    // Class 5: the answer served where a refusal was due is held to 2.3 by the enum's owner, at must,
+    // beside the refusal's own check at should.
+    name: 'errors-unknown-model-served-eos',
+    description:
+      'A model id that does not exist falls back to the first model of the key, as a gateway routing unknown ids to a default backend does, and that answer ends with finish_reason "eos", the backend\'s own name for its end, on both paths',
+    fails: ['errors.unknown-model', 'chat.finish-reason'],
+    request: (req, ctx) => {
+      const fell = fallback.request!(req, ctx);
+      return requestJson(fell)?.model === requestJson(req)?.model ? req : { ...fell, headers: { ...fell.headers, [FELL_BACK]: '1' } };
+    },
+    reply: (r, req, ctx) =>
+      req.headers[FELL_BACK]
+        ? onAnswers((answer) => {
+            for (const c of answer.choices ?? []) if (c.finish_reason) c.finish_reason = 'eos';
+          })(r, req, ctx)
+        : r,
   },
 ];
