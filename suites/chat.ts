@@ -408,7 +408,7 @@ export const lengthOnlyAtLimit: CheckDef = {
   section: '4.1',
   level: 'must',
   audit:
-    'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails; shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed and chat-length-before-cap.',
+    'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails, and so does one that cuts the stop request short of its sequence and of its max_tokens (the stop rules, which that answer never reached, are left to this one); shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed, chat-length-before-cap and stop-cut-short-length.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
   // Under load, every answer: none may say "length" short of its limits.

@@ -9,7 +9,10 @@ import { createMock } from '../mock/core/handle.js';
 import { faultNamed } from '../mock/core/faults/index.js';
 import type { CheckResult } from '../engine/check.js';
 import { CHECKS } from '../suites/index.js';
-import { runAgainstMock } from './support/run.js';
+import { errorReply } from '../mock/core/errors.js';
+import { isChat, requestJson } from '../mock/core/faults/rewrite.js';
+import { loadAgainstMock } from './support/load.js';
+import { mockWith, runAgainstMock } from './support/run.js';
 
 const only = (...ids: string[]) => CHECKS.filter((c) => ids.includes(c.id));
 const pathsOf = (r: CheckResult) => (r.paths ?? []).map((p) => [p.label, p.outcome, p.blockedBy]);
@@ -91,3 +94,51 @@ describe('an answer served where a refusal was expected (class 5)', () => {
   });
 });
 
+
+/** Every stream answered with no chunk: `data: [DONE]` alone. */
+const noChunk = mockWith({
+  reply: (r, req) => (isChat(req) && requestJson(req)?.stream === true && 'status' in r && r.status === 200 ? { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: [{ delayMs: 0, bytes: 'data: [DONE]\n\n' }] } : r),
+});
+
+describe('a rule judged only on an answer that reached what it is about (class 6)', () => {
+  it('a stop request cut three tokens in, long before its sequence, leaves the stop rules unjudged, blocked by chat.length-only-at-cap, which fails on it', async () => {
+    const results = await runAgainstMock(only('stop.finish-reason', 'stop.exact-prefix', 'stop.string', 'chat.length-only-at-cap'), {
+      mock: createMock(undefined, { faults: [faultNamed('stop-cut-short-length')] }),
+      target: { models: ['mock-chat-1'] },
+    });
+    for (const id of ['stop.finish-reason', 'stop.exact-prefix']) {
+      const r = results.get(id)!;
+      expect(r.outcome, r.message).toBe('not-tested');
+      expect(r.blockedBy).toEqual(['chat.length-only-at-cap']);
+      expect(r.message).toMatch(/ended with finish_reason "length" after \d+ characters, before the place of the stop sequence/);
+    }
+    expect(results.get('stop.string')!.outcome).toBe('pass');
+    const cap = results.get('chat.length-only-at-cap')!;
+    expect([cap.outcome, cap.level]).toEqual(['fail', 'must']);
+    expect(cap.message).toMatch(/the answer to the stop request ended with "length" after 3 completion tokens, short of max_tokens 64/);
+  });
+
+  it('a stream of no chunk leaves stream.single-id and stream.chunk-schema not-tested, blocked by no check that passed, in run and under load', async () => {
+    const results = await runAgainstMock(only('stream.single-id', 'stream.chunk-schema', 'stream.chunk-json'), { mock: noChunk, target: { models: ['mock-chat-1'] } });
+    expect(results.get('stream.chunk-json')!.outcome).toBe('pass');
+    for (const id of ['stream.single-id', 'stream.chunk-schema']) {
+      const r = results.get(id)!;
+      expect([r.outcome, r.blockedBy], r.message).toEqual(['not-tested', undefined]);
+      expect(r.message).toMatch(/no chunk/);
+    }
+    const load = await loadAgainstMock(noChunk);
+    const single = load.results.find((r) => r.id === 'stream.single-id')!;
+    expect(single.paths!.map((p) => [p.label, p.outcome, p.blockedBy])).toEqual(['alone', 'concurrency 1', 'concurrency 4'].map((l) => [l, 'not-tested', undefined]));
+  });
+
+  it('under load, a must whose every request failed is not-tested, blocked by the load rule that failed on them, not skipped', async () => {
+    const failing = mockWith({ reply: (r, req) => (isChat(req) && Array.isArray(requestJson(req)?.tools) ? errorReply(500, 'The tool parser crashed.', 'server_error') : r) });
+    const report = await loadAgainstMock(failing);
+    const finish = report.results.find((r) => r.id === 'tools.finish-reason')!;
+    expect(finish.level).toBe('must');
+    expect(finish.paths!.map((p) => [p.label, p.outcome, p.blockedBy])).toEqual(['alone', 'concurrency 1', 'concurrency 4'].map((l) => [l, 'not-tested', 'load.overload-refused']));
+    expect(finish.message).toMatch(/answers, none judged: tool call \(tool_choice "required"\).*got status 500/);
+    const overload = report.results.find((r) => r.id === 'load.overload-refused')!;
+    expect(overload.paths!.every((p) => p.outcome === 'fail')).toBe(true);
+  });
+});

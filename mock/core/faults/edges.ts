@@ -5,11 +5,14 @@
 import { errorReply } from '../errors.js';
 import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
-import { isChat, onAnswers, requestJson } from './rewrite.js';
+import { isChat, onAnswers, requestJson, withRequestJson } from './rewrite.js';
 
 const fallback = ERRORS_FAULTS.find((f) => f.name === 'errors-unknown-model-fallback')!;
 /** Marks a request whose model the fault replaced, for its reply. */
 const FELL_BACK = 'x-conformance-fell-back';
+
+/** The cap a server gives a request of its own accord, below what it was sent. */
+const SHORT_CAP = 3;
 
 /** tool_choice forces a call: "required", or the named form. */
 const forced = (choice: unknown) => choice === 'required' || (typeof choice === 'object' && choice !== null);
@@ -48,4 +51,14 @@ export const EDGE_FAULTS: Fault[] = [
           })(r, req, ctx)
         : r,
   },
+  {
+    // Class 6: the stop rules are about an answer that reached its sequence; one cut three tokens in
+    // never did. Its "length" short of every limit it was given is chat.length-only-at-cap's breach.
+    name: 'stop-cut-short-length',
+    description:
+      'A request with stop sequences is cut three tokens in, long before its sequence, with finish_reason "length", as a server that gives it a cap of its own (3) below the max_tokens it was sent',
+    fails: ['chat.length-only-at-cap'],
+    request: (req) => (isChat(req) && requestJson(req)?.stop !== undefined ? withRequestJson(req, (b) => void (b.max_tokens = SHORT_CAP)) : req),
+  },
 ];
+
