@@ -1,7 +1,7 @@
 // Sections 2.1 to 2.3, 4.1 and 8: the chat completion, the roles of its conversation, its response
 // and the token limit, on both paths (one JSON body, or a stream) and on each model under test.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask, contextLength, describe, generated, isUnixSeconds, is2xx, outputLength, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
@@ -411,14 +411,17 @@ export const lengthOnlyAtLimit: CheckDef = {
     'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails, and so does one that cuts the stop request short of its sequence and of its max_tokens (the stop rules, which that answer never reached, are left to this one); shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed, chat-length-before-cap and stop-cut-short-length.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
-  // Under load, every answer: none may say "length" short of its limits.
+  // Under load, every answer: none may say "length" short of its limits. One that ends otherwise is
+  // not what the rule is about.
   onEach: eachReading(MAX_TOKENS_READS, (a, { entry }) => {
+    if (a.finishReason !== 'length') return notTested(`the answer ended with finish_reason ${show(a.finishReason)}: no "length" to judge`);
     const wrong = lengthShort(a, entry, 'the answer');
     return wrong ? fail(wrong) : pass();
   }),
   async run(ctx, path) {
     const wrong: string[] = [];
     let judged = 0;
+    let essayEnd: Answer | undefined;
     const { entry } = await knownOf(ctx, path.model!);
     for (const [what, ex, owners] of [
       ['the essay', await essay(ctx, path), { servedBy: 'chat.max-tokens' }],
@@ -427,13 +430,17 @@ export const lengthOnlyAtLimit: CheckDef = {
       const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, ...owners });
       if (got.verdict) return got.verdict;
       const a = got.answer;
+      essayEnd ??= a;
       if (a.finishReason !== 'length' || completionTokens(a) === undefined) continue;
       judged++;
       const short = lengthShort(a, entry, what);
       if (short) wrong.push(short);
     }
     if (wrong.length) return fail(wrong.join('; '));
-    return judged ? pass() : pass(['no answer ended with "length" and a token count to judge']);
+    if (judged) return pass();
+    // Nothing ended with "length": the essay, cut by its max_tokens, should have (chat.max-tokens fails where it did not).
+    const why = `the essay asked with max_tokens ${sentCap(essayEnd!.ex)} ended with finish_reason ${show(essayEnd!.finishReason)}`;
+    return notTested(`no answer ended with "length": nothing to judge (${why}; see chat.max-tokens)`, 'chat.max-tokens', `${essayEnd!.ex.label}: ${why}, not "length"`);
   },
 };
 
@@ -482,6 +489,13 @@ function validChat(ctx: CheckContext, ex: Exchange): { stream: boolean } | undef
   return body !== undefined && validRequest(body).ok ? { stream: (body as { stream?: unknown }).stream === true } : undefined;
 }
 
+/** How a run's answers came back, each status once with how many: `status 404 (73)`. */
+function describeAll(answers: readonly Exchange[]): string {
+  const counts = new Map<string, number>();
+  for (const ex of answers) counts.set(describe(ex), (counts.get(describe(ex)) ?? 0) + 1);
+  return [...counts].map(([what, n]) => `${what} (${n})`).join(', ');
+}
+
 export const servedWhenValid: CheckDef = {
   id: 'chat.served-when-valid',
   title: 'The chat requests of the run are served: none is turned away as busy (429 beyond its Retry-After, 503) or ended by an error event mid-stream',
@@ -499,7 +513,11 @@ export const servedWhenValid: CheckDef = {
     });
     const turnedAway = chats.map(({ ex, stream }) => ({ ex, why: readAnswer(ex, stream).unserved })).filter((x): x is { ex: Exchange; why: string } => x.why !== undefined);
     if (!chats.length) return notTested('the run sent no valid chat request (with no model listed, name one with --model)');
-    if (!turnedAway.length) return pass();
+    if (!turnedAway.length) {
+      // Nothing served and nothing turned away (a 404 to every route): the rule held on no answer.
+      if (!chats.some(({ ex }) => is2xx(ex))) return notTested(`none of the ${chats.length} valid chat requests of the run was served, nor turned away as busy (${describeAll(chats.map(({ ex }) => ex))}): nothing to count`);
+      return pass();
+    }
     ctx.cite(turnedAway[0].ex);
     const named = turnedAway.slice(0, 3).map(({ ex, why }) => `${ex.label}: ${why}`);
     return fail(

@@ -142,3 +142,37 @@ describe('a rule judged only on an answer that reached what it is about (class 6
     expect(overload.paths!.every((p) => p.outcome === 'fail')).toBe(true);
   });
 });
+
+describe('verdicts with nothing to judge (class 7)', () => {
+  it('a server whose every route is 404, with a model named, leaves chat.served-when-valid not-tested: nothing served, nothing turned away', async () => {
+    const results = await runAgainstMock(only('chat.served-when-valid', 'chat.role.user'), {
+      mock: createMock(undefined, { faults: [faultNamed('every-route-404')] }),
+      target: { models: ['mock-chat-1'] },
+    });
+    const served = results.get('chat.served-when-valid')!;
+    expect([served.outcome, served.blockedBy], served.message).toEqual(['not-tested', undefined]);
+    expect(served.message).toMatch(/^none of the \d+ valid chat requests of the run was served, nor turned away as busy \(status 404 \(\d+\)\): nothing to count$/);
+  });
+
+  it('without a catalog no generated request is owed an answer: fuzz.no-5xx is not-tested, blocked by catalog.available, not by fuzz.no-5xx-refusable', async () => {
+    const results = await runAgainstMock(only('fuzz.no-5xx', 'fuzz.no-5xx-refusable', 'catalog.available'), {
+      mock: createMock(undefined, { faults: [faultNamed('catalog-absent-wrong-type-500')] }),
+    });
+    expect(results.get('fuzz.no-5xx-refusable')!.outcome).toBe('fail');
+    expect(results.get('catalog.available')!.outcome).toBe('fail');
+    const owed = results.get('fuzz.no-5xx')!;
+    expect([owed.outcome, owed.blockedBy], owed.message).toEqual(['not-tested', ['catalog.available']]);
+    expect(owed.message).toMatch(/each carries an optional field, which only the catalog declares, and the catalog at \S+ answered status 404/);
+  });
+
+  it('chat.length-only-at-cap, where no answer ended with "length", is not-tested, blocked by chat.max-tokens, which fails', async () => {
+    const results = await runAgainstMock(only('chat.length-only-at-cap', 'chat.max-tokens'), {
+      mock: createMock(undefined, { faults: [faultNamed('chat-max-tokens-ignored')] }),
+      target: { models: ['mock-chat-1'] },
+    });
+    expect(results.get('chat.max-tokens')!.outcome).toBe('fail');
+    const cap = results.get('chat.length-only-at-cap')!;
+    expect([cap.outcome, cap.blockedBy], cap.message).toEqual(['not-tested', ['chat.max-tokens']]);
+    expect(cap.message).toContain('no answer ended with "length": nothing to judge');
+  });
+});

@@ -4,10 +4,12 @@
 // rule judged only on an answer that reached what it is about; nothing to judge never a pass.
 import { errorReply } from '../errors.js';
 import { ERRORS_FAULTS } from './errors.js';
+import { FUZZ_FAULTS } from './fuzz.js';
 import type { Fault } from './fault.js';
-import { isChat, onAnswers, requestJson, withRequestJson } from './rewrite.js';
+import { isCatalog, isChat, onAnswers, requestJson, withRequestJson } from './rewrite.js';
 
 const fallback = ERRORS_FAULTS.find((f) => f.name === 'errors-unknown-model-fallback')!;
+const wrongType500 = FUZZ_FAULTS.find((f) => f.name === 'fuzz-wrong-type-500')!;
 /** Marks a request whose model the fault replaced, for its reply. */
 const FELL_BACK = 'x-conformance-fell-back';
 
@@ -59,6 +61,15 @@ export const EDGE_FAULTS: Fault[] = [
       'A request with stop sequences is cut three tokens in, long before its sequence, with finish_reason "length", as a server that gives it a cap of its own (3) below the max_tokens it was sent',
     fails: ['chat.length-only-at-cap'],
     request: (req) => (isChat(req) && requestJson(req)?.stop !== undefined ? withRequestJson(req, (b) => void (b.max_tokens = SHORT_CAP)) : req),
+  },
+  {
+    // Class 7: without a catalog no generated request is owed an answer (each carries an optional
+    // field only a catalog declares): fuzz.no-5xx has nothing to judge, blocked by the catalog's
+    // absence (catalog.available), not by fuzz.no-5xx-refusable, which fails on other requests.
+    name: 'catalog-absent-wrong-type-500',
+    description: 'The site publishes no catalog (404), and a chat request with a numeric field sent as text (temperature "1") answers 500 instead of a 4xx',
+    fails: ['catalog.available', 'catalog.status-200', 'catalog.schema', 'auth.catalog-public', 'fuzz.no-5xx-refusable'],
+    reply: (r, req, ctx) => (isCatalog(req) ? errorReply(404, 'Not found.', 'invalid_request_error', 'not_found') : wrongType500.reply!(r, req, ctx)),
   },
 ];
 
