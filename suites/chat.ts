@@ -258,6 +258,9 @@ function usageDetailsOf(a: Answer): Verdict {
   return ownPart(a, 'usage-details', BASE.json, BASIC);
 }
 
+/** A stream of no chunk ([DONE] alone) has no field of 2.3 to read: nothing to judge, not a pass. */
+const noChunk = notTested('the stream carries no chunk: nothing to read');
+
 export const createdSeconds: CheckDef = {
   id: 'chat.created-seconds',
   title: 'created is a Unix time in seconds, on the response and on every chunk of a stream',
@@ -268,6 +271,7 @@ export const createdSeconds: CheckDef = {
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds, as for models.',
   paths: EACH,
   ...onBasic(['envelope'], (a) => {
+    if (!a.created.length) return noChunk;
     const wrong = a.created.map((c, i) => ({ c, i })).filter(({ c }) => !isUnixSeconds(c));
     if (!wrong.length) return pass();
     const where = a.stream ? `${wrong.length} of ${a.created.length} chunks, the first (chunk ${wrong[0].i})` : 'the response';
@@ -288,6 +292,7 @@ export const modelEcho: CheckDef = {
   convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
   paths: EACH,
   ...onBasic(['envelope'], (a, { model: asked }) => {
+    if (!a.models.length) return noChunk;
     const other = a.models.find((m) => m !== asked && !(typeof m === 'string' && m.startsWith(asked) && DATED.test(m.slice(asked.length))));
     return other === undefined ? pass() : fail(`the ${a.stream ? 'stream' : 'response'} names model ${show(other)}, not ${JSON.stringify(asked)} or a dated id of it`);
   }),

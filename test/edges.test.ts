@@ -118,13 +118,15 @@ describe('a rule judged only on an answer that reached what it is about (class 6
     expect(cap.message).toMatch(/the answer to the stop request ended with "length" after 3 completion tokens, short of max_tokens 64/);
   });
 
-  it('a stream of no chunk leaves stream.single-id and stream.chunk-schema not-tested, blocked by no check that passed, in run and under load', async () => {
-    const results = await runAgainstMock(only('stream.single-id', 'stream.chunk-schema', 'stream.chunk-json'), { mock: noChunk, target: { models: ['mock-chat-1'] } });
+  it('a stream of no chunk leaves the rules of its chunks not-tested, blocked by no check that passed, in run and under load', async () => {
+    const ids = ['stream.single-id', 'stream.chunk-schema', 'chat.created-seconds', 'chat.model-echo'];
+    const results = await runAgainstMock(only(...ids, 'stream.chunk-json'), { mock: noChunk, target: { models: ['mock-chat-1'] } });
     expect(results.get('stream.chunk-json')!.outcome).toBe('pass');
-    for (const id of ['stream.single-id', 'stream.chunk-schema']) {
+    for (const id of ids) {
       const r = results.get(id)!;
-      expect([r.outcome, r.blockedBy], r.message).toEqual(['not-tested', undefined]);
-      expect(r.message).toMatch(/no chunk/);
+      const stream = r.paths!.find((p) => p.label.startsWith('stream') || p.label === 'mock-chat-1')!;
+      expect([stream.outcome, stream.blockedBy], `${id}: ${stream.message}`).toEqual(['not-tested', undefined]);
+      expect(stream.message).toMatch(/no chunk/);
     }
     const load = await loadAgainstMock(noChunk);
     const single = load.results.find((r) => r.id === 'stream.single-id')!;
