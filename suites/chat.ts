@@ -178,7 +178,7 @@ export const finishReason = owner('finish_reason', {
   id: 'chat.finish-reason',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   audit:
-    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it, the essay cut by max_tokens with finish_reason null included, and so does the answer served to an unknown model where a refusal was due (the refusal\'s check says should, this rule must); shown by faults chat-finish-reason-eos, stream-finish-reason-outside-enum, chat-finish-reason-null-when-cut and errors-unknown-model-served-eos.',
+    "Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it, the essay cut by max_tokens with finish_reason null included, and so does the answer served to an unknown model where a refusal was due (the refusal's check says should, this rule must); shown by faults chat-finish-reason-eos, stream-finish-reason-outside-enum, chat-finish-reason-null-when-cut and errors-unknown-model-served-eos.",
   paths: EACH,
 });
 
@@ -520,7 +520,8 @@ export const servedWhenValid: CheckDef = {
     if (!chats.length) return notTested('the run sent no valid chat request (with no model listed, name one with --model)');
     if (!turnedAway.length) {
       // Nothing served and nothing turned away (a 404 to every route): the rule held on no answer.
-      if (!chats.some(({ ex }) => is2xx(ex))) return notTested(`none of the ${chats.length} valid chat requests of the run was served, nor turned away as busy (${describeAll(chats.map(({ ex }) => ex))}): nothing to count`);
+      if (!chats.some(({ ex }) => is2xx(ex)))
+        return notTested(`none of the ${chats.length} valid chat requests of the run was served, nor turned away as busy (${describeAll(chats.map(({ ex }) => ex))}): nothing to count`);
       return pass();
     }
     ctx.cite(turnedAway[0].ex);

@@ -84,7 +84,7 @@ describe('an answer served where a refusal was expected (class 5)', () => {
     }
   });
 
-  it('a refusal told with a 200 and an error body is the refusal check\'s alone: no shape rule reads it', async () => {
+  it("a refusal told with a 200 and an error body is the refusal check's alone: no shape rule reads it", async () => {
     const results = await runAgainstMock(only('chat.response-shape', 'chat.usage', 'errors.missing-model'), {
       mock: createMock(undefined, { faults: [faultNamed('errors-missing-model-200')] }),
       target: { models: ['mock-chat-1'] },
@@ -94,10 +94,12 @@ describe('an answer served where a refusal was expected (class 5)', () => {
   });
 });
 
-
 /** Every stream answered with no chunk: `data: [DONE]` alone. */
 const noChunk = mockWith({
-  reply: (r, req) => (isChat(req) && requestJson(req)?.stream === true && 'status' in r && r.status === 200 ? { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: [{ delayMs: 0, bytes: 'data: [DONE]\n\n' }] } : r),
+  reply: (r, req) =>
+    isChat(req) && requestJson(req)?.stream === true && 'status' in r && r.status === 200
+      ? { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: [{ delayMs: 0, bytes: 'data: [DONE]\n\n' }] }
+      : r,
 });
 
 describe('a rule judged only on an answer that reached what it is about (class 6)', () => {

@@ -135,7 +135,10 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
         if (by) return notTested(`${none}: ${by.count} of its requests got answers fuzz.${by.id} failed on`, `fuzz.${by.id}`);
         const catalogless = id === 'no-5xx' && out.space.noCatalog;
         if (catalogless)
-          return notTested(`${none}: each carries an optional field, which only the catalog declares, and ${catalogless.problem}${catalogless.owner ? ` (see ${catalogless.owner})` : ''}`, catalogless.owner);
+          return notTested(
+            `${none}: each carries an optional field, which only the catalog declares, and ${catalogless.problem}${catalogless.owner ? ` (see ${catalogless.owner})` : ''}`,
+            catalogless.owner,
+          );
         return notTested(none);
       }
       // The answers it applies to (a rule of valid requests, of served ones...), and that none broke it.

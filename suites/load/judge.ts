@@ -78,8 +78,7 @@ export class Step {
       t.unjudged++;
       if (v.outcome === 'not-served') t.unserved++;
       // A reason that names what kept the rule from judging comes before a refusal to serve.
-      if (!t.open || (v.outcome !== 'not-served' && t.unserved === t.unjudged - 1))
-        t.open = { message: this.keep.text(v.message ?? v.outcome), ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
+      if (!t.open || (v.outcome !== 'not-served' && t.unserved === t.unjudged - 1)) t.open = { message: this.keep.text(v.message ?? v.outcome), ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
     }
   }
 

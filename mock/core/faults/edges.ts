@@ -72,4 +72,3 @@ export const EDGE_FAULTS: Fault[] = [
     reply: (r, req, ctx) => (isCatalog(req) ? errorReply(404, 'Not found.', 'invalid_request_error', 'not_found') : wrongType500.reply!(r, req, ctx)),
   },
 ];
-

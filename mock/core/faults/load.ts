@@ -254,4 +254,3 @@ export const LOAD_FAULTS: Fault[] = [
     reply: underLoad((r) => r),
   },
 ];
-
