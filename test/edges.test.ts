@@ -38,8 +38,6 @@ describe('a refusal of something else (class 3)', () => {
         [`${way}, mock-chat-1, tool_choice naming get_time`, 'not-tested', 'tools.named'],
       ]),
     );
-    // No evidence of a refused request on a path whose own request was served.
-    for (const p of finish.paths!.filter((x) => x.outcome === 'pass')) expect(p.evidence).toEqual([]);
     expect(results.get('tools.none')!.outcome).toBe('pass');
     expect(results.get('tools.strict-arguments')!.blockedBy).toEqual(['tools.required']);
   });
