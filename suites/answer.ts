@@ -9,6 +9,7 @@ import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../eng
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
+import { modelsUnderTest } from './paths.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
  * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,
@@ -339,11 +340,23 @@ export interface RequestOwners {
   readableBy?: string;
 }
 
-/** Fields the kit adds to requests for ends of its own, each with the check whose rule it is: a
- * request refused for one of them is that check's failure, and leaves every other check that sent it
- * (to share one request, or to keep its cost down) not-tested, blocked by it. A check sends what its
- * rule needs; a refusal of what it did not need says nothing of its rule. */
-const FIELD_OWNERS: Record<string, string> = { stream_options: 'usage.stream-present', max_tokens: 'chat.max-tokens' };
+/** Fields a request carries whose refusal is one check's failure, by the value sent: the fields the
+ * kit adds for ends of its own (stream_options to share a stream, max_tokens to keep its cost down),
+ * and the fields a rule is about (tool_choice, each of whose forms a check of the tools suite owns).
+ * A request refused for one of them is that check's failure, at its level, and leaves every other
+ * check that sent it not-tested, blocked by it: a check sends what its rule needs, and a refusal of
+ * what its rule is not about says nothing of its rule. */
+const FIELD_OWNERS: Record<string, (value: unknown) => string> = {
+  stream_options: () => 'usage.stream-present',
+  max_tokens: () => 'chat.max-tokens',
+  // The forced forms are tools.required's and tools.named's (conventions: should), "none" tools.none's;
+  // "auto", which every tool request could have left unsaid, is tools.finish-reason's.
+  tool_choice: (v) => (v === 'required' ? 'tools.required' : v === 'none' ? 'tools.none' : isObject(v) ? 'tools.named' : 'tools.finish-reason'),
+};
+
+/** Fields of FIELD_OWNERS that a model may not take: its catalog entry declares which (section 8),
+ * and where it does not, a refusal breaks no rule (4.1 leaves unsupported parameters open). */
+const PER_MODEL = new Set(['tool_choice']);
 
 /** How a refusal says a field is not taken (OpenAI: "Unrecognized request argument supplied: x";
  * vLLM and pydantic: "Extra inputs are not permitted"). */
@@ -362,10 +375,25 @@ export function refusedField(a: Answer): string | undefined {
   return Object.keys(FIELD_OWNERS).find((f) => isObject(sent) && f in sent && (error?.param === f || (NOT_TAKEN.test(message) && new RegExp(`\\b${f}\\b`).test(message))));
 }
 
-/** The check that owns the field a refusal names (refusedField), with why, for its own failure. */
-export function fieldRefusal(a: Answer): { owner: string; why: string } | undefined {
+/** The check that owns the field a refusal names (refusedField), by the value sent, with why, for its
+ * own failure. */
+export function fieldRefusal(a: Answer): { field: string; owner: string; why: string } | undefined {
   const field = refusedField(a);
-  return field ? { owner: FIELD_OWNERS[field], why: `${field} was refused: ${describe(a.ex)}${errorText(a.ex)}` } : undefined;
+  if (!field) return undefined;
+  const value = (sentJson(a.ex.request) as Record<string, unknown>)[field];
+  const shown = typeof value === 'string' ? ` ${JSON.stringify(value)}` : isObject(value) ? ' naming a function' : '';
+  return { field, owner: FIELD_OWNERS[field](value), why: `${field}${shown} was refused: ${describe(a.ex)}${errorText(a.ex)}` };
+}
+
+/** Whether the model may be held to take the field a refusal names: a field of PER_MODEL only where
+ * its catalog entry declares it (an enum, with the string value sent among its values; an object
+ * value, the named form of tool_choice, is declared with the field, as an enum lists only strings). */
+async function owedField(ctx: CheckContext, model: string | undefined, a: Answer, field: string): Promise<boolean> {
+  if (!PER_MODEL.has(field)) return true;
+  const declared = model === undefined ? undefined : declaredParameters((await catalog(ctx)).entries.get(model))?.[field];
+  if (!declared) return false;
+  const value = (sentJson(a.ex.request) as Record<string, unknown>)[field];
+  return declared.type !== 'enum' || !Array.isArray(declared.values) || typeof value !== 'string' || declared.values.includes(value);
 }
 
 /** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing. */
@@ -375,8 +403,8 @@ export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readabl
   for (const part of parts) {
     const why = a.broken[part];
     if (why === undefined) continue;
-    const field = part === 'served' ? refusedField(a) : undefined;
-    const owner = field ? FIELD_OWNERS[field] : part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way];
+    const field = part === 'served' ? fieldRefusal(a)?.owner : undefined;
+    const owner = field ?? (part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way]);
     if (!owner) continue;
     return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner, `${a.ex.label}: ${part === 'served' ? '' : `${part}: `}${why}`);
   }
@@ -424,7 +452,7 @@ export interface Asked extends RequestOwners {
   /** An optional request field (tools, response_format): a model that refuses it with a JSON error
    * leaves the check not-tested unless the catalog declares the field for it. */
   feature?: 'tools' | 'response_format';
-  /** The check asking, where it owns a field the kit adds (FIELD_OWNERS): its refusal is its failure. */
+  /** The check asking, where it owns a field the request carries (FIELD_OWNERS): its refusal is its failure. */
   self?: string;
 }
 
@@ -447,8 +475,14 @@ export async function answerTo(
       if (!declared) return { verdict: notTested(`the model refuses ${asked.feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
     }
     const field = fieldRefusal(a);
-    if (field && field.owner !== asked.self)
-      return { verdict: notTested(`${asked.what} got no answer, for a field its rule does not need: ${field.why}; see ${field.owner}`, field.owner, `${ex.label}: ${field.why}`) };
+    if (field) {
+      // A field the model need not take (its catalog entry does not declare it) breaks no rule.
+      if (!(await owedField(ctx, path.model, a, field.field)))
+        return { verdict: notTested(`${asked.what} got no answer: ${field.why}, and the catalog does not declare it for the model; 4.1 leaves unsupported parameters open`) };
+      // The refusal is the owner's failure, at the owner's level, whoever else sent the field.
+      if (field.owner === asked.self) return { verdict: fail(`${asked.what} got no answer: ${field.why}`) };
+      return { verdict: notTested(`${asked.what} got no answer, for a field its rule is not about: ${field.why}; see ${field.owner}`, field.owner, `${ex.label}: ${field.why}`) };
+    }
     if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
   }
   const parts = needed(wayOf(a.stream), reads);
@@ -476,14 +510,30 @@ export function judged<T extends object>(
 }
 
 /** The run's served answers to chat requests for `model`, streamed or not as `stream` says, that
- * `asked` accepts by the request's body: what a rule held on every answer of the run reads. The fuzz
- * session's generated requests are its properties' own (one defect, one failure). */
+ * `asked` accepts by the request's body: what a rule held on every answer of the run reads. An answer
+ * to a model that is not under test (an unknown id, or none, served where a refusal was due; a model
+ * only another check names) is read on the path of the first model under test: whatever a check
+ * expecting a refusal concludes, what was served is held to the shape rules by their owners. A 2xx
+ * that carries an error and no choices is a refusal told with the wrong status, the refusal's check's
+ * to report. The fuzz session's generated requests are its properties' own (one defect, one failure). */
 export async function answersOfRun(ctx: CheckContext, model: string, stream: boolean, asked: (body: Record<string, unknown>) => boolean = () => true): Promise<Exchange[]> {
+  const { models } = await modelsUnderTest(ctx);
+  const strays = models[0]?.id === model;
+  const tested = (m: unknown) => typeof m === 'string' && models.some((u) => u.id === m);
   return (await ctx.received()).filter((ex) => {
     if (ex.request.method !== 'POST' || !ex.request.url.endsWith('/v1/chat/completions') || !is2xx(ex) || generated(ex)) return false;
     const body = sentJson(ex.request);
-    return isObject(body) && body.model === model && (body.stream === true) === stream && asked(body);
+    if (!isObject(body) || (body.stream === true) !== stream || !asked(body)) return false;
+    return (body.model === model || (strays && !tested(body.model))) && !errorInstead(ex, stream);
   });
+}
+
+/** A JSON answer that is an error object, with no choices: a refusal told with a 2xx. (A stream that
+ * carries an error event is read as not served: readAnswer.) */
+function errorInstead(ex: Exchange, stream: boolean): boolean {
+  if (stream) return false;
+  const json = bodyJson(ex);
+  return json.ok && isObject(json.value) && 'error' in json.value && !('choices' in json.value);
 }
 
 /** Parts whose owner judges only answers that carry them at all: details need a usage object to be in. */

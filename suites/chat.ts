@@ -2,7 +2,7 @@
 // paths (one JSON body, or a stream) and on each model under test; the roles of its conversation are
 // chat-roles.ts's.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, contextLength, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask, contextLength, describe, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import { parseJson } from '../engine/json.js';
@@ -88,7 +88,7 @@ export const finishReason = owner('finish_reason', {
   id: 'chat.finish-reason',
   title: `Each choice's finish_reason is one of ${FINISH_REASONS.join(', ')}`,
   audit:
-    'Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it, the essay cut by max_tokens with finish_reason null included; shown by faults chat-finish-reason-eos, stream-finish-reason-outside-enum and chat-finish-reason-null-when-cut.',
+    "Reads the finish_reason of the basic answer, streamed and not (every finish_reason of choice 0 on a stream): a server that ends with a value outside the four (eos, done) or with none fails on the path it does it, the essay cut by max_tokens with finish_reason null included, and so does the answer served to an unknown model where a refusal was due (the refusal's check says should, this rule must); shown by faults chat-finish-reason-eos, stream-finish-reason-outside-enum, chat-finish-reason-null-when-cut and errors-unknown-model-served-eos.",
   paths: EACH,
 });
 
@@ -168,6 +168,9 @@ function usageDetailsOf(a: Answer): Verdict {
   return ownPart(a, 'usage-details', BASE.json, BASIC);
 }
 
+/** A stream of no chunk ([DONE] alone) has no field of 2.3 to read: nothing to judge, not a pass. */
+const noChunk = notTested('the stream carries no chunk: nothing to read');
+
 export const createdSeconds: CheckDef = {
   id: 'chat.created-seconds',
   title: 'created is a Unix time in seconds, on the response and on every chunk of a stream',
@@ -178,6 +181,7 @@ export const createdSeconds: CheckDef = {
   convention: 'The document says "creation time" without a unit; the convention is Unix seconds, as for models.',
   paths: EACH,
   ...onBasic(['envelope'], (a) => {
+    if (!a.created.length) return noChunk;
     const wrong = a.created.map((c, i) => ({ c, i })).filter(({ c }) => !isUnixSeconds(c));
     if (!wrong.length) return pass();
     const where = a.stream ? `${wrong.length} of ${a.created.length} chunks, the first (chunk ${wrong[0].i})` : 'the response';
@@ -198,6 +202,7 @@ export const modelEcho: CheckDef = {
   convention: '2.3 says model is the "id of the model that served the request"; by convention it is the requested id or a dated snapshot of it (x-2026-01-01 for x).',
   paths: EACH,
   ...onBasic(['envelope'], (a, { model: asked }) => {
+    if (!a.models.length) return noChunk;
     const other = a.models.find((m) => m !== asked && !(typeof m === 'string' && m.startsWith(asked) && DATED.test(m.slice(asked.length))));
     return other === undefined ? pass() : fail(`the ${a.stream ? 'stream' : 'response'} names model ${show(other)}, not ${JSON.stringify(asked)} or a dated id of it`);
   }),
@@ -376,17 +381,20 @@ export const lengthOnlyAtLimit: CheckDef = {
   section: '4.1',
   level: 'must',
   audit:
-    'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails; shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed and chat-length-before-cap.',
+    'Reads the finish of the basic answer, which ends by itself well within its 64-token cap, and of the essay, streamed and not: a server that says "length" for a natural end, or short of every limit it was given, fails, and so does one that cuts the stop request short of its sequence and of its max_tokens (the stop rules, which that answer never reached, are left to this one); shown by faults chat-length-when-not-cut, chat-natural-end-length-streamed, chat-length-before-cap and stop-cut-short-length.',
   paths: EACH,
   reads: MAX_TOKENS_READS,
-  // Under load, every answer: none may say "length" short of its limits.
+  // Under load, every answer: none may say "length" short of its limits. One that ends otherwise is
+  // not what the rule is about.
   onEach: eachReading(MAX_TOKENS_READS, (a, { entry }) => {
+    if (a.finishReason !== 'length') return notTested(`the answer ended with finish_reason ${show(a.finishReason)}: no "length" to judge`);
     const wrong = lengthShort(a, entry, 'the answer');
     return wrong ? fail(wrong) : pass();
   }),
   async run(ctx, path) {
     const wrong: string[] = [];
     let judged = 0;
+    let essayEnd: Answer | undefined;
     const { entry } = await knownOf(ctx, path.model!);
     for (const [what, ex, owners] of [
       ['the essay', await essay(ctx, path), { servedBy: 'chat.max-tokens' }],
@@ -395,13 +403,17 @@ export const lengthOnlyAtLimit: CheckDef = {
       const got = await answerTo(ctx, ex, path, MAX_TOKENS_READS, { what, ...owners });
       if (got.verdict) return got.verdict;
       const a = got.answer;
+      essayEnd ??= a;
       if (a.finishReason !== 'length' || completionTokens(a) === undefined) continue;
       judged++;
       const short = lengthShort(a, entry, what);
       if (short) wrong.push(short);
     }
     if (wrong.length) return fail(wrong.join('; '));
-    return judged ? pass() : pass(['no answer ended with "length" and a token count to judge']);
+    if (judged) return pass();
+    // Nothing ended with "length": the essay, cut by its max_tokens, should have (chat.max-tokens fails where it did not).
+    const why = `the essay asked with max_tokens ${sentCap(essayEnd!.ex)} ended with finish_reason ${show(essayEnd!.finishReason)}`;
+    return notTested(`no answer ended with "length": nothing to judge (${why}; see chat.max-tokens)`, 'chat.max-tokens', `${essayEnd!.ex.label}: ${why}, not "length"`);
   },
 };
 
@@ -450,6 +462,13 @@ function validChat(ctx: CheckContext, ex: Exchange): { stream: boolean } | undef
   return body !== undefined && validRequest(body).ok ? { stream: (body as { stream?: unknown }).stream === true } : undefined;
 }
 
+/** How a run's answers came back, each status once with how many: `status 404 (73)`. */
+function describeAll(answers: readonly Exchange[]): string {
+  const counts = new Map<string, number>();
+  for (const ex of answers) counts.set(describe(ex), (counts.get(describe(ex)) ?? 0) + 1);
+  return [...counts].map(([what, n]) => `${what} (${n})`).join(', ');
+}
+
 export const servedWhenValid: CheckDef = {
   id: 'chat.served-when-valid',
   title: 'The chat requests of the run are served: none is turned away as busy (429 beyond its Retry-After, 503) or ended by an error event mid-stream',
@@ -467,7 +486,12 @@ export const servedWhenValid: CheckDef = {
     });
     const turnedAway = chats.map(({ ex, stream }) => ({ ex, why: readAnswer(ex, stream).unserved })).filter((x): x is { ex: Exchange; why: string } => x.why !== undefined);
     if (!chats.length) return notTested('the run sent no valid chat request (with no model listed, name one with --model)');
-    if (!turnedAway.length) return pass();
+    if (!turnedAway.length) {
+      // Nothing served and nothing turned away (a 404 to every route): the rule held on no answer.
+      if (!chats.some(({ ex }) => is2xx(ex)))
+        return notTested(`none of the ${chats.length} valid chat requests of the run was served, nor turned away as busy (${describeAll(chats.map(({ ex }) => ex))}): nothing to count`);
+      return pass();
+    }
     ctx.cite(turnedAway[0].ex);
     const named = turnedAway.slice(0, 3).map(({ ex, why }) => `${ex.label}: ${why}`);
     return fail(

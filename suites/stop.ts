@@ -7,7 +7,8 @@ import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/c
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
-import { eachReading } from './each.js';
+import { eachReading, knownOf } from './each.js';
+import { lengthShort } from './chat.js';
 
 /** A prompt whose answer an obedient model knows in advance; any other answer works too, as long as
  * it reproduces. */
@@ -124,23 +125,42 @@ async function stopped(ctx: CheckContext, path: ApiPath, reads: readonly Part[],
 const STOPPING = { stream: STREAM, model: modelsTaking('stop') };
 const ON_FORMS = { ...STOPPING, form: FORMS };
 
-/** A rule about a stopped answer, where the sequence's place in the unstopped one is known; under
- * load, on each answer to the stop request, against the reference made alone before the sweep. */
+/** A rule about a stopped answer, where the sequence's place in the unstopped one is known, and the
+ * answer reached it; under load, on each answer to the stop request, against the reference made
+ * alone before the sweep. */
 const onStopped = (self: string, reads: Part[], rule: (a: Answer, seq: string, ref: Reference) => Verdict) => ({
   ...judged(
     reads,
     (ctx, path) => stopped(ctx, path, reads, self),
-    (got) => rule(got.a, got.seq, got.ref),
+    async (got, ctx, path) => endedBefore(got.a, got.seq, got.ref, (await knownOf(ctx, path.model!)).entry) ?? rule(got.a, got.seq, got.ref),
   ),
   onEach: eachReading(
     reads,
     (a, known) => {
       const stop = known.refs.stop as StopUnderLoad | undefined;
-      return stop ? rule(a, stop.seq, stop.ref) : notTested('no stop sequence was picked before the sweep');
+      return stop ? (endedBefore(a, stop.seq, stop.ref, known.entry) ?? rule(a, stop.seq, stop.ref)) : notTested('no stop sequence was picked before the sweep');
     },
     { kinds: ['stop'] },
   ),
 });
+
+/** The ends of an answer other than its own or a stop sequence's: a limit, a filter, a call. */
+const ENDED_ELSEWHERE: unknown[] = ['length', 'content_filter', 'tool_calls'];
+
+/** An answer that something else ended (finish_reason length, content_filter, tool_calls) before the
+ * place its sequence occurs in the unstopped answer never reached what the stop rules are about: none
+ * of them is judged on it (an answer cut three tokens in is not "stopped at" a word it never got to).
+ * A "length" short of every limit the kit knows is chat.length-only-at-cap's breach, on this answer too. */
+function endedBefore(a: Answer, seq: string, ref: Reference, entry: Record<string, unknown> | undefined): Verdict | undefined {
+  const place = ref.text.indexOf(seq);
+  if (a.content.length >= place || !ENDED_ELSEWHERE.includes(a.finishReason)) return undefined;
+  const short = lengthShort(a, entry, 'the answer to the stop request');
+  return notTested(
+    `the answer ended with finish_reason ${show(a.finishReason)} after ${a.content.length} characters, before the place of the stop sequence ${show(seq)} (character ${place} of the unstopped answer): the sequence had nothing to end`,
+    short && 'chat.length-only-at-cap',
+    short,
+  );
+}
 
 /** What a load's stop request is judged against: the reference answer, and the word sent as stop. */
 interface StopUnderLoad {
@@ -173,7 +193,11 @@ export const stopString: CheckDef = {
   reads: ['served'],
   async run(ctx, path) {
     const { ref, notes } = await referenceOrFillers(ctx, path);
-    if (ref) return onStopped('stop.string', [], () => pass()).run(ctx, { ...path, form: 'string' });
+    // Acceptance needs the answer served, not cut where the sequence is (onStopped's rules do).
+    if (ref) {
+      const got = await stopped(ctx, { ...path, form: 'string' }, [], 'stop.string');
+      return got.verdict ?? pass();
+    }
     const got = await answerTo(ctx, await ask(ctx, path, repeatBody(path.model!, { stop: FILLERS[0] }), `stop ${JSON.stringify(FILLERS[0])}`), path, [], { what: 'stop as a string' });
     return got.verdict ?? pass(notes);
   },

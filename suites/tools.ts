@@ -104,27 +104,31 @@ const ON_TOOLS = { stream: STREAM, model: modelsTaking('tools') };
 export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) => askWithRoom(ctx, path, asked(path.model!, choice), CHOICE_AXIS.find((c) => c.value === choice)!.label);
 
 /** The answer to a tool request on a path, with the parts a rule reads sound, or the verdict that
- * ends the check. Its being served is tools.finish-reason's to judge, which asks every choice. */
+ * ends the check. Its being served is tools.finish-reason's to judge, which asks every choice; a
+ * refusal of its tool_choice is the check's that owns that form (answer.ts, FIELD_OWNERS): `self`,
+ * the check asking, fails it where it owns it. */
 async function answered(
   ctx: CheckContext,
   path: ApiPath,
   choice: string,
   reads: readonly Part[],
-  own = false,
+  self?: string,
 ): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const label = CHOICE_AXIS.find((c) => c.value === choice)!.label;
-  return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy: own ? undefined : 'tools.finish-reason', feature: 'tools' });
+  const servedBy = self === 'tools.finish-reason' ? undefined : 'tools.finish-reason';
+  return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy, feature: 'tools', self });
 }
 
 /** The tool_choice of the load's tool request (a call it is sure to make). */
 const UNDER_LOAD = 'required';
 
 /** A rule about the answer under one tool_choice (the path's, when not named), and the parts it
- * reads; under load, on each answer to the tool request when it is that choice's. */
-const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict) => ({
+ * reads; `self`, the check, where it owns that form of tool_choice; under load, on each answer to
+ * the tool request when it is that choice's. */
+const under = (choice: string | undefined, reads: Part[], rule: (a: Answer) => Verdict, self?: string) => ({
   ...judged<{ answer: Answer }>(
     reads,
-    (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads),
+    (ctx, path) => answered(ctx, path, choice ?? String(path.choice), reads, self),
     (got) => rule(got.answer),
   ),
   ...(choice === UNDER_LOAD ? { onEach: eachReading(reads, rule, { kinds: ['tools'] }) } : {}),
@@ -154,7 +158,7 @@ export const finishReason: CheckDef = {
   reads: ['finish_reason'],
   onEach: eachReading(['finish_reason'], (a) => endsAsCalled(a), { kinds: ['tools'] }),
   async run(ctx, path) {
-    const got = await answered(ctx, path, String(path.choice), ['finish_reason'], true);
+    const got = await answered(ctx, path, String(path.choice), ['finish_reason'], 'tools.finish-reason');
     return got.verdict ?? endsAsCalled(got.answer);
   },
 };
@@ -171,10 +175,15 @@ export const requiredCalls: CheckDef = {
   section: '2.1',
   level: 'should',
   audit:
-    'Asks with tool_choice "required" a greeting that no declared tool answers, streamed and not: a server that takes "required" for "auto" answers in words, where one that honours it must call a tool anyway; shown by faults tools-required-as-auto and tools-required-ignored.',
+    'Asks with tool_choice "required" a greeting that no declared tool answers, streamed and not: a server that takes "required" for "auto" answers in words, where one that honours it must call a tool anyway, and one that refuses "required" (a 4xx naming tool_choice, where the catalog lists the value) fails here, not the rules of the other checks that read the answer; shown by faults tools-required-as-auto, tools-required-ignored and tools-forced-choice-refused.',
   convention: 'tool_choice "required" is listed without its meaning; by convention it forces at least one call.',
   paths: ON_TOOLS,
-  ...under('required', ['finish_reason'], (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`)))),
+  ...under(
+    'required',
+    ['finish_reason'],
+    (a) => (a.toolCalls.length ? pass() : (cutBeforeCall(a) ?? fail(`tool_choice "required" gave no tool call (${ended(a)}, content ${shown(a.content)})`))),
+    'tools.required',
+  ),
 };
 
 export const validCalls: CheckDef = {
@@ -249,7 +258,12 @@ export const noneCalls: CheckDef = {
     'Asks the weather question, which get_weather answers, with tool_choice "none", streamed and not: a server that ignores "none" (takes it for auto) calls get_weather, where one that honours it answers in words; shown by fault tools-none-ignored.',
   convention: 'tool_choice "none" is listed without its meaning; by convention the model then calls no tool.',
   paths: ON_TOOLS,
-  ...under('none', ['finish_reason'], (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass())),
+  ...under(
+    'none',
+    ['finish_reason'],
+    (a) => (a.toolCalls.length ? fail(`tool_choice "none" still gave ${a.toolCalls.length} tool call(s): ${shown(a.toolCalls.map((c) => c.name))}`) : pass()),
+    'tools.none',
+  ),
 };
 
 export const namedCall: CheckDef = {
@@ -258,14 +272,14 @@ export const namedCall: CheckDef = {
   section: '2.1',
   level: 'should',
   audit:
-    'Asks the weather question with tool_choice naming get_time, the tool the question does not invite, streamed and not: a server that ignores the named form (takes it for auto or required) calls get_weather, the tool the question asks for; shown by fault tools-named-ignored.',
+    'Asks the weather question with tool_choice naming get_time, the tool the question does not invite, streamed and not: a server that ignores the named form (takes it for auto or required) calls get_weather, the tool the question asks for, and one that refuses it (a 4xx naming tool_choice) fails here, not the rules of the other checks that read the answer; shown by faults tools-named-ignored and tools-forced-choice-refused.',
   convention: 'The named form of tool_choice is not shown; by convention {type: "function", function: {name}} forces a call of that function.',
   paths: ON_TOOLS,
   ...judged<{ answer: Answer }>(
     ['tool-calls', 'finish_reason'],
     // The name a client reads off a stream is the one its deltas join to (tools.stream's part); off a
     // JSON answer, the message's own, whatever else of the call is wrong.
-    (ctx, path) => answered(ctx, path, 'named', path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason']),
+    (ctx, path) => answered(ctx, path, 'named', path.stream ? ['tool-calls', 'finish_reason'] : ['finish_reason'], 'tools.named'),
     ({ answer: a }) => {
       if (!a.toolCalls.length) return cutBeforeCall(a) ?? fail(`tool_choice named ${NAMED}, but the message calls no tool (${ended(a)})`);
       const others = a.toolCalls.map((c) => c.name).filter((n) => n !== NAMED);

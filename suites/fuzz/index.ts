@@ -72,6 +72,14 @@ const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
   },
 };
 
+/** The property that failed on the most answers a property could not read, of those that failed at all. */
+function blockerOf(unread: Partial<Record<PropertyId, number>> | undefined, failed: (id: PropertyId) => boolean): { id: PropertyId; count: number } | undefined {
+  const [best] = Object.entries(unread ?? {})
+    .filter(([by]) => failed(by as PropertyId))
+    .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0));
+  return best && { id: best[0] as PropertyId, count: best[1] ?? 0 };
+}
+
 /** The properties that judge requests the document allows: without a known model there is none. */
 const VALID_RULES = new Set<PropertyId>(['no-5xx', 'valid-served', 'served-shape']);
 
@@ -120,9 +128,18 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
       }
       if (unproven) return notTested(unproven);
       if (!judged) {
-        // Nothing left to judge where the answers were 5xx or timed out: the property that failed on them stands in the way.
-        const by = (['no-5xx', 'no-5xx-refusable', 'within-timeout'] as const).find((other) => other !== id && out.properties[other]?.finding);
-        return notTested(unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`, by && `fuzz.${by}`);
+        // Nothing left to judge: named is only what really stood in the way, the property that failed
+        // on the answers to this one's own requests (a 5xx, a hang), or the catalog that left none owed.
+        const none = unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`;
+        const by = blockerOf(out.properties[id].unreadFor, (other) => !!out.properties[other].finding);
+        if (by) return notTested(`${none}: ${by.count} of its requests got answers fuzz.${by.id} failed on`, `fuzz.${by.id}`);
+        const catalogless = id === 'no-5xx' && out.space.noCatalog;
+        if (catalogless)
+          return notTested(
+            `${none}: each carries an optional field, which only the catalog declares, and ${catalogless.problem}${catalogless.owner ? ` (see ${catalogless.owner})` : ''}`,
+            catalogless.owner,
+          );
+        return notTested(none);
       }
       // The answers it applies to (a rule of valid requests, of served ones...), and that none broke it.
       const applied = judged === out.answered ? `all ${judged}` : `${judged} of ${out.answered}`;

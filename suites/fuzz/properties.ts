@@ -10,10 +10,19 @@ import { undeclaredIn, type ModelSpace } from './space.js';
 
 export type PropertyId = 'no-5xx' | 'no-5xx-refusable' | 'valid-served' | 'invalid-refused' | 'served-shape' | 'within-timeout';
 
-/** Why an answer breaks a property; undefined when it holds; null when the answer is not the
- * property's to judge (a refusal, for the rule about served answers). `ignore`: parts of the answer
- * broken on every answer (the plain request's too), which their owners report. */
-export type Judge = (c: FuzzCase, ex: Exchange, model: ModelSpace | undefined, ignore?: readonly Part[]) => string | undefined | null;
+/** The request is the property's, but its answer is none the property reads: a 5xx, a drop, a
+ * timeout (the server-error properties' and within-timeout's to judge) or a rate limit. */
+export const UNREAD: unique symbol = Symbol('unread');
+
+/** Why an answer breaks a property; undefined when it holds; null when the request is not the
+ * property's to judge (a refusal, for the rule about served answers); UNREAD when it is, but its
+ * answer is none the property reads, so that the property that failed on that answer is named as
+ * what blocked it, and no other. `ignore`: parts of the answer broken on every answer (the plain
+ * request's too), which their owners report. */
+export type Judge = (c: FuzzCase, ex: Exchange, model: ModelSpace | undefined, ignore?: readonly Part[]) => string | undefined | null | typeof UNREAD;
+
+/** The properties that judge every answer whatever else it is: what they fail on, the others cannot read. */
+export const SERVER_FAILURES = ['no-5xx', 'no-5xx-refusable', 'within-timeout'] as const;
 
 /** The parts a request does not ask for: a stream's usage, unless stream_options.include_usage. */
 export function unasked(body: ChatBody): Part[] {
@@ -50,7 +59,8 @@ const withinTimeout: Judge = (_c, ex) =>
   timedOut(ex) ? `no complete answer within the request timeout: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}` : undefined;
 
 const validServed: Judge = (c, ex, model) => {
-  if (c.expect !== 'served' || !judgeable(ex) || ex.status === 429) return null;
+  if (c.expect !== 'served') return null;
+  if (!judgeable(ex) || ex.status === 429) return UNREAD;
   if (is2xx(ex)) return undefined;
   // A field the kit's own checks own, refused (stream_options), is their failure, not this property's.
   if (fieldRefusal(readAnswer(ex, (c.body as ChatBody).stream === true))) return null;
@@ -62,7 +72,8 @@ const validServed: Judge = (c, ex, model) => {
 };
 
 const invalidRefused: Judge = (c, ex) => {
-  if (c.expect !== 'refused' || !judgeable(ex) || ex.status === 429) return null;
+  if (c.expect !== 'refused') return null;
+  if (!judgeable(ex) || ex.status === 429) return UNREAD;
   const r = refusalOf(ex, { notFoundRefuses: c.aboutModel });
   if (r.kind === 'served') {
     const errorEvent = readStream(ex).chunks.some(({ chunk }) => 'error' in chunk && !choicesOf(chunk).length);
@@ -74,7 +85,9 @@ const invalidRefused: Judge = (c, ex) => {
 };
 
 const servedShape: Judge = (c, ex, _model, ignore = []) => {
-  if (c.expect === 'refused' || !is2xx(ex) || !judgeable(ex)) return null;
+  if (c.expect === 'refused') return null;
+  if (!judgeable(ex)) return UNREAD;
+  if (!is2xx(ex)) return null;
   const a = readAnswer(ex, (c.body as ChatBody).stream === true);
   // A stream that ends in an error event is the server saying it could not serve: no shape to judge.
   if (a.unserved !== undefined) return null;

@@ -11,7 +11,7 @@ import type { Exchange } from '../../engine/exchanges.js';
 import type { CheckContext } from '../../engine/runner.js';
 import { wire, type FuzzCase } from './case.js';
 import { casesFor, type Cases } from './cases.js';
-import { JUDGES, PROPERTY_IDS, type PropertyId } from './properties.js';
+import { JUDGES, PROPERTY_IDS, SERVER_FAILURES, UNREAD, type PropertyId } from './properties.js';
 import { spaceOf, type ModelSpace, type Space } from './space.js';
 
 export interface FuzzSettings {
@@ -59,6 +59,9 @@ export interface PropertyOutcome {
   finding?: Finding;
   /** What a property left to other checks (served-shape: the parts broken on the plain request's answer too). */
   unjudged?: string;
+  /** Answers to its own requests it could not read, by the property that broke on each (a 5xx is
+   * no-5xx's, a hang within-timeout's): what really kept it from judging, and nothing else. */
+  unreadFor?: Partial<Record<PropertyId, number>>;
 }
 
 export interface SessionOutcome {
@@ -170,10 +173,17 @@ export class FuzzSession {
       const p = this.send(tried.value.value, `${GENERATED_LABEL}${index + 1}: ${tried.value.value.what}`).then(async (ex) => {
         answered++;
         if (ex.status !== undefined && ex.status >= 200 && ex.status < 300 && tried.value.value.expect !== 'refused') served++;
+        const unread: PropertyId[] = [];
+        const brokeOn = new Set<PropertyId>();
         for (const id of PROPERTY_IDS) {
-          const broken = await this.judge(id, tried.value.value, ex, modelOf);
+          const broken = await this.verdict(id, tried.value.value, ex, modelOf);
           if (broken === null) continue;
+          if (broken === UNREAD) {
+            unread.push(id);
+            continue;
+          }
           properties[id].judged++;
+          if (broken) brokeOn.add(id);
           if (!broken) continue;
           const f = firsts.get(id);
           if (!f) firsts.set(id, { tried, why: broken, count: 1 });
@@ -182,6 +192,13 @@ export class FuzzSession {
             if (index < f.tried.index) Object.assign(f, { tried, why: broken });
           }
         }
+        // An answer a property could not read is the failure of the property that broke on it.
+        for (const id of unread)
+          for (const by of SERVER_FAILURES)
+            if (brokeOn.has(by)) {
+              const counts = (properties[id].unreadFor ??= {});
+              counts[by] = (counts[by] ?? 0) + 1;
+            }
       });
       // A judge that throws is the kit's defect: it ends the session (reported by the runner), not the process.
       const settled: Promise<void> = p
@@ -223,17 +240,24 @@ export class FuzzSession {
     return outcome;
   }
 
-  /** null: not the property's to judge; '': it holds; otherwise why it is broken. */
+  /** null: not the property's to judge (nor, its answer unread, anyone's to name); '': it holds;
+   * otherwise why it is broken. */
   async judge(id: PropertyId, c: FuzzCase, ex: Exchange, modelOf: (c: FuzzCase) => ModelSpace | undefined): Promise<string | null> {
+    const why = await this.verdict(id, c, ex, modelOf);
+    return why === UNREAD ? null : why;
+  }
+
+  /** As judge, and UNREAD where the request is the property's but its answer none it reads. */
+  private async verdict(id: PropertyId, c: FuzzCase, ex: Exchange, modelOf: (c: FuzzCase) => ModelSpace | undefined): Promise<string | null | typeof UNREAD> {
     let why = JUDGES[id](c, ex, modelOf(c));
     // A part of the wrong shape counts against this rule only where the plain request's answer on
     // the same path has it right: otherwise every answer is broken there, which the chat and stream
     // checks own. The answer is judged on its other parts.
-    if (id === 'served-shape' && why) {
+    if (id === 'served-shape' && typeof why === 'string') {
       const plain = await this.shape.broken(c);
       if (plain.length) why = JUDGES[id](c, ex, modelOf(c), plain);
     }
-    return why === null ? null : (why ?? '');
+    return why === null || why === UNREAD ? why : (why ?? '');
   }
 
   /** Why no request was served, unless the plain one is: undefined when it is. */

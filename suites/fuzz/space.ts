@@ -17,6 +17,9 @@ export interface Space {
   /** No model is known (the model list cannot be read, and --model names none): every request goes
    * to a model id nobody lists, and so is owed a refusal; this says why. */
   noModel?: string;
+  /** The catalog could not be read, so it declares no field for any model: no request that carries
+   * an optional field is owed an answer. Why, and the check whose rule that breaks (catalog.available). */
+  noCatalog?: { problem: string; owner?: string };
 }
 
 /** The id requests carry when no model is known. */
@@ -30,6 +33,7 @@ export async function spaceOf(ctx: CheckContext): Promise<Space> {
       const entry = cat.entries.get(m.id);
       return { id: m.id, params: declaredParameters(entry), outputLength: outputLength(entry) };
     }),
+    ...(cat.problem ? { noCatalog: { problem: cat.problem, ...(cat.owner ? { owner: cat.owner } : {}) } } : {}),
   };
 }
 

@@ -22,8 +22,10 @@ export interface Tally {
   held: number;
   broken: number;
   unjudged: number;
+  /** Of the unjudged, those the server could not serve (a 429 or 503 past the resends): no rule is broken by them. */
+  unserved: number;
   first?: { message: string; evidence: Evidence };
-  /** Why an answer was not judged (the first reason), and the owner that blocked it. */
+  /** Why an answer was not judged (the first reason that is not a refusal to serve, else the first), and the owner that blocked it. */
   open?: { message: string; blockedBy?: string };
 }
 
@@ -67,14 +69,16 @@ export class Step {
 
   count(id: string, v: Verdict, ex: Exchange): void {
     let t = this.rules.get(id);
-    if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0 }));
+    if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0, unserved: 0 }));
     if (v.outcome === 'pass') t.held++;
     else if (v.outcome === 'fail') {
       t.broken++;
       t.first ??= { message: this.keep.text(v.message ?? 'broken'), evidence: this.keep.evidence(ex) };
     } else {
       t.unjudged++;
-      t.open ??= { message: this.keep.text(v.message ?? v.outcome), ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
+      if (v.outcome === 'not-served') t.unserved++;
+      // A reason that names what kept the rule from judging comes before a refusal to serve.
+      if (!t.open || (v.outcome !== 'not-served' && t.unserved === t.unjudged - 1)) t.open = { message: this.keep.text(v.message ?? v.outcome), ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
     }
   }
 
@@ -112,7 +116,7 @@ const BACKOFF_MS = 250;
 const MAX_WAIT_MS = 10_000;
 
 const fail = (message: string): Verdict => ({ outcome: 'fail', message });
-const open = (message: string): Verdict => ({ outcome: 'not-tested', message });
+const open = (message: string, blockedBy?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy } : {}) });
 
 /** An error event in a stream: a chunk that carries `error` and no choices. */
 function errorEvent(read: StreamRead | undefined): string | undefined {
@@ -180,12 +184,16 @@ export class Judge {
     // the idle limit, which is a limit of its own.
     if (t.error?.kind === 'deadline') {
       step.timedOut++;
-      step.count('load.no-starvation', fail(`${item.label} got ${t.status === undefined ? 'no first byte' : 'no end'} within --timeout ${this.timeoutMs} ms`), ex);
+      const why = `${item.label} got ${t.status === undefined ? 'no first byte' : 'no end'} within --timeout ${this.timeoutMs} ms`;
+      step.count('load.no-starvation', fail(why), ex);
+      this.unjudged(step, item, ex, loaded, open(`${why}: see load.no-starvation`, 'load.no-starvation'));
       return undefined;
     }
     if (t.error?.kind === 'timeout') {
       step.timedOut++;
-      step.count('load.no-starvation', fail(`${item.label} stalled after ${t.bytesRead} bytes: ${t.error.message}`), ex);
+      const why = `${item.label} stalled after ${t.bytesRead} bytes: ${t.error.message}`;
+      step.count('load.no-starvation', fail(why), ex);
+      this.unjudged(step, item, ex, loaded, open(`${why}: see load.no-starvation`, 'load.no-starvation'));
       return undefined;
     }
     step.count('load.no-starvation', pass(), ex);
@@ -194,12 +202,16 @@ export class Judge {
       const wait = retryAfterMs(t.headers);
       step.count('load.retry-after', wait === undefined ? fail(`${item.label} was refused with ${t.status} and no Retry-After${errorText(ex)}`) : pass(), ex);
       step.count('load.overload-refused', pass(), ex);
-      return attempt < MAX_RESENDS && (wait ?? 0) <= MAX_WAIT_MS ? (wait ?? BACKOFF_MS) : undefined;
+      const again = attempt < MAX_RESENDS && (wait ?? 0) <= MAX_WAIT_MS ? (wait ?? BACKOFF_MS) : undefined;
+      // Sent again, its next answer is the one its rules read; refused for good, the server could not serve it.
+      if (again === undefined) this.unjudged(step, item, ex, loaded, { outcome: 'not-served', message: `${item.label} was refused with ${t.status}${errorText(ex)}, ${attempt} times sent again` });
+      return again;
     }
     if (!is2xx(ex)) {
       step.failed++;
       const why = t.status === undefined ? `${item.label} got no answer: ${describe(ex)}` : `${item.label}, served alone, got ${describe(ex)}${errorText(ex)}`;
       step.count('load.overload-refused', fail(why), ex);
+      this.unjudged(step, item, ex, loaded, open(`${why}: see load.overload-refused`, 'load.overload-refused'));
       return undefined;
     }
     const a = readAnswer(ex, item.stream);
@@ -207,6 +219,7 @@ export class Judge {
     if (event) {
       step.failed++;
       step.count('load.overload-refused', fail(`${item.label}: ${event}`), ex);
+      this.unjudged(step, item, ex, loaded, open(`${item.label}: ${event}: see load.overload-refused`, 'load.overload-refused'));
       return undefined;
     }
     step.served++;
@@ -215,6 +228,16 @@ export class Judge {
     this.answersApart(step, item, a, ex, loaded);
     this.times(step, a, t);
     return undefined;
+  }
+
+  /** An answer that was no answer to judge (a timeout, a failure, a refusal for good): every rule that
+   * would have read it counts it unjudged, with why, so a rule none of whose requests was served says
+   * so (not-tested, or not served) rather than skip as if none of its kind was sent. */
+  private unjudged(step: Step, item: Item, ex: Exchange, loaded: boolean, why: Verdict): void {
+    for (const rule of this.about(item)) step.count(rule.id, why, ex);
+    step.count('load.ids-unique', why, ex);
+    if (loaded) step.count('load.usage-independent', why, ex);
+    if (item.kind === 'seeded') step.count('load.seed-reproducible', why, ex);
   }
 
   /** The rules of answers that must not depend on what else is in flight. */

@@ -212,7 +212,9 @@ function ruleResults(steps: readonly Step[], items: readonly Item[], judge: Judg
       if (t.broken)
         return { ...base, outcome: 'fail', message: `${t.broken} of ${judged} answers broke it (${rate(t.held, judged)} held); the first: ${t.first!.message}`, evidence: [t.first!.evidence] };
       if (t.held) return { ...base, outcome: 'pass', ...(t.unjudged ? { notes: [`${t.unjudged} answers not judged: ${t.open!.message}`] } : {}) };
-      return { ...base, outcome: 'not-tested', message: `${t.unjudged} answers, none judged: ${t.open!.message}`, ...(t.open!.blockedBy ? { blockedBy: t.open!.blockedBy } : {}) };
+      // None judged: not served where the server could serve none of them, otherwise not-tested, with why.
+      const outcome = t.unserved === t.unjudged ? 'not-served' : 'not-tested';
+      return { ...base, outcome, message: `${t.unjudged} answers, none judged: ${t.open!.message}`, ...(outcome === 'not-tested' && t.open!.blockedBy ? { blockedBy: t.open!.blockedBy } : {}) };
     });
     return combinePaths({ ...check, paths: { step: [] } }, paths);
   });

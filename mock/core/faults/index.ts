@@ -4,6 +4,7 @@
 import { AUTH_FAULTS } from './auth.js';
 import { CATALOG_FAULTS } from './catalog.js';
 import { CHAT_FAULTS } from './chat.js';
+import { EDGE_FAULTS } from './edges.js';
 import { ENGINE_FAULTS } from './engines.js';
 import { ERRORS_FAULTS } from './errors.js';
 import type { Fault } from './fault.js';
@@ -39,6 +40,7 @@ export const FAULTS: readonly Fault[] = [
   ...ENGINE_FAULTS,
   ...FUZZ_FAULTS,
   ...VERDICT_FAULTS,
+  ...EDGE_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
   ...LOAD_FAULTS,

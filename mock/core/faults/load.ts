@@ -9,7 +9,7 @@ import { eventBytes } from '../sse.js';
 import { textOf } from '../bytes.js';
 import { isRaw, isStream, type Frame, type MockReply, type StreamReply } from '../types.js';
 import type { Fault, FaultContext } from './fault.js';
-import { isChat, requestJson } from './rewrite.js';
+import { isChat, requestJson, withRequestJson } from './rewrite.js';
 
 /** One answer in flight: its id and prompt_tokens, once its bytes told them. */
 interface InFlight {
@@ -236,5 +236,21 @@ export const LOAD_FAULTS: Fault[] = [
         })(),
       };
     }),
+  },
+  {
+    // A rule is judged only on an answer that reached what it is about: the stop rules on none of
+    // these, and chat.length-only-at-cap, which holds every answer, on each.
+    name: 'load-stop-cut-short',
+    description:
+      'Past `limit` answers in flight, a request with stop sequences is cut `cap` tokens in, long before its sequence, with finish_reason "length", as a batcher that hands it the cap of another request in its batch',
+    fails: ['chat.length-only-at-cap'],
+    load: true,
+    params: { ...PARAMS, cap: { default: 3, describe: 'the tokens a request with stop sequences is cut at' } },
+    // Decided as the request comes, when the answers in flight are those its reply would count.
+    request: (req, ctx) =>
+      isChat(req) && requestJson(req)?.stop !== undefined && inFlight(ctx).size >= num(ctx, 'limit', PARAMS.limit.default)
+        ? withRequestJson(req, (b) => void (b.max_tokens = num(ctx, 'cap', 3)))
+        : req,
+    reply: underLoad((r) => r),
   },
 ];
