@@ -22,6 +22,8 @@ export const BOUNDS = {
   /** A command that replays a request: its body cut past this (engine/curl.ts). A fuzz finding's
    * smallest case may be a string of 64 KiB, and its command must still replay it. */
   curl: 80_000,
+  /** A command of a report whose commands already hold REPORT_CURLS characters (report/boundary.ts). */
+  curlPastBudget: 4_000,
 } as const;
 
 /** Of an original longer than the text given (a window of a body), how to say its size. */

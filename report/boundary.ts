@@ -40,13 +40,18 @@ const MAPS = new Set(['headers', 'path']);
  * making the kit say many things. */
 export const MAX_TEXTS = 50;
 
+/** The characters a report's replaying commands hold in all before each is cut to
+ * BOUNDS.curlPastBudget: a server that makes every request long (a model id of a megabyte) makes
+ * every command of its report long, and a hundred of them at BOUNDS.curl is megabytes of shell. */
+export const REPORT_CURLS = 2_000_000;
+
 /** Said once in every report whose keys are too short to be redacted. */
 export const SHORT_KEY_WARNING = `an API key of this run is shorter than ${MIN_FREE_TEXT_KEY} characters: the reports do not redact it (a text that short turns up by chance), but where it stands in a credential header`;
 
 /** `raw` with every text redacted with `redactor`, then cut to its bound. Sealing a sealed report
  * again changes nothing. */
 export function seal(raw: RawReport, redactor: Redactor): RunReport {
-  const sealed = walk(raw, DEFAULT_BOUND, '', false, redactor) as RunReport;
+  const sealed = walk(raw, DEFAULT_BOUND, '', false, { redactor, curls: REPORT_CURLS }) as RunReport;
   if (redactor.unredacted() && !sealed.warnings.includes(SHORT_KEY_WARNING as Bounded)) sealed.warnings.push(SHORT_KEY_WARNING as Bounded);
   return sealed;
 }
@@ -56,13 +61,26 @@ export function sealText(text: string, redactor: Redactor): Bounded {
   return bounded(text, BOUNDS.message, redactor) as Bounded;
 }
 
-function walk(value: unknown, max: number, field: string, inPath: boolean, redactor: Redactor): unknown {
-  if (typeof value === 'string') return bounded(value, max, redactor);
+/** What a walk carries: the redactor, and what is left of the report's budget of commands. Each
+ * command is charged what it keeps, so sealing a sealed report spends it the same way. */
+interface Walk {
+  redactor: Redactor;
+  curls: number;
+}
+
+function walk(value: unknown, max: number, field: string, inPath: boolean, w: Walk): unknown {
+  const { redactor } = w;
+  if (typeof value === 'string') {
+    if (field !== 'reproduce') return bounded(value, max, redactor);
+    const kept = bounded(value, Math.min(max, Math.max(BOUNDS.curlPastBudget, w.curls)), redactor);
+    w.curls -= kept.length;
+    return kept;
+  }
   if (Array.isArray(value)) {
     // The mark of what was left out is one of the MAX_TEXTS: a sealed list is sealed again as it is.
     const texts = value.length > MAX_TEXTS && value.every((v) => typeof v === 'string');
     const kept = texts ? value.slice(0, MAX_TEXTS - 1) : value;
-    const out = kept.map((v) => walk(v, max, field, inPath, redactor));
+    const out = kept.map((v) => walk(v, max, field, inPath, w));
     if (texts) out.push(`… and ${value.length - kept.length} more`);
     return out;
   }
@@ -72,7 +90,7 @@ function walk(value: unknown, max: number, field: string, inPath: boolean, redac
     // A path's message is one of the messages its check joins.
     const bound = k === 'message' && inPath ? BOUNDS.message : (BOUND_OF[k] ?? (MAPS.has(field) ? max : DEFAULT_BOUND));
     // Names of fields are texts too (a header's name, an axis): as long as a label.
-    out[bounded(k, BOUNDS.label, redactor)] = walk(v, bound, k, inPath || k === 'paths', redactor);
+    out[bounded(k, BOUNDS.label, redactor)] = walk(v, bound, k, inPath || k === 'paths', w);
   }
   return out;
 }

@@ -45,7 +45,7 @@ describe.skipIf(!browserRuns)('the HTML report in headless Chromium', () => {
     const all = await tab.locator('section.check').count();
     expect(await tab.locator('#shown').textContent()).toBe(`${all} of ${all} checks shown`);
     expect(await visible().first().getAttribute('data-verdict')).toBe('failing');
-    expect(await visible().first().locator('code').textContent()).toBe('chat.max-tokens');
+    expect(await visible().first().locator('h3 code').textContent()).toBe('chat.max-tokens');
     expect(await tab.locator('h1').textContent()).toBe('FAILED (exit code 1)');
 
     await tab.selectOption('#filter-level', 'should');

@@ -7,7 +7,7 @@ import type { CheckResult, Evidence } from '../../engine/check.js';
 import { BOUNDS } from '../../engine/bounded.js';
 import { evidenceOf, type Exchange } from '../../engine/exchanges.js';
 import { Redactor, REDACTED, shellVariable } from '../../engine/redact.js';
-import { MAX_TEXTS, seal, SHORT_KEY_WARNING } from '../../report/boundary.js';
+import { MAX_TEXTS, REPORT_CURLS, seal, SHORT_KEY_WARNING } from '../../report/boundary.js';
 import { render, REPORTER_NAMES } from '../../report/index.js';
 import { renderJson } from '../../report/json.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport } from '../../report/report.js';
@@ -112,6 +112,16 @@ describe('the report boundary', () => {
     expect(seal(rawReport([result]), new Redactor().add(KEY)).warnings).not.toContain(SHORT_KEY_WARNING);
     // Two curls of 80,000 characters (BOUNDS.curl) at most, and texts of a few thousand.
     for (const name of REPORTER_NAMES) expect(render(name, once).length, name).toBeLessThan(2 * BOUNDS.curl + 150_000);
+  });
+
+  it('spends a budget of characters on the replaying commands of a report, the same way when sealed again', () => {
+    const many = Array.from({ length: 100 }, (_, i) => ({ ...result, id: `chat.check-${i}`, notes: [], paths: [], evidence: [{ ...evidence, reproduce: `curl ${'q'.repeat(200_000)}` }] }));
+    const once = seal(rawReport(many), new Redactor());
+    const curls = once.results.map((r) => r.evidence[0].reproduce!.length);
+    expect(curls[0]).toBe(BOUNDS.curl);
+    expect(curls.at(-1)).toBe(BOUNDS.curlPastBudget);
+    expect(curls.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(REPORT_CURLS + 100 * BOUNDS.curlPastBudget);
+    expect(seal(once, new Redactor())).toEqual(once);
   });
 
   it('with a key too short to look for, leaves the text whole and still says the key by its variable where it stands', () => {
