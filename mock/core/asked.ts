@@ -10,9 +10,15 @@ const FOLDED_MAX = 16 * PREVIEW_CHARS;
 
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** What folding changes: a run of space, or a space that is not a plain one. */
+const UNFOLDED = /\s\s|[^\S ]/;
+
 /** Space folded, and cut to the row's width. */
 export function cut(text: string): string | null {
-  const t = text.slice(0, FOLDED_MAX).replace(/\s+/g, ' ').trim();
+  let t = text.length > FOLDED_MAX ? text.slice(0, FOLDED_MAX) : text;
+  // Tested before it is replaced: most messages have nothing to fold, and a test builds no string.
+  if (UNFOLDED.test(t)) t = t.replace(/\s+/g, ' ');
+  t = t.trim();
   if (!t) return null;
   return t.length > PREVIEW_CHARS ? `${t.slice(0, PREVIEW_CHARS - 1)}…` : t;
 }

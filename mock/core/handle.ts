@@ -116,7 +116,14 @@ interface Trace {
   /** The body as parsed for this request when it is too large to be remembered: the journal cuts it without parsing it again. */
   parsed?: unknown;
   read?: BodyRead;
+  /** The body's text (bodyText), when no fault rewrote the request since it was read. */
+  text?: string;
 }
+
+/** A body as Latin-1 text when it is small enough to be remembered: one character per byte, every
+ * byte kept, so a cache key exact even for bytes that are not UTF-8, and what its bounds are scanned
+ * on (a string's search is V8's own; a Buffer's indexOf is a call into Node for each string). */
+const bodyText = (body: MockRequest['body']): string | undefined => (typeof body === 'string' ? body : body && body.length <= CACHED_BODY_MAX ? latin1Of(body) : undefined);
 
 export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOptions = {}): Mock {
   const keys = new Map(config.keys.map((k) => [k.key, k]));
@@ -281,8 +288,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     }
     // The request's own header is over what the control switched on.
     if (live?.content) asked = mergeContent(live.content, asked);
-    // Latin-1 keeps every byte, so the text is exact even for bytes that are not UTF-8.
-    const text = typeof req.body === 'string' ? req.body : req.body && req.body.length <= CACHED_BODY_MAX ? latin1Of(req.body) : undefined;
+    const text = trace.text ?? bodyText(req.body);
     const cached = text !== undefined && text.length <= CACHED_BODY_MAX;
     const shaped = live?.shape ? `${key.id}\u0001${live.shape}` : key.id;
     const space = header ? `${shaped}\u0000${header}` : shaped;
@@ -366,7 +372,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     const path = routePath(req.path);
     // Before anything reads the body (the control, the faults, validation, the journal): a body
     // past a limit is refused, and journaled as text, never parsed.
-    const shape = req.body?.length ? bodyShape(req.body, limits) : undefined;
+    const text = bodyText(req.body);
+    const shape = req.body?.length ? bodyShape(text ?? req.body, limits) : undefined;
     const over = shape || req.size ? overLimit(req, limits, shape) : undefined;
     if (over) {
       const early = rawReply(req, path) ?? over;
@@ -391,6 +398,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     let active = faults.length ? faults.filter(due) : NO_FAULTS;
     if (live?.faults.length) active = [...active, ...live.faults];
     for (const f of active) if (f.fault.request) r = f.fault.request(r, ctx(f.params));
+    if (r === req) trace.text = text;
     const before = trace.faults.length;
     let reply = route(r, path, method, trace, live);
     // A scenario may name faults of its own, found while routing.

@@ -50,18 +50,27 @@ export interface BodyShape {
   longText: number;
 }
 
+/** The shape of a body shorter than every limit, and than a long string. */
+const WITHIN: BodyShape = Object.freeze({ longText: 0 });
+
 /** The shape of a JSON text, read in one pass before it is parsed: only brackets and commas
  * outside strings count, and strings are skipped with a native search (a megabyte of base64 costs
  * one call). Whether the text is JSON at all is JSON.parse's to say. The bytes of UTF-8 and the
  * characters of a string are read alike: no byte of a multi-byte character is ASCII. */
 export function bodyShape(src: string | Uint8Array, limits: Pick<BodyLimits, 'depth' | 'keys' | 'items'>): BodyShape {
+  const n = src.length;
+  // n characters open at most n levels, put at most n commas in one and hold no string longer than
+  // n: a body no longer than any limit is within them all, whatever it holds, and is not read.
+  if (n <= limits.depth && n <= limits.keys && n <= limits.items && n <= LONG_TEXT) return WITHIN;
   const text = typeof src === 'string' ? src : undefined;
   const bytes = typeof src === 'string' ? undefined : src;
-  const n = src.length;
   // Per open level: the commas seen (each key or item past the first follows one), and whether it
-  // is an object. Never deeper than the limit: the scan stops there.
-  const commas = new Int32Array(limits.depth + 1);
-  const object = new Uint8Array(limits.depth + 1);
+  // is an object. Never deeper than the limit: the scan stops there. Kept only where a level could
+  // hold more members than a limit allows (a body longer than it): the two arrays cost a request of
+  // a few hundred bytes more than its whole scan.
+  const counting = n > limits.keys || n > limits.items;
+  const commas = counting ? new Int32Array(limits.depth + 1) : undefined;
+  const object = counting ? new Uint8Array(limits.depth + 1) : undefined;
   let depth = 0;
   let longText = 0;
   for (let i = 0; i < n; i++) {
@@ -72,12 +81,14 @@ export function bodyShape(src: string | Uint8Array, limits: Pick<BodyLimits, 'de
       if (end - i - 1 > LONG_TEXT) longText += end - i - 1 - LONG_TEXT;
       i = end;
     } else if (c === COMMA) {
-      if (depth > 0 && ++commas[depth] >= (object[depth] ? limits.keys : limits.items)) return { past: object[depth] ? 'keys' : 'items', longText };
+      if (commas && depth > 0 && ++commas[depth] >= (object![depth] ? limits.keys : limits.items)) return { past: object![depth] ? 'keys' : 'items', longText };
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (++depth > limits.depth) return { past: 'depth', longText };
-      commas[depth] = 0;
-      object[depth] = c === OPEN_OBJECT ? 1 : 0;
+      if (commas) {
+        commas[depth] = 0;
+        object![depth] = c === OPEN_OBJECT ? 1 : 0;
+      }
     } else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && depth > 0) depth--;
   }
-  return { longText };
+  return longText ? { longText } : WITHIN;
 }

@@ -12,14 +12,20 @@ const STRIDE = 61;
 export function hash(text: string): number {
   let h = 0x811c9dc5;
   const n = text.length;
-  const step = n <= HASHED_WHOLE ? 1 : STRIDE;
-  const ends = n <= HASHED_WHOLE ? n : HASHED_END;
-  for (let i = 0; i < n; i += i < ends || i >= n - ends ? 1 : step) {
+  // Two loops, not one with a step worked out per character: the whole text is the common case, and
+  // its loop is kept the plain one it was before long texts were sampled.
+  if (n <= HASHED_WHOLE) {
+    for (let i = 0; i < n; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193);
+    }
+    return h >>> 0;
+  }
+  for (let i = 0; i < n; i += i < HASHED_END || i >= n - HASHED_END ? 1 : STRIDE) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  if (n > HASHED_WHOLE) h = Math.imul(h ^ n, 0x01000193);
-  return h >>> 0;
+  return Math.imul(h ^ n, 0x01000193) >>> 0;
 }
 
 /** mulberry32: small, fast, good enough for choosing words. */
