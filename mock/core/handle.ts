@@ -391,7 +391,20 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     }
     // Counted here, before routing: a setting for "the next request" is spent by it, whatever it gets.
     const live = control.active && API_ROUTES[path] ? control.take(sender(req, path)) : undefined;
-    const trace: Trace = { faults: live?.faults.length ? [...faults, ...live.faults] : [...faults], stream: false };
+    // Every field from the start: each set later on a literal without it would change its shape.
+    const trace: Trace = {
+      key: undefined,
+      scenario: undefined,
+      faults: live?.faults.length ? [...faults, ...live.faults] : [...faults],
+      stream: false,
+      timing: undefined,
+      split: undefined,
+      content: undefined,
+      model: undefined,
+      parsed: undefined,
+      read: undefined,
+      text: undefined,
+    };
     let r = req;
     const ctx = (params: Record<string, string>) => ({ config, params, state: faultState });
     // The control counts its own (a fault's `times` there is the setting's, not the header's).
