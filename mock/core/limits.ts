@@ -46,12 +46,30 @@ export interface BodyShape {
   /** The limit its JSON goes past (the pass stops there). */
   past?: 'depth' | 'keys' | 'items';
   /** Characters of its strings beyond the first LONG_TEXT of each: about what cutting its long
-   * strings would save (an image's base64 is nearly all of a large body; 100,000 short messages, none). */
-  longText: number;
+   * strings would save (an image's base64 is nearly all of a large body; 100,000 short messages, none).
+   * Absent when the body was shown within the limits without being read (see bodyShape). */
+  longText?: number;
 }
 
 /** The shape of a body shorter than every limit, and than a long string. */
 const WITHIN: BodyShape = Object.freeze({ longText: 0 });
+/** The shape of a body shown within the limits by its length and its brackets alone. */
+const UNREAD: BodyShape = Object.freeze({});
+
+/** How many of `src`'s characters are `char`, counted up to `max + 1` with a native search. */
+function countOf(src: string | Uint8Array, char: string, max: number): number {
+  let n = 0;
+  if (typeof src === 'string') for (let i = src.indexOf(char); i >= 0 && n <= max; i = src.indexOf(char, i + 1)) n++;
+  else for (let i = src.indexOf(char.charCodeAt(0)); i >= 0 && n <= max; i = src.indexOf(char.charCodeAt(0), i + 1)) n++;
+  return n;
+}
+
+/** How many of `src`'s characters open an object or an array, strings included, up to `max + 1`: a
+ * chat request has a few per message, each found in one call. */
+function openBrackets(src: string | Uint8Array, max: number): number {
+  const objects = countOf(src, '{', max);
+  return objects > max ? objects : objects + countOf(src, '[', max - objects);
+}
 
 /** The shape of a JSON text, read in one pass before it is parsed: only brackets and commas
  * outside strings count, and strings are skipped with a native search (a megabyte of base64 costs
@@ -62,6 +80,9 @@ export function bodyShape(src: string | Uint8Array, limits: Pick<BodyLimits, 'de
   // n characters open at most n levels, put at most n commas in one and hold no string longer than
   // n: a body no longer than any limit is within them all, whatever it holds, and is not read.
   if (n <= limits.depth && n <= limits.keys && n <= limits.items && n <= LONG_TEXT) return WITHIN;
+  // No longer than the keys and items limits, only the depth can be past; and a body with no more
+  // characters that open a level than the depth allows, in its strings or out, cannot nest deeper.
+  if (n <= limits.keys && n <= limits.items && openBrackets(src, limits.depth) <= limits.depth) return n <= LONG_TEXT ? WITHIN : UNREAD;
   const text = typeof src === 'string' ? src : undefined;
   const bytes = typeof src === 'string' ? undefined : src;
   // Per open level: the commas seen (each key or item past the first follows one), and whether it
