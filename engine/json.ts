@@ -3,7 +3,7 @@
 // arrays: 214 MB and ten seconds), a dictionary of a million keys costs 71 MB, and a walker (a schema
 // validator, JSON.stringify) recurses once per level. One pass over the raw bytes or characters
 // counts them first, so a body past a limit is never materialised: it is a finding about the server.
-import { closingQuote } from './json-strings.js';
+import { closingQuote, openBrackets } from './json-strings.js';
 import { CUT } from './redact.js';
 
 /** Limits no real answer comes near (a chat completion nests about six deep and holds a few dozen
@@ -33,6 +33,12 @@ const CLOSE_BRACKET = 0x5d;
 export function jsonLimitProblem(input: Uint8Array | string, limits: JsonLimits = JSON_LIMITS): string | undefined {
   const text = typeof input === 'string';
   const n = input.length;
+  // n characters open at most n containers, n levels deep, and hold at most n colons: a text no
+  // longer than every limit (an answer's chunk, most bodies) cannot be past one, and is not read.
+  if (n <= limits.depth && n <= limits.keys && n <= limits.containers) return undefined;
+  // No longer than the count limits, only the depth can be past, and not by a text with no more
+  // characters that open a level than the depth allows, in its strings or out.
+  if (n <= limits.keys && n <= limits.containers && openBrackets(input, limits.depth) <= limits.depth) return undefined;
   let depth = 0;
   let keys = 0;
   let containers = 0;

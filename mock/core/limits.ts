@@ -3,7 +3,7 @@
 // the same bodies, and before anything walks the body: validation, the journal and the dashboard
 // serialize and traverse what they are given, and a body 5,000 arrays deep or of two million items
 // would make each of them a way to stall or crash the mock.
-import { closingQuote } from '../../engine/json-strings.js';
+import { closingQuote, openBrackets } from '../../engine/json-strings.js';
 import type { BodyLimits, MockConfig } from '../config/types.js';
 import { errorReply } from './errors.js';
 import type { MockReply, MockRequest } from './types.js';
@@ -55,21 +55,6 @@ export interface BodyShape {
 const WITHIN: BodyShape = Object.freeze({ longText: 0 });
 /** The shape of a body shown within the limits by its length and its brackets alone. */
 const UNREAD: BodyShape = Object.freeze({});
-
-/** How many of `src`'s characters are `char`, counted up to `max + 1` with a native search. */
-function countOf(src: string | Uint8Array, char: string, max: number): number {
-  let n = 0;
-  if (typeof src === 'string') for (let i = src.indexOf(char); i >= 0 && n <= max; i = src.indexOf(char, i + 1)) n++;
-  else for (let i = src.indexOf(char.charCodeAt(0)); i >= 0 && n <= max; i = src.indexOf(char.charCodeAt(0), i + 1)) n++;
-  return n;
-}
-
-/** How many of `src`'s characters open an object or an array, strings included, up to `max + 1`: a
- * chat request has a few per message, each found in one call. */
-function openBrackets(src: string | Uint8Array, max: number): number {
-  const objects = countOf(src, '{', max);
-  return objects > max ? objects : objects + countOf(src, '[', max - objects);
-}
 
 /** The shape of a JSON text, read in one pass before it is parsed: only brackets and commas
  * outside strings count, and strings are skipped with a native search (a megabyte of base64 costs
