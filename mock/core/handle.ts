@@ -374,7 +374,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
     // past a limit is refused, and journaled as text, never parsed.
     const text = bodyText(req.body);
     const shape = req.body?.length ? bodyShape(text ?? req.body, limits) : undefined;
-    const over = shape || req.size ? overLimit(req, limits, shape) : undefined;
+    // Asked only when there is something to refuse: a size past the limit, or a shape past one.
+    const over = shape?.past || req.size || (req.body?.length ?? 0) > limits.body_bytes ? overLimit(req, limits, shape) : undefined;
     if (over) {
       const early = rawReply(req, path) ?? over;
       if (API_ROUTES[path]) journal.add(refusedEntry(req, method, early), path === CHAT_PATH ? req.body : undefined, { past: true, size: req.size });
