@@ -28,7 +28,7 @@ export interface Plan {
   shift?: number;
 }
 
-export type PathName = 'mock.same' | 'mock.distinct' | 'mock.stream' | 'kit.read-json' | 'kit.read-stream' | 'kit.judge-json' | 'kit.judge-stream' | 'load.driver';
+export type PathName = 'mock.same' | 'mock.distinct' | 'mock.conversation' | 'mock.stream' | 'kit.read-json' | 'kit.read-stream' | 'kit.judge-json' | 'kit.judge-stream' | 'load.driver';
 
 export interface Fixtures {
   model: string;
@@ -38,6 +38,8 @@ export interface Fixtures {
   /** The bench's small request (bench/fixtures.ts SMALL), as JSON text. */
   small: string;
   smallStream: string;
+  /** A conversation of some kilobytes, its seed 1000000000 (each request gets its own). */
+  conversation: string;
   /** The load's basic request and the mock's answers to it (the answer's id stands in `idTemplate`). */
   basicBody: unknown;
   basicStreamBody: unknown;
@@ -107,17 +109,17 @@ function stamped(template: string, stand: string) {
 let serial = 1_000_000_000;
 const nextDigits = () => String(++serial);
 
-async function mockPath(kind: 'same' | 'distinct' | 'stream'): Promise<Path> {
+async function mockPath(kind: 'same' | 'distinct' | 'conversation' | 'stream'): Promise<Path> {
   const { createMock } = await from('mock/core/handle.js');
   const mock = createMock();
   const same = Buffer.from(kind === 'stream' ? fx.smallStream : fx.small);
   // Distinct as bench/run.ts makes them: a seed the mock echoes nowhere, so each reply is worked out anew.
-  const distinct = stamped(`${fx.small.slice(0, -1)},"seed":1000000000}`, '1000000000');
+  const distinct = stamped(kind === 'conversation' ? fx.conversation : `${fx.small.slice(0, -1)},"seed":1000000000}`, '1000000000');
   let requests: { method: string; path: string; headers: Record<string, string>; body: Buffer }[] = [];
   return {
     prepare(count) {
       requests = [];
-      for (let i = 0; i < count; i++) requests.push({ method: 'POST', path: fx.chatPath, headers: fx.headers, body: kind === 'distinct' ? distinct(nextDigits()) : same });
+      for (let i = 0; i < count; i++) requests.push({ method: 'POST', path: fx.chatPath, headers: fx.headers, body: kind === 'distinct' || kind === 'conversation' ? distinct(nextDigits()) : same });
     },
     run(count) {
       for (let i = 0; i < count; i++) {
@@ -208,6 +210,8 @@ function open(name: PathName): Promise<Path & { close?(): Promise<void> }> {
       return mockPath('same');
     case 'mock.distinct':
       return mockPath('distinct');
+    case 'mock.conversation':
+      return mockPath('conversation');
     case 'mock.stream':
       return mockPath('stream');
     case 'kit.read-json':

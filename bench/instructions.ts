@@ -17,7 +17,7 @@
 // for callgrind_annotate).
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +42,7 @@ interface PathSpec {
 export const PATHS: PathSpec[] = [
   { name: 'mock.same', title: "the mock's core, one request repeated", warm: 2000, n: 1000, windows: 4 },
   { name: 'mock.distinct', title: "the mock's core, every request distinct", warm: 3000, n: 500, windows: 5 },
+  { name: 'mock.conversation', title: "the mock's core, distinct conversations of 1.6 KB", warm: 2000, n: 300, windows: 4 },
   { name: 'mock.stream', title: "the mock's core, a stream (with usage)", warm: 2000, n: 500, windows: 4 },
   { name: 'kit.read-json', title: 'the kit reads a JSON answer', warm: 2000, n: 500, windows: 4 },
   { name: 'kit.read-stream', title: 'the kit reads a streamed answer', warm: 600, n: 100, windows: 4 },
@@ -53,7 +54,7 @@ export const PATHS: PathSpec[] = [
 /** The processes of one build: each pays Node's start-up under valgrind once (some 0.6 G
  * instructions), and two run at a time, one a core. */
 const GROUPS: PathName[][] = [
-  ['mock.same', 'mock.distinct', 'mock.stream', 'load.driver'],
+  ['mock.same', 'mock.distinct', 'mock.conversation', 'mock.stream', 'load.driver'],
   ['kit.read-json', 'kit.read-stream', 'kit.judge-json', 'kit.judge-stream'],
 ];
 
@@ -83,8 +84,16 @@ export function figures(segs: Segments, specs: readonly PathSpec[]): Map<PathNam
   return out;
 }
 
+/** Ten turns of a chat, as a frontend sends them all with each new question: 1.6 KB, a few brackets
+ * a message (the small request is shorter than the length test of the mock's limits, which spares it their scan). */
+const CONVERSATION = Array.from({ length: 10 }, (_, i) =>
+  i % 2
+    ? { role: 'assistant', content: `Here is what I found about step ${i}: the configuration takes a list of models, each with its limits, and the server reads it once at start.` }
+    : { role: 'user', content: `Thanks. Now, for step ${i + 1}, how do I set the timeout of a request, and what happens to a stream that is cut short by it?` },
+);
+
 /** What the parent makes once, from the working tree, for every build alike. */
-function fixtures(url: string): Fixtures {
+export function fixtures(url: string): Fixtures {
   const headers = Object.fromEntries(Object.entries(HEADERS).map(([k, v]) => [k.toLowerCase(), v]));
   const model = SMALL.model;
   const basic = basicBody(model);
@@ -104,6 +113,7 @@ function fixtures(url: string): Fixtures {
     headers,
     small: JSON.stringify(SMALL),
     smallStream: JSON.stringify(SMALL_STREAM),
+    conversation: JSON.stringify({ ...SMALL, messages: CONVERSATION, seed: 1_000_000_000 }),
     basicBody: basic,
     basicStreamBody: basicStream,
     jsonAnswer: { status: json.status, headers: json.headers, body: String(json.body) },
@@ -133,6 +143,21 @@ export interface Counted {
   missing: Map<string, Set<PathName>>;
   majorGcs: number;
   wallMs: number;
+  /** CPU seconds of the valgrind processes (and the baseline's build). */
+  cpuSeconds: number;
+}
+
+/** CPU seconds of this process's children that ended (Linux: /proc/self/stat's cutime and cstime),
+ * NaN elsewhere: what the valgrind processes cost, whatever else shares the machine. */
+function childrenCpuSeconds(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // From the state (field 3): cutime and cstime are fields 16 and 17, in ticks of 1/100 s.
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Whether valgrind can be run here. */
@@ -143,6 +168,7 @@ export function hasValgrind(): boolean {
 /** Counts every path of `names` in the working tree and in the baseline, `runs` times each. */
 export async function count(names: readonly PathName[], runs: number): Promise<Counted> {
   const started = performance.now();
+  const cpu0 = childrenCpuSeconds();
   const commit = process.env.BENCH_BASELINE || baselineFile().commit;
   const sha = resolveCommit(commit);
   const baseline = { name: sha.slice(0, 7), dir: buildAt(sha) };
@@ -162,7 +188,7 @@ export async function count(names: readonly PathName[], runs: number): Promise<C
         const specs = paths.filter((p) => group.includes(p.name));
         if (specs.length) jobs.push({ build, run, specs });
       }
-  const result: Counted = { baseline, today, paths, figures: new Map(), missing: new Map(), majorGcs: 0, wallMs: 0 };
+  const result: Counted = { baseline, today, paths, figures: new Map(), missing: new Map(), majorGcs: 0, wallMs: 0, cpuSeconds: 0 };
   const one = async (job: Job) => {
     const where = keep ? join(keep, `${job.build.name}-${job.run}-${job.specs[0].name}`) : undefined;
     if (where) mkdirSync(where, { recursive: true });
@@ -189,6 +215,7 @@ export async function count(names: readonly PathName[], runs: number): Promise<C
     server.close();
   }
   result.wallMs = performance.now() - started;
+  result.cpuSeconds = childrenCpuSeconds() - cpu0;
   return result;
 }
 
@@ -262,7 +289,7 @@ export async function instructionsBench(gate = false): Promise<boolean> {
   );
   if (c.majorGcs) console.log(`NOTE: ${c.majorGcs} mark-compact collections ran: a window that holds one counts it, and the figures may not repeat`);
   const compared = vs.filter((v) => v.ratio !== undefined).map((v) => v.path.name);
-  console.log(`compared: ${compared.join(', ') || 'none'}; instructions bench took ${(c.wallMs / 1000).toFixed(0)} s`);
+  console.log(`compared: ${compared.join(', ') || 'none'}; instructions bench took ${(c.wallMs / 1000).toFixed(0)} s (${c.cpuSeconds.toFixed(0)} s of CPU in its processes)`);
   const over = vs.filter((v) => v.over);
   if (over.length) console.log(`\n${gate ? 'GATE FAILED' : 'OVER THE TOLERANCE'}: ${over.map((v) => `${v.path.name} ${v.ratio!.toFixed(3)} (> ${(1 + v.tolerance!).toFixed(3)})`).join('; ')}`);
   else if (gate) console.log('\ngate: every compared path within its tolerance');
