@@ -27,7 +27,7 @@ function countOf(input: Uint8Array | string, char: string, max: number): number 
 
 /** How many of `input`'s characters open an object or an array, strings included, up to `max + 1`.
  * No text nests deeper than that: where it is within a depth limit, the text cannot be past it, and a
- * scan a character at a time (13 to 17 instructions each, counted) is spared. A chat request or answer has a
+ * scan a character at a time (some 17 instructions each, counted on both sides) is spared. A chat request or answer has a
  * few such characters, each found in one call. */
 export function openBrackets(input: Uint8Array | string, max: number): number {
   const objects = countOf(input, '{', max);
