@@ -1,17 +1,10 @@
 // yargs' usage failures as one line that says what was meant: an unknown command or option names the
 // nearest one (`did you mean run?`), a value outside an option's choices lists them.
-import { closest, distance } from 'fastest-levenshtein';
 import type { Options } from 'yargs';
+import { nearest } from '../schemas/nearest.js';
 import { COMMANDS, GLOBAL_OPTIONS } from './options.js';
 
 const COMMAND_NAMES = Object.keys(COMMANDS);
-
-/** The name nearest to `given`, when it is near enough to be a slip of the keyboard. */
-export function nearest(given: string, names: readonly string[]): string | undefined {
-  if (!names.length) return undefined;
-  const best = closest(given, [...names]);
-  return distance(given, best) <= Math.max(2, Math.floor(given.length / 3)) ? best : undefined;
-}
 
 /** The flags a command takes, as typed: `--base-url`, and `--no-fuzz` for a switch that is on by default. */
 function flagsOf(command: string | undefined): string[] {

@@ -111,6 +111,54 @@ describe('configuration files', () => {
     expect(json(r).object).toBe('chat.completion');
   });
 
+  it('a file of three lines (one key, one canned reply) is read over the built-in configuration, and the mock runs it', async () => {
+    const key = 'sk-my-key-0000000000000000000001';
+    const file = write(
+      'three.yaml',
+      `keys: [{ id: me, key: ${key}, models: [mock-chat-1] }]\nscenarios:\n  - { name: hello, match: { last_user: hello }, reply: { text: "Hi there!" } }\n`,
+    );
+    const config = loadConfigFile(file);
+    // What it gives replaces the built-in field whole; what it leaves out is the built-in one's.
+    expect(config.keys.map((k) => k.id)).toEqual(['me']);
+    expect(config.models).toEqual(DEFAULT_CONFIG.models);
+    const child = spawn(process.execPath, [BIN, 'mock', '--config', file, '--pace', 'instant', '--port', '0']);
+    try {
+      const printed = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (b: Buffer) => (out += b) && out.includes('keys (') && resolve(out));
+      });
+      expect(printed).toContain(`configuration: ${file}; 3 models, 1 scenarios`);
+      const url = /listening on (\S+)/.exec(printed)![1];
+      const ask = (apiKey: string) =>
+        fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hello there' }] }),
+        });
+      const hi = await ask(key);
+      expect(((await hi.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('Hi there!');
+      expect((await ask(DEFAULT_CONFIG.keys[0].key)).status).toBe(401);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('an unknown field names the field meant, or the fields the place takes', () => {
+    expect(mistake('meant.yaml', 'scenario: []\n')).toBe(`${join(dir, 'meant.yaml')}:1: scenario: unknown field: did you mean scenarios?`);
+    expect(mistake('colour.yaml', 'colour: red\n')).toMatch(/colour\.yaml:1: colour: unknown field \(the fields here are keys, models, scenarios, .*\)$/);
+    // Said first: a misspelt field is also a missing one, and the name meant explains both.
+    const misspelt = mistake('misspelt.yaml', replace('    owned_by: tests\n    created: 2', '    ownd_by: tests\n    created: 2')).split('\n');
+    expect(misspelt[0]).toMatch(/misspelt\.yaml:18: models\[1\]\.ownd_by: unknown field: did you mean owned_by\?$/);
+    expect(misspelt[1]).toMatch(/models\[1\]\.owned_by: expected this field; it is missing$/);
+  });
+
+  it('a file that replaces the models and keeps the built-in keys is told to give keys of its own', () => {
+    const models = VALID.slice(VALID.indexOf('models:\n'), VALID.indexOf('scenarios:'));
+    expect(mistake('models-only.yaml', models)).toMatch(
+      /models-only\.yaml:\d+: models: the built-in keys use mock-chat-1, mock-reason-1, mock-chat-large, which these models do not define: give keys: of your own/,
+    );
+  });
+
   const mistakes: [kind: string, name: string, text: () => string, line: number, path: string, expected: RegExp][] = [
     ['a YAML syntax error', 'syntax.yaml', () => replace('    name: Model Two', '    name: Model: Two'), 17, '', /not valid YAML or JSON: .+/],
     ['an unknown field', 'unknown.yaml', () => replace('    owned_by: tests\n    created: 2', '    owned_by: tests\n    colour: blue\n    created: 2'), 19, 'models[1].colour', /unknown field/],
