@@ -8,7 +8,7 @@ import { render, REPORTER_NAMES, type ReporterName } from '../report/index.js';
 import { REPORT_FORMAT_VERSION, type RawReport, type RunReport } from '../report/report.js';
 import { seal, sealText } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
-import { liveLine } from '../report/progress.js';
+import { liveLine, loadLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
 import { redactorFor, sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
@@ -347,18 +347,22 @@ await yargs(hideBin(process.argv))
       } catch (e) {
         usageExit((e as Error).message);
       }
-      await reported('load', argv, (common, signal) =>
-        runLoad({
+      await reported('load', argv, (common, signal) => {
+        const progress = loadLine(process.stderr);
+        return runLoad({
           ...common,
           ...steps,
           slo: argv.slo as string[],
           signal,
-          onStep: (s) =>
+          onProgress: progress.onStep,
+          onStep: (s) => {
+            progress.stop();
             process.stderr.write(
               `conformance: ${s.label}: ${s.requests} requests, ${s.requestsPerSecond} req/s${s.failed + s.timedOut ? `, ${s.failed + s.timedOut} failed` : ''}${s.refused ? `, ${s.refused} refused` : ''}\n`,
-            ),
-        }),
-      );
+            );
+          },
+        }).finally(() => progress.stop());
+      });
     },
   )
   .command(

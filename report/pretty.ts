@@ -4,7 +4,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
 import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, type RunReport } from './report.js';
 import { header, safe } from './text.js';
-import { columns, profileRows, ruleRows, type LoadReport } from './load.js';
+import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, rateRows, ruleRows, type LoadReport } from './load.js';
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
  * section; an empty section last of all. */
@@ -139,15 +139,24 @@ function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckR
   return lines;
 }
 
-/** The sweep: what broke under load first, the latency profile per step, and per rule how many answers held. */
-function loadLines(load: LoadReport, c: ChalkInstance): string[] {
+/** The widest a table of the sweep is printed: a terminal of 100 columns shows it whole. */
+const LOAD_WIDTH = 100;
+
+/** The sweep: what broke under load first, the profile per step (rates, then latencies, with what
+ * each measures), per rule how many answers held, and the objectives' verdict beside the rules'. */
+function loadLines(load: LoadReport, results: readonly CheckResult[], c: ChalkInstance): string[] {
   const out = ['', c.bold(`Load (${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}; ${safe(load.model)}; ${load.workload.length} requests in the mix)`)];
   for (const b of load.breaksUnderLoad) out.push(`  ${c.red('breaks under load:')} ${safe(b.check)} held alone, broke at ${safe(b.brokeAt)} (${b.held} of ${b.of} held)`);
-  out.push(...columns(profileRows(load)).map(safe));
+  out.push(...fittedColumns(rateRows(load), LOAD_WIDTH).map(safe), '');
+  out.push('  latency in ms at each step: p50 / p90 / p99 / max', ...fittedColumns(latencyRows(load), LOAD_WIDTH).map(safe));
+  out.push(...METRICS.map((m) => c.gray(`  ${m.padEnd(4)}  ${METRIC_MEANINGS[m]}`)));
   const rows = ruleRows(load);
   const broken = rows.filter((r, i) => i === 0 || r.slice(1).some((cell) => /^(\d+)\/(\d+)$/.test(cell) && cell.split('/')[0] !== cell.split('/')[1]));
-  out.push('', `  ${broken.length - 1} of ${rows.length - 1} rules broke on some answer (held/judged per step)${broken.length > 1 ? ':' : ''}`);
-  if (broken.length > 1) out.push(...columns(broken).map(safe));
+  const slos = results.filter((r) => r.section === '--slo');
+  const missed = slos.filter((r) => r.outcome === 'fail');
+  const objectives = slos.length ? `; ${missed.length} of ${slos.length} objectives (--slo) failed${missed.length ? `: ${missed.map((r) => safe(r.id)).join(', ')}` : ''}` : '';
+  out.push('', `  ${broken.length - 1} of ${rows.length - 1} rules broke on some answer${objectives}${broken.length > 1 ? ' (rules: held/judged per step):' : ''}`);
+  if (broken.length > 1) out.push(...fittedColumns(broken, LOAD_WIDTH).map(safe));
   for (const s of load.steps) if (s.slowest) out.push(c.gray(`  slowest at ${safe(s.label)}: ${safe(s.slowest.label)}, ${s.slowest.ms} ms`));
   return out;
 }
@@ -207,7 +216,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     }
   }
 
-  if (report.load) out.push(...loadLines(report.load, c));
+  if (report.load) out.push(...loadLines(report.load, report.results, c));
 
   out.push('', c.bold('Summary'));
   for (const level of LEVELS) {
