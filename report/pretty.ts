@@ -169,6 +169,15 @@ function sectionHeading(section: string): string {
 
 const LEVELS: Level[] = ['must', 'should', 'info'];
 
+/** What the sum of max_tokens leaves out: requests with no cap, and those sent to be refused. */
+function costApart(cost: NonNullable<RunReport['cost']>): string {
+  const apart = [
+    cost.uncapped ? `${cost.uncapped} chat request${cost.uncapped === 1 ? '' : 's'} with no max_tokens` : '',
+    cost.refused ? `${cost.refused} sent to be refused, not counted` : '',
+  ].filter(Boolean);
+  return apart.length ? ` (and ${apart.join('; ')})` : '';
+}
+
 function countLine(level: Level, counts: Record<Outcome, number>, c: ChalkInstance): string {
   const parts = [`${counts.pass} passed`, counts.fail ? c.red(`${counts.fail} failed`) : '0 failed', counts['not-tested'] ? c.yellow(`${counts['not-tested']} not tested`) : '0 not tested'];
   // The rarer outcomes only where they occur.
@@ -239,7 +248,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     for (const n of report.notes) out.push(`  ${safe(n)}`);
     if (report.requestsSent !== undefined)
       out.push(
-        `  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${report.cost.uncapped ? ` (and ${report.cost.uncapped} chat requests with no max_tokens)` : ''}` : ''}`,
+        `  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${costApart(report.cost)}` : ''}`,
       );
   }
 

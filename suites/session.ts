@@ -3,7 +3,7 @@
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
-import { HttpClient, limitsFor, type RequestSpec } from '../engine/http.js';
+import { HttpClient, limitsFor } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport, type RunReport } from '../report/report.js';
 import { seal } from '../report/boundary.js';
 import type { Redactor } from '../engine/redact.js';
@@ -17,6 +17,7 @@ import { applyBaseline, baselineOf, loadBaseline, writeBaseline, type Baseline, 
 import { FileError } from '../schemas/file.js';
 import { existsSync } from 'node:fs';
 import { CHECKS } from './index.js';
+import { costOf } from './cost.js';
 import { notTheApi } from './sanity.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -279,25 +280,3 @@ export async function probe(target: Target, connectTimeoutMs: number, signal: Ab
   }
 }
 
-/** What the run asked a server to generate: the max_tokens of its chat requests, summed (a hosted
- * service bills each token, a small engine has little context), and how many asked no cap at all. */
-export function costOf(requests: readonly RequestSpec[]): { maxTokens: number; uncapped: number } {
-  let maxTokens = 0;
-  let uncapped = 0;
-  for (const r of requests) {
-    if (r.method !== 'POST' || !r.url.includes('/v1/chat/completions')) continue;
-    let body: unknown;
-    try {
-      body = JSON.parse(r.body ?? '');
-    } catch {
-      continue;
-    }
-    // A body that is no object asks nothing to be generated: it is refused.
-    if (!body || typeof body !== 'object' || Array.isArray(body)) continue;
-    const cap = (body as { max_tokens?: unknown }).max_tokens;
-    // A cap that is no count (3.5, -1) asks nothing: it is refused.
-    if (cap === undefined || cap === null) uncapped++;
-    else if (Number.isSafeInteger(cap) && (cap as number) >= 0) maxTokens += cap as number;
-  }
-  return { maxTokens, uncapped };
-}

@@ -25,8 +25,9 @@ import { watched } from '../../bench/fuzz.js';
 import { BIN, cli, sh } from '../support/cli.js';
 import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
 
-/** The ceiling of the default run's summed max_tokens: lower it when a change lowers the cost. */
-const DEFAULT_RUN_TOKENS = 72_200;
+/** The ceiling of the default run's summed max_tokens: lower it when a change lowers the cost (72,200
+ * while the requests sent to be refused were counted). */
+const DEFAULT_RUN_TOKENS = 47_100;
 const PROPERTIES = ['fuzz.no-5xx', 'fuzz.no-5xx-refusable', 'fuzz.valid-served', 'fuzz.invalid-refused', 'fuzz.served-shape', 'fuzz.within-timeout'];
 const dir = mkdtempSync(join(tmpdir(), 'conformance-fuzz-'));
 const readReport = (file: string): RunReport => {
@@ -48,6 +49,11 @@ describe('conformance fuzz', () => {
     expect(report.notes).toContain('fuzz: seed 11, 120 generated requests (--seed 11 repeats them)');
     // The generated requests, and one plain request per model and path that served-shape compares with.
     expect(report.requestsSent).toBeLessThanOrEqual(120 + 4);
+    // What it asks to generate counts the requests a server owes an answer, each within the largest
+    // output a model declares (16,384): a max_tokens meant to be refused (up to 2^32) is said apart.
+    expect(report.cost!.refused).toBeGreaterThan(0);
+    expect(report.cost!.maxTokens).toBeLessThanOrEqual(16_384 * (report.requestsSent! - report.cost!.refused!));
+    expect(r.stdout).toMatch(new RegExp(`asking for at most ${report.cost!.maxTokens} tokens in all \\(.*${report.cost!.refused} sent to be refused, not counted\\)`));
     expect(r.stdout).toMatch(/PASSED \(exit code 0\)/);
   });
 
