@@ -2,7 +2,7 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 
@@ -84,10 +84,12 @@ export function renderMarkdown(report: RunReport): string {
   );
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
+  const passing = report.exitCode === 0 ? whyPassing(report.results, o) : [];
   const tls = tlsNote(report);
   const out = [
     `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,
     '',
+    ...(passing.length ? [`Passed with ${passing.join('; ')}.`, ''] : []),
     `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),

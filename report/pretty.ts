@@ -2,7 +2,7 @@
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
-import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, type RunReport } from './report.js';
+import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { header, safe } from './text.js';
 import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, rateRows, ruleRows, type LoadReport } from './load.js';
 
@@ -259,7 +259,8 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
 
   out.push('');
   if (report.exitCode === 0) {
-    out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})`);
+    const why = whyPassing(report.results, report.options);
+    out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})${why.length ? `: ${why.join('; ')}` : ''}`);
   } else {
     // The same rule as the exit code, counted per kind.
     const why = whyFailing(report.results, report.options);
