@@ -31,7 +31,7 @@ import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 import { mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
 import { COMMANDS, type CHECKED, type TARGET } from './options.js';
-import { usageMessage } from './usage.js';
+import { typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
 
@@ -148,7 +148,7 @@ function parseHeaders(values: string[]): Record<string, string> {
 const positiveInt = (name: string) => (v: unknown) => {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${String(v)}`);
+  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${typedValue(name, v, hideBin(process.argv))}`);
   return n;
 };
 
@@ -298,7 +298,7 @@ await yargs(hideBin(process.argv))
     (y) => y.options(COMMANDS.fuzz.options),
     async (argv) => {
       const seed = argv.seed ?? randomInt(2 ** 31);
-      if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
+      if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${typedValue('seed', argv.seed, hideBin(process.argv))}`);
       const runs = positiveInt('runs')(argv.runs)!;
       // Shrinking comes on top of the generated requests, whatever --runs is.
       const maxRequests = positiveInt('max-requests')(argv['max-requests']) ?? runs + FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs;
@@ -373,7 +373,7 @@ await yargs(hideBin(process.argv))
       const redactor = keysOfTheShell();
       const [before, after] = [seal(readReport(argv.old!), redactor), seal(readReport(argv.new!), redactor)];
       const diff = diffReports(before, after);
-      process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff));
+      process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff, { old: argv.old!, new: argv.new! }));
       process.exitCode = diff.regression ? 1 : 0;
     },
   )

@@ -53,3 +53,14 @@ export function usageMessage(msg: string, args: readonly string[]): string {
   }
   return msg.replace(/\s*\n\s*/g, '; ');
 }
+
+/** A flag's value as the user typed it: yargs reads a number flag it cannot parse (`--timeout abc`)
+ * as NaN, which says nothing of what was given. */
+export function typedValue(name: string, parsed: unknown, args: readonly string[]): string {
+  if (typeof parsed !== 'number' || !Number.isNaN(parsed)) return String(parsed);
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}` && i + 1 < args.length) return `'${args[i + 1]}'`;
+    if (args[i].startsWith(`--${name}=`)) return `'${args[i].slice(name.length + 3)}'`;
+  }
+  return 'no number';
+}

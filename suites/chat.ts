@@ -140,9 +140,10 @@ const roleCheck = (role: string): CheckDef => ({
   ...(role === 'user' ? { onEach: eachOwning('served') } : {}),
   async run(ctx, path) {
     // The basic request is this very conversation: its being served is chat.role.user's to judge.
-    const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`);
+    const message = `${role === 'assistant' ? 'an' : 'a'} ${role} message`;
+    const ex = role === 'user' ? await basic(ctx, path) : await ask(ctx, path, CONVERSATIONS[role](path.model!), `conversation with ${message}`);
     const got = await answerTo(ctx, ex, path, role === 'user' ? ['served'] : ['served', 'events'], {
-      what: `a valid conversation with a ${role} message`,
+      what: `a valid conversation with ${message}`,
       feature: role === 'tool' ? 'tools' : undefined,
     });
     return got.verdict ?? pass();

@@ -255,7 +255,7 @@ describe('conformance mock --content', () => {
   it('refuses a profile that does not exist, naming it', async () => {
     const r = await run(['--content', 'markdwn']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn" \(the profiles are prose, markdown, code, unicode, long-words\)\n$/);
+    expect(r.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn": did you mean markdown\? \(the profiles are prose, markdown, code, unicode, long-words\)\n$/);
   });
 
   it('sets what every generated reply holds, over the configuration, and says so on start', async () => {
