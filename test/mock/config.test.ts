@@ -294,11 +294,34 @@ describe('the start-up banner', () => {
       'content of generated replies: prose',
       'content on one request: the x-mock-content header (prose, markdown, code, unicode, long-words; split=bytes or split=fence)',
       'pace of generated replies: at once',
+      'reasoning: mock-reason-1 thinks 24 to 31 tokens before its answer (reasoning_effort low: 8 to 15, high: 64 to 71), counted in max_tokens: a max_tokens near that leaves an answer or a tool call cut (finish_reason "length")',
       'keys (test values, copy one into your client):',
       `  alpha  ${DEFAULT_CONFIG.keys[0].key}  models: mock-chat-1, mock-reason-1`,
       `  beta   ${DEFAULT_CONFIG.keys[1].key}  models: mock-chat-1, mock-chat-large`,
       '',
     ]);
+  });
+
+  it('says what the reasoning model spends before it answers, as the mock spends it: a tool call at a smaller max_tokens comes back cut', () => {
+    const mock = createMock();
+    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+    for (const [effort, low, high] of [
+      ['low', 8, 15],
+      ['medium', 24, 31],
+      ['high', 64, 71],
+    ] as const) {
+      for (const n of [1, 2, 3, 4, 5]) {
+        const r = json(chat(mock, { model: 'mock-reason-1', reasoning_effort: effort, max_tokens: 512, ...user(`Question ${n}: why is the sky blue?`) }));
+        const spent = r.usage.completion_tokens_details.reasoning_tokens;
+        expect(spent, effort).toBeGreaterThanOrEqual(low);
+        expect(spent, effort).toBeLessThanOrEqual(high);
+      }
+    }
+    const call = (max_tokens: number) =>
+      json(chat(mock, { model: 'mock-reason-1', tools: [weather], tool_choice: 'required', max_tokens, ...user('What is the weather in Paris?') })).choices[0];
+    expect(call(20)).toMatchObject({ finish_reason: 'length' });
+    expect(call(256)).toMatchObject({ finish_reason: 'tool_calls' });
+    expect(banner('http://127.0.0.1:8080', { ...DEFAULT_CONFIG, models: DEFAULT_CONFIG.models.filter((m) => !m.reasoning) }, { faults: [] })).not.toContain('reasoning:');
   });
 
   it('names the content configured, for all models and per model', () => {
