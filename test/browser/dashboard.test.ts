@@ -6,8 +6,10 @@
 // picks a fault from the catalogue with its parameters and help (a 429 for one request, markdown,
 // reset) and changes the next replies; a body holding markup shows as text; a page of another site
 // cannot use the control API; the page comes back by itself after the mock restarts. Elements are
-// selected by id and data attributes, never by their text. A screenshot with a streamed request
-// open is kept in artifacts/dashboard.png; UPDATE_DOCS=1 writes it to docs/dashboard.png, for the README.
+// selected by id and data attributes, never by their text. At 800 px wide the search box keeps its
+// width and each streamed piece one line; streams are marked, a dropped one is no green 200, and
+// Reset all empties the form. Screenshots with a streamed request open are kept in artifacts/
+// (dashboard.png, dashboard-narrow.png); UPDATE_DOCS=1 writes them to docs/, for the guides.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
