@@ -247,9 +247,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     out.push('', c.bold('Paths'));
     for (const n of report.notes) out.push(`  ${safe(n)}`);
     if (report.requestsSent !== undefined)
-      out.push(
-        `  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${costApart(report.cost)}` : ''}`,
-      );
+      out.push(`  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${costApart(report.cost)}` : ''}`);
   }
 
   if (report.warnings.length) {

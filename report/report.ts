@@ -123,7 +123,10 @@ export function whyPassing(results: readonly CheckResult[], opts: GateOptions): 
   const expected = count((r) => !!r.expected && (r.outcome === 'fail' || r.outcome === 'flaky'));
   const said: [number, (n: number) => string][] = [
     [count((r) => !r.expected && r.level === 'should' && r.outcome === 'fail'), (n) => `${n} should failed, which ${plural(n, 'fails', 'fail')} the run only with --strict`],
-    [count((r) => !r.expected && r.outcome === 'flaky'), (n) => `${n} flaky, which ${plural(n, 'fails', 'fail')} the run only with --strict${opts.strict ? '' : ' (a must also with --require-complete)'}`],
+    [
+      count((r) => !r.expected && r.outcome === 'flaky'),
+      (n) => `${n} flaky, which ${plural(n, 'fails', 'fail')} the run only with --strict${opts.strict ? '' : ' (a must also with --require-complete)'}`,
+    ],
     [
       count((r) => r.level === 'must' && (r.outcome === 'not-tested' || r.outcome === 'not-served')),
       (n) => `${n} must not tested or not served, which ${plural(n, 'fails', 'fail')} the run only with --require-complete`,

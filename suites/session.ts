@@ -72,7 +72,10 @@ export const DEFAULT_DEADLINE_MS = 600_000;
 export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const warnings: string[] = [];
   const selected = selectChecks(opts.registry ?? CHECKS, opts).filter((c) => !opts.without?.includes(c.suite));
-  if (!selected.length) throw new UsageError(`no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'})${meant(opts.checks, opts.registry ?? CHECKS)}; see conformance list`);
+  if (!selected.length)
+    throw new UsageError(
+      `no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'})${meant(opts.checks, opts.registry ?? CHECKS)}; see conformance list`,
+    );
   const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
   const opened = await openTarget(opts, warnings);
   try {
@@ -289,4 +292,3 @@ export async function probe(target: Target, connectTimeoutMs: number, signal: Ab
     await http.close();
   }
 }
-

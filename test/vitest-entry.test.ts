@@ -117,7 +117,10 @@ describe("a failed should in a team's vitest run", () => {
     const fixture = fileURLToPath(new URL('./fixtures/vitest-entry/should.fixture.ts', import.meta.url));
     const at = (command: string) => lenient.printed.split('\n').filter((l) => l.startsWith(`::${command} `));
     expect(at('warning').length).toBe(echo(lenient).length);
-    const line = readFileSync(fixture, 'utf8').split('\n').findIndex((l) => l.startsWith('describeConformance(')) + 1;
+    const line =
+      readFileSync(fixture, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.startsWith('describeConformance(')) + 1;
     for (const l of at('warning')) expect(l).toMatch(/^::warning file=[^,]+,line=\d+,column=\d+::chat\.model-echo \(should, /);
     for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`file=${fixture},`);
     for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`,line=${line},`);

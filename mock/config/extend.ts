@@ -21,8 +21,7 @@ export function extensionProblems(given: Partial<MockConfig>): Problem[] {
   if (given.models && !given.keys) {
     const served = new Set(config.models.map((m) => m.id));
     const lost = [...new Set(DEFAULT_CONFIG.keys.flatMap((k) => k.models))].filter((id) => !served.has(id));
-    if (lost.length)
-      return [{ path: ['models'], message: `the built-in keys use ${lost.join(', ')}, which these models do not define: give keys: of your own, naming these models` }];
+    if (lost.length) return [{ path: ['models'], message: `the built-in keys use ${lost.join(', ')}, which these models do not define: give keys: of your own, naming these models` }];
   }
   return crossCheck(config);
 }

@@ -253,7 +253,11 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     // The stream the mock dropped says so, in the colour of a failure, not a success's green.
     const cut = tab.locator(`${row({ cut: 'true' })} td[data-col="status"]`);
     expect(await cut.textContent()).toBe('200 cut');
-    const colour = (sel: string) => tab.locator(sel).first().evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color);
+    const colour = (sel: string) =>
+      tab
+        .locator(sel)
+        .first()
+        .evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color);
     const whole = `${row({ stream: 'true', cut: 'false' })} td[data-col="status"]`;
     expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).not.toBe(await colour(whole));
     expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).toBe('rgb(207, 34, 46)');
@@ -266,7 +270,10 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: 5000 });
     expect(await tab.locator('#detail-title').textContent()).toMatch(/→ 200, streamed$/);
     const heights = await tab.locator('#answer-chunks li').evaluateAll((lis) => lis.map((li) => li.getBoundingClientRect().height));
-    const line = await tab.locator('#answer-chunks .text').first().evaluate((e) => Number.parseFloat(e.ownerDocument.defaultView!.getComputedStyle(e).lineHeight));
+    const line = await tab
+      .locator('#answer-chunks .text')
+      .first()
+      .evaluate((e) => Number.parseFloat(e.ownerDocument.defaultView!.getComputedStyle(e).lineHeight));
     expect(heights.length).toBeGreaterThan(5);
     expect(Math.max(...heights)).toBeLessThan(line * 1.5 + 4);
     mkdirSync(ARTIFACTS, { recursive: true });

@@ -213,37 +213,45 @@ describe('every command the pages show', () => {
   });
 
   const runnable = BLOCKS.filter((b) => b.commands.some((c) => !notRun(b.page, c.text)));
-  it.each(runnable.map((b) => [`${b.page}:${b.line}`, b] as const))('%s', async (_name, block) => {
-    const chosen = block.commands.filter((c) => !notRun(block.page, c.text));
-    const { commands, started } = await withPorts(chosen.map((c) => c.text));
-    const { dir, path } = folder();
-    const run = await bash(scriptOf(commands, started), dir, path, 150_000 * slowdown);
-    const failures: string[] = [];
-    commands.forEach((c, i) => {
-      const where = `${block.page}:${chosen[i].line}: ${chosen[i].text}`;
-      let code: number | undefined;
-      let out = '';
-      try {
-        code = Number(readFileSync(join(dir, `.code.${i}`), 'utf8'));
-        out = readFileSync(join(dir, `.out.${i}`), 'utf8');
-      } catch {
-        return void failures.push(`${where}: never ran (${run.output.slice(-500)})`);
-      }
-      if (started.has(c)) {
-        if (code !== 0 || !BANNER.test(out)) failures.push(`${where}: no server came up:\n${out.slice(-1500)}`);
-      } else if (!(code === 0 || (code === 1 && judges(c)))) failures.push(`${where}: exit ${code}:\n${out.slice(-1500)}`);
-      // curl prints an error answer and exits 0: the mock's error is the command not working, but
-      // where the command asks for a fault.
-      else if (/^curl /.test(c) && !/x-mock-fault/.test(c) && /"error":\s*\{/.test(out)) failures.push(`${where}: answered an error:\n${out.slice(0, 1500)}`);
-    });
-    expect(failures).toEqual([]);
-  }, 200_000 * slowdown);
+  it.each(runnable.map((b) => [`${b.page}:${b.line}`, b] as const))(
+    '%s',
+    async (_name, block) => {
+      const chosen = block.commands.filter((c) => !notRun(block.page, c.text));
+      const { commands, started } = await withPorts(chosen.map((c) => c.text));
+      const { dir, path } = folder();
+      const run = await bash(scriptOf(commands, started), dir, path, 150_000 * slowdown);
+      const failures: string[] = [];
+      commands.forEach((c, i) => {
+        const where = `${block.page}:${chosen[i].line}: ${chosen[i].text}`;
+        let code: number | undefined;
+        let out = '';
+        try {
+          code = Number(readFileSync(join(dir, `.code.${i}`), 'utf8'));
+          out = readFileSync(join(dir, `.out.${i}`), 'utf8');
+        } catch {
+          return void failures.push(`${where}: never ran (${run.output.slice(-500)})`);
+        }
+        if (started.has(c)) {
+          if (code !== 0 || !BANNER.test(out)) failures.push(`${where}: no server came up:\n${out.slice(-1500)}`);
+        } else if (!(code === 0 || (code === 1 && judges(c)))) failures.push(`${where}: exit ${code}:\n${out.slice(-1500)}`);
+        // curl prints an error answer and exits 0: the mock's error is the command not working, but
+        // where the command asks for a fault.
+        else if (/^curl /.test(c) && !/x-mock-fault/.test(c) && /"error":\s*\{/.test(out)) failures.push(`${where}: answered an error:\n${out.slice(0, 1500)}`);
+      });
+      expect(failures).toEqual([]);
+    },
+    200_000 * slowdown,
+  );
 
-  it.each(TRANSCRIPTS.map((t) => [`${t.page}:${t.line}`, t] as const))('%s prints what the page shows', async (_name, t) => {
-    const { dir, path } = folder();
-    for (const step of t.steps) {
-      const { output } = await bash(step.command, dir, path, 30_000 * slowdown);
-      expect(output.trimEnd().split('\n').filter(Boolean), step.command).toEqual(step.shown);
-    }
-  }, 60_000 * slowdown);
+  it.each(TRANSCRIPTS.map((t) => [`${t.page}:${t.line}`, t] as const))(
+    '%s prints what the page shows',
+    async (_name, t) => {
+      const { dir, path } = folder();
+      for (const step of t.steps) {
+        const { output } = await bash(step.command, dir, path, 30_000 * slowdown);
+        expect(output.trimEnd().split('\n').filter(Boolean), step.command).toEqual(step.shown);
+      }
+    },
+    60_000 * slowdown,
+  );
 });

@@ -74,7 +74,11 @@ describe('the documentation', () => {
     const lines = read(page).split('\n');
     const wrong: string[] = [];
     // A cell's own bars are in code (`a|b`) or escaped (\|): not counted.
-    const cells = (line: string) => line.replace(/`[^`]*`/g, '').replace(/\\\|/g, '').split('|').length;
+    const cells = (line: string) =>
+      line
+        .replace(/`[^`]*`/g, '')
+        .replace(/\\\|/g, '')
+        .split('|').length;
     let fence: string | undefined;
     let header: number | undefined;
     lines.forEach((line, i) => {

@@ -113,10 +113,7 @@ describe('configuration files', () => {
 
   it('a file of three lines (one key, one canned reply) is read over the built-in configuration, and the mock runs it', async () => {
     const key = 'sk-my-key-0000000000000000000001';
-    const file = write(
-      'three.yaml',
-      `keys: [{ id: me, key: ${key}, models: [mock-chat-1] }]\nscenarios:\n  - { name: hello, match: { last_user: hello }, reply: { text: "Hi there!" } }\n`,
-    );
+    const file = write('three.yaml', `keys: [{ id: me, key: ${key}, models: [mock-chat-1] }]\nscenarios:\n  - { name: hello, match: { last_user: hello }, reply: { text: "Hi there!" } }\n`);
     const config = loadConfigFile(file);
     // What it gives replaces the built-in field whole; what it leaves out is the built-in one's.
     expect(config.keys.map((k) => k.id)).toEqual(['me']);
@@ -317,8 +314,7 @@ describe('the start-up banner', () => {
         expect(spent, effort).toBeLessThanOrEqual(high);
       }
     }
-    const call = (max_tokens: number) =>
-      json(chat(mock, { model: 'mock-reason-1', tools: [weather], tool_choice: 'required', max_tokens, ...user('What is the weather in Paris?') })).choices[0];
+    const call = (max_tokens: number) => json(chat(mock, { model: 'mock-reason-1', tools: [weather], tool_choice: 'required', max_tokens, ...user('What is the weather in Paris?') })).choices[0];
     expect(call(20)).toMatchObject({ finish_reason: 'length' });
     expect(call(256)).toMatchObject({ finish_reason: 'tool_calls' });
     expect(banner('http://127.0.0.1:8080', { ...DEFAULT_CONFIG, models: DEFAULT_CONFIG.models.filter((m) => !m.reasoning) }, { faults: [] })).not.toContain('reasoning:');

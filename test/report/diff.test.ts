@@ -55,9 +55,8 @@ describe('diff', () => {
     const failing = lines.find((l) => l.startsWith('  chat.object [must]: pass -> fail: the answer was '))!;
     expect(failing.length).toBeLessThan(240);
     expect(failing.endsWith(' …')).toBe(true);
-    expect(lines).toContain('A line ending in … is cut at 200 characters: the whole finding is the check\'s message in branch.json (and main.json), by id, and in conformance diff --json.');
+    expect(lines).toContain("A line ending in … is cut at 200 characters: the whole finding is the check's message in branch.json (and main.json), by id, and in conformance diff --json.");
     // Short ones are as they were, and nothing is said of cuts.
     expect(renderDiff(diffReports(reportOf([]), reportOf([result('chat.object', 'must', [path('m', 'fail')], 'short')])))).not.toContain('…');
   });
 });
-
