@@ -8,7 +8,7 @@ import { render, REPORTER_NAMES, type ReporterName } from '../report/index.js';
 import { REPORT_FORMAT_VERSION, type RawReport, type RunReport } from '../report/report.js';
 import { seal, sealText } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
-import { liveLine } from '../report/progress.js';
+import { liveLine, loadLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
 import { redactorFor, sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
@@ -31,7 +31,7 @@ import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 import { mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
 import { COMMANDS, type CHECKED, type TARGET } from './options.js';
-import { usageMessage } from './usage.js';
+import { typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
 
@@ -148,7 +148,7 @@ function parseHeaders(values: string[]): Record<string, string> {
 const positiveInt = (name: string) => (v: unknown) => {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${String(v)}`);
+  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${typedValue(name, v, hideBin(process.argv))}`);
   return n;
 };
 
@@ -298,7 +298,7 @@ await yargs(hideBin(process.argv))
     (y) => y.options(COMMANDS.fuzz.options),
     async (argv) => {
       const seed = argv.seed ?? randomInt(2 ** 31);
-      if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
+      if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${typedValue('seed', argv.seed, hideBin(process.argv))}`);
       const runs = positiveInt('runs')(argv.runs)!;
       // Shrinking comes on top of the generated requests, whatever --runs is.
       const maxRequests = positiveInt('max-requests')(argv['max-requests']) ?? runs + FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs;
@@ -347,18 +347,22 @@ await yargs(hideBin(process.argv))
       } catch (e) {
         usageExit((e as Error).message);
       }
-      await reported('load', argv, (common, signal) =>
-        runLoad({
+      await reported('load', argv, (common, signal) => {
+        const progress = loadLine(process.stderr);
+        return runLoad({
           ...common,
           ...steps,
           slo: argv.slo as string[],
           signal,
-          onStep: (s) =>
+          onProgress: progress.onStep,
+          onStep: (s) => {
+            progress.stop();
             process.stderr.write(
               `conformance: ${s.label}: ${s.requests} requests, ${s.requestsPerSecond} req/s${s.failed + s.timedOut ? `, ${s.failed + s.timedOut} failed` : ''}${s.refused ? `, ${s.refused} refused` : ''}\n`,
-            ),
-        }),
-      );
+            );
+          },
+        }).finally(() => progress.stop());
+      });
     },
   )
   .command(
@@ -369,7 +373,7 @@ await yargs(hideBin(process.argv))
       const redactor = keysOfTheShell();
       const [before, after] = [seal(readReport(argv.old!), redactor), seal(readReport(argv.new!), redactor)];
       const diff = diffReports(before, after);
-      process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff));
+      process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff, { old: argv.old!, new: argv.new! }));
       process.exitCode = diff.regression ? 1 : 0;
     },
   )

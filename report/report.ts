@@ -41,7 +41,8 @@ export interface RawReport {
   requestsSent?: number;
   /** The max_tokens of the run's chat requests, summed, and how many chat requests set none: what the
    * run asked a server to generate at most. */
-  cost?: { maxTokens: number; uncapped: number };
+  /** What it asked to generate (suites/cost.ts): `refused` chat requests were sent to be refused, not counted. */
+  cost?: { maxTokens: number; uncapped: number; refused?: number };
   /** Why the run stopped before every check finished (its deadline, an interruption). */
   stopped?: string;
   /** The run's baseline (--expected-failures): how many failures it expected, which of its entries
@@ -111,6 +112,28 @@ export function whyFailing(results: readonly CheckResult[], opts: GateOptions): 
     ['must', 'not-served', 'not served (require-complete)'],
   ];
   return kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`);
+}
+
+/** What broke or went unjudged without failing the run, counted per kind, with the option that
+ * would make it fail: said beside a PASSED, so a verdict under a list of failures says why it holds. */
+export function whyPassing(results: readonly CheckResult[], opts: GateOptions): string[] {
+  const open = results.filter((r) => !failsRun(r, opts) && r.level !== 'info');
+  const count = (f: (r: CheckResult) => boolean) => open.filter(f).length;
+  const plural = (n: number, one: string, more: string) => (n === 1 ? one : more);
+  const expected = count((r) => !!r.expected && (r.outcome === 'fail' || r.outcome === 'flaky'));
+  const said: [number, (n: number) => string][] = [
+    [count((r) => !r.expected && r.level === 'should' && r.outcome === 'fail'), (n) => `${n} should failed, which ${plural(n, 'fails', 'fail')} the run only with --strict`],
+    [
+      count((r) => !r.expected && r.outcome === 'flaky'),
+      (n) => `${n} flaky, which ${plural(n, 'fails', 'fail')} the run only with --strict${opts.strict ? '' : ' (a must also with --require-complete)'}`,
+    ],
+    [
+      count((r) => r.level === 'must' && (r.outcome === 'not-tested' || r.outcome === 'not-served')),
+      (n) => `${n} must not tested or not served, which ${plural(n, 'fails', 'fail')} the run only with --require-complete`,
+    ],
+    [expected, (n) => `${n} ${plural(n, 'failure', 'failures')} the baseline expects`],
+  ];
+  return said.filter(([n]) => n > 0).map(([n, words]) => words(n));
 }
 
 /** An outcome as a reader's words. */

@@ -3,7 +3,8 @@
 // run would fail (the exit code's rule). Every other path that did not pass is a skipped test with
 // its reason (vitest's skip note): a not-tested, not-served or skipped path, and one that broke
 // without failing the run (a should without `strict: true`, a failure the baseline expects, a flaky
-// path), which is also annotated (a warning with what broke). None is a silent green tick. Each test's `task.meta.conformance`
+// path), which is also annotated (a warning with what broke). None is a silent green tick. Both
+// annotations and failures are placed at the describeConformance call in the team's test file. Each test's `task.meta.conformance`
 // holds the verdict (check, path, level, outcome), for reporters (the JSON reporter writes it).
 //
 //   import { describeConformance } from 'chat-api-conformance/vitest';
@@ -107,19 +108,47 @@ export function conformanceCases(results: CheckResult[], opts: { strict?: boolea
   });
 }
 
-/** One case as a test: its verdict in the task's meta; a shortfall annotated (vitest >= 3.2) and
- * skipped with its reason; a failure thrown. */
-async function judge(c: ConformanceCase, ctx: TestContext): Promise<void> {
+/** The stack frame of the team's test file that declared the suite, or its first line when the
+ * declaration came from another file (a helper): where an annotation of one of its tests points. */
+function frameIn(file: string, declaredAt: string): string {
+  return declaredAt.split('\n').find((line) => line.includes(`${file}:`)) ?? `    at ${file}:1:1`;
+}
+
+/** Annotates the test as if from the team's test file. vitest places an annotation at the first
+ * frame of the test file on the stack of `annotate`, and the GitHub Actions reporter drops one with
+ * no place; called from this package no frame is the test file's, so for the one synchronous call
+ * that reads the stack, the frame of the describeConformance call is appended to every stack made. */
+function annotateAt(ctx: TestContext, message: string, declaredAt: string): Promise<unknown> {
+  const frame = frameIn(ctx.task.file.filepath, declaredAt);
+  const prepare = Error.prepareStackTrace;
+  Error.prepareStackTrace = (error, frames) => `${prepare ? prepare(error, frames) : [String(error), ...frames.map((f) => `    at ${f}`)].join('\n')}\n${frame}`;
+  try {
+    return ctx.annotate(message, 'warning');
+  } finally {
+    Error.prepareStackTrace = prepare;
+  }
+}
+
+/** One case as a test: its verdict in the task's meta; a shortfall annotated (vitest >= 3.2) at the
+ * describeConformance call and skipped with its reason; a failure thrown. */
+async function judge(c: ConformanceCase, ctx: TestContext, declaredAt: string): Promise<void> {
   Object.assign(ctx.task.meta, { conformance: { check: c.check, path: c.path, level: c.level, outcome: c.outcome } });
-  if (c.warning && typeof ctx.annotate === 'function') await ctx.annotate(c.warning, 'warning');
+  if (c.warning && typeof ctx.annotate === 'function') await annotateAt(ctx, c.warning, declaredAt);
   if (c.skip !== undefined) ctx.skip(c.skip);
-  c.assert();
+  try {
+    c.assert();
+  } catch (error) {
+    // The package's own frames tell the team nothing: the failure is placed at their declaration.
+    if (error instanceof Error) error.stack = `${String(error)}\n${frameIn(ctx.task.file.filepath, declaredAt)}`;
+    throw error;
+  }
 }
 
 /** Declares the conformance suite: starts the server while collecting, runs every selected check
  * once, and declares a test per check and path that reports its verdict. */
 export function describeConformance(opts: ConformanceOptions): void {
   const reach = serverOf(opts);
+  const declaredAt = new Error('describeConformance').stack ?? '';
   describe(opts.name ?? 'chat API conformance', async () => {
     const server = await reach();
     afterAll(() => server.close?.());
@@ -130,7 +159,7 @@ export function describeConformance(opts: ConformanceOptions): void {
     for (const c of conformanceCases(report.results, report.options)) byCheck.set(c.check, [...(byCheck.get(c.check) ?? []), c]);
     for (const [check, cases] of byCheck)
       describe(check, () => {
-        for (const c of cases) it(c.path, (ctx) => judge(c, ctx));
+        for (const c of cases) it(c.path, (ctx) => judge(c, ctx, declaredAt));
       });
   });
 }

@@ -85,15 +85,16 @@ describe('conformance cases', () => {
 });
 
 /** A team's own vitest run of test/fixtures/vitest-entry (a server failing a should and, on one
- * path, a must): what the verbose reporter printed and what the JSON reporter wrote. */
+ * path, a must) as on GitHub Actions: what the verbose and GitHub Actions reporters printed and what
+ * the JSON reporter wrote. */
 async function teamRun(strict: boolean): Promise<{ code: number; printed: string; tests: { fullName: string; status: string; meta: { conformance?: { outcome: string; level: string } } }[] }> {
   const root = fileURLToPath(new URL('./fixtures/vitest-entry/', import.meta.url));
   const out = join(mkdtempSync(join(tmpdir(), 'vitest-entry-')), 'report.json');
   const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
   // The child is a run of its own, not a worker of this one.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST')));
-  const done = await promisify(execFile)(process.execPath, [vitest, 'run', '--root', root, '--reporter=verbose', '--reporter=json', `--outputFile.json=${out}`], {
-    env: { ...env, NO_COLOR: '1', STRICT: strict ? '1' : '' },
+  const done = await promisify(execFile)(process.execPath, [vitest, 'run', '--root', root, '--reporter=verbose', '--reporter=github-actions', '--reporter=json', `--outputFile.json=${out}`], {
+    env: { ...env, NO_COLOR: '1', GITHUB_ACTIONS: 'true', STRICT: strict ? '1' : '' },
     timeout: 60_000,
   }).then(
     (r) => ({ code: 0, printed: r.stdout + r.stderr }),
@@ -121,6 +122,19 @@ describe("a failed should in a team's vitest run", () => {
     // The reporter prints the reason beside the skipped test, and the annotation with what broke.
     expect(lenient.printed).toMatch(/chat\.model-echo > .*\[should failed \(fails the run only with strict: true\): /);
     expect(lenient.printed).toMatch(/warning\n\s+\S+ chat\.model-echo \(should, §[\d.]+\): /);
+    // On GitHub Actions each is a warning at the team's describeConformance call, and a failure an
+    // error there too, not in the package's code.
+    const fixture = fileURLToPath(new URL('./fixtures/vitest-entry/should.fixture.ts', import.meta.url));
+    const at = (command: string) => lenient.printed.split('\n').filter((l) => l.startsWith(`::${command} `));
+    expect(at('warning').length).toBe(echo(lenient).length);
+    const line =
+      readFileSync(fixture, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.startsWith('describeConformance(')) + 1;
+    for (const l of at('warning')) expect(l).toMatch(/^::warning file=[^,]+,line=\d+,column=\d+::chat\.model-echo \(should, /);
+    for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`file=${fixture},`);
+    for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`,line=${line},`);
+    expect(at('error').length).toBe(2);
     // A path that passed is a pass, with its verdict in the meta.
     const passed = lenient.tests.filter((t) => t.status === 'passed');
     expect(passed.length).toBeGreaterThan(0);

@@ -6,8 +6,10 @@
 // picks a fault from the catalogue with its parameters and help (a 429 for one request, markdown,
 // reset) and changes the next replies; a body holding markup shows as text; a page of another site
 // cannot use the control API; the page comes back by itself after the mock restarts. Elements are
-// selected by id and data attributes, never by their text. A screenshot with a streamed request
-// open is kept in artifacts/dashboard.png; UPDATE_DOCS=1 writes it to docs/dashboard.png, for the README.
+// selected by id and data attributes, never by their text. At 800 px wide the search box keeps its
+// width and each streamed piece one line; streams are marked, a dropped one is no green 200, and
+// Reset all empties the form. Screenshots with a streamed request open are kept in artifacts/
+// (dashboard.png, dashboard-narrow.png); UPDATE_DOCS=1 writes them to docs/, for the guides.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -225,6 +227,72 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     expect(contentOf((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).text)).toBe(contentOf(plain.text));
     // The one error the browser may report: the bad fault's deliberate 400.
     expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
+    await tab.close();
+  }, 30_000);
+
+  it('at 800 px wide keeps its search box and one line per streamed event; marks streams; a dropped stream is no green 200; Reset all empties the form', async () => {
+    mock.mock.journal.clear();
+    const { tab, problems } = await open();
+    await tab.setViewportSize({ width: 800, height: 900 });
+    const long = { model: 'mock-reason-1', messages: [{ role: 'user', content: 'Tell me about the dashboard at length.' }] };
+    await chat({ ...long, stream: true });
+    const dropped = await fetch(`${mock.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'drop-after; chunks=3' },
+      body: JSON.stringify({ ...long, stream: true }),
+    });
+    await dropped.text().catch(() => undefined);
+    await chat({ ...long, messages: [{ role: 'user', content: 'Not streamed.' }] });
+    await expect.poll(() => tab.locator(row({ done: 'true' })).count(), { timeout: 5000 }).toBe(3);
+
+    // The search box keeps a width to type in; the selects wrap below it.
+    expect((await tab.locator('#filter-text').boundingBox())!.width).toBeGreaterThan(150);
+    // A stream is marked as one; a plain answer is not.
+    expect(await tab.locator(`${row({ stream: 'true' })} td[data-col="path"] .mark[data-mark="stream"]`).count()).toBe(2);
+    expect(await tab.locator(`${row({ stream: 'false' })} .mark`).count()).toBe(0);
+    // The stream the mock dropped says so, in the colour of a failure, not a success's green.
+    const cut = tab.locator(`${row({ cut: 'true' })} td[data-col="status"]`);
+    expect(await cut.textContent()).toBe('200 cut');
+    const colour = (sel: string) =>
+      tab
+        .locator(sel)
+        .first()
+        .evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color);
+    const whole = `${row({ stream: 'true', cut: 'false' })} td[data-col="status"]`;
+    expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).not.toBe(await colour(whole));
+    expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).toBe('rgb(207, 34, 46)');
+    // Ids are read whole: the model column is as wide as its longest id.
+    const model = tab.locator(`${row({ cut: 'false' })} td[data-col="model"]`).first();
+    expect(await model.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+
+    // A whole stream open: each event on one line of the time line, whatever its text.
+    await tab.locator(row({ stream: 'true', cut: 'false' })).click();
+    await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: 5000 });
+    expect(await tab.locator('#detail-title').textContent()).toMatch(/→ 200, streamed$/);
+    const heights = await tab.locator('#answer-chunks li').evaluateAll((lis) => lis.map((li) => li.getBoundingClientRect().height));
+    const line = await tab
+      .locator('#answer-chunks .text')
+      .first()
+      .evaluate((e) => Number.parseFloat(e.ownerDocument.defaultView!.getComputedStyle(e).lineHeight));
+    expect(heights.length).toBeGreaterThan(5);
+    expect(Math.max(...heights)).toBeLessThan(line * 1.5 + 4);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await tab.screenshot({ path: join(ARTIFACTS, 'dashboard-narrow.png') });
+    if (process.env.UPDATE_DOCS === '1') copyFileSync(join(ARTIFACTS, 'dashboard-narrow.png'), join(DOCS, 'dashboard-narrow.png'));
+
+    // Reset all ends the settings and empties the form: a second Apply sets nothing again.
+    await tab.selectOption('#fault', 'rate-limited');
+    await tab.locator('#fault-params input[data-param="retry_after_ms"]').fill('250');
+    await tab.fill('#times', '2');
+    await tab.click('#apply');
+    await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(1);
+    await tab.click('#reset');
+    await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(0);
+    expect([await tab.inputValue('#fault'), await tab.inputValue('#times'), await tab.locator('#fault-params input').count()]).toEqual(['', '', 0]);
+    await tab.click('#apply');
+    expect(await tab.locator('#control-error').textContent()).toBe('Choose a fault, a content or a pace first.');
+    expect(mock.mock.control.get().settings).toEqual([]);
+    expect(problems).toEqual([]);
     await tab.close();
   }, 30_000);
 

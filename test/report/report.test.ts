@@ -260,6 +260,23 @@ describe('pretty reporter', () => {
     const passing = sealed({ ...report, results: [results[0]], summary: summarize([results[0]]), exitCode: 0, warnings: [] });
     expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe('PASSED (exit code 0)');
   });
+
+  it('says beside a PASSED why what broke does not fail the run, and what would make it', () => {
+    const broke: CheckResult[] = [
+      results[0],
+      result({ id: 'chat.model-echo', suite: 'chat', section: '2.3', level: 'should', outcome: 'fail', message: 'another model' }),
+      result({ id: 'chat.created', suite: 'chat', section: '2.3', level: 'should', outcome: 'fail', message: 'milliseconds' }),
+      result({ id: 'stream.complete', suite: 'stream', section: '6.1', level: 'must', outcome: 'flaky', message: 'cut once' }),
+      result({ id: 'catalog.pricing', suite: 'catalog', section: 'catalog 2.4', level: 'must', outcome: 'not-tested', message: 'no catalog' }),
+      result({ id: 'chat.usage', suite: 'chat', section: '2.3', level: 'must', outcome: 'fail', message: 'no usage', expected: { reason: 'the engine has no usage yet' } }),
+    ];
+    const passing = sealed({ ...report, results: broke, summary: summarize(broke), exitCode: 0, warnings: [] });
+    expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe(
+      'PASSED (exit code 0): 2 should failed, which fail the run only with --strict; 1 flaky, which fails the run only with --strict (a must also with --require-complete); 1 must not tested or not served, which fails the run only with --require-complete; 1 failure the baseline expects',
+    );
+    expect(renderMarkdown(passing)).toMatch(/^## ✅ chat-api-conformance: PASSED \(exit code 0\)\n\nPassed with 2 should failed, which fail the run only with --strict; .*\.$/m);
+    expect(render('html', passing, { color: false })).toContain('<p class="expected" data-passing>Passed with 2 should failed, which fail the run only with --strict;');
+  });
 });
 
 describe('markdown reporter', () => {
