@@ -24,6 +24,7 @@ import { runSession } from '../../suites/session.js';
 import { watched } from '../../bench/fuzz.js';
 import { BIN, cli, sh } from '../support/cli.js';
 import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
+import { within } from '../support/machine.js';
 
 /** The ceiling of the default run's summed max_tokens: lower it when a change lowers the cost. It
  * was 72,200 while the requests sent to be refused were counted; it went up once by what new rules
@@ -68,7 +69,7 @@ describe('conformance fuzz', () => {
 });
 
 // Each case starts a CLI process: a minute each where the machine is shared, seconds where it is not.
-describe('against rare-input faults', { timeout: 60_000 }, () => {
+describe('against rare-input faults', { timeout: within(60_000) }, () => {
   let servers: Record<string, MockServer>;
   beforeAll(async () => {
     const names = ['fuzz-astral-500', 'fuzz-long-string-500', 'fuzz-64k-string-500', 'fuzz-int32-500', 'fuzz-deep-nesting-500'];
@@ -161,7 +162,7 @@ describe('against rare-input faults', { timeout: 60_000 }, () => {
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     await server.close();
-    expect(performance.now() - stopped).toBeLessThan(5_000);
+    expect(performance.now() - stopped).toBeLessThan(within(5_000));
     expect(stderr).toMatch(/SIGINT: writing the report/);
     const r = result(readReport(file), 'fuzz.no-5xx');
     expect(r.outcome).toBe('fail');
@@ -206,7 +207,7 @@ describe('against servers that break HTTP or refuse everything', () => {
     ['hostile-stream-forever', 'fuzz.within-timeout', /no complete answer within the request timeout/],
   ])('%s: a failed property with its evidence, within the deadline', async (fault, id, why) => {
     const { report, ms } = await session(createMock(undefined, { faults: [fault] }), 8);
-    expect(ms).toBeLessThan(6_000);
+    expect(ms).toBeLessThan(within(6_000));
     const r = result(report, id);
     expect(r.outcome).toBe('fail');
     expect(r.message).toMatch(why);

@@ -12,6 +12,7 @@ import { ConfigError, loadConfigFile, parseConfig } from '../../mock/config/load
 import { createMock } from '../../mock/core/handle.js';
 import { banner } from '../../mock/banner.js';
 import { chat, json, statusOf, user } from './helpers.js';
+import { within } from '../support/machine.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/full.yaml', import.meta.url));
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
@@ -225,7 +226,9 @@ describe('configuration files', () => {
     }
     expect(expected).not.toBe('');
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', '--config', file, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+      const child = execFile(process.execPath, [BIN, 'mock', '--config', file, '--port', '0'], { timeout: within(10_000) }, (_err, stdout, stderr) =>
+        resolve({ code: child.exitCode, stdout, stderr }),
+      );
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`conformance: ${expected}\n`);
@@ -234,7 +237,7 @@ describe('configuration files', () => {
 
   it('the CLI exits 2 on a --fault with a parameter the fault does not take', async () => {
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'drop-after; chunk=3', '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) =>
+      const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'drop-after; chunk=3', '--port', '0'], { timeout: within(10_000) }, (_err, _stdout, stderr) =>
         resolve({ code: child.exitCode, stderr }),
       );
     });
@@ -246,7 +249,7 @@ describe('configuration files', () => {
 describe('conformance mock --content', () => {
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: within(10_000) }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
     });
 
   it('refuses a profile that does not exist, naming it', async () => {

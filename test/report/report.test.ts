@@ -14,6 +14,7 @@ import { compareSections, renderPretty } from '../../report/pretty.js';
 import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RawReport, type RunReport } from '../../report/report.js';
 import { seal } from '../../report/boundary.js';
 import { Redactor } from '../../engine/redact.js';
+import { within } from '../support/machine.js';
 
 /** A report as a command's boundary makes it, from results written here. */
 const sealed = (raw: RawReport): RunReport => seal(raw, new Redactor());
@@ -105,17 +106,25 @@ describe('json reporter', () => {
 describe('junit reporter', () => {
   const xml = renderJunit(report);
 
-  it('validates against the Jenkins/Surefire junit-10.xsd', async () => {
-    const out = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
-    expect(out.errors).toEqual([]);
-    expect(out.valid).toBe(true);
-  }, 30_000);
+  it(
+    'validates against the Jenkins/Surefire junit-10.xsd',
+    async () => {
+      const out = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
+      expect(out.errors).toEqual([]);
+      expect(out.valid).toBe(true);
+    },
+    within(30_000),
+  );
 
-  it('rejects a broken document (the validator really validates)', async () => {
-    const broken = xml.replace('<testsuite name="chat"', '<testsuite nom="chat"');
-    const out = await validateXML({ xml: [{ fileName: 'broken.xml', contents: broken }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
-    expect(out.valid).toBe(false);
-  }, 30_000);
+  it(
+    'rejects a broken document (the validator really validates)',
+    async () => {
+      const broken = xml.replace('<testsuite name="chat"', '<testsuite nom="chat"');
+      const out = await validateXML({ xml: [{ fileName: 'broken.xml', contents: broken }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
+      expect(out.valid).toBe(false);
+    },
+    within(30_000),
+  );
 
   it('contains no characters illegal in XML 1.0 and escapes markup', () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/);
