@@ -137,7 +137,9 @@ describe("a failed should in a team's vitest run", () => {
       for (const l of at('warning')) expect(l).toMatch(/^::warning file=[^,]+,line=\d+,column=\d+::chat\.model-echo \(should, /);
       for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`file=${fixture},`);
       for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`,line=${line},`);
-      expect(at('error').length).toBe(2);
+      // One error a failing path of the must: each streamed path, on each model.
+      expect(at('error').length).toBe(streamCap(lenient).filter((t) => t.status === 'failed').length);
+      expect(at('error').length).toBeGreaterThan(0);
       // A path that passed is a pass, with its verdict in the meta.
       const passed = lenient.tests.filter((t) => t.status === 'passed');
       expect(passed.length).toBeGreaterThan(0);

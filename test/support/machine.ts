@@ -30,4 +30,4 @@ export function machineSlowdown(): number {
 }
 
 /** A time target of the quiet machine, as this one meets it now: `ms` times machineSlowdown(). */
-export const within = (ms: number) => ms * machineSlowdown();
+export const within = (ms: number) => Math.round(ms * machineSlowdown());
