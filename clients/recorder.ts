@@ -1,0 +1,155 @@
+// The fetch a client is given for one flow: it sends through the run's transport, and keeps each
+// exchange as the flow's evidence (the request, the status, the start and the end of the body, as a
+// copy of the stream is read beside the client's), counts what the flow asked for, and answers a
+// chat request with the kit's own 429 when the retry flow asks it to.
+import type { Evidence } from '../engine/check.js';
+import { curlOf } from '../engine/curl.js';
+import type { RequestSpec } from '../engine/http.js';
+import type { Redactor } from '../engine/redact.js';
+import type { TlsFlags } from '../engine/tls.js';
+
+/** Characters kept of a body's start and of its end: a stream's usage and errors come last. */
+const KEPT = 600;
+/** A copy of a body is read this far at most, then left to the client alone. */
+const READ_MAX = 8 * 1024 * 1024;
+/** The request headers evidence shows (and its curl sends): what the server reads, not the SDK's
+ * telemetry (x-stainless-*, user-agent). */
+const SHOWN_REQUEST = ['authorization', 'content-type', 'accept'];
+const SHOWN_RESPONSE = ['content-type', 'retry-after', 'retry-after-ms', 'x-request-id'];
+
+interface Recorded {
+  label: string;
+  request: RequestSpec;
+  sentAt: number;
+  status?: number;
+  headers: Record<string, string>;
+  head: string;
+  tail: string;
+  length: number;
+  error?: string;
+  durationMs?: number;
+  /** Settles once the copy of the body was read (or given up). */
+  read: Promise<void>;
+}
+
+export class Recorder {
+  private readonly exchanges: Recorded[] = [];
+  private busy?: number;
+
+  /** `base`: the run's transport (its TLS and proxies, or the mock in-process). `extra`: the run's
+   * --header values, sent as the run sends them. */
+  constructor(
+    private readonly base: typeof fetch,
+    private readonly keep: readonly string[] = [],
+  ) {}
+
+  /** The next chat request is answered 429 by the kit. */
+  busyOnce(retryAfterMs: number): void {
+    this.busy = retryAfterMs;
+  }
+
+  readonly fetch: typeof fetch = async (input, init) => {
+    const request = input instanceof Request ? input : undefined;
+    const url = request ? request.url : String(input);
+    const method = (init?.method ?? request?.method ?? 'GET').toUpperCase() as RequestSpec['method'];
+    const all = new Headers(init?.headers ?? request?.headers);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of all) if (SHOWN_REQUEST.includes(k) || this.keep.includes(k)) headers[k] = v;
+    const body = typeof init?.body === 'string' ? init.body : init?.body instanceof Uint8Array ? Buffer.from(init.body).toString('utf8') : init?.body ? '(a body the client streamed)' : undefined;
+    const rec: Recorded = { label: `${method} ${new URL(url).pathname}`, request: { method, url, headers, ...(body !== undefined ? { body } : {}) }, sentAt: performance.now(), headers: {}, head: '', tail: '', length: 0, read: Promise.resolve() };
+    this.exchanges.push(rec);
+    if (this.busy !== undefined && method === 'POST' && url.includes('/chat/completions')) {
+      const ms = this.busy;
+      this.busy = undefined;
+      rec.label = '429 answered by the kit, as a busy server does (Retry-After); the retry goes to the server';
+      const text = JSON.stringify({ error: { message: 'Rate limit reached: retry after the time given in Retry-After.', type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
+      const res = new Response(text, { status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))), 'retry-after-ms': String(ms) } });
+      Object.assign(rec, { status: 429, head: text, length: text.length, durationMs: 0, headers: shownOf(res.headers) });
+      return res;
+    }
+    try {
+      const res = await this.base(input, init);
+      rec.status = res.status;
+      rec.headers = shownOf(res.headers);
+      rec.durationMs = Math.round(performance.now() - rec.sentAt);
+      if (res.body) rec.read = readCopy(res.clone(), rec);
+      return res;
+    } catch (e) {
+      rec.error = (e as Error)?.name === 'AbortError' ? 'aborted by the client' : `${(e as Error)?.message ?? e}${(e as { cause?: Error }).cause?.message ? ` (${(e as { cause?: Error }).cause!.message})` : ''}`;
+      rec.durationMs = Math.round(performance.now() - rec.sentAt);
+      throw e;
+    }
+  };
+
+  /** The requests sent (the kit's 429 counted: the client sent it), for the run's cost. */
+  requests(): RequestSpec[] {
+    return this.exchanges.map((e) => e.request);
+  }
+
+  chatRequests(): { status?: number; sentAt: number }[] {
+    return this.exchanges.filter((e) => e.request.method === 'POST' && e.request.url.includes('/chat/completions')).map((e) => ({ status: e.status, sentAt: e.sentAt }));
+  }
+
+  /** Every exchange as evidence, once the copies of their bodies were read. */
+  async evidence(redactor: Redactor, tls?: TlsFlags): Promise<Evidence[]> {
+    await Promise.all(this.exchanges.map((e) => e.read));
+    return this.exchanges.map((e) => ({
+      label: e.label,
+      request: { method: e.request.method, url: e.request.url, headers: redactor.headers(e.request.headers), ...(e.request.body !== undefined ? { body: e.request.body } : {}) },
+      ...(e.status !== undefined ? { status: e.status } : {}),
+      headers: e.headers,
+      ...(e.length ? { excerpt: e.length > 2 * KEPT ? `${e.head}\n… [${e.length - 2 * KEPT} characters left out] …\n${e.tail}` : e.head + e.tail } : {}),
+      ...(e.error ? { error: e.error } : {}),
+      ...(e.durationMs !== undefined ? { durationMs: e.durationMs } : {}),
+      reproduce: curlOf(e.request, redactor.shellSecrets(), tls),
+    }));
+  }
+}
+
+function shownOf(h: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of SHOWN_RESPONSE) {
+    const v = h.get(name);
+    if (v !== null) out[name] = v;
+  }
+  return out;
+}
+
+/** Reads a copy of the body beside the client, keeping its start and its end. */
+async function readCopy(copy: Response, rec: Recorded): Promise<void> {
+  const reader = copy.body!.getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let all = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      all += decoder.decode(value, { stream: true });
+      // Only the start and the end are kept: the middle is counted and dropped as it comes.
+      if (!rec.head) {
+        if (all.length >= KEPT) {
+          rec.head = all.slice(0, KEPT);
+          rec.length += KEPT;
+          all = all.slice(KEPT);
+        }
+      }
+      if (rec.head && all.length > KEPT) {
+        rec.length += all.length - KEPT;
+        all = all.slice(-KEPT);
+      }
+      if (bytes > READ_MAX) {
+        await reader.cancel().catch(() => {});
+        rec.error ??= `the kit stopped copying the body after ${READ_MAX} bytes`;
+        break;
+      }
+    }
+  } catch (e) {
+    rec.error ??= (e as Error)?.name === 'AbortError' ? 'the body was aborted by the client' : `the body ended with an error: ${(e as Error)?.message ?? e}`;
+  }
+  all += decoder.decode();
+  if (rec.head) rec.tail = all;
+  else rec.head = all;
+  rec.length += all.length;
+}
