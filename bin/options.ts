@@ -10,6 +10,7 @@ import { FUZZ_DEFAULTS, FUZZ_PASS } from '../suites/fuzz/index.js';
 import { PROFILE_NAMES } from '../mock/core/content/profiles.js';
 import { TEST_ID_HEADER } from '../mock/record/server.js';
 import { LOAD_DEFAULTS } from '../suites/load/session.js';
+import { CLIENTS, FLOWS } from '../clients/index.js';
 
 export interface CommandSpec {
   /** yargs' command string, positionals included: `diff <old> <new>`. */
@@ -80,7 +81,16 @@ const RUN = {
   // Declared as `fuzz` (on by default): yargs reads --no-fuzz as its negation.
   fuzz: { type: 'boolean', default: true, describe: 'The short fuzz pass (generated requests); --no-fuzz leaves it out' },
   'fuzz-runs': { type: 'number', describe: `Requests of the fuzz pass (default ${FUZZ_PASS.runs}); more widens it, from the same seed` },
+  clients: { type: 'boolean', default: false, describe: 'Also run the client flows of conformance clients (the installed SDKs), each failure explained by the checks of this run' },
 } as const satisfies Record<string, Options>;
+
+/** Which client flows run: `clients` takes them, `run --clients` runs them all. */
+const CLIENT_CHOICE = {
+  client: { type: 'string', array: true, choices: CLIENTS.map((c) => c.name), describe: 'Only these clients (repeatable; default: every one installed)' },
+  flow: { type: 'string', array: true, choices: FLOWS.map((f) => f.name), describe: 'Only these flows (repeatable)' },
+} as const satisfies Record<string, Options>;
+
+const CLIENTS_OPTIONS = { ...CHECKED, ...CLIENT_CHOICE, ...GATE } as const satisfies Record<string, Options>;
 
 const FUZZ = {
   ...CHECKED,
@@ -165,6 +175,12 @@ export const COMMANDS = {
     command: 'load',
     describe: 'Judge every answer while the server is busy: a sweep of concurrency steps (or arrival rates), the rules of run held on each answer, the load rules, and the latency profile',
     options: LOAD,
+  },
+  clients: {
+    command: 'clients',
+    describe:
+      'Run the flows users write in the real client libraries installed (openai, the AI SDK, LangChain) against a server, with the checks each rests on: a matrix of flows against clients, and what breaks which',
+    options: CLIENTS_OPTIONS,
   },
   diff: {
     command: 'diff <old> <new>',

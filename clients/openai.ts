@@ -56,25 +56,24 @@ export const OPENAI: Client<Sdk> = {
   flows: [
     {
       name: 'models',
-      does: 'for await (const m of client.models.list()): the ids',
+      does: 'for await (const m of client.models.list()): each id, owned_by and created',
       once: true,
       rests: ['models.list-shape'],
       async run(sdk, ctx) {
-        const ids: unknown[] = [];
-        for await (const m of clientOf(sdk, ctx).models.list()) ids.push(m.id);
+        const models: Record<string, unknown>[] = [];
+        for await (const m of clientOf(sdk, ctx).models.list()) models.push(m as unknown as Record<string, unknown>);
         const { want, wrong } = expectations();
-        want(ids.length > 0, 'models.list() gave no model');
-        want(
-          ids.every((id) => typeof id === 'string' && id.length > 0),
-          `an id is not a name: ${shown(ids.find((id) => typeof id !== 'string' || !id))}`,
-        );
+        want(models.length > 0, 'models.list() gave no model');
+        // What the SDK's Model type promises, and a model picker reads: id, owned_by, created.
+        const off = models.find((m) => typeof m?.id !== 'string' || !m.id || typeof m.owned_by !== 'string' || !Number.isFinite(m.created));
+        want(!off, `a model is not the SDK's Model (id, owned_by as text, created as a number): ${shown(off)}`);
         return failIfAny(wrong);
       },
     },
     {
       name: 'completion',
       does: 'chat.completions.create(): choices[0].message.content, finish_reason, usage',
-      rests: ['chat.response-shape', 'chat.content', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
+      rests: ['chat.role.user', 'chat.served-when-valid', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const r = await withRoom(CAPS.completion, (max_tokens) => c.chat.completions.create({ model: ctx.model, messages: user(PROMPTS.count), max_tokens }), cutOf);
@@ -84,7 +83,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'stream',
       does: "chat.completions.stream() with include_usage, its 'content' events, finalChatCompletion()",
-      rests: ['stream.events', 'stream.complete', 'stream.chunk-json', 'stream.chunk-schema', 'chat.finish-reason', 'chat.natural-stop', 'usage.stream-present', 'usage.stream-total'],
+      rests: ['chat.role.user', 'stream.events', 'stream.complete', 'stream.chunk-json', 'stream.first-delta-role', 'chat.finish-reason', 'chat.natural-stop', 'usage.stream-present', 'usage.stream-position', 'usage.stream-total'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         let deltas: string[] = [];
@@ -107,7 +106,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'tools',
       does: 'chat.completions.create() with tools, message.tool_calls, the tool message sent back, the answer',
-      rests: ['tools.finish-reason', 'tools.call-valid', 'tools.result-answered', 'chat.role.tool', 'chat.natural-stop'],
+      rests: ['tools.call-valid', 'tools.result-answered', 'chat.role.tool', 'chat.assistant-role', 'chat.content', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: WEATHER_DESCRIPTION, parameters: WEATHER_PARAMETERS as unknown as Record<string, unknown> } }];
@@ -115,8 +114,10 @@ export const OPENAI: Client<Sdk> = {
         const first = await withRoom(CAPS.tools, (max_tokens) => c.chat.completions.create({ model: ctx.model, messages, tools, max_tokens }), cutOf);
         const message = first.choices?.[0]?.message;
         const call = message?.tool_calls?.[0];
-        if (first.choices?.[0]?.finish_reason !== 'tool_calls' || call?.type !== 'function' || call.function.name !== 'get_weather')
-          return fail(`the weather question was answered with finish_reason ${shown(first.choices?.[0]?.finish_reason)} and tool_calls ${shown(message?.tool_calls)}, not a call of get_weather`);
+        // As the guide's loop reads it: the message's tool_calls, each a function call (the SDK's type
+        // is a union on `type`), whatever the finish_reason says.
+        if (call?.type !== 'function' || call.function.name !== 'get_weather')
+          return fail(`the weather question was answered with tool_calls ${shown(message?.tool_calls)} (finish_reason ${shown(first.choices?.[0]?.finish_reason)}), not a function call of get_weather`);
         let args: unknown;
         try {
           args = JSON.parse(call.function.arguments);
@@ -195,7 +196,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'bad-request',
       does: 'chat.completions.create() with five stop sequences throws BadRequestError',
-      rests: ['stop.five-refused', 'stop.five-4xx'],
+      rests: ['stop.five-refused', 'stop.five-4xx', 'stop.array'],
       async run(sdk, ctx) {
         const e = await thrown(() => clientOf(sdk, ctx).chat.completions.create({ model: ctx.model, messages: user(PROMPTS.ok), stop: FIVE_STOPS, max_tokens: CAPS.small }));
         if (e === undefined) return fail('five stop sequences were served: nothing was thrown');
@@ -205,7 +206,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'abort',
       does: "chat.completions.stream(), stream.abort() at the first 'content' event: finalChatCompletion() rejects with APIUserAbortError",
-      rests: ['stream.events', 'stream.chunk-schema'],
+      rests: ['stream.first-delta-role', 'chat.served-when-valid'],
       async run(sdk, ctx) {
         const s = clientOf(sdk, ctx).chat.completions.stream({ model: ctx.model, messages: user(PROMPTS.essay), max_tokens: CAPS.abort });
         let abortedAt: number | undefined;
@@ -225,10 +226,10 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'retry',
       does: `a 429 with Retry-After (retry-after-ms ${RETRY_AFTER_MS}): the client (maxRetries 2) waits and sends it again`,
-      rests: ['chat.role.user'],
+      rests: ['chat.role.user', 'chat.served-when-valid'],
       async run(sdk, ctx) {
         ctx.busyOnce(RETRY_AFTER_MS);
-        const r = await clientOf(sdk, ctx, { maxRetries: 2 }).chat.completions.create({ model: ctx.model, messages: user(PROMPTS.ok), max_tokens: CAPS.small });
+        const r = await clientOf(sdk, ctx, { maxRetries: 2 }).chat.completions.create({ model: ctx.model, messages: user(PROMPTS.count), max_tokens: CAPS.completion });
         return retried(ctx, Array.isArray(r.choices) && r.choices.length > 0, 'chat.completions.create() resolved');
       },
     },

@@ -1,7 +1,9 @@
 // The fetch a client is given for one flow: it sends through the run's transport, and keeps each
-// exchange as the flow's evidence (the request, the status, the start and the end of the body, as a
-// copy of the stream is read beside the client's), counts what the flow asked for, and answers a
-// chat request with the kit's own 429 when the retry flow asks it to.
+// exchange as the flow's evidence (the request, the status, the start and the end of the body as the
+// client read it), counts what the flow asked for, and answers a chat request with the kit's own 429
+// when the retry flow asks it to. The body is watched as it passes to the client, never read ahead of
+// it: a copy read beside the client (Response.clone) pulls the stream faster than the client does,
+// and changed how openai's stream helper ends an aborted stream.
 import type { Evidence } from '../engine/check.js';
 import { curlOf } from '../engine/curl.js';
 import type { RequestSpec } from '../engine/http.js';
@@ -10,8 +12,6 @@ import type { TlsFlags } from '../engine/tls.js';
 
 /** Characters kept of a body's start and of its end: a stream's usage and errors come last. */
 const KEPT = 600;
-/** A copy of a body is read this far at most, then left to the client alone. */
-const READ_MAX = 8 * 1024 * 1024;
 /** The request headers evidence shows (and its curl sends): what the server reads, not the SDK's
  * telemetry (x-stainless-*, user-agent). */
 const SHOWN_REQUEST = ['authorization', 'content-type', 'accept'];
@@ -28,8 +28,8 @@ interface Recorded {
   length: number;
   error?: string;
   durationMs?: number;
-  /** Settles once the copy of the body was read (or given up). */
-  read: Promise<void>;
+  /** What the client read of the body, not yet kept as head or tail. */
+  rest: string;
 }
 
 export class Recorder {
@@ -56,7 +56,7 @@ export class Recorder {
     const headers: Record<string, string> = {};
     for (const [k, v] of all) if (SHOWN_REQUEST.includes(k) || this.keep.includes(k)) headers[k] = v;
     const body = typeof init?.body === 'string' ? init.body : init?.body instanceof Uint8Array ? Buffer.from(init.body).toString('utf8') : init?.body ? '(a body the client streamed)' : undefined;
-    const rec: Recorded = { label: `${method} ${new URL(url).pathname}`, request: { method, url, headers, ...(body !== undefined ? { body } : {}) }, sentAt: performance.now(), headers: {}, head: '', tail: '', length: 0, read: Promise.resolve() };
+    const rec: Recorded = { label: `${method} ${new URL(url).pathname}`, request: { method, url, headers, ...(body !== undefined ? { body } : {}) }, sentAt: performance.now(), headers: {}, head: '', tail: '', length: 0, rest: '' };
     this.exchanges.push(rec);
     if (this.busy !== undefined && method === 'POST' && url.includes('/chat/completions')) {
       const ms = this.busy;
@@ -72,8 +72,7 @@ export class Recorder {
       rec.status = res.status;
       rec.headers = shownOf(res.headers);
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
-      if (res.body) rec.read = readCopy(res.clone(), rec);
-      return res;
+      return res.body ? watched(res, rec, init?.signal ?? request?.signal) : res;
     } catch (e) {
       rec.error = (e as Error)?.name === 'AbortError' ? 'aborted by the client' : `${(e as Error)?.message ?? e}${(e as { cause?: Error }).cause?.message ? ` (${(e as { cause?: Error }).cause!.message})` : ''}`;
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
@@ -90,10 +89,9 @@ export class Recorder {
     return this.exchanges.filter((e) => e.request.method === 'POST' && e.request.url.includes('/chat/completions')).map((e) => ({ status: e.status, sentAt: e.sentAt }));
   }
 
-  /** Every exchange as evidence, once the copies of their bodies were read. */
-  async evidence(redactor: Redactor, tls?: TlsFlags): Promise<Evidence[]> {
-    await Promise.all(this.exchanges.map((e) => e.read));
-    return this.exchanges.map((e) => ({
+  /** Every exchange as evidence: what the client read of each body. */
+  evidence(redactor: Redactor, tls?: TlsFlags): Evidence[] {
+    return this.exchanges.map(settle).map((e) => ({
       label: e.label,
       request: { method: e.request.method, url: e.request.url, headers: redactor.headers(e.request.headers), ...(e.request.body !== undefined ? { body: e.request.body } : {}) },
       ...(e.status !== undefined ? { status: e.status } : {}),
@@ -115,41 +113,67 @@ function shownOf(h: Headers): Record<string, string> {
   return out;
 }
 
-/** Reads a copy of the body beside the client, keeping its start and its end. */
-async function readCopy(copy: Response, rec: Recorded): Promise<void> {
-  const reader = copy.body!.getReader();
+/** The response as the client gets it, its body passed through a watch that keeps the start and the
+ * end of what the client reads; an error of the body (an abort, a reset) is noted as it passes. As
+ * fetch does, the request's signal aborting errors the body at once (undici's own body, read through
+ * the watch, was seen to leave a read pending after the abort, and openai's helper with it). */
+function watched(res: Response, rec: Recorded, signal: AbortSignal | null | undefined): Response {
   const decoder = new TextDecoder();
-  let bytes = 0;
-  let all = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      all += decoder.decode(value, { stream: true });
-      // Only the start and the end are kept: the middle is counted and dropped as it comes.
-      if (!rec.head) {
-        if (all.length >= KEPT) {
-          rec.head = all.slice(0, KEPT);
-          rec.length += KEPT;
-          all = all.slice(KEPT);
-        }
-      }
-      if (rec.head && all.length > KEPT) {
-        rec.length += all.length - KEPT;
-        all = all.slice(-KEPT);
-      }
-      if (bytes > READ_MAX) {
-        await reader.cancel().catch(() => {});
-        rec.error ??= `the kit stopped copying the body after ${READ_MAX} bytes`;
-        break;
-      }
+  const keep = (text: string) => {
+    rec.rest += text;
+    // Only the start and the end are kept: the middle is counted and dropped as it comes.
+    if (!rec.head && rec.rest.length >= KEPT) {
+      rec.head = rec.rest.slice(0, KEPT);
+      rec.length += KEPT;
+      rec.rest = rec.rest.slice(KEPT);
     }
-  } catch (e) {
-    rec.error ??= (e as Error)?.name === 'AbortError' ? 'the body was aborted by the client' : `the body ended with an error: ${(e as Error)?.message ?? e}`;
-  }
-  all += decoder.decode();
-  if (rec.head) rec.tail = all;
-  else rec.head = all;
-  rec.length += all.length;
+    if (rec.head && rec.rest.length > KEPT) {
+      rec.length += rec.rest.length - KEPT;
+      rec.rest = rec.rest.slice(-KEPT);
+    }
+  };
+  const reader = res.body!.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      signal?.addEventListener(
+        'abort',
+        () => {
+          rec.error ??= 'the body was aborted by the client';
+          controller.error(signal.reason ?? new DOMException('This operation was aborted', 'AbortError'));
+          reader.cancel(signal.reason).catch(() => {});
+        },
+        { once: true },
+      );
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          keep(decoder.decode());
+          controller.close();
+          return;
+        }
+        keep(decoder.decode(value, { stream: true }));
+        controller.enqueue(value);
+      } catch (e) {
+        rec.error ??= (e as Error)?.name === 'AbortError' ? 'the body was aborted by the client' : `the body ended with an error: ${(e as Error)?.message ?? e}`;
+        controller.error(e);
+      }
+    },
+    cancel(reason) {
+      rec.error ??= 'the client stopped reading the body';
+      return reader.cancel(reason);
+    },
+  });
+  const out = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  // What the client may read of the original besides its body.
+  Object.defineProperty(out, 'url', { value: res.url });
+  return out;
+}
+
+/** An exchange with what the client read so far kept as its head or tail. */
+function settle(e: Recorded): Recorded {
+  if (!e.rest) return e;
+  const kept = e.head ? { tail: e.rest } : { head: e.rest };
+  return { ...e, ...kept, length: e.length + e.rest.length, rest: '' };
 }

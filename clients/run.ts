@@ -95,20 +95,25 @@ async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPa
   if (opts.signal?.aborted) verdict = notTested(String(opts.signal.reason ?? 'the run was stopped'));
   else {
     let timer: NodeJS.Timeout | undefined;
+    let stop: (() => void) | undefined;
     const limit = deadlineOf(opts.timeoutMs);
     try {
       verdict = await Promise.race([
         unit.flow.run(unit.sdk, ctx),
         new Promise<Verdict>((resolve) => (timer = setTimeout(() => resolve(fail(`the flow did not end within ${limit} ms`)), limit))),
-        ...(opts.signal ? [new Promise<Verdict>((resolve) => opts.signal!.addEventListener('abort', () => resolve(notTested(String(opts.signal!.reason))), { once: true }))] : []),
+        new Promise<Verdict>((resolve) => {
+          stop = () => resolve(notTested(String(opts.signal?.reason ?? 'the run was stopped')));
+          opts.signal?.addEventListener('abort', stop, { once: true });
+        }),
       ]);
     } catch (e) {
       verdict = fail(`${unit.client.title} threw ${thrownName(e)}`);
     } finally {
       clearTimeout(timer);
+      if (stop) opts.signal?.removeEventListener('abort', stop);
     }
   }
-  const evidence = verdict.outcome === 'pass' ? [] : await recorder.evidence(opts.redactor, opts.tls);
+  const evidence = verdict.outcome === 'pass' ? [] : recorder.evidence(opts.redactor, opts.tls);
   return {
     path: {
       label: unit.label,

@@ -4,8 +4,8 @@
 import { failsRun, type GateOptions } from './report.js';
 import type { ClientInfo, ClientsReport, FlowResult } from './clients.js';
 
-/** Whether a flow fails the run: as a check of its level would (report.ts, failsRun). */
-export const flowFailsRun = (f: Pick<FlowResult, 'level' | 'outcome'>, opts: GateOptions): boolean => failsRun(f, opts);
+/** Whether a flow fails the run: as a check of the level of its failure would (report.ts, failsRun). */
+export const flowFailsRun = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome'>, opts: GateOptions): boolean => failsRun({ level: f.failureLevel ?? f.level, outcome: f.outcome }, opts);
 
 /** What fails the run among the flows, for the verdict's line: `2 client flows failed`. */
 export function flowsWhyFailing(clients: ClientsReport | undefined, opts: GateOptions): string[] {
@@ -47,7 +47,9 @@ export function failureWhy(f: FlowResult, max = 160): string {
 
 /** `← tools.stream failed`, or the plain word that no failed rule explains it. */
 export function explanation(f: FlowResult): string {
-  return f.brokenBy?.length ? `← ${f.brokenBy.join(', ')} failed` : '← no failed rule explains it: the kit lacks a rule here';
+  if (f.brokenBy?.length) return `← ${f.brokenBy.join(', ')} failed`;
+  if (f.unjudged?.length) return `← none of its checks failed, but ${f.unjudged.join(', ')} did not run`;
+  return '← no failed rule explains it: the kit lacks a rule here';
 }
 
 /** The flows that failed with no failed rule to explain them: the first finding of a report. */

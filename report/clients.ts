@@ -41,6 +41,9 @@ export interface FlowResult {
   does: string;
   /** The highest level among the checks it rests on: a must when one of them is. */
   level: Level;
+  /** A failed flow: what its failure weighs, as the gate reads it: a must where a failed must
+   * explains it, a should otherwise (what the clients expect beyond the document is a convention). */
+  failureLevel?: Level;
   /** The check ids it rests on, as declared and held to the fault sweep (test/clients/sweep.test.ts). */
   restsOn: string[];
   outcome: Outcome;
@@ -50,8 +53,10 @@ export interface FlowResult {
   /** A failed flow: the checks it rests on that failed in this run, and the owners that blocked the
    * ones left not tested. */
   brokenBy?: string[];
-  /** A failed flow whose checks all held (or were not run): no rule of the kit explains it. */
+  /** A failed flow whose checks all held: no rule of the kit explains it. */
   unexplained?: boolean;
+  /** A failed flow none of whose checks failed, some not run (`run --clients --suite ...`): they may. */
+  unjudged?: string[];
   paths: FlowPath[];
   durationMs: number;
 }

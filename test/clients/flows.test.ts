@@ -1,0 +1,34 @@
+// The flows themselves: the correct mock passes every flow of every client on every model (the
+// reasoning model, which spends part of max_tokens thinking, included); each flow rests on checks of
+// the registry, and takes its level from them.
+import { describe, expect, it } from 'vitest';
+import { CLIENTS, FLOWS } from '../../clients/index.js';
+import { levelOf, unknownRests } from '../../clients/levels.js';
+import { CHECKS } from '../../suites/index.js';
+import { flowsAgainst, MODELS, notPassing } from './support.js';
+
+describe('the client flows', () => {
+  it('the correct mock passes every flow of every client, on every model', async () => {
+    const flows = await flowsAgainst();
+    expect(notPassing(flows)).toEqual([]);
+    const offered = CLIENTS.flatMap((c) => c.flows.map((f) => `${c.name}.${f.name}`));
+    expect(flows.map((f) => f.id).sort()).toEqual(offered.sort());
+    for (const f of flows) expect(f.paths.map((p) => p.label), f.id).toEqual(f.flow === 'models' ? ['all'] : [...MODELS]);
+  });
+
+  it('each client runs every flow or says why it does not offer it', () => {
+    for (const c of CLIENTS) {
+      const covered = [...c.flows.map((f) => f.name), ...Object.keys(c.absent)];
+      expect(covered.sort(), c.name).toEqual(FLOWS.map((f) => f.name).sort());
+    }
+  });
+
+  it('each flow rests on checks of the registry, and is a must where one of them is', () => {
+    const must = new Set(CHECKS.filter((c) => c.level === 'must').map((c) => c.id));
+    for (const c of CLIENTS)
+      for (const f of c.flows) {
+        expect(unknownRests(f.rests), `${c.name}.${f.name}`).toEqual([]);
+        expect(levelOf(f.rests), `${c.name}.${f.name}`).toBe(f.rests.some((id) => must.has(id)) ? 'must' : 'should');
+      }
+  });
+});
