@@ -27,7 +27,8 @@ const chatOf = (sdk: Sdk, ctx: FlowContext, maxTokens: number, opts: { apiKey?: 
     maxRetries: opts.maxRetries ?? 0,
     timeout: ctx.timeoutMs,
     streamUsage: true,
-    configuration: { baseURL: ctx.baseURL, fetch: ctx.fetch, defaultHeaders: ctx.headers },
+    // The openai client inside logs what it also throws: off, the flow says it.
+    configuration: { baseURL: ctx.baseURL, fetch: ctx.fetch, defaultHeaders: ctx.headers, logLevel: 'off' },
   });
 
 const finishOf = (m: AIMessage) => m.response_metadata?.finish_reason as unknown;

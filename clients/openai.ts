@@ -16,9 +16,10 @@ type OpenAI = InstanceType<Sdk['OpenAI']>;
 type Completion = import('openai').OpenAI.Chat.Completions.ChatCompletion;
 type Message = import('openai').OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
-/** A client as the README makes one for an OpenAI-compatible server; no retries but in the retry flow. */
+/** A client as the README makes one for an OpenAI-compatible server; no retries but in the retry
+ * flow; its log off (what it would log, a chunk it cannot parse, it also throws: the flow says it). */
 const clientOf = (sdk: Sdk, ctx: FlowContext, opts: { apiKey?: string; maxRetries?: number } = {}): OpenAI =>
-  new sdk.OpenAI({ apiKey: opts.apiKey ?? ctx.apiKey, baseURL: ctx.baseURL, fetch: ctx.fetch, timeout: ctx.timeoutMs, maxRetries: opts.maxRetries ?? 0, defaultHeaders: ctx.headers });
+  new sdk.OpenAI({ apiKey: opts.apiKey ?? ctx.apiKey, baseURL: ctx.baseURL, fetch: ctx.fetch, timeout: ctx.timeoutMs, maxRetries: opts.maxRetries ?? 0, defaultHeaders: ctx.headers, logLevel: 'off' });
 
 /** Cut by the cap, with the reasoning the answer counted: whether to ask again with room. */
 const cutOf = (r: Pick<Completion, 'choices' | 'usage'>) => ({ cut: r.choices?.[0]?.finish_reason === 'length', reasoning: r.usage?.completion_tokens_details?.reasoning_tokens });
