@@ -452,7 +452,16 @@ await yargs(hideBin(process.argv))
           Object.entries(f.params ?? {})
             .map(([name, p]) => `; ${name}=N, default ${p.default}: ${p.describe}`)
             .join('');
-        const kind = (f: (typeof FAULTS)[number]) => (f.fails.length ? `fails ${f.fails.join(', ')}` : f.hostile ? 'hostile transport' : f.frontend ? 'for frontends' : 'legal: fails nothing');
+        const kind = (f: (typeof FAULTS)[number]) =>
+          f.fails.length
+            ? `fails ${f.fails.join(', ')}`
+            : f.hostile
+              ? 'hostile transport'
+              : f.frontend
+                ? 'for frontends'
+                : f.breaksFlowsOnly?.length
+                  ? `no check fails; breaks the client flows ${f.breaksFlowsOnly.join(', ')}`
+                  : 'legal: fails nothing';
         for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description} (${kind(f)}${params(f)})\n`);
         return;
       }

@@ -26,8 +26,14 @@ const cutOf = (r: { finishReason: string; usage: Usage }) => ({ cut: r.finishRea
 
 /** The usage as the SDK maps it: input, output and total tokens, the total their sum. */
 function usageWrong(u: Usage | undefined, want: (ok: boolean, wrong: string) => void): void {
-  if (!u) return want(false, `usage is ${shown(u)}`);
-  want(isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.totalTokens), `usage is not three token counts: ${shown({ inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens })}`);
+  if (!u) {
+    want(false, `usage is ${shown(u)}`);
+    return;
+  }
+  want(
+    isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.totalTokens),
+    `usage is not three token counts: ${shown({ inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens })}`,
+  );
   want(u.totalTokens === (u.inputTokens ?? NaN) + (u.outputTokens ?? NaN), `usage.totalTokens ${u.totalTokens} is not inputTokens + outputTokens (${u.inputTokens} + ${u.outputTokens})`);
 }
 
@@ -97,7 +103,18 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'tools',
       does: 'generateText() with a tool and its execute, stopWhen: stepCountIs(2): the call, then the answer',
-      rests: ['tools.call-valid', 'tools.result-answered', 'chat.role.tool', 'chat.response-shape', 'chat.assistant-role', 'chat.content', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-details'],
+      rests: [
+        'tools.call-valid',
+        'tools.result-answered',
+        'chat.role.tool',
+        'chat.response-shape',
+        'chat.assistant-role',
+        'chat.content',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'chat.usage',
+        'chat.usage-details',
+      ],
       async run(sdk, ctx) {
         const inputs: unknown[] = [];
         const getWeather = sdk.ai.tool({
@@ -107,7 +124,8 @@ export const AI_SDK: Client<Sdk> = {
         });
         const r = await withRoom(
           CAPS.tools,
-          (maxOutputTokens) => sdk.ai.generateText({ model: modelOf(sdk, ctx), prompt: PROMPTS.weather, tools: { get_weather: getWeather }, stopWhen: sdk.ai.stepCountIs(2), maxOutputTokens, ...settings(ctx) }),
+          (maxOutputTokens) =>
+            sdk.ai.generateText({ model: modelOf(sdk, ctx), prompt: PROMPTS.weather, tools: { get_weather: getWeather }, stopWhen: sdk.ai.stepCountIs(2), maxOutputTokens, ...settings(ctx) }),
           (a) => ({ cut: a.steps.some((s) => s.finishReason === 'length'), reasoning: Math.max(0, ...a.steps.map((s) => reasoningOf(s.usage) ?? 0)) || undefined }),
         );
         // What the user sees: the tool ran, and the last step answered with text.
@@ -134,9 +152,12 @@ export const AI_SDK: Client<Sdk> = {
           }
         };
         const r = await withRoom(CAPS.structured, ask, (a) => a);
-        if (r.cut) return fail(`generateObject() ${r.error ? `threw ${thrownName(r.error)}` : 'ended with finishReason "length"'}: the answer was cut by maxOutputTokens, even with room for reasoning`);
+        if (r.cut)
+          return fail(`generateObject() ${r.error ? `threw ${thrownName(r.error)}` : 'ended with finishReason "length"'}: the answer was cut by maxOutputTokens, even with room for reasoning`);
         const check = Person.safeParse(r.object);
-        return check.success ? pass() : fail(`object is ${shown(r.object)}, not a person: ${check.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        return check.success
+          ? pass()
+          : fail(`object is ${shown(r.object)}, not a person: ${check.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       },
     },
     {
@@ -144,7 +165,11 @@ export const AI_SDK: Client<Sdk> = {
       does: 'generateText() with stopSequences: the text ends before the sequence, finishReason "stop"',
       rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.response-shape', 'chat.assistant-role', 'chat.usage', 'chat.usage-details'],
       async run(sdk, ctx) {
-        const r = await withRoom(CAPS.stop, (maxOutputTokens) => sdk.ai.generateText({ model: modelOf(sdk, ctx), prompt: PROMPTS.repeat, stopSequences: [STOP_WORD], maxOutputTokens, ...settings(ctx) }), cutOf);
+        const r = await withRoom(
+          CAPS.stop,
+          (maxOutputTokens) => sdk.ai.generateText({ model: modelOf(sdk, ctx), prompt: PROMPTS.repeat, stopSequences: [STOP_WORD], maxOutputTokens, ...settings(ctx) }),
+          cutOf,
+        );
         const { want, wrong } = expectations();
         want(!r.text.includes(STOP_WORD), `the text holds the stop sequence "${STOP_WORD}": ${shown(r.text)}`);
         want(r.finishReason === 'stop', `finishReason is ${shown(r.finishReason)}, not "stop"`);
@@ -188,7 +213,14 @@ export const AI_SDK: Client<Sdk> = {
       async run(sdk, ctx) {
         const controller = new AbortController();
         const errors: unknown[] = [];
-        const s = sdk.ai.streamText({ model: modelOf(sdk, ctx), prompt: PROMPTS.essay, maxOutputTokens: CAPS.abort, abortSignal: controller.signal, ...settings(ctx), onError: ({ error }) => void errors.push(error) });
+        const s = sdk.ai.streamText({
+          model: modelOf(sdk, ctx),
+          prompt: PROMPTS.essay,
+          maxOutputTokens: CAPS.abort,
+          abortSignal: controller.signal,
+          ...settings(ctx),
+          onError: ({ error }) => void errors.push(error),
+        });
         const parts: string[] = [];
         const ended = await thrown(async () => {
           for await (const p of s.fullStream) {

@@ -67,5 +67,4 @@ export const WEATHER_DESCRIPTION = 'Get the weather forecast for a city';
 export const WEATHER_RESULT = JSON.stringify({ forecast: 'sunny', high: 21, low: 12 });
 
 /** The person structured output asks for, built with the zod the client was loaded with. */
-// biome-ignore lint/suspicious/noExplicitAny: zod is loaded only when a client is asked for; its type is the client's.
 export const personSchema = (z: any) => z.object({ name: z.string(), age: z.number().int().min(0), tags: z.array(z.string()) });

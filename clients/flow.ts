@@ -69,7 +69,6 @@ export interface Client<Sdk> {
 }
 
 /** A client whose SDK type is its own business: what the registry holds. */
-// biome-ignore lint/suspicious/noExplicitAny: each client types its own SDK; the registry holds them all.
 export type AnyClient = Client<any>;
 
 /** Collects what is wrong with what a client gave, for one verdict: `want(ok, 'what is wrong')`. */

@@ -7,4 +7,4 @@ import { OPENAI } from './openai.js';
 
 export const CLIENTS: readonly AnyClient[] = [OPENAI, AI_SDK, LANGCHAIN];
 
-export { FLOWS, type FlowName } from './flow.js';
+export { FLOWS } from './flow.js';

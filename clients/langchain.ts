@@ -36,7 +36,10 @@ const cutOf = (m: AIMessage) => ({ cut: finishOf(m) === 'length', reasoning: m.u
 
 /** usage_metadata as LangChain maps it: input, output and total tokens, the total their sum. */
 function usageWrong(u: Usage | undefined, want: (ok: boolean, wrong: string) => void): void {
-  if (!u) return want(false, `usage_metadata is ${shown(u)}`);
+  if (!u) {
+    want(false, `usage_metadata is ${shown(u)}`);
+    return;
+  }
   want(isCount(u.input_tokens) && isCount(u.output_tokens) && isCount(u.total_tokens), `usage_metadata is not three token counts: ${shown(u)}`);
   want(u.total_tokens === u.input_tokens + u.output_tokens, `usage_metadata.total_tokens ${u.total_tokens} is not input_tokens + output_tokens (${u.input_tokens} + ${u.output_tokens})`);
 }
@@ -92,7 +95,19 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'stream',
       does: '.stream() with streamUsage: the chunks concatenated, with usage_metadata and finish_reason',
-      rests: ['chat.role.user', 'stream.events', 'stream.complete', 'stream.chunk-json', 'stream.chunk-schema', 'stream.first-delta-role', 'stream.one-finish-reason', 'chat.finish-reason', 'chat.natural-stop', 'usage.stream-present', 'usage.stream-total'],
+      rests: [
+        'chat.role.user',
+        'stream.events',
+        'stream.complete',
+        'stream.chunk-json',
+        'stream.chunk-schema',
+        'stream.first-delta-role',
+        'stream.one-finish-reason',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'usage.stream-present',
+        'usage.stream-total',
+      ],
       async run(sdk, ctx) {
         let chunks = 0;
         const m = await withRoom(
@@ -117,7 +132,18 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'tools',
       does: 'bindTools([tool]) and invoke(): tool_calls; the ToolMessage tool.invoke(call) makes, sent back; the answer',
-      rests: ['tools.call-valid', 'tools.result-answered', 'chat.role.tool', 'chat.stream-false', 'chat.assistant-role', 'chat.content', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
+      rests: [
+        'tools.call-valid',
+        'tools.result-answered',
+        'chat.role.tool',
+        'chat.stream-false',
+        'chat.assistant-role',
+        'chat.content',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'chat.usage',
+        'chat.usage-total',
+      ],
       async run(sdk, ctx) {
         const Weather = sdk.z.object({ city: sdk.z.string(), unit: sdk.z.enum(['celsius', 'fahrenheit']), days: sdk.z.number().int().min(1).max(7) });
         const getWeather = sdk.tool(async () => WEATHER_RESULT, { name: 'get_weather', description: WEATHER_DESCRIPTION, schema: Weather });
@@ -147,7 +173,9 @@ export const LANGCHAIN: Client<Sdk> = {
         );
         if (finishOf(r.raw as AIMessage) === 'length') return fail('the answer was cut by maxTokens, even with room for reasoning');
         const check = Person.safeParse(r.parsed);
-        return check.success ? pass() : fail(`parsed is ${shown(r.parsed)}, not a person: ${check.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        return check.success
+          ? pass()
+          : fail(`parsed is ${shown(r.parsed)}, not a person: ${check.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       },
     },
     {
@@ -206,7 +234,10 @@ export const LANGCHAIN: Client<Sdk> = {
         if (!controller.signal.aborted) return fail(`no content came to abort the stream at${ended ? `: ${thrownName(ended)}` : ''}`);
         const { want, wrong } = expectations();
         want(ended !== 'hang', `the stream did not end within ${ABORT_GRACE_MS} ms of the abort`);
-        want(ended === 'hang' || (ended as Error)?.name === 'AbortError' || (ended as Error)?.message?.includes('Abort'), `the loop ${ended === undefined ? 'ended' : `threw ${thrownName(ended)}`} after the abort, not with an AbortError`);
+        want(
+          ended === 'hang' || (ended as Error)?.name === 'AbortError' || (ended as Error)?.message?.includes('Abort'),
+          `the loop ${ended === undefined ? 'ended' : `threw ${thrownName(ended)}`} after the abort, not with an AbortError`,
+        );
         return failIfAny(wrong);
       },
     },

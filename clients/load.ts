@@ -36,7 +36,11 @@ export async function loadClients(clients: readonly AnyClient[]): Promise<Loaded
   );
   const missing = [...new Set(info.filter((c) => !c.installed).flatMap((c) => c.packages.filter((p) => !p.version).map((p) => p.name)))];
   const broken = info.some((c) => !c.installed && c.packages.every((p) => p.version));
-  return { loaded, info, ...(missing.length || broken ? { install: `npm install --save-dev ${(missing.length ? missing : info.filter((c) => !c.installed).flatMap((c) => c.packages.map((p) => p.name))).join(' ')}` } : {}) };
+  return {
+    loaded,
+    info,
+    ...(missing.length || broken ? { install: `npm install --save-dev ${(missing.length ? missing : info.filter((c) => !c.installed).flatMap((c) => c.packages.map((p) => p.name))).join(' ')}` } : {}),
+  };
 }
 
 /** Why a client did not load, in a line: the package Node could not find, or the error it threw. */

@@ -26,7 +26,10 @@ const cutOf = (r: Pick<Completion, 'choices' | 'usage'>) => ({ cut: r.choices?.[
 
 /** The usage as the SDK gives it: three counts, the total their sum. */
 function usageWrong(u: Completion['usage'] | undefined | null, want: (ok: boolean, wrong: string) => void): void {
-  if (!u) return want(false, `usage is ${shown(u)}`);
+  if (!u) {
+    want(false, `usage is ${shown(u)}`);
+    return;
+  }
   want(isCount(u.prompt_tokens) && isCount(u.completion_tokens) && isCount(u.total_tokens), `usage is not three token counts: ${shown(u)}`);
   want(u.total_tokens === u.prompt_tokens + u.completion_tokens, `usage.total_tokens ${u.total_tokens} is not prompt_tokens + completion_tokens (${u.prompt_tokens} + ${u.completion_tokens})`);
 }
@@ -84,7 +87,18 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'stream',
       does: "chat.completions.stream() with include_usage, its 'content' events, finalChatCompletion()",
-      rests: ['chat.role.user', 'stream.events', 'stream.complete', 'stream.chunk-json', 'stream.first-delta-role', 'chat.finish-reason', 'chat.natural-stop', 'usage.stream-present', 'usage.stream-position', 'usage.stream-total'],
+      rests: [
+        'chat.role.user',
+        'stream.events',
+        'stream.complete',
+        'stream.chunk-json',
+        'stream.first-delta-role',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'usage.stream-present',
+        'usage.stream-position',
+        'usage.stream-total',
+      ],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         let deltas: string[] = [];
@@ -118,7 +132,9 @@ export const OPENAI: Client<Sdk> = {
         // As the guide's loop reads it: the message's tool_calls, each a function call (the SDK's type
         // is a union on `type`), whatever the finish_reason says.
         if (call?.type !== 'function' || call.function.name !== 'get_weather')
-          return fail(`the weather question was answered with tool_calls ${shown(message?.tool_calls)} (finish_reason ${shown(first.choices?.[0]?.finish_reason)}), not a function call of get_weather`);
+          return fail(
+            `the weather question was answered with tool_calls ${shown(message?.tool_calls)} (finish_reason ${shown(first.choices?.[0]?.finish_reason)}), not a function call of get_weather`,
+          );
         let args: unknown;
         try {
           args = JSON.parse(call.function.arguments);
@@ -133,7 +149,7 @@ export const OPENAI: Client<Sdk> = {
     },
     {
       name: 'structured',
-      does: "chat.completions.parse() with zodResponseFormat(Person): choices[0].message.parsed",
+      does: 'chat.completions.parse() with zodResponseFormat(Person): choices[0].message.parsed',
       rests: ['structured.json-schema', 'chat.natural-stop'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
@@ -153,7 +169,9 @@ export const OPENAI: Client<Sdk> = {
         if (r.cut) return fail(`parse() threw ${thrownName(r.error)}: the answer was cut by max_tokens, even with room for reasoning`);
         const parsed = r.parsed;
         const check = Person.safeParse(parsed);
-        return check.success ? pass() : fail(`message.parsed is ${shown(parsed)}, not a person: ${check.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        return check.success
+          ? pass()
+          : fail(`message.parsed is ${shown(parsed)}, not a person: ${check.error.issues.map((i: { path: PropertyKey[]; message: string }) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       },
     },
     {
@@ -238,4 +256,3 @@ export const OPENAI: Client<Sdk> = {
 };
 
 const statusOf = (e: unknown) => ((e as { status?: unknown })?.status !== undefined ? ` (status ${(e as { status?: unknown }).status})` : '');
-

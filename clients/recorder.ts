@@ -56,7 +56,16 @@ export class Recorder {
     const headers: Record<string, string> = {};
     for (const [k, v] of all) if (SHOWN_REQUEST.includes(k) || this.keep.includes(k)) headers[k] = v;
     const body = typeof init?.body === 'string' ? init.body : init?.body instanceof Uint8Array ? Buffer.from(init.body).toString('utf8') : init?.body ? '(a body the client streamed)' : undefined;
-    const rec: Recorded = { label: `${method} ${new URL(url).pathname}`, request: { method, url, headers, ...(body !== undefined ? { body } : {}) }, sentAt: performance.now(), headers: {}, head: '', tail: '', length: 0, rest: '' };
+    const rec: Recorded = {
+      label: `${method} ${new URL(url).pathname}`,
+      request: { method, url, headers, ...(body !== undefined ? { body } : {}) },
+      sentAt: performance.now(),
+      headers: {},
+      head: '',
+      tail: '',
+      length: 0,
+      rest: '',
+    };
     this.exchanges.push(rec);
     if (this.busy !== undefined && method === 'POST' && url.includes('/chat/completions')) {
       const ms = this.busy;
@@ -74,7 +83,10 @@ export class Recorder {
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
       return res.body ? watched(res, rec, init?.signal ?? request?.signal) : res;
     } catch (e) {
-      rec.error = (e as Error)?.name === 'AbortError' ? 'aborted by the client' : `${(e as Error)?.message ?? e}${(e as { cause?: Error }).cause?.message ? ` (${(e as { cause?: Error }).cause!.message})` : ''}`;
+      rec.error =
+        (e as Error)?.name === 'AbortError'
+          ? 'aborted by the client'
+          : `${(e as Error)?.message ?? e}${(e as { cause?: Error }).cause?.message ? ` (${(e as { cause?: Error }).cause!.message})` : ''}`;
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
       throw e;
     }

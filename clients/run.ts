@@ -70,7 +70,13 @@ export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
     for (const flow of client.flows) {
       const mine = units.filter((u) => u.client === client && u.flow === flow);
       if (!mine.length) continue;
-      results.push(resultOf(client, flow, mine.map((u) => paths.get(u)!)));
+      results.push(
+        resultOf(
+          client,
+          flow,
+          mine.map((u) => paths.get(u)!),
+        ),
+      );
     }
   return { results, requests };
 }

@@ -77,7 +77,12 @@ export function clientsBeside(choice: ClientChoice): Beside {
           });
           results = run.results;
           requests = run.requests;
-        } else if (loaded.length) results = unrun(loaded.map((l) => l.client), choice, `no model to run the flows on: ${found.value.problem ?? 'none is listed'}`);
+        } else if (loaded.length)
+          results = unrun(
+            loaded.map((l) => l.client),
+            choice,
+            `no model to run the flows on: ${found.value.problem ?? 'none is listed'}`,
+          );
       } finally {
         await transport.close();
       }
@@ -86,7 +91,12 @@ export function clientsBeside(choice: ClientChoice): Beside {
         requestsSent: found.requestsSent + requests.length,
         requests,
         notes: [
-          `client flows: ${info.filter((c) => c.installed).map((c) => `${c.name} ${c.packages[0].version ?? ''}`.trim()).join(', ') || 'no client installed'}${missing.length ? `; not installed: ${missing.map((c) => c.name).join(', ')} (${install})` : ''}`,
+          `client flows: ${
+            info
+              .filter((c) => c.installed)
+              .map((c) => `${c.name} ${c.packages[0].version ?? ''}`.trim())
+              .join(', ') || 'no client installed'
+          }${missing.length ? `; not installed: ${missing.map((c) => c.name).join(', ')} (${install})` : ''}`,
         ],
         report: (checks: readonly CheckResult[]): { clients: ClientsReport } => ({
           clients: { clients: info, flows, absent, ...withImpact(results, checks), ...(install ? { install } : {}), requestsSent: requests.length },

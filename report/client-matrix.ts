@@ -52,9 +52,6 @@ export function explanation(f: FlowResult): string {
   return '← no failed rule explains it: the kit lacks a rule here';
 }
 
-/** The flows that failed with no failed rule to explain them: the first finding of a report. */
-export const unexplained = (clients: ClientsReport | undefined): FlowResult[] => clients?.results.filter((f) => f.unexplained) ?? [];
-
 /** A client's heading: `openai (Node SDK) 6.49.0`, or why it did not run. */
 export function clientLine(c: ClientInfo): string {
   const versions = c.packages.map((p) => `${p.name}${p.version ? ` ${p.version}` : ''}`).join(', ');

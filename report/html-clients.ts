@@ -10,9 +10,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 function flowBlock(f: FlowResult, evidence: (e: Evidence) => string): string {
   const paths = f.paths.filter((p) => p.outcome === 'fail' || p.outcome === 'flaky');
-  const because = f.brokenBy?.length
-    ? `← ${f.brokenBy.map((id) => `<a href="#${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')} failed`
-    : `<strong>${esc(explanation(f))}</strong>`;
+  const because = f.brokenBy?.length ? `← ${f.brokenBy.map((id) => `<a href="#${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')} failed` : `<strong>${esc(explanation(f))}</strong>`;
   return `<section class="flow" id="flow-${esc(f.id)}" data-flow="${esc(f.id)}"><h3><span class="badge ${f.unexplained ? 'failing' : 'finding'}">${f.unexplained ? 'no rule' : 'failed'}</span> <code>${esc(f.id)}</code> <span class="level">${f.failureLevel ?? f.level}</span></h3>
 <p class="title">${esc(f.title)}</p><p class="convention">does: ${esc(f.does)}</p><p class="blocked">${because}</p>${paths
     .map((p) => `<div class="path"><p><span class="label">[${esc(p.label)}]</span> ${esc(p.message ?? 'failed')}</p>${p.evidence.map(evidence).join('')}</div>`)
@@ -37,10 +35,12 @@ export function clientSection(clients: ClientsReport, evidence: (e: Evidence) =>
   }</ul>
 <table data-table="clients"><thead><tr><th>flow</th>${clients.clients.map((c) => `<th>${esc(c.name)}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>
 ${notes.length ? `<ol class="footnotes">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ol>` : ''}${
-    unexplained.length ? `<h3 class="breaks">No failed rule explains ${unexplained.length === 1 ? 'this client failure' : 'these client failures'}: the kit lacks a rule</h3>${unexplained.map((f) => flowBlock(f, evidence)).join('')}` : ''
-  }${explained.length ? `<h3>Client flows that failed</h3>${explained.map((f) => flowBlock(f, evidence)).join('')}` : ''}${
-    clients.impact.length
-      ? `<h3>Failed checks and the client flows they broke</h3><ul>${clients.impact.map((i) => `<li><a href="#${esc(i.check)}"><code>${esc(i.check)}</code></a> → ${i.flows.map((f) => `<a href="#flow-${esc(f)}"><code>${esc(f)}</code></a>`).join(', ')}</li>`).join('')}</ul>`
-      : ''
-  }</section>`;
+  unexplained.length
+    ? `<h3 class="breaks">No failed rule explains ${unexplained.length === 1 ? 'this client failure' : 'these client failures'}: the kit lacks a rule</h3>${unexplained.map((f) => flowBlock(f, evidence)).join('')}`
+    : ''
+}${explained.length ? `<h3>Client flows that failed</h3>${explained.map((f) => flowBlock(f, evidence)).join('')}` : ''}${
+  clients.impact.length
+    ? `<h3>Failed checks and the client flows they broke</h3><ul>${clients.impact.map((i) => `<li><a href="#${esc(i.check)}"><code>${esc(i.check)}</code></a> → ${i.flows.map((f) => `<a href="#flow-${esc(f)}"><code>${esc(f)}</code></a>`).join(', ')}</li>`).join('')}</ul>`
+    : ''
+}</section>`;
 }

@@ -179,7 +179,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     `${c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`)} → ${safe(report.target.baseUrl)}${mock}${tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''}`,
   );
   out.push(
-    c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` + (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')),
+    c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}`),
   );
   if (report.stopped) out.push(c.yellow(`stopped before the end: ${safe(report.stopped)}; what had not finished is not tested`));
 

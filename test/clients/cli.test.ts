@@ -42,7 +42,11 @@ describe('conformance clients', () => {
     for (const c of clients.clients) for (const p of c.packages) expect(p.version, `${c.name}: ${p.name}`).toMatch(/^\d+\.\d+\.\d+/);
     expect(clients.results.filter((f) => f.outcome !== 'pass').map((f) => `${f.id}: ${f.message}`)).toEqual([]);
     expect(clients.results.length).toBe(31);
-    for (const f of clients.results.filter((x) => x.flow !== 'models')) expect(f.paths.map((p) => p.label), f.id).toEqual(['mock-chat-1', 'mock-reason-1']);
+    for (const f of clients.results.filter((x) => x.flow !== 'models'))
+      expect(
+        f.paths.map((p) => p.label),
+        f.id,
+      ).toEqual(['mock-chat-1', 'mock-reason-1']);
     // The flows' requests are counted in the run's, with the max_tokens they asked for.
     expect(rep.requestsSent!).toBeGreaterThan(clients.requestsSent);
     expect(rep.cost!.maxTokens).toBeGreaterThan(0);
@@ -106,8 +110,11 @@ describe('without the optional clients installed', () => {
   it('names the missing clients with the command that adds them, and runs the installed one, exit 0', async () => {
     const json = join(dir, 'missing.json');
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [join(root, 'dist/bin/conformance.js'), 'clients', '--reporter', 'pretty', '--reporter', `json=${json}`], { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        [join(root, 'dist/bin/conformance.js'), 'clients', '--reporter', 'pretty', '--reporter', `json=${json}`],
+        { env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );
     expect(r.code, r.stderr).toBe(0);

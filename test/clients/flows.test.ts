@@ -13,7 +13,11 @@ describe('the client flows', () => {
     expect(notPassing(flows)).toEqual([]);
     const offered = CLIENTS.flatMap((c) => c.flows.map((f) => `${c.name}.${f.name}`));
     expect(flows.map((f) => f.id).sort()).toEqual(offered.sort());
-    for (const f of flows) expect(f.paths.map((p) => p.label), f.id).toEqual(f.flow === 'models' ? ['all'] : [...MODELS]);
+    for (const f of flows)
+      expect(
+        f.paths.map((p) => p.label),
+        f.id,
+      ).toEqual(f.flow === 'models' ? ['all'] : [...MODELS]);
   });
 
   it('each client runs every flow or says why it does not offer it', () => {

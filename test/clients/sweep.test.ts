@@ -46,7 +46,9 @@ describe('the client sweep: every flow of every client against every fault', () 
     const failing = new Set(checksOf(fault));
     const unruled = new Set(fault.breaksFlowsOnly ?? []);
     const flows = broken.get(name)!;
-    const unexplained = flows.filter((f) => !f.restsOn.some((id) => failing.has(id)) && !unruled.has(f.id)).map((f) => `${f.id} broke (${f.message}), resting on none of ${[...failing].join(', ') || 'no check'}`);
+    const unexplained = flows
+      .filter((f) => !f.restsOn.some((id) => failing.has(id)) && !unruled.has(f.id))
+      .map((f) => `${f.id} broke (${f.message}), resting on none of ${[...failing].join(', ') || 'no check'}`);
     expect(unexplained, `fault ${name}`).toEqual([]);
     // A fault that says it breaks flows no check holds does break them.
     expect(
