@@ -166,6 +166,12 @@ const MOCK = {
 /** Every command, in the order `conformance --help` lists them. */
 export const COMMANDS = {
   run: { command: 'run', describe: 'Run the checks against a server (the bundled mock when no --base-url is given)', options: RUN },
+  clients: {
+    command: 'clients',
+    describe:
+      'Run the flows users write in the real client libraries installed (openai, the AI SDK, LangChain) against a server, with the checks each rests on: a matrix of flows against clients, and what breaks which',
+    options: CLIENTS_OPTIONS,
+  },
   fuzz: {
     command: 'fuzz',
     describe: 'Send generated requests (valid, invalid, edge values) and hold every answer to the fuzz properties; a failure is shrunk to the smallest request that breaks it',
@@ -175,12 +181,6 @@ export const COMMANDS = {
     command: 'load',
     describe: 'Judge every answer while the server is busy: a sweep of concurrency steps (or arrival rates), the rules of run held on each answer, the load rules, and the latency profile',
     options: LOAD,
-  },
-  clients: {
-    command: 'clients',
-    describe:
-      'Run the flows users write in the real client libraries installed (openai, the AI SDK, LangChain) against a server, with the checks each rests on: a matrix of flows against clients, and what breaks which',
-    options: CLIENTS_OPTIONS,
   },
   diff: {
     command: 'diff <old> <new>',

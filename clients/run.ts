@@ -9,6 +9,7 @@ import type { TlsFlags } from '../engine/tls.js';
 import type { FlowPath, FlowResult } from '../report/clients.js';
 import { FLOWS, thrownName, type AnyClient, type Flow, type FlowContext } from './flow.js';
 import { flowId, levelOf } from './levels.js';
+import { hushed } from './console.js';
 import { Recorder } from './recorder.js';
 
 export interface FlowRunOptions {
@@ -34,6 +35,8 @@ export interface FlowRunOptions {
 export interface FlowRun {
   results: FlowResult[];
   requests: RequestSpec[];
+  /** What the clients wrote to the console meanwhile (kept out of the command's output). */
+  logged: string[];
 }
 
 /** One flow on one model: what a worker takes. */
@@ -64,7 +67,7 @@ export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
       requests.push(...sent);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker));
+  const { logged } = await hushed(() => Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker)));
   const results: FlowResult[] = [];
   for (const { client } of opts.clients)
     for (const flow of client.flows) {
@@ -78,7 +81,7 @@ export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
         ),
       );
     }
-  return { results, requests };
+  return { results, requests, logged };
 }
 
 /** A flow's deadline: its few requests, each within the timeout, and an abort's grace. */

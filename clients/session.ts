@@ -59,6 +59,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
       const transport = transportFor(target.tls, limits.connectTimeoutMs);
       let results: FlowResult[] = [];
       let requests: import('../engine/http.js').RequestSpec[] = [];
+      let logged: string[] = [];
       try {
         if (loaded.length && models.length) {
           const run = await runFlows({
@@ -77,6 +78,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
           });
           results = run.results;
           requests = run.requests;
+          logged = run.logged;
         } else if (loaded.length)
           results = unrun(
             loaded.map((l) => l.client),
@@ -91,6 +93,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
         requestsSent: found.requestsSent + requests.length,
         requests,
         notes: [
+          ...(logged.length ? [`the clients wrote to the console during their flows: ${logged.join(' | ')}`] : []),
           `client flows: ${
             info
               .filter((c) => c.installed)
