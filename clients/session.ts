@@ -8,7 +8,7 @@ import { redactorFor, withContext } from '../engine/runner.js';
 import type { Target } from '../engine/target.js';
 import { OWNERS } from '../suites/answer.js';
 import { modelsUnderTest } from '../suites/paths.js';
-import type { Beside } from '../suites/session.js';
+import { costOf, type Beside } from '../suites/session.js';
 import type { ClientsReport, FlowResult } from '../report/clients.js';
 import { CLIENTS } from './index.js';
 import { FLOWS } from './flow.js';
@@ -93,6 +93,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
         requestsSent: found.requestsSent + requests.length,
         requests,
         notes: [
+          `client flows: ${requests.length} requests, asking for at most ${costOf(requests).maxTokens} tokens (counted in the run's figures below)`,
           ...(logged.length ? [`the clients wrote to the console during their flows: ${logged.join(' | ')}`] : []),
           `client flows: ${
             info
@@ -102,7 +103,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
           }${missing.length ? `; not installed: ${missing.map((c) => c.name).join(', ')} (${install})` : ''}`,
         ],
         report: (checks: readonly CheckResult[]): { clients: ClientsReport } => ({
-          clients: { clients: info, flows, absent, ...withImpact(results, checks), ...(install ? { install } : {}), requestsSent: requests.length },
+          clients: { clients: info, flows, absent, ...withImpact(results, checks), ...(install ? { install } : {}), requestsSent: requests.length, maxTokens: costOf(requests).maxTokens },
         }),
       };
     },

@@ -72,6 +72,8 @@ export interface ClientsReport {
   install?: string;
   /** Every failed check that broke a flow, with the flows it broke. */
   impact: { check: string; flows: string[] }[];
-  /** Requests the flows sent (a client's own retries included) and the max_tokens they asked for. */
+  /** Requests the flows sent (a client's own retries included), counted in the run's too. */
   requestsSent: number;
+  /** The max_tokens of the flows' chat requests, summed: their share of the run's cost. */
+  maxTokens: number;
 }

@@ -1,6 +1,7 @@
 // The flows themselves: the correct mock passes every flow of every client on every model (the
 // reasoning model, which spends part of max_tokens thinking, included); each flow rests on checks of
 // the registry, and takes its level from them.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLIENTS, FLOWS } from '../../clients/index.js';
 import { levelOf, unknownRests } from '../../clients/levels.js';
@@ -33,6 +34,27 @@ describe('the client flows', () => {
       for (const f of c.flows) {
         expect(unknownRests(f.rests), `${c.name}.${f.name}`).toEqual([]);
         expect(levelOf(f.rests), `${c.name}.${f.name}`).toBe(f.rests.some((id) => must.has(id)) ? 'must' : 'should');
+      }
+  });
+
+  it('docs/clients.md says what each flow does in each client and the checks it rests on, as the code declares them', () => {
+    const page = readFileSync(new URL('../../docs/clients.md', import.meta.url), 'utf8');
+    const rows = new Map(
+      page
+        .split('\n')
+        .filter((l) => l.startsWith('| '))
+        .map((l) => [l.split('|')[1].trim(), l] as const),
+    );
+    for (const c of CLIENTS)
+      for (const f of c.flows) {
+        expect(page, `${c.name}.${f.name}: does`).toContain(f.does.replace(/\|/g, '\\|'));
+        const cells =
+          rows
+            .get(f.name)
+            ?.split('|')
+            .map((x) => x.trim()) ?? [];
+        const cell = cells[CLIENTS.indexOf(c) + 2] ?? '';
+        expect(cell, `${c.name}.${f.name}: rests`).toBe(`${levelOf(f.rests)}: ${f.rests.map((r) => `\`${r}\``).join(', ')}`);
       }
   });
 });
