@@ -307,7 +307,7 @@ await yargs(hideBin(process.argv))
     (y) => y.options(COMMANDS.clients.options),
     async (argv) => {
       // The checks the flows rest on run beside them: each failed flow is explained by this run's verdicts.
-      const choice = { clients: argv.client, flows: argv.flow, concurrency: positiveInt('concurrency')(argv.concurrency) };
+      const choice = { clients: argv.client, flows: argv.flow, concurrency: positiveInt('concurrency')(argv.concurrency), pageHost: argv['page-host'] };
       await runAndReport('clients', argv, { checks: checksForFlows(choice), strict: argv.strict, requireComplete: argv['require-complete'], without: ['fuzz'], beside: clientsBeside(choice) });
     },
   )

@@ -88,6 +88,11 @@ const RUN = {
 const CLIENT_CHOICE = {
   client: { type: 'string', array: true, choices: CLIENTS.map((c) => c.name), describe: 'Only these clients (repeatable; default: every one installed)' },
   flow: { type: 'string', array: true, choices: FLOWS.map((f) => f.name), describe: 'Only these flows (repeatable)' },
+  'page-host': {
+    type: 'string',
+    describe:
+      "The host name the browser client's page is served as, mapped to 127.0.0.1 in Chromium (your app's, e.g. app.example.com): its origin is the one the API's CORS is judged for (default 127.0.0.1)",
+  },
 } as const satisfies Record<string, Options>;
 
 const CLIENTS_OPTIONS = { ...CHECKED, ...CLIENT_CHOICE, ...GATE } as const satisfies Record<string, Options>;

@@ -40,6 +40,10 @@ export interface FlowContext {
   busyOnce(retryAfterMs: number): void;
   /** The chat requests the flow sent so far: their status (429 for the kit's), and when each was sent. */
   chatRequests(): { status?: number; sentAt: number }[];
+  /** An exchange the flow's client made without `fetch` (a browser's), kept as evidence and counted. */
+  record(exchange: { request: import('../engine/http.js').RequestSpec; status?: number; headers?: Record<string, string>; error?: string }): void;
+  /** The host name the browser client's page is served as (its origin, for CORS); 127.0.0.1 by default. */
+  pageHost?: string;
 }
 
 export interface Flow<Sdk> {
@@ -66,6 +70,8 @@ export interface Client<Sdk> {
   flows: readonly Flow<Sdk>[];
   /** The flows the client does not offer, with why. */
   absent: Partial<Record<FlowName, string>>;
+  /** What the SDK opened for a run's flows (a browser), closed when they are done. */
+  close?(sdk: Sdk): Promise<void>;
 }
 
 /** A client whose SDK type is its own business: what the registry holds. */

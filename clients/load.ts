@@ -34,13 +34,10 @@ export async function loadClients(clients: readonly AnyClient[]): Promise<Loaded
       ...('error' in t && t.error ? { missing: missingWhy(t.error) } : {}),
     }),
   );
+  // Only packages Node did not find: a client whose packages are there but did not load (no Chromium
+  // for the browser client) says what it lacks in its own line.
   const missing = [...new Set(info.filter((c) => !c.installed).flatMap((c) => c.packages.filter((p) => !p.version).map((p) => p.name)))];
-  const broken = info.some((c) => !c.installed && c.packages.every((p) => p.version));
-  return {
-    loaded,
-    info,
-    ...(missing.length || broken ? { install: `npm install --save-dev ${(missing.length ? missing : info.filter((c) => !c.installed).flatMap((c) => c.packages.map((p) => p.name))).join(' ')}` } : {}),
-  };
+  return { loaded, info, ...(missing.length ? { install: `npm install --save-dev ${missing.join(' ')}` } : {}) };
 }
 
 /** Why a client did not load, in a line: the package Node could not find, or the error it threw. */
@@ -48,7 +45,7 @@ function missingWhy(e: Error): string {
   const code = (e as NodeJS.ErrnoException).code;
   const found = /Cannot find (?:package|module) '([^']+)'/.exec(e.message);
   if (code === 'ERR_MODULE_NOT_FOUND' && found) return `cannot find ${found[1]}`;
-  return `it did not load: ${e.message.split('\n')[0]}`;
+  return e.message.startsWith('no Chromium') ? e.message : `it did not load: ${e.message.split('\n')[0]}`;
 }
 
 /** The version of an installed package, where Node resolves it from here (as the dynamic import does). */

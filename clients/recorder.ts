@@ -92,6 +92,24 @@ export class Recorder {
     }
   };
 
+  /** An exchange made without this fetch (a browser's), as evidence and in the count. */
+  record(e: { request: RequestSpec; status?: number; headers?: Record<string, string>; error?: string }): void {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(e.request.headers)) if (SHOWN_REQUEST.includes(k.toLowerCase())) headers[k.toLowerCase()] = String(v);
+    this.exchanges.push({
+      label: `${e.request.method} ${new URL(e.request.url).pathname} (from the page)`,
+      request: { ...e.request, headers },
+      sentAt: performance.now(),
+      ...(e.status !== undefined ? { status: e.status } : {}),
+      headers: e.headers ?? {},
+      head: '',
+      tail: '',
+      length: 0,
+      rest: '',
+      ...(e.error ? { error: e.error } : {}),
+    });
+  }
+
   /** The requests sent (the kit's 429 counted: the client sent it), for the run's cost. */
   requests(): RequestSpec[] {
     return this.exchanges.map((e) => e.request);

@@ -30,6 +30,8 @@ export interface FlowRunOptions {
   tls?: TlsFlags;
   /** Stops the flows (the run's deadline, Ctrl-C): what has not finished is not tested. */
   signal?: AbortSignal;
+  /** The host name the browser client's page is served as. */
+  pageHost?: string;
 }
 
 export interface FlowRun {
@@ -49,13 +51,15 @@ interface Unit {
 }
 
 export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
+  const byClient = opts.clients.map(({ client, sdk }) =>
+    client.flows
+      .filter((flow) => !opts.flows || opts.flows.includes(flow.name))
+      .flatMap((flow) => (flow.once ? opts.models.slice(0, 1) : opts.models).map((model): Unit => ({ client, sdk, flow, model, label: flow.once ? 'all' : model }))),
+  );
+  // Taken in turn from each client: a client's slow start (a browser to launch) and its waits (a
+  // backoff before a retry) overlap the others' flows instead of coming after them.
   const units: Unit[] = [];
-  for (const { client, sdk } of opts.clients)
-    for (const flow of client.flows) {
-      if (opts.flows && !opts.flows.includes(flow.name)) continue;
-      const models = flow.once ? opts.models.slice(0, 1) : opts.models;
-      for (const model of models) units.push({ client, sdk, flow, model, label: flow.once ? 'all' : model });
-    }
+  for (let i = 0; byClient.some((u) => i < u.length); i++) for (const u of byClient) if (i < u.length) units.push(u[i]);
   const paths = new Map<Unit, FlowPath>();
   const requests: RequestSpec[] = [];
   let next = 0;
@@ -67,7 +71,9 @@ export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
       requests.push(...sent);
     }
   };
-  const { logged } = await hushed(() => Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker)));
+  const { logged } = await hushed(() => Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker))).finally(() =>
+    Promise.all(opts.clients.map(({ client, sdk }) => client.close?.(sdk).catch(() => {}))),
+  );
   const results: FlowResult[] = [];
   for (const { client } of opts.clients)
     for (const flow of client.flows) {
@@ -98,6 +104,8 @@ async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPa
     timeoutMs: opts.timeoutMs,
     busyOnce: (ms) => recorder.busyOnce(ms),
     chatRequests: () => recorder.chatRequests(),
+    record: (e) => recorder.record(e),
+    ...(opts.pageHost ? { pageHost: opts.pageHost } : {}),
   };
   const started = performance.now();
   let verdict: Verdict;

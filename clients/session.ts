@@ -24,6 +24,8 @@ export interface ClientChoice {
   /** Only these flows (by name), all by default. */
   flows?: readonly string[];
   concurrency?: number;
+  /** The host name the browser client's page is served as (its origin, for CORS). */
+  pageHost?: string;
 }
 
 /** A name of --client or --flow that is none: said before the first request. */
@@ -75,6 +77,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
             redactor: redactorFor(target),
             tls: target.tls?.flags,
             signal,
+            ...(choice.pageHost ? { pageHost: choice.pageHost } : {}),
           });
           results = run.results;
           requests = run.requests;

@@ -28,7 +28,7 @@ export function matrix(clients: ClientsReport): { flow: { name: string; title: s
     cells: clients.clients.map((client): MatrixCell => {
       const absent = clients.absent.find((a) => a.client === client.name && a.flow === flow.name);
       if (absent) return { mark: 'not run', why: absent.why };
-      if (!client.installed) return { mark: 'not run', why: `${client.title} is not installed` };
+      if (!client.installed) return { mark: 'not run', why: `${client.title} is not installed${client.missing ? `: ${client.missing}` : ''}` };
       const result = clients.results.find((r) => r.client === client.name && r.flow === flow.name);
       if (!result) return { mark: 'not run', why: 'not selected' };
       if (result.outcome === 'pass') return { mark: '✓', result };

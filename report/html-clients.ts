@@ -22,9 +22,10 @@ export function clientSection(clients: ClientsReport, evidence: (e: Evidence) =>
   const notes: string[] = [];
   const td = (c: (typeof rows)[number]['cells'][number]) => {
     if (c.mark === '✓') return '<td class="pass">✓</td>';
-    notes.push(c.why ?? '');
+    // One footnote per reason: a client that does not offer seven flows says why once.
+    if (!notes.includes(c.why ?? '')) notes.push(c.why ?? '');
     const link = c.result && c.mark === '✗' ? `<a href="#flow-${esc(c.result.id)}">✗</a>` : esc(c.mark);
-    return `<td class="${c.mark === '✗' ? 'fail' : 'notrun'}" title="${esc(c.why ?? '')}">${link}<sup>${notes.length}</sup></td>`;
+    return `<td class="${c.mark === '✗' ? 'fail' : 'notrun'}" title="${esc(c.why ?? '')}">${link}<sup>${notes.indexOf(c.why ?? '') + 1}</sup></td>`;
   };
   const body = rows.map((r) => `<tr><th scope="row" title="${esc(r.flow.title)}">${esc(r.flow.name)}</th>${r.cells.map(td).join('')}</tr>`).join('');
   const failed = clients.results.filter((f) => f.outcome === 'fail' || f.outcome === 'flaky');

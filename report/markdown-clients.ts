@@ -21,8 +21,9 @@ export function clientSection(clients: ClientsReport): string[] {
   const notes: string[] = [];
   const mark = (c: (typeof rows)[number]['cells'][number]) => {
     if (c.mark === '✓') return '✓';
-    notes.push(c.why ?? '');
-    return `${c.mark === '✗' ? '❌' : 'not run'} [${notes.length}]`;
+    // One footnote per reason: a client that does not offer seven flows says why once.
+    if (!notes.includes(c.why ?? '')) notes.push(c.why ?? '');
+    return `${c.mark === '✗' ? '❌' : 'not run'} [${notes.indexOf(c.why ?? '') + 1}]`;
   };
   const out = [
     '### Client flows',

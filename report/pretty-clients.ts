@@ -31,8 +31,9 @@ export function clientLines(clients: ClientsReport, c: ChalkInstance, evidence: 
   const notes: string[] = [];
   const cellText = (cell: (typeof rows)[number]['cells'][number]) => {
     if (cell.mark === '✓') return '✓';
-    notes.push(cell.why ?? '');
-    return `${cell.mark} [${notes.length}]`;
+    // One footnote per reason: a client that does not offer seven flows says why once.
+    if (!notes.includes(cell.why ?? '')) notes.push(cell.why ?? '');
+    return `${cell.mark} [${notes.indexOf(cell.why ?? '') + 1}]`;
   };
   const names = clients.clients.map((x) => x.name);
   const table = [['flow', ...names], ...rows.map((r) => [r.flow.name, ...r.cells.map(cellText)])];

@@ -15,6 +15,7 @@ import { startMockServer } from '../../mock/http.js';
 import type { RawReport } from '../../report/report.js';
 import { validator } from '../../schemas/index.js';
 import { cli } from '../support/cli.js';
+import { browserRuns } from '../support/chromium.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'conformance-clients-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,14 +35,17 @@ describe('conformance clients', () => {
     const rep = report(json);
     expect(validator('report')(rep).ok).toBe(true);
     const clients = rep.clients!;
+    // The browser client runs where Chromium is installed, and says how to get one where it is not.
     expect(clients.clients.map((c) => [c.name, c.installed])).toEqual([
       ['openai', true],
       ['ai-sdk', true],
       ['langchain', true],
+      ['openai-browser', browserRuns],
     ]);
-    for (const c of clients.clients) for (const p of c.packages) expect(p.version, `${c.name}: ${p.name}`).toMatch(/^\d+\.\d+\.\d+/);
+    if (!browserRuns) expect(clients.clients[3].missing).toMatch(/apt-get install chromium-headless-shell/);
+    for (const c of clients.clients.filter((x) => x.installed)) for (const p of c.packages) expect(p.version, `${c.name}: ${p.name}`).toMatch(/^\d+\.\d+\.\d+/);
     expect(clients.results.filter((f) => f.outcome !== 'pass').map((f) => `${f.id}: ${f.message}`)).toEqual([]);
-    expect(clients.results.length).toBe(31);
+    expect(clients.results.length).toBe(31 + (browserRuns ? 4 : 0));
     for (const f of clients.results.filter((x) => x.flow !== 'models'))
       expect(
         f.paths.map((p) => p.label),
@@ -60,7 +64,7 @@ describe('conformance clients', () => {
       try {
         const json = join(dir, '422.json');
         const md = join(dir, '422.md');
-        const args = ['clients', '--base-url', server.url, '--api-key', KEY, '--flow', 'bad-request', '--flow', 'completion'];
+        const args = ['clients', '--base-url', server.url, '--api-key', KEY, '--flow', 'bad-request', '--flow', 'completion', '--client', 'openai', '--client', 'ai-sdk', '--client', 'langchain'];
         const r = await cli([...args, '--reporter', 'pretty', '--reporter', `json=${json}`, '--reporter', `markdown=${md}`]);
         expect(r.code, r.stdout).toBe(0);
         expect(r.stdout).toContain('No failed rule explains these 3 client failures: the kit lacks a rule');
@@ -84,7 +88,25 @@ describe('conformance clients', () => {
     const server = await startMockServer({ mock: createMock(undefined, { faults: ['tools-call-without-id'] }) });
     try {
       const json = join(dir, 'no-id.json');
-      const r = await cli(['clients', '--base-url', server.url, '--api-key', KEY, '--flow', 'tools', '--reporter', 'pretty', '--reporter', `json=${json}`]);
+      const r = await cli([
+        'clients',
+        '--base-url',
+        server.url,
+        '--api-key',
+        KEY,
+        '--flow',
+        'tools',
+        '--client',
+        'openai',
+        '--client',
+        'ai-sdk',
+        '--client',
+        'langchain',
+        '--reporter',
+        'pretty',
+        '--reporter',
+        `json=${json}`,
+      ]);
       expect(r.stdout).toMatch(/tools\.call-valid → openai\.tools, langchain\.tools/);
       expect(r.stdout).toContain('All OpenAI tool calls must have an "id" field');
       const rep = report(json);
@@ -97,11 +119,11 @@ describe('conformance clients', () => {
 });
 
 describe('without the optional clients installed', () => {
-  // A copy of the built kit whose node_modules holds every package but the AI SDK's and LangChain's:
-  // Node cannot resolve them, as in a project that never installed them.
+  // A copy of the built kit whose node_modules holds every package but the AI SDK's, LangChain's and
+  // playwright-core: Node cannot resolve them, as in a project that never installed them.
   const root = join(dir, 'kit');
   const modules = fileURLToPath(new URL('../../node_modules/', import.meta.url));
-  const hidden = (name: string) => ['ai', '@ai-sdk', '@langchain'].includes(name);
+  const hidden = (name: string) => ['ai', '@ai-sdk', '@langchain', 'playwright-core'].includes(name);
   mkdirSync(join(root, 'node_modules'), { recursive: true });
   cpSync(fileURLToPath(new URL('../../dist/', import.meta.url)), join(root, 'dist'), { recursive: true });
   cpSync(fileURLToPath(new URL('../../package.json', import.meta.url)), join(root, 'package.json'));
@@ -119,13 +141,14 @@ describe('without the optional clients installed', () => {
     );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('not installed: AI SDK (ai, @ai-sdk/openai-compatible): not installed (cannot find ai)');
-    expect(r.stdout).toContain('to add the missing clients: npm install --save-dev ai @ai-sdk/openai-compatible @langchain/openai @langchain/core');
-    expect(r.stdout).toMatch(/^ {2}stream +✓ +not run \[\d\] +not run \[\d\]/m);
+    expect(r.stdout).toContain('to add the missing clients: npm install --save-dev ai @ai-sdk/openai-compatible @langchain/openai @langchain/core playwright-core');
+    expect(r.stdout).toMatch(/^ {2}stream +✓ +not run \[\d\] +not run \[\d\] +not run \[\d\]/m);
     const clients = report(json).clients!;
     expect(clients.clients.map((c) => [c.name, c.installed])).toEqual([
       ['openai', true],
       ['ai-sdk', false],
       ['langchain', false],
+      ['openai-browser', false],
     ]);
     expect(clients.results.every((f) => f.client === 'openai' && f.outcome === 'pass')).toBe(true);
   });

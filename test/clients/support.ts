@@ -15,16 +15,19 @@ export const MODELS = DEFAULT_CONFIG.keys[0].models;
 
 const loaded = loadClients(CLIENTS);
 
+/** The clients the sweep runs: the browser client's flows rest on its Node twin's, which the sweep holds. */
+export const NODE_CLIENTS = CLIENTS.filter((c) => c.name !== 'openai-browser').map((c) => c.name);
+
 /** Every flow of every client against `mock`, on every model, over loopback HTTP (a content coding
  * is decoded, a reset is a reset, as a client meets them). */
-export async function flowsAgainst(mock: Mock = createMock(), opts: { timeoutMs?: number; concurrency?: number } = {}): Promise<FlowResult[]> {
+export async function flowsAgainst(mock: Mock = createMock(), opts: { timeoutMs?: number; concurrency?: number; clients?: readonly string[] } = {}): Promise<FlowResult[]> {
   const server = await startMockServer({ mock });
   try {
     const { results } = await runFlows({
       baseUrl: server.url,
       apiKey: KEY,
       models: MODELS,
-      clients: (await loaded).loaded,
+      clients: (await loaded).loaded.filter((l) => !opts.clients || opts.clients.includes(l.client.name)),
       fetch: (input, init) => fetch(input, init),
       timeoutMs: opts.timeoutMs ?? 5_000,
       concurrency: opts.concurrency ?? 8,

@@ -9,7 +9,7 @@ import { CLIENTS } from '../../clients/index.js';
 import type { FlowResult } from '../../report/clients.js';
 import { createMock } from '../../mock/core/handle.js';
 import { FAULTS, type Fault } from '../../mock/core/faults/index.js';
-import { flowsAgainst } from './support.js';
+import { flowsAgainst, NODE_CLIENTS } from './support.js';
 
 /** Faults under which the kit makes no report at all, so no flow is judged beside a check. */
 const NO_REPORT: Record<string, string> = {
@@ -18,7 +18,9 @@ const NO_REPORT: Record<string, string> = {
 const SWEPT = FAULTS.filter((f) => !f.hostile && !f.frontend && !f.load && !NO_REPORT[f.name]);
 /** What a fault makes fail or flaky: a flow it breaks rests on one of them. */
 const checksOf = (f: Fault) => [...f.fails, ...(f.flakes ?? [])];
-const FLOWS = CLIENTS.flatMap((c) => c.flows.map((f) => ({ id: `${c.name}.${f.name}`, rests: f.rests })));
+// The browser client runs the openai SDK's own code: its flows rest on their Node twins' checks
+// (a test below holds them equal), and a browser per fault would cost the sweep minutes.
+const FLOWS = CLIENTS.filter((c) => NODE_CLIENTS.includes(c.name)).flatMap((c) => c.flows.map((f) => ({ id: `${c.name}.${f.name}`, rests: f.rests })));
 
 /** Faults run at once: each mostly waits (a client's backoff, a timeout), so several overlap. */
 const AT_ONCE = 6;
@@ -31,7 +33,7 @@ beforeAll(async () => {
       const fault = SWEPT[next++];
       // No fault of the catalogue makes a client wait out its timeout: a generous one keeps a busy
       // machine's slowness from passing for a break.
-      const flows = await flowsAgainst(createMock(undefined, { faults: [fault] }), { timeoutMs: 20_000 });
+      const flows = await flowsAgainst(createMock(undefined, { faults: [fault] }), { timeoutMs: 20_000, clients: NODE_CLIENTS });
       broken.set(
         fault.name,
         flows.filter((f) => f.outcome !== 'pass'),
@@ -60,6 +62,11 @@ describe('the client sweep: every flow of every client against every fault', () 
   it.each(FLOWS.map((f) => [f.id, f] as const))('%s: every check it rests on was seen to break it', (id, flow) => {
     const unseen = flow.rests.filter((check) => !SWEPT.some((fault) => checksOf(fault).includes(check) && broken.get(fault.name)!.some((f) => f.id === id)));
     expect(unseen, `${id} rests on checks no fault that fails them broke it through`).toEqual([]);
+  });
+
+  it("the browser client's flows rest on the checks of the openai client's flows of the same name", () => {
+    const node = CLIENTS.find((c) => c.name === 'openai')!;
+    for (const f of CLIENTS.find((c) => c.name === 'openai-browser')!.flows) expect(f.rests, f.name).toEqual(node.flows.find((n) => n.name === f.name)!.rests);
   });
 
   it('the fault no check holds is told apart: only the flows it names break, every check passes (test/faults.test.ts)', () => {
