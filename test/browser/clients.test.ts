@@ -19,7 +19,7 @@ const run = async (pageHost?: string) => {
   }
 };
 
-describe.skipIf(!browserRuns)('the openai SDK in a page of headless Chromium', () => {
+describe.skipIf(!browserRuns)('the openai SDK in a page of headless Chromium', { timeout: 120_000 }, () => {
   it('passes its four flows on every model against the mock, the page on another origin', async () => {
     const report = await run();
     const flows = report.clients!.results;

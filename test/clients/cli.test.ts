@@ -22,7 +22,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const KEY = DEFAULT_CONFIG.keys[0].key;
 const report = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as RawReport;
 
-describe('conformance clients', () => {
+// Each test runs the command (or the flows) whole: on a busy machine that is more than vitest's default.
+describe('conformance clients', { timeout: 120_000 }, () => {
   it('against the embedded mock: every flow of every client passes on every model, exit 0, the matrix and the cost printed', async () => {
     const json = join(dir, 'clients.json');
     const r = await cli(['clients', '--reporter', 'pretty', '--reporter', `json=${json}`]);
@@ -71,6 +72,9 @@ describe('conformance clients', () => {
         expect(r.stdout).toMatch(/^ {2}bad-request +✗ \[\d\] +✗ \[\d\] +✗ \[\d\]/m);
         expect(r.stdout).toContain('threw UnprocessableEntityError: 422');
         expect(readFileSync(md, 'utf8')).toContain('No failed rule explains these client failures: the kit lacks a rule');
+        // The flows' evidence names the key as the variable that holds it, never the key.
+        expect(r.stdout + readFileSync(json, 'utf8')).not.toContain(KEY);
+        expect(r.stdout).toContain(`'authorization: Bearer '"$CONFORMANCE_API_KEY"`);
         const flows = report(json).clients!.results;
         expect(flows.filter((f) => f.outcome === 'fail').map((f) => [f.id, f.unexplained, f.failureLevel])).toEqual([
           ['openai.bad-request', true, 'should'],
@@ -118,7 +122,7 @@ describe('conformance clients', () => {
   });
 });
 
-describe('without the optional clients installed', () => {
+describe('without the optional clients installed', { timeout: 120_000 }, () => {
   // A copy of the built kit whose node_modules holds every package but the AI SDK's, LangChain's and
   // playwright-core: Node cannot resolve them, as in a project that never installed them.
   const root = join(dir, 'kit');

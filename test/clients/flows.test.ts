@@ -9,7 +9,8 @@ import { CHECKS } from '../../suites/index.js';
 import { flowsAgainst, MODELS, notPassing } from './support.js';
 import { browserRuns } from '../support/chromium.js';
 
-describe('the client flows', () => {
+// The flows of every client on every model: on a busy machine more than vitest's default.
+describe('the client flows', { timeout: 120_000 }, () => {
   it('the correct mock passes every flow of every client, on every model', async () => {
     const flows = await flowsAgainst();
     expect(notPassing(flows)).toEqual([]);
