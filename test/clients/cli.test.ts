@@ -88,6 +88,13 @@ describe('conformance clients', { timeout: 120_000 }, () => {
     });
   });
 
+  it('diff reads reports with a client section, as it reads any of format 3', async () => {
+    const [a, b] = [join(dir, 'clients.json'), join(dir, '422.json')];
+    const r = await cli(['diff', a, b]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('no regression');
+  });
+
   it('a failed check lists the flows it broke, and a failed flow the check that explains it', async () => {
     const server = await startMockServer({ mock: createMock(undefined, { faults: ['tools-call-without-id'] }) });
     try {
