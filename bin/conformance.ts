@@ -34,6 +34,7 @@ import { COMMANDS, type CHECKED, type TARGET } from './options.js';
 import { typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
+import { checksForFlows, clientsBeside } from '../clients/session.js';
 
 const EXIT_USAGE = 2;
 
@@ -197,9 +198,9 @@ interface FuzzStop {
 
 /** One session of checks (`run`, `fuzz`) from flags to reports and exit code. */
 async function runAndReport(
-  command: 'run' | 'fuzz',
+  command: 'run' | 'fuzz' | 'clients',
   argv: CheckArgs,
-  choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>,
+  choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without' | 'beside'>,
   fuzz?: FuzzStop,
 ): Promise<void> {
   await reported(command, argv, async (common, signal) => {
@@ -287,9 +288,27 @@ await yargs(hideBin(process.argv))
       await runAndReport(
         'run',
         argv,
-        { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] },
+        {
+          registry,
+          suites: argv.suite,
+          checks: argv.check,
+          strict: argv.strict,
+          requireComplete: argv['require-complete'],
+          without: argv.fuzz ? [] : ['fuzz'],
+          ...(argv.clients ? { beside: clientsBeside({ concurrency: positiveInt('concurrency')(argv.concurrency) }) } : {}),
+        },
         { stop, checksToo: true },
       );
+    },
+  )
+  .command(
+    COMMANDS.clients.command,
+    COMMANDS.clients.describe,
+    (y) => y.options(COMMANDS.clients.options),
+    async (argv) => {
+      // The checks the flows rest on run beside them: each failed flow is explained by this run's verdicts.
+      const choice = { clients: argv.client, flows: argv.flow, concurrency: positiveInt('concurrency')(argv.concurrency), pageHost: argv['page-host'] };
+      await runAndReport('clients', argv, { checks: checksForFlows(choice), strict: argv.strict, requireComplete: argv['require-complete'], without: ['fuzz'], beside: clientsBeside(choice) });
     },
   )
   .command(
@@ -437,7 +456,16 @@ await yargs(hideBin(process.argv))
           Object.entries(f.params ?? {})
             .map(([name, p]) => `; ${name}=N, default ${p.default}: ${p.describe}`)
             .join('');
-        const kind = (f: (typeof FAULTS)[number]) => (f.fails.length ? `fails ${f.fails.join(', ')}` : f.hostile ? 'hostile transport' : f.frontend ? 'for frontends' : 'legal: fails nothing');
+        const kind = (f: (typeof FAULTS)[number]) =>
+          f.fails.length
+            ? `fails ${f.fails.join(', ')}`
+            : f.hostile
+              ? 'hostile transport'
+              : f.frontend
+                ? 'for frontends'
+                : f.breaksFlowsOnly?.length
+                  ? `no check fails; breaks the client flows ${f.breaksFlowsOnly.join(', ')}`
+                  : 'legal: fails nothing';
         for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description} (${kind(f)}${params(f)})\n`);
         return;
       }

@@ -5,6 +5,8 @@ import type { CheckResult, Evidence } from '../engine/check.js';
 import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
+import { clientSection } from './markdown-clients.js';
+import { flowFailsRun } from './client-matrix.js';
 
 /** Text safe inside a table cell: one line, no pipe, no markup surprises. */
 const cell = (s: string) => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;');
@@ -74,6 +76,7 @@ const TABLE = ['| check | level | section | what was found |', '|---|---|---|---
 export function renderMarkdown(report: RunReport): string {
   const o = report.options;
   const failing = report.results.filter((r) => failsRun(r, o));
+  const flowsFailing = report.clients?.results.filter((f) => flowFailsRun(f, o)).length ?? 0;
   const findings = report.results.filter((r) => (r.outcome === 'fail' || r.outcome === 'flaky') && !failsRun(r, o));
   const under = blockedUnder(report.results);
   // A check blocked by a failure is shown under that failure, once.
@@ -90,7 +93,7 @@ export function renderMarkdown(report: RunReport): string {
     `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,
     '',
     ...(passing.length ? [`Passed with ${passing.join('; ')}.`, ''] : []),
-    `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
+    `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks${report.clients ? `, ${report.clients.results.length} client flows${flowsFailing ? ` (${flowsFailing} failing the run)` : ''}` : ''}, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),
     `| level | ${columns.map((x) => OUTCOME_WORDS[x]).join(' | ')} |`,
@@ -107,6 +110,7 @@ export function renderMarkdown(report: RunReport): string {
   }
   for (const w of report.warnings) out.push(`> ⚠️ ${w}`, '');
   if (report.load) out.push(...loadSection(report.load, report.results));
+  if (report.clients) out.push(...clientSection(report.clients));
   if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap((r) => detail(r, under)));
   if (findings.length)
     out.push(

@@ -5,6 +5,8 @@ import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
 import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { header, safe } from './text.js';
 import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, rateRows, ruleRows, type LoadReport } from './load.js';
+import { clientLines } from './pretty-clients.js';
+import { flowsWhyFailing } from './client-matrix.js';
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
  * section; an empty section last of all. */
@@ -61,7 +63,7 @@ function tag(level: Level, c: ChalkInstance): string {
   return level === 'must' ? c.bold(t) : level === 'should' ? t : c.gray(t);
 }
 
-function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string): string[] {
+export function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string): string[] {
   const lines = [c.gray(`${indent}evidence ${i + 1}${e.label ? `: ${safe(e.label)}` : ''}`)];
   const pad = `${indent}  `;
   lines.push(`${pad}${c.cyan('→')} ${safe(e.request.method)} ${safe(e.request.url)}`);
@@ -195,7 +197,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     `${c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`)} → ${safe(report.target.baseUrl)}${mock}${tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''}`,
   );
   out.push(
-    c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` + (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')),
+    c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}`),
   );
   if (report.stopped) out.push(c.yellow(`stopped before the end: ${safe(report.stopped)}; what had not finished is not tested`));
 
@@ -226,6 +228,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
   }
 
   if (report.load) out.push(...loadLines(report.load, report.results, c));
+  if (report.clients) out.push(...clientLines(report.clients, c, evidenceLines));
 
   out.push('', c.bold('Summary'));
   for (const level of LEVELS) {
@@ -261,7 +264,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})${why.length ? `: ${why.join('; ')}` : ''}`);
   } else {
     // The same rule as the exit code, counted per kind.
-    const why = whyFailing(report.results, report.options);
+    const why = [...whyFailing(report.results, report.options), ...flowsWhyFailing(report.clients, report.options)];
     if (report.baseline?.stale.length) why.push(`${report.baseline.stale.length} stale baseline entr${report.baseline.stale.length === 1 ? 'y' : 'ies'}`);
     out.push(`${c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '')} (exit code ${report.exitCode})`);
   }

@@ -3,6 +3,7 @@
 import { OUTCOMES, type CheckResult, type Level, type Outcome } from '../engine/check.js';
 import type { StaleEntry } from './baseline.js';
 import type { LoadReport } from './load.js';
+import type { ClientsReport } from './clients.js';
 
 /** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped.
  * 3: the outcomes flaky and not-served; the run's cost in tokens asked for. */
@@ -50,6 +51,8 @@ export interface RawReport {
   baseline?: { file: string; expected: number; stale: StaleEntry[]; updated: boolean };
   /** A load sweep's latency profile and per-step rule counts (`conformance load`). */
   load?: LoadReport;
+  /** The client flows (`conformance clients`, `run --clients`): the real SDKs against the target. */
+  clients?: ClientsReport;
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;
@@ -83,7 +86,7 @@ export interface GateOptions {
  * must or should), a must left not-tested, not served or flaky under requireComplete; never a
  * failure the baseline expects. Every reporter that counts failures asks this, so the reports and
  * the exit code cannot disagree. */
-export function failsRun(r: CheckResult, opts: GateOptions): boolean {
+export function failsRun(r: Pick<CheckResult, 'level' | 'outcome' | 'expected'>, opts: GateOptions): boolean {
   if (r.expected) return false;
   const counted = r.level === 'must' || (opts.strict && r.level === 'should');
   switch (r.outcome) {

@@ -3,9 +3,10 @@
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
-import { HttpClient, limitsFor } from '../engine/http.js';
+import { HttpClient, limitsFor, type Limits, type RequestSpec } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport, type RunReport } from '../report/report.js';
 import { seal } from '../report/boundary.js';
+import { flowFailsRun } from '../report/client-matrix.js';
 import type { Redactor } from '../engine/redact.js';
 import type { Progress } from '../engine/check.js';
 import { runChecks, selectChecks, type Filters } from '../engine/runner.js';
@@ -55,6 +56,20 @@ export interface SessionOptions extends Filters {
   registry?: readonly ApiCheck[];
   /** Suites left out of the selection (--no-fuzz): their baseline entries stay known, and unused. */
   without?: string[];
+  /** Work run beside the checks against the same target (the client flows of clients/, `--clients`). */
+  beside?: Beside;
+}
+
+/** Work that runs beside the checks against the same target (the client flows of clients/, which
+ * suites/ does not import): started with them, bounded by the same deadline, its requests counted
+ * with theirs, and what it adds to the report made once their results are known. */
+export interface Beside {
+  start(run: { target: Target; limits: Limits; signal: AbortSignal }): Promise<{
+    requestsSent: number;
+    requests: RequestSpec[];
+    notes: string[];
+    report(results: readonly CheckResult[]): Pick<RawReport, 'clients'>;
+  }>;
 }
 
 export class UsageError extends Error {}
@@ -89,20 +104,29 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       clearTimeout(timer);
       throw e;
     });
-    const { results, notes, requestsSent, requests, redactor } = await runChecks(selected, {
-      target,
-      limits,
-      concurrency: opts.concurrency ?? 4,
-      retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
-      onResult: opts.onResult,
-      onStart: opts.onStart,
-      signal,
-    }).finally(() => clearTimeout(timer));
+    const [{ results, notes, requestsSent, requests, redactor }, beside] = await Promise.all([
+      runChecks(selected, {
+        target,
+        limits,
+        concurrency: opts.concurrency ?? 4,
+        retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
+        onResult: opts.onResult,
+        onStart: opts.onStart,
+        signal,
+      }),
+      opts.beside?.start({ target, limits, signal }),
+    ]).finally(() => clearTimeout(timer));
     return gatedReport(
       results,
       opts,
       { target, tls, started, t0, warnings, baseline, redactor },
-      { notes, requestsSent, cost: costOf(requests), ...(signal.aborted ? { stopped: String(signal.reason) } : {}) },
+      {
+        notes: [...notes, ...(beside?.notes ?? [])],
+        requestsSent: requestsSent + (beside?.requestsSent ?? 0),
+        cost: costOf([...requests, ...(beside?.requests ?? [])]),
+        ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
+        ...beside?.report(results),
+      },
     );
   } finally {
     await opened.close();
@@ -125,7 +149,7 @@ export function gatedReport(
   results: CheckResult[],
   opts: Pick<SessionOptions, 'strict' | 'requireComplete' | 'expectedFailures' | 'updateBaseline'>,
   run: { target: Target; tls?: TlsSettings; started: Date; t0: number; warnings: string[]; baseline?: Baseline; redactor: Redactor },
-  extra: Pick<RawReport, 'notes' | 'requestsSent' | 'cost' | 'stopped' | 'load'>,
+  extra: Pick<RawReport, 'notes' | 'requestsSent' | 'cost' | 'stopped' | 'load' | 'clients'>,
 ): RunReport {
   const { target, tls, baseline } = run;
   const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
@@ -145,7 +169,8 @@ export function gatedReport(
       durationMs: Math.round(performance.now() - run.t0),
       results: gated.results,
       summary: summarize(gated.results),
-      exitCode: exitCodeFor(gated.results, options, gated.stale),
+      // A client flow fails the run as a check of its level would.
+      exitCode: exitCodeFor(gated.results, options, gated.stale) || (extra.clients?.results.some((f) => flowFailsRun(f, options)) ? 1 : 0),
       ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
       warnings: run.warnings,
       ...extra,

@@ -54,7 +54,13 @@ describe('the fault catalogue', () => {
 
   describe.concurrent.each(PROVING.filter((f) => !f.load).map((f) => [f.name, f] as const))('%s', (_name, fault) => {
     it(
-      fault.fails.length ? `fails exactly ${fault.fails.join(', ')}` : fault.flakes?.length ? `makes exactly ${fault.flakes.join(', ')} flaky` : 'passes every check (a legal variation)',
+      fault.fails.length
+        ? `fails exactly ${fault.fails.join(', ')}`
+        : fault.flakes?.length
+          ? `makes exactly ${fault.flakes.join(', ')} flaky`
+          : fault.breaksFlowsOnly?.length
+            ? 'passes every check (only client flows break: test/clients/sweep.test.ts)'
+            : 'passes every check (a legal variation)',
       async () => {
         const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
         const failed = [...results.values()]
