@@ -181,7 +181,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'stop',
       does: 'invoke() with stop: the content ends before the sequence, finish_reason "stop"',
-      rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.stream-false'],
+      rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.length-only-at-cap', 'chat.stream-false'],
       async run(sdk, ctx) {
         const m = await withRoom(CAPS.stop, (cap) => chatOf(sdk, ctx, cap).invoke(PROMPTS.repeat, { stop: [STOP_WORD] }), cutOf);
         const { want, wrong } = expectations();

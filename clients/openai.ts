@@ -177,7 +177,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'stop',
       does: 'chat.completions.create() with stop: the text ends before the sequence, finish_reason "stop"',
-      rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content'],
+      rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.length-only-at-cap'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const r = await withRoom(CAPS.stop, (max_tokens) => c.chat.completions.create({ model: ctx.model, messages: user(PROMPTS.repeat), stop: [STOP_WORD], max_tokens }), cutOf);
