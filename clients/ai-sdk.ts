@@ -163,7 +163,17 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'stop',
       does: 'generateText() with stopSequences: the text ends before the sequence, finishReason "stop"',
-      rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.length-only-at-cap', 'chat.response-shape', 'chat.assistant-role', 'chat.usage', 'chat.usage-details'],
+      rests: [
+        'stop.array',
+        'stop.ends-generation',
+        'stop.finish-reason',
+        'stop.not-in-content',
+        'chat.length-only-at-cap',
+        'chat.response-shape',
+        'chat.assistant-role',
+        'chat.usage',
+        'chat.usage-details',
+      ],
       async run(sdk, ctx) {
         const r = await withRoom(
           CAPS.stop,

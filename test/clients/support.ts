@@ -20,13 +20,13 @@ export const NODE_CLIENTS = CLIENTS.filter((c) => c.name !== 'openai-browser').m
 
 /** Every flow of every client against `mock`, on every model, over loopback HTTP (a content coding
  * is decoded, a reset is a reset, as a client meets them). */
-export async function flowsAgainst(mock: Mock = createMock(), opts: { timeoutMs?: number; concurrency?: number; clients?: readonly string[] } = {}): Promise<FlowResult[]> {
+export async function flowsAgainst(mock: Mock = createMock(), opts: { timeoutMs?: number; concurrency?: number; clients?: readonly string[]; models?: readonly string[] } = {}): Promise<FlowResult[]> {
   const server = await startMockServer({ mock });
   try {
     const { results } = await runFlows({
       baseUrl: server.url,
       apiKey: KEY,
-      models: MODELS,
+      models: [...(opts.models ?? MODELS)],
       clients: (await loaded).loaded.filter((l) => !opts.clients || opts.clients.includes(l.client.name)),
       fetch: (input, init) => fetch(input, init),
       timeoutMs: opts.timeoutMs ?? 5_000,
