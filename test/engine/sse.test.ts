@@ -446,8 +446,9 @@ describe('robustness and speed', () => {
 
   // Each shape defeats a naive scanner: no CR at all, no colon at all, a single giant line,
   // a giant multi-line data buffer, lone CRs only. Linear is read as a ratio measured in one run, not
-  // a time: twice the input costs about twice the CPU (a scanner that goes back over what it read
-  // costs four times); the least of three runs of each size, so a busy machine's pauses do not count.
+  // a time: four times the input costs about four times the CPU, where a scanner that goes back over
+  // what it read costs sixteen; the least of three runs of each size, and a margin of twice, so a busy
+  // machine's pauses and collections do not count.
   const shapes: [string, (n: number) => Uint8Array | string][] = [
     ['typical LF stream', (n) => utf8('event: delta\ndata: {"choices":[{"delta":{"content":"héllo"}}]}\n\n'.repeat(10_000 * n))],
     ['CRLF stream as string', (n) => 'id: 1\r\ndata: {"x":1}\r\n\r\n'.repeat(25_000 * n)],
@@ -471,9 +472,9 @@ describe('robustness and speed', () => {
   for (const [name, make] of shapes) {
     it(`is linear: ${name}`, () => {
       // Warmed up first: the first parses of a shape are the JIT's, not the parser's.
-      cpu(make(2));
-      const ratio = cpu(make(4)) / cpu(make(2));
-      expect(ratio).toBeLessThan(3);
+      cpu(make(1));
+      const ratio = cpu(make(4)) / cpu(make(1));
+      expect(ratio).toBeLessThan(8);
     });
   }
 });
