@@ -1,4 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { machineSlowdown } from './test/support/machine.js';
+
+/** The longest a test may take on the quiet 2-core machine, most of them a fraction of it; a machine
+ * busy with other work, measured as the suite starts (test/support/machine.ts), gives each test as
+ * much more time as it is slower: a hung test still ends, a busy machine fails none. */
+const LIMIT_MS = Math.round(30_000 * machineSlowdown());
 
 export default defineConfig({
   test: {
@@ -13,7 +19,7 @@ export default defineConfig({
     // modules from file to file, and a test file leaves no global behind: spies restored, interceptors
     // disposed, servers closed.
     isolate: false,
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    testTimeout: LIMIT_MS,
+    hookTimeout: LIMIT_MS,
   },
 });

@@ -27,7 +27,7 @@ export const VALUE_INPUTS = [
 /** The keys go to the command through the variables it reads them from, never its arguments, which
  * any process of the machine may list. */
 const KEYS: Record<string, string> = { 'api-key': 'CONFORMANCE_API_KEY', 'second-api-key': 'CONFORMANCE_SECOND_API_KEY' };
-export const SWITCH_INPUTS = ['all-models', 'strict', 'require-complete', 'insecure'] as const;
+export const SWITCH_INPUTS = ['all-models', 'strict', 'require-complete', 'insecure', 'clients'] as const;
 /** Inputs that may hold several values, one per line. */
 const MANY = new Set(['model', 'suite', 'check']);
 

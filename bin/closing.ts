@@ -1,12 +1,14 @@
 // What a run says on standard error once its reports are written: where they went, when none went to
 // standard output (so a run with only file reporters does not end in silence), and what to do next
 // after the embedded mock passed (a new user's first run).
-import type { RunReport } from '../report/report.js';
+import { whyPassing, type RunReport } from '../report/report.js';
 
 export function closingLines(command: string, reporters: readonly { name: string; file?: string }[], report: RunReport, exitCode: number): string[] {
   const lines: string[] = [];
   const verdict = exitCode === 0 ? 'PASSED' : exitCode === 1 ? 'FAILED' : 'STOPPED';
-  if (reporters.every((r) => r.file)) lines.push(`${verdict} (exit code ${exitCode}); ${reporters.map((r) => `${r.name} report in ${r.file}`).join(', ')}`);
+  const passing = exitCode === 0 ? whyPassing(report.results, report.options) : [];
+  if (reporters.every((r) => r.file))
+    lines.push(`${verdict} (exit code ${exitCode})${passing.length ? `: ${passing.join('; ')}` : ''}; ${reporters.map((r) => `${r.name} report in ${r.file}`).join(', ')}`);
   if (report.target.embeddedMock && exitCode === 0) lines.push(`the embedded mock passed; to test your server: conformance ${command} --base-url URL --api-key KEY`);
   return lines;
 }

@@ -8,7 +8,7 @@ import { render, REPORTER_NAMES, type ReporterName } from '../report/index.js';
 import { REPORT_FORMAT_VERSION, type RawReport, type RunReport } from '../report/report.js';
 import { seal, sealText } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
-import { liveLine } from '../report/progress.js';
+import { liveLine, loadLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
 import { redactorFor, sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
@@ -31,9 +31,10 @@ import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 import { mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
 import { COMMANDS, type CHECKED, type TARGET } from './options.js';
-import { usageMessage } from './usage.js';
+import { typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
+import { checksForFlows, clientsBeside } from '../clients/session.js';
 
 const EXIT_USAGE = 2;
 
@@ -148,7 +149,7 @@ function parseHeaders(values: string[]): Record<string, string> {
 const positiveInt = (name: string) => (v: unknown) => {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${String(v)}`);
+  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${typedValue(name, v, hideBin(process.argv))}`);
   return n;
 };
 
@@ -197,9 +198,9 @@ interface FuzzStop {
 
 /** One session of checks (`run`, `fuzz`) from flags to reports and exit code. */
 async function runAndReport(
-  command: 'run' | 'fuzz',
+  command: 'run' | 'fuzz' | 'clients',
   argv: CheckArgs,
-  choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without'>,
+  choice: Pick<SessionOptions, 'registry' | 'suites' | 'checks' | 'strict' | 'requireComplete' | 'without' | 'beside'>,
   fuzz?: FuzzStop,
 ): Promise<void> {
   await reported(command, argv, async (common, signal) => {
@@ -287,9 +288,27 @@ await yargs(hideBin(process.argv))
       await runAndReport(
         'run',
         argv,
-        { registry, suites: argv.suite, checks: argv.check, strict: argv.strict, requireComplete: argv['require-complete'], without: argv.fuzz ? [] : ['fuzz'] },
+        {
+          registry,
+          suites: argv.suite,
+          checks: argv.check,
+          strict: argv.strict,
+          requireComplete: argv['require-complete'],
+          without: argv.fuzz ? [] : ['fuzz'],
+          ...(argv.clients ? { beside: clientsBeside({ concurrency: positiveInt('concurrency')(argv.concurrency) }) } : {}),
+        },
         { stop, checksToo: true },
       );
+    },
+  )
+  .command(
+    COMMANDS.clients.command,
+    COMMANDS.clients.describe,
+    (y) => y.options(COMMANDS.clients.options),
+    async (argv) => {
+      // The checks the flows rest on run beside them: each failed flow is explained by this run's verdicts.
+      const choice = { clients: argv.client, flows: argv.flow, concurrency: positiveInt('concurrency')(argv.concurrency), pageHost: argv['page-host'] };
+      await runAndReport('clients', argv, { checks: checksForFlows(choice), strict: argv.strict, requireComplete: argv['require-complete'], without: ['fuzz'], beside: clientsBeside(choice) });
     },
   )
   .command(
@@ -298,7 +317,7 @@ await yargs(hideBin(process.argv))
     (y) => y.options(COMMANDS.fuzz.options),
     async (argv) => {
       const seed = argv.seed ?? randomInt(2 ** 31);
-      if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${String(argv.seed)}`);
+      if (!Number.isInteger(seed) || seed < 0 || seed >= 2 ** 32) usageExit(`--seed takes a whole number from 0 to ${2 ** 32 - 1}, got ${typedValue('seed', argv.seed, hideBin(process.argv))}`);
       const runs = positiveInt('runs')(argv.runs)!;
       // Shrinking comes on top of the generated requests, whatever --runs is.
       const maxRequests = positiveInt('max-requests')(argv['max-requests']) ?? runs + FUZZ_DEFAULTS.maxRequests - FUZZ_DEFAULTS.runs;
@@ -347,18 +366,22 @@ await yargs(hideBin(process.argv))
       } catch (e) {
         usageExit((e as Error).message);
       }
-      await reported('load', argv, (common, signal) =>
-        runLoad({
+      await reported('load', argv, (common, signal) => {
+        const progress = loadLine(process.stderr);
+        return runLoad({
           ...common,
           ...steps,
           slo: argv.slo as string[],
           signal,
-          onStep: (s) =>
+          onProgress: progress.onStep,
+          onStep: (s) => {
+            progress.stop();
             process.stderr.write(
               `conformance: ${s.label}: ${s.requests} requests, ${s.requestsPerSecond} req/s${s.failed + s.timedOut ? `, ${s.failed + s.timedOut} failed` : ''}${s.refused ? `, ${s.refused} refused` : ''}\n`,
-            ),
-        }),
-      );
+            );
+          },
+        }).finally(() => progress.stop());
+      });
     },
   )
   .command(
@@ -369,7 +392,7 @@ await yargs(hideBin(process.argv))
       const redactor = keysOfTheShell();
       const [before, after] = [seal(readReport(argv.old!), redactor), seal(readReport(argv.new!), redactor)];
       const diff = diffReports(before, after);
-      process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff));
+      process.stdout.write(argv.json ? `${JSON.stringify({ formatVersion: REPORT_FORMAT_VERSION, ...diff }, null, 2)}\n` : renderDiff(diff, { old: argv.old!, new: argv.new! }));
       process.exitCode = diff.regression ? 1 : 0;
     },
   )
@@ -433,7 +456,16 @@ await yargs(hideBin(process.argv))
           Object.entries(f.params ?? {})
             .map(([name, p]) => `; ${name}=N, default ${p.default}: ${p.describe}`)
             .join('');
-        const kind = (f: (typeof FAULTS)[number]) => (f.fails.length ? `fails ${f.fails.join(', ')}` : f.hostile ? 'hostile transport' : f.frontend ? 'for frontends' : 'legal: fails nothing');
+        const kind = (f: (typeof FAULTS)[number]) =>
+          f.fails.length
+            ? `fails ${f.fails.join(', ')}`
+            : f.hostile
+              ? 'hostile transport'
+              : f.frontend
+                ? 'for frontends'
+                : f.breaksFlowsOnly?.length
+                  ? `no check fails; breaks the client flows ${f.breaksFlowsOnly.join(', ')}`
+                  : 'legal: fails nothing';
         for (const f of FAULTS) process.stdout.write(`${f.name.padEnd(width)}  ${f.description} (${kind(f)}${params(f)})\n`);
         return;
       }

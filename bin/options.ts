@@ -10,6 +10,7 @@ import { FUZZ_DEFAULTS, FUZZ_PASS } from '../suites/fuzz/index.js';
 import { PROFILE_NAMES } from '../mock/core/content/profiles.js';
 import { TEST_ID_HEADER } from '../mock/record/server.js';
 import { LOAD_DEFAULTS } from '../suites/load/session.js';
+import { CLIENTS, FLOWS } from '../clients/index.js';
 
 export interface CommandSpec {
   /** yargs' command string, positionals included: `diff <old> <new>`. */
@@ -85,7 +86,21 @@ const RUN = {
   // Declared as `fuzz` (on by default): yargs reads --no-fuzz as its negation.
   fuzz: { type: 'boolean', default: true, describe: 'The short fuzz pass (generated requests); --no-fuzz leaves it out' },
   'fuzz-runs': { type: 'number', describe: `Requests of the fuzz pass (default ${FUZZ_PASS.runs}); more widens it, from the same seed` },
+  clients: { type: 'boolean', default: false, describe: 'Also run the client flows of conformance clients (the installed SDKs), each failure explained by the checks of this run' },
 } as const satisfies Record<string, Options>;
+
+/** Which client flows run: `clients` takes them, `run --clients` runs them all. */
+const CLIENT_CHOICE = {
+  client: { type: 'string', array: true, choices: CLIENTS.map((c) => c.name), describe: 'Only these clients (repeatable; default: every one installed)' },
+  flow: { type: 'string', array: true, choices: FLOWS.map((f) => f.name), describe: 'Only these flows (repeatable)' },
+  'page-host': {
+    type: 'string',
+    describe:
+      "The host name the browser client's page is served as, mapped to 127.0.0.1 in Chromium (your app's, e.g. app.example.com): its origin is the one the API's CORS is judged for (default 127.0.0.1)",
+  },
+} as const satisfies Record<string, Options>;
+
+const CLIENTS_OPTIONS = { ...CHECKED, ...CLIENT_CHOICE, ...GATE } as const satisfies Record<string, Options>;
 
 const FUZZ = {
   ...CHECKED,
@@ -161,6 +176,12 @@ const MOCK = {
 /** Every command, in the order `conformance --help` lists them. */
 export const COMMANDS = {
   run: { command: 'run', describe: 'Run the checks against a server (the bundled mock when no --base-url is given)', options: RUN },
+  clients: {
+    command: 'clients',
+    describe:
+      'Run the flows users write in the real client libraries installed (openai, the AI SDK, LangChain) against a server, with the checks each rests on: a matrix of flows against clients, and what breaks which',
+    options: CLIENTS_OPTIONS,
+  },
   fuzz: {
     command: 'fuzz',
     describe: 'Send generated requests (valid, invalid, edge values) and hold every answer to the fuzz properties; a failure is shrunk to the smallest request that breaks it',

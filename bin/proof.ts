@@ -6,10 +6,11 @@ import { OWNERS, PARTS } from '../suites/answer.js';
 import { FAULTS, type Fault } from '../mock/core/faults/index.js';
 
 /** What a fault is for: proving checks, a legal variation every check passes, a hostile transport
- * (proves the runner), or a failure a frontend must handle. */
-export type FaultKind = 'proves' | 'legal' | 'hostile' | 'frontend';
+ * (proves the runner), a failure a frontend must handle, or a deviation only the clients' flows show
+ * (no check fails: a rule the kit lacks). */
+export type FaultKind = 'proves' | 'legal' | 'hostile' | 'frontend' | 'unruled';
 
-export const kindOf = (f: Fault): FaultKind => (f.hostile ? 'hostile' : f.frontend ? 'frontend' : f.fails.length ? 'proves' : 'legal');
+export const kindOf = (f: Fault): FaultKind => (f.hostile ? 'hostile' : f.frontend ? 'frontend' : f.fails.length ? 'proves' : f.breaksFlowsOnly?.length ? 'unruled' : 'legal');
 
 /** The faults that make a check fail (declared in the catalogue, verified by test/faults.test.ts). */
 export const provenBy = (id: string): string[] => FAULTS.filter((f) => f.fails.includes(id)).map((f) => f.name);
@@ -29,7 +30,7 @@ export interface ProofFigure {
 }
 
 export function proofFigure(): ProofFigure {
-  const kinds: Record<FaultKind, number> = { proves: 0, legal: 0, hostile: 0, frontend: 0 };
+  const kinds: Record<FaultKind, number> = { proves: 0, legal: 0, hostile: 0, frontend: 0, unruled: 0 };
   for (const f of FAULTS) kinds[kindOf(f)]++;
   return { checks: CHECKS.length, proving: kinds.proves, proven: CHECKS.filter((c) => provenBy(c.id).length).length, kinds };
 }
@@ -42,5 +43,6 @@ export function proofSentence(f: ProofFigure = proofFigure()): string {
 /** What else the catalogue holds, in a sentence. */
 export function catalogueSentence(f: ProofFigure = proofFigure()): string {
   const total = Object.values(f.kinds).reduce((a, b) => a + b, 0);
-  return `The catalogue holds ${total} faults: those ${f.kinds.proves}, ${f.kinds.legal} legal variations that every check must pass, ${f.kinds.hostile} hostile transports and ${f.kinds.frontend} failures for frontends.`;
+  const unruled = f.kinds.unruled ? `, ${f.kinds.unruled} that break client flows while every check passes (a rule the kit lacks)` : '';
+  return `The catalogue holds ${total} faults: those ${f.kinds.proves}, ${f.kinds.legal} legal variations that every check must pass, ${f.kinds.hostile} hostile transports${unruled} and ${f.kinds.frontend} failures for frontends.`;
 }

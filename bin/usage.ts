@@ -1,17 +1,10 @@
 // yargs' usage failures as one line that says what was meant: an unknown command or option names the
 // nearest one (`did you mean run?`), a value outside an option's choices lists them.
-import { closest, distance } from 'fastest-levenshtein';
 import type { Options } from 'yargs';
+import { nearest } from '../schemas/nearest.js';
 import { COMMANDS, GLOBAL_OPTIONS } from './options.js';
 
 const COMMAND_NAMES = Object.keys(COMMANDS);
-
-/** The name nearest to `given`, when it is near enough to be a slip of the keyboard. */
-export function nearest(given: string, names: readonly string[]): string | undefined {
-  if (!names.length) return undefined;
-  const best = closest(given, [...names]);
-  return distance(given, best) <= Math.max(2, Math.floor(given.length / 3)) ? best : undefined;
-}
 
 /** The flags a command takes, as typed: `--base-url`, and `--no-fuzz` for a switch that is on by default. */
 function flagsOf(command: string | undefined): string[] {
@@ -59,4 +52,15 @@ export function usageMessage(msg: string, args: readonly string[]): string {
     return `--${invalid[1]} "${invalid[2]}" is not one of ${choices.join(', ')}${didYouMean(invalid[2], choices)}`;
   }
   return msg.replace(/\s*\n\s*/g, '; ');
+}
+
+/** A flag's value as the user typed it: yargs reads a number flag it cannot parse (`--timeout abc`)
+ * as NaN, which says nothing of what was given. */
+export function typedValue(name: string, parsed: unknown, args: readonly string[]): string {
+  if (typeof parsed !== 'number' || !Number.isNaN(parsed)) return String(parsed);
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === `--${name}` && i + 1 < args.length) return `'${args[i + 1]}'`;
+    if (args[i].startsWith(`--${name}=`)) return `'${args[i].slice(name.length + 3)}'`;
+  }
+  return 'no number';
 }

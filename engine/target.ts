@@ -26,6 +26,15 @@ export function normalizeBaseUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
+/** A URL typed without its scheme (`127.0.0.1:8000`, `api.example.com/x`), with the one meant:
+ * http:// on this machine, https:// elsewhere. */
+export function withScheme(url: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || !/^[\w.-]+(:\d+)?(\/|$)|^\[[\d:a-f.]+\](:\d+)?(\/|$)/i.test(url)) return undefined;
+  const host = url.replace(/[:/].*$/, '');
+  const local = /^(localhost|127(\.\d+){3}|\[::1\]|[\w-]+\.localhost)$/i.test(url.startsWith('[') ? url.replace(/\].*$/, ']') : host);
+  return `${local ? 'http' : 'https'}://${url}`;
+}
+
 /** A base URL that already ends in /v1 would give /v1/v1/... paths. */
 export function baseUrlWarning(url: string): string | undefined {
   return /\/v1\/?$/.test(url) ? `the base URL ends in /v1, and the kit appends /v1/... itself: did you mean ${url.replace(/\/v1\/?$/, '')}?` : undefined;

@@ -4,6 +4,7 @@
 import type { ContentRef, MockConfig } from './config/types.js';
 import { PROFILE_NAMES } from './core/content/profiles.js';
 import { PACES, paceText } from './core/timing.js';
+import { REASONING_TOKENS } from './core/generate.js';
 import { boundaryOf, isLoopbackAddress, type Boundary } from './boundary.js';
 
 const shown = (c: ContentRef) => (typeof c === 'string' ? c : [c.profile, c.split && `split=${c.split}`].filter(Boolean).join('; '));
@@ -40,10 +41,22 @@ export function banner(
     `content of generated replies: ${[shown(c.content ?? 'prose'), ...c.models.filter((m) => m.content).map((m) => `${m.id}: ${shown(m.content!)}`)].join(', ')}`,
     `content on one request: the x-mock-content header (${PROFILE_NAMES.join(', ')}; split=bytes or split=fence)`,
     paceLine(c, from.paceFlag),
+    ...reasoningLines(c),
     'keys (test values, copy one into your client):',
     ...c.keys.map((k) => `  ${k.id.padEnd(width)}  ${k.key}  models: ${k.models.join(', ')}`),
     '',
   ].join('\n');
+}
+
+/** What each reasoning model spends thinking before it answers: counted within max_tokens, so a
+ * small cap comes back cut (finish_reason "length"), a tool call included, before a word is said. */
+function reasoningLines(c: MockConfig): string[] {
+  const models = c.models.filter((m) => m.reasoning).map((m) => m.id);
+  if (!models.length) return [];
+  const range = (e: keyof typeof REASONING_TOKENS) => `${REASONING_TOKENS[e].min} to ${REASONING_TOKENS[e].max}`;
+  return [
+    `reasoning: ${models.join(', ')} ${models.length === 1 ? 'thinks' : 'think'} ${range('medium')} tokens before ${models.length === 1 ? 'its' : 'each'} answer (reasoning_effort low: ${range('low')}, high: ${range('high')}), counted in max_tokens: a max_tokens near that leaves an answer or a tool call cut (finish_reason "length")`,
+  ];
 }
 
 /** How generated replies are paced, for all models and per model; said with the flag that changes

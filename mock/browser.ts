@@ -3,8 +3,8 @@
 // scenarios as `conformance mock`, through @mswjs/interceptors (the interception msw is built on).
 import { FetchInterceptor } from '@mswjs/interceptors/fetch';
 import { XMLHttpRequestInterceptor } from '@mswjs/interceptors/XMLHttpRequest';
-import { configProblems } from './config/check.js';
 import { DEFAULT_CONFIG } from './config/default.js';
+import { configProblems, overBuiltIn } from './config/extend.js';
 import type { MockConfig } from './config/types.js';
 import { createMock, type Mock, type MockOptions } from './core/handle.js';
 import { answer, interceptWith } from './fetch.js';
@@ -24,8 +24,9 @@ export interface PageMock {
 
 export interface PageMockOptions extends MockOptions {
   baseUrl?: string;
-  /** The mock's configuration (keys, models, scenarios, timing, faults), as in a configuration file. */
-  config?: MockConfig;
+  /** The mock's configuration (keys, models, scenarios, timing, faults), as in a configuration file:
+   * read over the built-in one, each field given replacing that field whole. */
+  config?: Partial<MockConfig>;
 }
 
 /** Installs the mock in this page. Call it before an SDK client is created: a client that keeps the
@@ -59,5 +60,5 @@ function checkedMock(opts: PageMockOptions): Mock {
     const problems = configProblems(opts.config);
     if (problems.length) throw new Error(`mock configuration:\n${problems.join('\n')}`);
   }
-  return createMock(opts.config ?? DEFAULT_CONFIG, opts);
+  return createMock(opts.config ? overBuiltIn(opts.config) : DEFAULT_CONFIG, opts);
 }

@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { FileError, parseAs, readText, type Problem } from '../schemas/file.js';
+import { nearest } from '../schemas/nearest.js';
 import type { CheckResult, PathResult } from '../engine/check.js';
 
 export interface BaselineEntry {
@@ -42,7 +43,11 @@ function covers(e: BaselineEntry, p: PathResult | undefined): boolean {
 /** The baseline file, checked: its schema, and every entry naming a check of the registry. */
 export function loadBaseline(file: string, knownChecks: ReadonlySet<string>): Baseline {
   const unknown = (b: Baseline): Problem[] =>
-    b.expected.flatMap((e, i) => (knownChecks.has(e.check) ? [] : [{ path: ['expected', i, 'check'], message: `expected the id of a check (conformance list); "${e.check}" is none` }]));
+    b.expected.flatMap((e, i) => {
+      if (knownChecks.has(e.check)) return [];
+      const near = nearest(e.check, [...knownChecks]);
+      return [{ path: ['expected', i, 'check'], message: `expected the id of a check (conformance list); "${e.check}" is none${near ? `: did you mean ${near}?` : ''}` }];
+    });
   return parseAs<Baseline>(readText(file, 'expected failures'), file, 'baseline', unknown);
 }
 

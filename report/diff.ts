@@ -55,12 +55,25 @@ export function diffReports(before: RunReport, after: RunReport): ReportDiff {
   return diff;
 }
 
-export function renderDiff(diff: ReportDiff): string {
+/** Most characters of what changed on a line of the text diff: a failure's message quotes what the
+ * server sent, kilobytes of it, and a line is read, not scrolled. */
+const WHAT_SHOWN = 200;
+
+/** The text diff; a line cut short says where its whole is: `files` names the reports compared. */
+export function renderDiff(diff: ReportDiff, files?: { old: string; new: string }): string {
   const out: string[] = [];
+  let cut = false;
+  const line = (what: string) => {
+    const flat = what.replace(/\s*\n\s*/g, ' ');
+    if (flat.length <= WHAT_SHOWN) return flat;
+    cut = true;
+    const end = flat.lastIndexOf(' ', WHAT_SHOWN);
+    return `${flat.slice(0, end > WHAT_SHOWN / 2 ? end : WHAT_SHOWN)} …`;
+  };
   const list = (title: string, changes: Change[]) => {
     if (!changes.length) return;
     out.push(`${title} (${changes.length})`);
-    for (const c of changes) out.push(`  ${c.id} [${c.level}]: ${c.what}`);
+    for (const c of changes) out.push(`  ${c.id} [${c.level}]: ${line(c.what)}`);
     out.push('');
   };
   list('Newly failing', diff.newlyFailing);
@@ -69,6 +82,11 @@ export function renderDiff(diff: ReportDiff): string {
   list('Failing in both, finding changed', diff.findingChanged);
   if (diff.added.length) out.push(`Checks added: ${diff.added.join(', ')}`, '');
   if (diff.removed.length) out.push(`Checks removed: ${diff.removed.join(', ')}`, '');
+  if (cut)
+    out.push(
+      `A line ending in … is cut at ${WHAT_SHOWN} characters: the whole finding is the check's message in ${files ? `${files.new} (and ${files.old})` : 'the reports compared'}, by id, and in conformance diff --json.`,
+      '',
+    );
   out.push(diff.regression ? `REGRESSION: ${diff.newlyFailing.length} check(s) newly failing` : 'no regression');
   // The reports' messages and labels quote what servers sent: inert on a terminal, as in pretty output.
   return `${safe(out.join('\n'))}\n`;

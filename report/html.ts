@@ -2,9 +2,10 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
 import { heldChart, latencyChart } from './charts.js';
-import { profileRows, ruleRows, type LoadReport } from './load.js';
+import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
+import { clientSection } from './html-clients.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
@@ -16,7 +17,7 @@ function verdictOf(r: CheckResult, report: RunReport): 'failing' | 'finding' | O
 const ORDER = ['failing', 'finding', 'flaky', 'not-tested', 'not-served', 'pass', 'skip'];
 const LABEL: Record<string, string> = { failing: 'fails the run', finding: 'finding', ...OUTCOME_WORDS };
 
-function evidence(e: Evidence): string {
+export function evidence(e: Evidence): string {
   const lines = [`→ ${e.request.method} ${e.request.url}`];
   if (e.request.body) lines.push(`  body: ${e.request.body}`);
   if (e.status !== undefined) lines.push(`← ${e.status}${e.durationMs !== undefined ? ` (${Math.round(e.durationMs)} ms)` : ''}`);
@@ -64,6 +65,7 @@ function loadSection(load: LoadReport): string {
   return `<section class="load" data-load><h2>Load: ${esc(load.model)}, ${load.workload.length} requests in the mix, ${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}</h2>${breaks ? `<ul>${breaks}</ul>` : ''}
 <div class="charts">${latencyChart(load)}${heldChart(load)}</div>
 ${table(profileRows(load), 'data-table="profile"')}
+<dl class="legend" data-legend>${METRICS.map((m) => `<dt>${m}</dt><dd>${esc(METRIC_MEANINGS[m])}</dd>`).join('')}</dl>
 <details><summary>Answers that held each rule, per step (held / judged)</summary>${table(ruleRows(load), 'data-table="rules"')}</details></section>`;
 }
 
@@ -80,8 +82,9 @@ h3{font-size:1rem;margin:.3rem 0}.badge{font-size:.75rem;padding:.1rem .4rem;bor
 .level,.section,.paths{color:#555;font-weight:normal;font-size:.85rem}.title{margin:.2rem 0}.label{font-family:monospace;color:#444}
 pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}
 .expected{color:#c77c02}.convention{color:#555;font-style:italic}[hidden]{display:none!important}#shown{color:#555}
-.load h2{font-size:1.1rem}.charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{margin:0}.chart figcaption{color:#555;font-size:.85rem}
-table{border-collapse:collapse;font-size:12px;margin:.6rem 0}th,td{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}th[scope=row],thead th:first-child{text-align:left}.breaks{color:#b3261e}`;
+.load h2,.clients h2{font-size:1.1rem}td.pass{color:#17692f;text-align:center}td.fail{color:#b3261e;text-align:center}td.notrun{color:#555;text-align:center}.flow{border:1px solid #ddd;border-left:6px solid #b3261e;border-radius:6px;margin:.6rem 0;padding:.4rem .8rem}.charts{display:flex;flex-wrap:wrap;gap:1rem}.chart{margin:0}.chart figcaption{color:#555;font-size:.85rem}
+table{border-collapse:collapse;font-size:12px;margin:.6rem 0}th,td{border:1px solid #ddd;padding:.2rem .45rem;text-align:right}th[scope=row],thead th:first-child{text-align:left}.breaks{color:#b3261e}
+.legend{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem;font-size:12px;color:#555;margin:0 0 .6rem}.legend dt{font-family:monospace}.legend dd{margin:0}`;
 
 // Hides what the filters leave out and says how many remain.
 const SCRIPT = `const selects=[...document.querySelectorAll('select[data-filter]')];const checks=[...document.querySelectorAll('section.check')];
@@ -110,12 +113,13 @@ export function renderHtml(report: RunReport): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <title>${esc(report.tool.name)}: ${passed ? 'passed' : 'failed'}</title><style>${STYLE}</style></head>
 <body><header><h1 class="verdict ${passed ? 'passed' : 'failed'}">${passed ? 'PASSED' : 'FAILED'} (exit code ${report.exitCode})</h1>
+${passed && whyPassing(report.results, report.options).length ? `<p class="expected" data-passing>Passed with ${esc(whyPassing(report.results, report.options).join('; '))}.</p>` : ''}
 <p>${esc(report.tool.name)} ${esc(report.tool.version)} → <code>${esc(report.target.baseUrl)}</code>${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${esc(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}</p>
 ${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}>${esc(tlsNote(report)!)}</p>` : ''}<p>${esc(counts)}</p>${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
     report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''
   }</header>
 <nav class="filters">${select('suite', suites)}${select('level', ['must', 'should', 'info'])}${select('verdict', verdicts, (v) => LABEL[v])}<span id="shown">${results.length} checks</span></nav>
-${report.load ? loadSection(report.load) : ''}<main>${results.map((r) => check(r, report, under)).join('\n')}</main>
+${report.load ? loadSection(report.load) : ''}${report.clients ? clientSection(report.clients, evidence) : ''}<main>${results.map((r) => check(r, report, under)).join('\n')}</main>
 <script>${SCRIPT}</script></body></html>
 `;
 }

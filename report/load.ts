@@ -161,8 +161,41 @@ export function ruleRows(load: LoadReport): string[][] {
   ];
 }
 
+/** What each latency column measures: said wherever a table shows them. */
+export const METRIC_MEANINGS: Readonly<Record<Metric, string>> = {
+  ttfb: 'time to first byte: to the status line of the answer',
+  ttft: 'time to first token: to the first event of a stream with content, a refusal or a tool call',
+  itl: 'inter-token latency: between two such events of a stream (a chunk of several tokens is one)',
+  e2e: 'end to end: to the last byte of the answer',
+};
+
+/** Per step, what became of its requests and how fast they went: the first half of the profile. */
+export function rateRows(load: LoadReport): string[][] {
+  return profileRows(load).map((r) => r.slice(0, 6));
+}
+
+/** Per step, each latency as `p50 / p90 / p99 / max` in ms under the metric's name: the second half. */
+export function latencyRows(load: LoadReport): string[][] {
+  return [['step', ...METRICS], ...load.steps.map((s) => [s.label, ...METRICS.map((m) => ms(s[m]))])];
+}
+
 /** Rows as aligned text columns. */
 export function columns(rows: string[][], indent = '  '): string[] {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) => indent + r.map((cell, i) => (i ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  '));
+}
+
+/** Rows as aligned columns within `width`: where they would be wider, the columns after the first
+ * are shared out evenly among as few tables as fit, each repeating the first column, one under the
+ * other. */
+export function fittedColumns(rows: string[][], width: number): string[] {
+  const rest = rows[0].map((_, i) => i).slice(1);
+  const table = (cols: number[]) => columns(rows.map((r) => [r[0], ...cols.map((k) => r[k])]));
+  for (let n = 1; n < rest.length; n++) {
+    const size = Math.ceil(rest.length / n);
+    const groups = Array.from({ length: Math.ceil(rest.length / size) }, (_, g) => rest.slice(g * size, (g + 1) * size));
+    const tables = groups.map(table);
+    if (tables.every((t) => t.every((l) => l.length <= width))) return tables.flatMap((t, i) => [...(i ? [''] : []), ...t]);
+  }
+  return rest.flatMap((k, i) => [...(i ? [''] : []), ...table([k])]);
 }

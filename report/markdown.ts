@@ -2,9 +2,11 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, type RunReport } from './report.js';
+import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
-import { profileRows, ruleRows, type LoadReport } from './load.js';
+import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
+import { clientSection } from './markdown-clients.js';
+import { flowFailsRun } from './client-matrix.js';
 
 /** Text safe inside a table cell: one line, no pipe, no markup surprises. */
 const cell = (s: string) => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;');
@@ -47,9 +49,11 @@ function detail(r: CheckResult, under: Map<string, CheckResult[]>): string[] {
 const table = (rows: string[][]) => [`| ${rows[0].map(cell).join(' | ')} |`, `|${rows[0].map(() => '---').join('|')}|`, ...rows.slice(1).map((r) => `| ${r.map(cell).join(' | ')} |`)];
 
 /** The sweep: what broke under load, the latency profile, and per rule the answers that held at each step. */
-function loadSection(load: LoadReport): string[] {
+function loadSection(load: LoadReport, results: readonly CheckResult[]): string[] {
   const rules = ruleRows(load);
   const broken = rules.filter((r, i) => i === 0 || r.slice(1).some((c) => /^\d+\/\d+$/.test(c) && c.split('/')[0] !== c.split('/')[1]));
+  const slos = results.filter((r) => r.section === '--slo');
+  const missed = slos.filter((r) => r.outcome === 'fail');
   return [
     `### Load: ${cell(load.model)}, ${load.workload.length} requests in the mix, ${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}`,
     '',
@@ -57,9 +61,12 @@ function loadSection(load: LoadReport): string[] {
     ...(load.breaksUnderLoad.length ? [''] : []),
     ...table(profileRows(load)),
     '',
+    METRICS.map((m) => `\`${m}\`: ${METRIC_MEANINGS[m]}`).join('; '),
+    '',
     ...(broken.length > 1
       ? [`Rules an answer broke (held / judged per step; ${rules.length - broken.length} more held on every answer):`, '', ...table(broken), '']
       : [`All ${rules.length - 1} rules held on every answer judged.`, '']),
+    ...(slos.length ? [`${missed.length} of ${slos.length} objectives (\`--slo\`) failed${missed.length ? `: ${missed.map((r) => `\`${r.id}\``).join(', ')}` : ''}.`, ''] : []),
   ];
 }
 
@@ -69,6 +76,7 @@ const TABLE = ['| check | level | section | what was found |', '|---|---|---|---
 export function renderMarkdown(report: RunReport): string {
   const o = report.options;
   const failing = report.results.filter((r) => failsRun(r, o));
+  const flowsFailing = report.clients?.results.filter((f) => flowFailsRun(f, o)).length ?? 0;
   const findings = report.results.filter((r) => (r.outcome === 'fail' || r.outcome === 'flaky') && !failsRun(r, o));
   const under = blockedUnder(report.results);
   // A check blocked by a failure is shown under that failure, once.
@@ -79,11 +87,13 @@ export function renderMarkdown(report: RunReport): string {
   );
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
+  const passing = report.exitCode === 0 ? whyPassing(report.results, o) : [];
   const tls = tlsNote(report);
   const out = [
     `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,
     '',
-    `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
+    ...(passing.length ? [`Passed with ${passing.join('; ')}.`, ''] : []),
+    `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks${report.clients ? `, ${report.clients.results.length} client flows${flowsFailing ? ` (${flowsFailing} failing the run)` : ''}` : ''}, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),
     `| level | ${columns.map((x) => OUTCOME_WORDS[x]).join(' | ')} |`,
@@ -99,7 +109,8 @@ export function renderMarkdown(report: RunReport): string {
     if (b.stale.length) out.push('');
   }
   for (const w of report.warnings) out.push(`> ⚠️ ${w}`, '');
-  if (report.load) out.push(...loadSection(report.load));
+  if (report.load) out.push(...loadSection(report.load, report.results));
+  if (report.clients) out.push(...clientSection(report.clients));
   if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap((r) => detail(r, under)));
   if (findings.length)
     out.push(

@@ -2,9 +2,11 @@
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
-import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, type RunReport } from './report.js';
+import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { header, safe } from './text.js';
-import { columns, profileRows, ruleRows, type LoadReport } from './load.js';
+import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, rateRows, ruleRows, type LoadReport } from './load.js';
+import { clientLines } from './pretty-clients.js';
+import { flowsWhyFailing } from './client-matrix.js';
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
  * section; an empty section last of all. */
@@ -61,7 +63,7 @@ function tag(level: Level, c: ChalkInstance): string {
   return level === 'must' ? c.bold(t) : level === 'should' ? t : c.gray(t);
 }
 
-function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string): string[] {
+export function evidenceLines(e: Evidence, i: number, c: ChalkInstance, indent: string): string[] {
   const lines = [c.gray(`${indent}evidence ${i + 1}${e.label ? `: ${safe(e.label)}` : ''}`)];
   const pad = `${indent}  `;
   lines.push(`${pad}${c.cyan('→')} ${safe(e.request.method)} ${safe(e.request.url)}`);
@@ -139,15 +141,24 @@ function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckR
   return lines;
 }
 
-/** The sweep: what broke under load first, the latency profile per step, and per rule how many answers held. */
-function loadLines(load: LoadReport, c: ChalkInstance): string[] {
+/** The widest a table of the sweep is printed: a terminal of 100 columns shows it whole. */
+const LOAD_WIDTH = 100;
+
+/** The sweep: what broke under load first, the profile per step (rates, then latencies, with what
+ * each measures), per rule how many answers held, and the objectives' verdict beside the rules'. */
+function loadLines(load: LoadReport, results: readonly CheckResult[], c: ChalkInstance): string[] {
   const out = ['', c.bold(`Load (${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}; ${safe(load.model)}; ${load.workload.length} requests in the mix)`)];
   for (const b of load.breaksUnderLoad) out.push(`  ${c.red('breaks under load:')} ${safe(b.check)} held alone, broke at ${safe(b.brokeAt)} (${b.held} of ${b.of} held)`);
-  out.push(...columns(profileRows(load)).map(safe));
+  out.push(...fittedColumns(rateRows(load), LOAD_WIDTH).map(safe), '');
+  out.push('  latency in ms at each step: p50 / p90 / p99 / max', ...fittedColumns(latencyRows(load), LOAD_WIDTH).map(safe));
+  out.push(...METRICS.map((m) => c.gray(`  ${m.padEnd(4)}  ${METRIC_MEANINGS[m]}`)));
   const rows = ruleRows(load);
   const broken = rows.filter((r, i) => i === 0 || r.slice(1).some((cell) => /^(\d+)\/(\d+)$/.test(cell) && cell.split('/')[0] !== cell.split('/')[1]));
-  out.push('', `  ${broken.length - 1} of ${rows.length - 1} rules broke on some answer (held/judged per step)${broken.length > 1 ? ':' : ''}`);
-  if (broken.length > 1) out.push(...columns(broken).map(safe));
+  const slos = results.filter((r) => r.section === '--slo');
+  const missed = slos.filter((r) => r.outcome === 'fail');
+  const objectives = slos.length ? `; ${missed.length} of ${slos.length} objectives (--slo) failed${missed.length ? `: ${missed.map((r) => safe(r.id)).join(', ')}` : ''}` : '';
+  out.push('', `  ${broken.length - 1} of ${rows.length - 1} rules broke on some answer${objectives}${broken.length > 1 ? ' (rules: held/judged per step):' : ''}`);
+  if (broken.length > 1) out.push(...fittedColumns(broken, LOAD_WIDTH).map(safe));
   for (const s of load.steps) if (s.slowest) out.push(c.gray(`  slowest at ${safe(s.label)}: ${safe(s.slowest.label)}, ${s.slowest.ms} ms`));
   return out;
 }
@@ -159,6 +170,15 @@ function sectionHeading(section: string): string {
 }
 
 const LEVELS: Level[] = ['must', 'should', 'info'];
+
+/** What the sum of max_tokens leaves out: requests with no cap, and those sent to be refused. */
+function costApart(cost: NonNullable<RunReport['cost']>): string {
+  const apart = [
+    cost.uncapped ? `${cost.uncapped} chat request${cost.uncapped === 1 ? '' : 's'} with no max_tokens` : '',
+    cost.refused ? `${cost.refused} sent to be refused, not counted` : '',
+  ].filter(Boolean);
+  return apart.length ? ` (and ${apart.join('; ')})` : '';
+}
 
 function countLine(level: Level, counts: Record<Outcome, number>, c: ChalkInstance): string {
   const parts = [`${counts.pass} passed`, counts.fail ? c.red(`${counts.fail} failed`) : '0 failed', counts['not-tested'] ? c.yellow(`${counts['not-tested']} not tested`) : '0 not tested'];
@@ -177,7 +197,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     `${c.bold(`${safe(report.tool.name)} ${safe(report.tool.version)}`)} → ${safe(report.target.baseUrl)}${mock}${tls ? (report.target.tls?.insecure ? c.yellow : c.gray)(`; ${safe(tls)}`) : ''}`,
   );
   out.push(
-    c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s` + (report.options.strict ? ', strict' : '') + (report.options.requireComplete ? ', require-complete' : '')),
+    c.gray(`started ${safe(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}`),
   );
   if (report.stopped) out.push(c.yellow(`stopped before the end: ${safe(report.stopped)}; what had not finished is not tested`));
 
@@ -207,7 +227,8 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     }
   }
 
-  if (report.load) out.push(...loadLines(report.load, c));
+  if (report.load) out.push(...loadLines(report.load, report.results, c));
+  if (report.clients) out.push(...clientLines(report.clients, c, evidenceLines));
 
   out.push('', c.bold('Summary'));
   for (const level of LEVELS) {
@@ -229,9 +250,7 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     out.push('', c.bold('Paths'));
     for (const n of report.notes) out.push(`  ${safe(n)}`);
     if (report.requestsSent !== undefined)
-      out.push(
-        `  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${report.cost.uncapped ? ` (and ${report.cost.uncapped} chat requests with no max_tokens)` : ''}` : ''}`,
-      );
+      out.push(`  ${report.requestsSent} requests sent${report.cost ? `, asking for at most ${report.cost.maxTokens} tokens in all${costApart(report.cost)}` : ''}`);
   }
 
   if (report.warnings.length) {
@@ -241,10 +260,11 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
 
   out.push('');
   if (report.exitCode === 0) {
-    out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})`);
+    const why = whyPassing(report.results, report.options);
+    out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})${why.length ? `: ${why.join('; ')}` : ''}`);
   } else {
     // The same rule as the exit code, counted per kind.
-    const why = whyFailing(report.results, report.options);
+    const why = [...whyFailing(report.results, report.options), ...flowsWhyFailing(report.clients, report.options)];
     if (report.baseline?.stale.length) why.push(`${report.baseline.stale.length} stale baseline entr${report.baseline.stale.length === 1 ? 'y' : 'ies'}`);
     out.push(`${c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '')} (exit code ${report.exitCode})`);
   }

@@ -3,6 +3,7 @@
 import { OUTCOMES, type CheckResult, type Level, type Outcome } from '../engine/check.js';
 import type { StaleEntry } from './baseline.js';
 import type { LoadReport } from './load.js';
+import type { ClientsReport } from './clients.js';
 
 /** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped.
  * 3: the outcomes flaky and not-served; the run's cost in tokens asked for. */
@@ -41,7 +42,8 @@ export interface RawReport {
   requestsSent?: number;
   /** The max_tokens of the run's chat requests, summed, and how many chat requests set none: what the
    * run asked a server to generate at most. */
-  cost?: { maxTokens: number; uncapped: number };
+  /** What it asked to generate (suites/cost.ts): `refused` chat requests were sent to be refused, not counted. */
+  cost?: { maxTokens: number; uncapped: number; refused?: number };
   /** Why the run stopped before every check finished (its deadline, an interruption). */
   stopped?: string;
   /** The run's baseline (--expected-failures): how many failures it expected, which of its entries
@@ -49,6 +51,8 @@ export interface RawReport {
   baseline?: { file: string; expected: number; stale: StaleEntry[]; updated: boolean };
   /** A load sweep's latency profile and per-step rule counts (`conformance load`). */
   load?: LoadReport;
+  /** The client flows (`conformance clients`, `run --clients`): the real SDKs against the target. */
+  clients?: ClientsReport;
 }
 
 export type Summary = Record<Level, Record<Outcome, number>>;
@@ -82,7 +86,7 @@ export interface GateOptions {
  * must or should), a must left not-tested, not served or flaky under requireComplete; never a
  * failure the baseline expects. Every reporter that counts failures asks this, so the reports and
  * the exit code cannot disagree. */
-export function failsRun(r: CheckResult, opts: GateOptions): boolean {
+export function failsRun(r: Pick<CheckResult, 'level' | 'outcome' | 'expected'>, opts: GateOptions): boolean {
   if (r.expected) return false;
   const counted = r.level === 'must' || (opts.strict && r.level === 'should');
   switch (r.outcome) {
@@ -111,6 +115,28 @@ export function whyFailing(results: readonly CheckResult[], opts: GateOptions): 
     ['must', 'not-served', 'not served (require-complete)'],
   ];
   return kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`);
+}
+
+/** What broke or went unjudged without failing the run, counted per kind, with the option that
+ * would make it fail: said beside a PASSED, so a verdict under a list of failures says why it holds. */
+export function whyPassing(results: readonly CheckResult[], opts: GateOptions): string[] {
+  const open = results.filter((r) => !failsRun(r, opts) && r.level !== 'info');
+  const count = (f: (r: CheckResult) => boolean) => open.filter(f).length;
+  const plural = (n: number, one: string, more: string) => (n === 1 ? one : more);
+  const expected = count((r) => !!r.expected && (r.outcome === 'fail' || r.outcome === 'flaky'));
+  const said: [number, (n: number) => string][] = [
+    [count((r) => !r.expected && r.level === 'should' && r.outcome === 'fail'), (n) => `${n} should failed, which ${plural(n, 'fails', 'fail')} the run only with --strict`],
+    [
+      count((r) => !r.expected && r.outcome === 'flaky'),
+      (n) => `${n} flaky, which ${plural(n, 'fails', 'fail')} the run only with --strict${opts.strict ? '' : ' (a must also with --require-complete)'}`,
+    ],
+    [
+      count((r) => r.level === 'must' && (r.outcome === 'not-tested' || r.outcome === 'not-served')),
+      (n) => `${n} must not tested or not served, which ${plural(n, 'fails', 'fail')} the run only with --require-complete`,
+    ],
+    [expected, (n) => `${n} ${plural(n, 'failure', 'failures')} the baseline expects`],
+  ];
+  return said.filter(([n]) => n > 0).map(([n, words]) => words(n));
 }
 
 /** An outcome as a reader's words. */

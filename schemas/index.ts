@@ -11,6 +11,7 @@ import mockConfig from './mock-config.schema.json' with { type: 'json' };
 import baseline from './baseline.schema.json' with { type: 'json' };
 import report from './report.schema.json' with { type: 'json' };
 import control from './control.schema.json' with { type: 'json' };
+import { nearest } from './nearest.js';
 
 // ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
@@ -115,8 +116,9 @@ export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`
       path.push(String(params.missingProperty));
       message = 'expected this field; it is missing';
     } else if (e.keyword === 'additionalProperties') {
-      path.push(String(params.additionalProperty));
-      message = 'unknown field; check its spelling and where it stands';
+      const field = String(params.additionalProperty);
+      path.push(field);
+      message = `unknown field${unknownField(field, e.parentSchema)}`;
     } else if (e.keyword === 'enum') message = `expected one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     else if (e.keyword === 'const') message = `expected ${JSON.stringify(params.allowedValue)}`;
     else if (e.keyword === 'type') message = `expected ${String(params.type).replace(',', ' or ')}, found ${JSON.stringify(e.data)}`;
@@ -126,7 +128,18 @@ export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`
     else message = `expected a value that ${e.message}`;
     out.set(`${path.join('/')}|${message}`, { path, message });
   }
-  return [...out.values()].slice(0, 10);
+  // A misspelt field is often also a missing one: the unknown name, said first, explains both.
+  const unknown = [...out.values()].filter((p) => p.message.startsWith('unknown field'));
+  return [...unknown, ...[...out.values()].filter((p) => !unknown.includes(p))].slice(0, 10);
+}
+
+/** What an unknown field was probably meant to be: the nearest field the place takes, or the fields
+ * it takes when none is near. */
+function unknownField(field: string, parent: unknown): string {
+  const known = Object.keys((parent as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+  const near = nearest(field, known);
+  if (near) return `: did you mean ${near}?`;
+  return known.length ? ` (the fields here are ${known.join(', ')})` : '; check its spelling and where it stands';
 }
 
 export function formatErrors(errors: ErrorObject[] | null | undefined, limit = 10): string[] {

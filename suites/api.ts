@@ -1,5 +1,6 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
+import { toBeRefused } from './cost.js';
 import { bodyJson, bodySse, readOf, type Exchange } from '../engine/exchanges.js';
 import { parseJson } from '../engine/json.js';
 import type { SseParse } from '../engine/sse.js';
@@ -41,9 +42,11 @@ export const catalogUrl = (ctx: CheckContext) => `${ctx.target.siteUrl.replace(/
 export type ChatBody = Record<string, unknown>;
 
 /** POST /v1/chat/completions with a JSON body (or a raw string, for malformed-body checks);
- * `repeat` sends it again rather than sharing the answer already had. */
-export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string; repeat?: number } = {}): Promise<Exchange> {
-  return ctx.send(chatSpec(ctx, body, opts), opts.label ?? 'chat completion');
+ * `repeat` sends it again rather than sharing the answer already had; `refused`: a server owes it a
+ * refusal, so what it asks to generate is no cost of the run (cost.ts). */
+export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string; repeat?: number; refused?: boolean } = {}): Promise<Exchange> {
+  const spec = chatSpec(ctx, body, opts);
+  return ctx.send(opts.refused ? toBeRefused(spec) : spec, opts.label ?? 'chat completion');
 }
 
 /** The request `chat` sends, unsent (a load sends it many times). */

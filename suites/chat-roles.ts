@@ -124,6 +124,9 @@ const ordersOf =
     points: [USUAL[role], ...(path.stream ? [] : Object.keys(ORDERS[role] ?? {}))].map((o): AxisPoint => ({ value: o, label: o })),
   });
 
+/** `a user message`, `an assistant message`. */
+const aRole = (role: string) => `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role} message`;
+
 const ROLE_TITLES: Record<Role, string> = {
   system: 'A conversation with a system message, first or after a user turn, is answered',
   developer: 'A conversation with a developer message, first or after a system message, is answered',
@@ -169,14 +172,14 @@ function audit(role: Role): string {
 /** The conversation of a role on a path, and what it is, for messages and labels. */
 function conversation(role: Role, path: ApiPath): { body: ChatBody; what: string; order?: Order } {
   const order = ORDERS[role]?.[String(path.order)];
-  if (!order) return { body: CONVERSATIONS[role](path.model!), what: `a valid conversation with a ${role} message` };
+  if (!order) return { body: CONVERSATIONS[role](path.model!), what: `a valid conversation with ${aRole(role)}` };
   return { body: orderBody(order)(path.model!), what: `a valid conversation of ${order.what}`, order };
 }
 
 /** Whether the other role an order holds is answered in its own conversation on the model: a
  * refusal of that role is its own check's failure, not this order's. */
 async function otherRoleServed(ctx: CheckContext, path: ApiPath, role: Role): Promise<Verdict | undefined> {
-  const a = readAnswer(await ask(ctx, { model: path.model }, CONVERSATIONS[role](path.model!), `conversation with a ${role} message`), false);
+  const a = readAnswer(await ask(ctx, { model: path.model }, CONVERSATIONS[role](path.model!), `conversation with ${aRole(role)}`), false);
   if (a.unserved !== undefined) return unservedVerdict(a);
   return a.broken.served === undefined ? undefined : notTested(`the ${role} message alone was not answered either (${a.broken.served}): see chat.role.${role}`, `chat.role.${role}`);
 }
@@ -200,7 +203,7 @@ const roleCheck = (role: Role): CheckDef => ({
       if (blocked) return blocked;
     }
     // The basic request is this very conversation: its being served is chat.role.user's to judge.
-    const ex = !order && role === 'user' ? await basic(ctx, path) : await ask(ctx, path, body, order ? `conversation of ${order.what}` : `conversation with a ${role} message`);
+    const ex = !order && role === 'user' ? await basic(ctx, path) : await ask(ctx, path, body, order ? `conversation of ${order.what}` : `conversation with ${aRole(role)}`);
     const got = await answerTo(ctx, ex, path, role === 'user' ? ['served'] : ['served', 'events'], { what, feature: role === 'tool' ? 'tools' : undefined });
     return got.verdict ?? pass();
   },

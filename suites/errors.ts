@@ -82,7 +82,7 @@ async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?:
   const body = c.body(model ?? NO_SUCH_MODEL, !!path.stream);
   // Only the fault differs from the control: streamed as ask() streams it, within what the catalog declares.
   const sent = typeof body === 'string' ? body : await fit(ctx, path.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body);
-  const ex = await chat(ctx, sent, { label: path.stream ? `${c.what}, streamed` : c.what });
+  const ex = await chat(ctx, sent, { label: path.stream ? `${c.what}, streamed` : c.what, refused: true });
   // The faulty request leads the evidence: the control before it only made it meaningful.
   ctx.cite(ex);
   return { ex };

@@ -143,20 +143,21 @@ async function descriptor(ctx: CheckContext, path: ApiPath): Promise<ParameterDe
   return declaredParameters((await catalog(ctx)).entries.get(path.model!))![String(path.parameter)];
 }
 
-/** The same body for the same value, so that checks (and models.ids-usable) share answers. */
-async function tryValue(ctx: CheckContext, path: ApiPath, t: Trial) {
+/** The same body for the same value, so that checks (and models.ids-usable) share answers; a value
+ * outside the declared range is `refused`, as its check expects. */
+async function tryValue(ctx: CheckContext, path: ApiPath, t: Trial, refused = false) {
   const name = String(path.parameter);
   const body = { ...(await fit(ctx, { model: path.model!, messages: MESSAGES, max_tokens: SMALL_MAX_TOKENS })), [name]: t.value };
-  return chat(ctx, body, { label: `${name}=${JSON.stringify(t.value)} (${t.why}) on ${path.model}` });
+  return chat(ctx, body, { label: `${name}=${JSON.stringify(t.value)} (${t.why}) on ${path.model}`, refused });
 }
 
 const shown = (path: ApiPath, t: Trial) => `${String(path.parameter)}=${JSON.stringify(t.value)} (${t.why})`;
 
 /** Each value tried and its answer judged by `wrong` (what the answer does that breaks the rule, or
  * nothing); a value's request is cited where it breaks it. */
-async function eachTrial(ctx: CheckContext, path: ApiPath, trials: Trial[], wrong: (ex: Exchange) => string | undefined): Promise<Verdict> {
+async function eachTrial(ctx: CheckContext, path: ApiPath, trials: Trial[], wrong: (ex: Exchange) => string | undefined, refused = false): Promise<Verdict> {
   const verdicts = trials.map(async (t): Promise<Verdict> => {
-    const ex = await tryValue(ctx, path, t);
+    const ex = await tryValue(ctx, path, t, refused);
     const why = wrong(ex);
     if (why === undefined) return pass();
     ctx.cite(ex);
@@ -204,10 +205,16 @@ export const outOfRangeRefused: CheckDef = {
       const unserved = notServed(await tryValue(ctx, path, t), false);
       if (unserved !== undefined) return notTested(`the control ${shown(path, t)} was not served (${unserved}): a refusal proves nothing; see parameters.in-range`, 'parameters.in-range');
     }
-    return eachTrial(ctx, path, trials, (ex) => {
-      const r = refusalOf(ex);
-      return r.kind === 'refused' ? undefined : `was not refused: ${r.why}`;
-    });
+    return eachTrial(
+      ctx,
+      path,
+      trials,
+      (ex) => {
+        const r = refusalOf(ex);
+        return r.kind === 'refused' ? undefined : `was not refused: ${r.why}`;
+      },
+      true,
+    );
   },
 };
 

@@ -3,20 +3,23 @@
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
-import { HttpClient, limitsFor, type RequestSpec } from '../engine/http.js';
+import { HttpClient, limitsFor, type Limits, type RequestSpec } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport, type RunReport } from '../report/report.js';
 import { seal } from '../report/boundary.js';
+import { flowFailsRun } from '../report/client-matrix.js';
 import type { Redactor } from '../engine/redact.js';
 import type { Progress } from '../engine/check.js';
 import { runChecks, selectChecks, type Filters } from '../engine/runner.js';
-import { baseUrlWarning, normalizeBaseUrl, type Target } from '../engine/target.js';
+import { baseUrlWarning, normalizeBaseUrl, withScheme, type Target } from '../engine/target.js';
 import type { CheckResult } from '../engine/check.js';
 import { loadTls, TlsFileError, type TlsFlags, type TlsSettings } from '../engine/tls.js';
 import { closedByTls } from '../engine/tls-diagnosis.js';
 import { applyBaseline, baselineOf, loadBaseline, writeBaseline, type Baseline, type StaleEntry } from '../report/baseline.js';
 import { FileError } from '../schemas/file.js';
+import { nearest } from '../schemas/nearest.js';
 import { existsSync } from 'node:fs';
 import { CHECKS } from './index.js';
+import { costOf } from './cost.js';
 import { notTheApi } from './sanity.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -53,9 +56,30 @@ export interface SessionOptions extends Filters {
   registry?: readonly ApiCheck[];
   /** Suites left out of the selection (--no-fuzz): their baseline entries stay known, and unused. */
   without?: string[];
+  /** Work run beside the checks against the same target (the client flows of clients/, `--clients`). */
+  beside?: Beside;
+}
+
+/** Work that runs beside the checks against the same target (the client flows of clients/, which
+ * suites/ does not import): started with them, bounded by the same deadline, its requests counted
+ * with theirs, and what it adds to the report made once their results are known. */
+export interface Beside {
+  start(run: { target: Target; limits: Limits; signal: AbortSignal }): Promise<{
+    requestsSent: number;
+    requests: RequestSpec[];
+    notes: string[];
+    report(results: readonly CheckResult[]): Pick<RawReport, 'clients'>;
+  }>;
 }
 
 export class UsageError extends Error {}
+
+/** The ids nearest to the --check values that name one id (no glob) and match none: a slip of the keyboard. */
+function meant(checks: readonly string[] | undefined, registry: readonly ApiCheck[]): string {
+  const ids = registry.map((c) => c.id);
+  const near = (checks ?? []).filter((g) => !/[*?[\]{}]/.test(g) && !ids.includes(g)).flatMap((g) => nearest(g, ids) ?? []);
+  return near.length ? `: did you mean ${near.join(', ')}?` : '';
+}
 
 /** Ten minutes: a hosted service's default run takes a fraction of it; a hostile one is cut there. */
 export const DEFAULT_DEADLINE_MS = 600_000;
@@ -63,7 +87,10 @@ export const DEFAULT_DEADLINE_MS = 600_000;
 export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const warnings: string[] = [];
   const selected = selectChecks(opts.registry ?? CHECKS, opts).filter((c) => !opts.without?.includes(c.suite));
-  if (!selected.length) throw new UsageError(`no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'}); see conformance list`);
+  if (!selected.length)
+    throw new UsageError(
+      `no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'})${meant(opts.checks, opts.registry ?? CHECKS)}; see conformance list`,
+    );
   const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
   const opened = await openTarget(opts, warnings);
   try {
@@ -77,20 +104,29 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
       clearTimeout(timer);
       throw e;
     });
-    const { results, notes, requestsSent, requests, redactor } = await runChecks(selected, {
-      target,
-      limits,
-      concurrency: opts.concurrency ?? 4,
-      retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
-      onResult: opts.onResult,
-      onStart: opts.onStart,
-      signal,
-    }).finally(() => clearTimeout(timer));
+    const [{ results, notes, requestsSent, requests, redactor }, beside] = await Promise.all([
+      runChecks(selected, {
+        target,
+        limits,
+        concurrency: opts.concurrency ?? 4,
+        retry: { maxRetries: 2, maxWaitMs: opts.maxRetryWaitMs ?? 20_000 },
+        onResult: opts.onResult,
+        onStart: opts.onStart,
+        signal,
+      }),
+      opts.beside?.start({ target, limits, signal }),
+    ]).finally(() => clearTimeout(timer));
     return gatedReport(
       results,
       opts,
       { target, tls, started, t0, warnings, baseline, redactor },
-      { notes, requestsSent, cost: costOf(requests), ...(signal.aborted ? { stopped: String(signal.reason) } : {}) },
+      {
+        notes: [...notes, ...(beside?.notes ?? [])],
+        requestsSent: requestsSent + (beside?.requestsSent ?? 0),
+        cost: costOf([...requests, ...(beside?.requests ?? [])]),
+        ...(signal.aborted ? { stopped: String(signal.reason) } : {}),
+        ...beside?.report(results),
+      },
     );
   } finally {
     await opened.close();
@@ -113,7 +149,7 @@ export function gatedReport(
   results: CheckResult[],
   opts: Pick<SessionOptions, 'strict' | 'requireComplete' | 'expectedFailures' | 'updateBaseline'>,
   run: { target: Target; tls?: TlsSettings; started: Date; t0: number; warnings: string[]; baseline?: Baseline; redactor: Redactor },
-  extra: Pick<RawReport, 'notes' | 'requestsSent' | 'cost' | 'stopped' | 'load'>,
+  extra: Pick<RawReport, 'notes' | 'requestsSent' | 'cost' | 'stopped' | 'load' | 'clients'>,
 ): RunReport {
   const { target, tls, baseline } = run;
   const options = { strict: !!opts.strict, requireComplete: !!opts.requireComplete, ...(opts.expectedFailures ? { expectedFailures: opts.expectedFailures } : {}) };
@@ -133,7 +169,8 @@ export function gatedReport(
       durationMs: Math.round(performance.now() - run.t0),
       results: gated.results,
       summary: summarize(gated.results),
-      exitCode: exitCodeFor(gated.results, options, gated.stale),
+      // A client flow fails the run as a check of its level would.
+      exitCode: exitCodeFor(gated.results, options, gated.stale) || (extra.clients?.results.some((f) => flowFailsRun(f, options)) ? 1 : 0),
       ...(opts.expectedFailures ? { baseline: { file: opts.expectedFailures, expected: gated.results.filter((r) => r.expected).length, stale: gated.stale, updated: !!opts.updateBaseline } } : {}),
       warnings: run.warnings,
       ...extra,
@@ -169,7 +206,8 @@ export async function openTarget(
       parsed = new URL(baseUrl);
       if (!/^https?:$/.test(parsed.protocol)) throw new Error('not http(s)');
     } catch {
-      throw new UsageError(`--base-url is not an http(s) URL: ${baseUrl}`);
+      const meant = withScheme(baseUrl);
+      throw new UsageError(`--base-url is not an http(s) URL: ${baseUrl}${meant ? `: did you mean ${meant}? (a URL names its scheme)` : ''}`);
     }
     withoutCredentials('--base-url', parsed);
     // Said in the report too; the command line says it before the first request.
@@ -180,7 +218,8 @@ export async function openTarget(
       try {
         site = new URL(opts.siteUrl);
       } catch {
-        throw new UsageError(`--site-url is not a URL: ${opts.siteUrl}`);
+        const meant = withScheme(opts.siteUrl);
+        throw new UsageError(`--site-url is not a URL: ${opts.siteUrl}${meant ? `: did you mean ${meant}? (a URL names its scheme)` : ''}`);
       }
       withoutCredentials('--site-url', site);
     }
@@ -277,27 +316,4 @@ export async function probe(target: Target, connectTimeoutMs: number, signal: Ab
   } finally {
     await http.close();
   }
-}
-
-/** What the run asked a server to generate: the max_tokens of its chat requests, summed (a hosted
- * service bills each token, a small engine has little context), and how many asked no cap at all. */
-export function costOf(requests: readonly RequestSpec[]): { maxTokens: number; uncapped: number } {
-  let maxTokens = 0;
-  let uncapped = 0;
-  for (const r of requests) {
-    if (r.method !== 'POST' || !r.url.includes('/v1/chat/completions')) continue;
-    let body: unknown;
-    try {
-      body = JSON.parse(r.body ?? '');
-    } catch {
-      continue;
-    }
-    // A body that is no object asks nothing to be generated: it is refused.
-    if (!body || typeof body !== 'object' || Array.isArray(body)) continue;
-    const cap = (body as { max_tokens?: unknown }).max_tokens;
-    // A cap that is no count (3.5, -1) asks nothing: it is refused.
-    if (cap === undefined || cap === null) uncapped++;
-    else if (Number.isSafeInteger(cap) && (cap as number) >= 0) maxTokens += cap as number;
-  }
-  return { maxTokens, uncapped };
 }

@@ -3,15 +3,19 @@
 // run would fail (the exit code's rule). Every other path that did not pass is a skipped test with
 // its reason (vitest's skip note): a not-tested, not-served or skipped path, and one that broke
 // without failing the run (a should without `strict: true`, a failure the baseline expects, a flaky
-// path), which is also annotated (a warning with what broke). None is a silent green tick. Each test's `task.meta.conformance`
+// path), which is also annotated (a warning with what broke). None is a silent green tick. Both
+// annotations and failures are placed at the describeConformance call in the team's test file. Each test's `task.meta.conformance`
 // holds the verdict (check, path, level, outcome), for reporters (the JSON reporter writes it).
 //
 //   import { describeConformance } from 'chat-api-conformance/vitest';
 //   describeConformance({ baseUrl: 'http://127.0.0.1:8080', apiKey: process.env.KEY });                       // a running server
 //   describeConformance({ start: async () => { const s = await startMyServer(); return { baseUrl: s.url, apiKey: 'k', close: () => s.close() }; } });
+//   describeConformance({ baseUrl, apiKey, clients: true });   // and the client flows (docs/clients.md), one test per flow and model
 import { afterAll, describe, it, type TestContext } from 'vitest';
 import type { CheckResult, PathResult } from '../engine/check.js';
 import { failsRun } from '../report/report.js';
+import type { FlowResult } from '../report/clients.js';
+import { explanation, flowFailsRun } from '../report/client-matrix.js';
 import { runSession, type SessionOptions } from './session.js';
 
 /** The server under test: its base URL and keys, and how to stop it once the checks are done. */
@@ -23,9 +27,12 @@ export interface ServerUnderTest {
   close?: () => unknown;
 }
 
-interface CommonOptions extends Omit<SessionOptions, 'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl'> {
+interface CommonOptions extends Omit<SessionOptions, 'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'beside'> {
   /** The describe block's name. */
   name?: string;
+  /** The client flows too (docs/clients.md), beside the checks: every installed client, or those
+   * named; loaded only when asked. A test per flow and model, judged as `conformance clients` judges. */
+  clients?: boolean | { clients?: string[]; flows?: string[] };
 }
 
 /** A server the tests start: called while the tests are collected (the paths to test come from what
@@ -107,30 +114,100 @@ export function conformanceCases(results: CheckResult[], opts: { strict?: boolea
   });
 }
 
-/** One case as a test: its verdict in the task's meta; a shortfall annotated (vitest >= 3.2) and
- * skipped with its reason; a failure thrown. */
-async function judge(c: ConformanceCase, ctx: TestContext): Promise<void> {
+/** The stack frame of the team's test file that declared the suite, or its first line when the
+ * declaration came from another file (a helper): where an annotation of one of its tests points. */
+function frameIn(file: string, declaredAt: string): string {
+  return declaredAt.split('\n').find((line) => line.includes(`${file}:`)) ?? `    at ${file}:1:1`;
+}
+
+/** Annotates the test as if from the team's test file. vitest places an annotation at the first
+ * frame of the test file on the stack of `annotate`, and the GitHub Actions reporter drops one with
+ * no place; called from this package no frame is the test file's, so for the one synchronous call
+ * that reads the stack, the frame of the describeConformance call is appended to every stack made. */
+function annotateAt(ctx: TestContext, message: string, declaredAt: string): Promise<unknown> {
+  const frame = frameIn(ctx.task.file.filepath, declaredAt);
+  const prepare = Error.prepareStackTrace;
+  Error.prepareStackTrace = (error, frames) => `${prepare ? prepare(error, frames) : [String(error), ...frames.map((f) => `    at ${f}`)].join('\n')}\n${frame}`;
+  try {
+    return ctx.annotate(message, 'warning');
+  } finally {
+    Error.prepareStackTrace = prepare;
+  }
+}
+
+/** One case as a test: its verdict in the task's meta; a shortfall annotated (vitest >= 3.2) at the
+ * describeConformance call and skipped with its reason; a failure thrown. */
+async function judge(c: ConformanceCase, ctx: TestContext, declaredAt: string): Promise<void> {
   Object.assign(ctx.task.meta, { conformance: { check: c.check, path: c.path, level: c.level, outcome: c.outcome } });
-  if (c.warning && typeof ctx.annotate === 'function') await ctx.annotate(c.warning, 'warning');
+  if (c.warning && typeof ctx.annotate === 'function') await annotateAt(ctx, c.warning, declaredAt);
   if (c.skip !== undefined) ctx.skip(c.skip);
-  c.assert();
+  try {
+    c.assert();
+  } catch (error) {
+    // The package's own frames tell the team nothing: the failure is placed at their declaration.
+    if (error instanceof Error) error.stack = `${String(error)}\n${frameIn(ctx.task.file.filepath, declaredAt)}`;
+    throw error;
+  }
 }
 
 /** Declares the conformance suite: starts the server while collecting, runs every selected check
  * once, and declares a test per check and path that reports its verdict. */
 export function describeConformance(opts: ConformanceOptions): void {
   const reach = serverOf(opts);
+  const declaredAt = new Error('describeConformance').stack ?? '';
   describe(opts.name ?? 'chat API conformance', async () => {
     const server = await reach();
     afterAll(() => server.close?.());
-    const { start: _start, name: _name, ...rest } = opts as StartedServer & Partial<ServerUnderTest>;
+    const { start: _start, name: _name, clients, ...rest } = opts as StartedServer & Partial<ServerUnderTest>;
     const { baseUrl: _b, apiKey: _k, secondApiKey: _s, siteUrl: _u, ...session } = rest;
-    const report = await runSession({ ...session, baseUrl: server.baseUrl, apiKey: server.apiKey, secondApiKey: server.secondApiKey, siteUrl: server.siteUrl });
+    // The clients room is imported only when its flows are asked for: a suite runs where no SDK is.
+    const choice = clients === true ? {} : clients || undefined;
+    const beside = choice ? (await import('../clients/session.js')).clientsBeside({ ...choice, concurrency: session.concurrency }) : undefined;
+    const report = await runSession({ ...session, baseUrl: server.baseUrl, apiKey: server.apiKey, secondApiKey: server.secondApiKey, siteUrl: server.siteUrl, beside });
     const byCheck = new Map<string, ConformanceCase[]>();
     for (const c of conformanceCases(report.results, report.options)) byCheck.set(c.check, [...(byCheck.get(c.check) ?? []), c]);
     for (const [check, cases] of byCheck)
       describe(check, () => {
-        for (const c of cases) it(c.path, (ctx) => judge(c, ctx));
+        for (const c of cases) it(c.path, (ctx) => judge(c, ctx, declaredAt));
       });
+    if (report.clients) {
+      const flows = flowCases(report.clients.results, report.options);
+      describe('client flows', () => {
+        for (const missing of report.clients!.clients.filter((c) => !c.installed)) it.skip(`${missing.name}: not installed (${missing.missing ?? ''}; ${report.clients!.install ?? ''})`, () => {});
+        for (const flow of new Set(flows.map((c) => c.check)))
+          describe(flow, () => {
+            for (const c of flows.filter((x) => x.check === flow)) it(c.path, (ctx) => judge(c, ctx, declaredAt));
+          });
+      });
+    }
   });
+}
+
+/** The tests a run's client flows make: one per flow and model, failing where the flow fails the run
+ * (conformance clients' gate), with the checks that explain it or the word that none does. */
+export function flowCases(flows: readonly FlowResult[], opts: { strict?: boolean; requireComplete?: boolean } = {}): ConformanceCase[] {
+  const gate = { strict: !!opts.strict, requireComplete: !!opts.requireComplete };
+  return flows.flatMap((f) =>
+    f.paths.map((p): ConformanceCase => {
+      const fails = flowFailsRun({ ...f, outcome: p.outcome }, gate);
+      const shortfall = !fails && p.outcome !== 'pass';
+      const why = [`${f.id} (${f.failureLevel ?? f.level}): ${f.title}`, `does: ${f.does}`, p.message ?? p.outcome, explanation(f)];
+      for (const e of p.evidence.slice(0, 3)) {
+        why.push(`  ${e.request.method} ${e.request.url}${e.status !== undefined ? ` -> ${e.status}` : ''}${e.error ? ` (${e.error})` : ''}`);
+        if (e.reproduce) why.push(`  Reproduce with: ${e.reproduce}`);
+      }
+      const broke = shortfall && (p.outcome === 'fail' || p.outcome === 'flaky');
+      return {
+        check: f.id,
+        path: p.label,
+        level: f.failureLevel ?? f.level,
+        outcome: p.outcome,
+        skip: shortfall ? `${broke ? 'failed, a convention no failed must explains (fails the run only with strict: true)' : p.outcome}: ${p.message ?? ''}` : undefined,
+        warning: broke ? why.join('\n') : undefined,
+        assert: () => {
+          if (fails) throw new Error(why.join('\n'));
+        },
+      };
+    }),
+  );
 }

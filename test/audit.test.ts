@@ -9,6 +9,7 @@ import { createMock } from '../mock/core/handle.js';
 import { faultNamed, FAULTS } from '../mock/core/faults/index.js';
 import { CHECKS, type ApiCheck } from '../suites/index.js';
 import { runAgainstMock } from './support/run.js';
+import { within } from './support/machine.js';
 
 const SHOWN_BY = /; shown by faults? (.+)\.$/;
 
@@ -45,7 +46,7 @@ describe('the audit of every request', () => {
       }
   });
 
-  it('the faults named for a check tried streamed and not fail it on both paths', { timeout: 120_000 }, async () => {
+  it('the faults named for a check tried streamed and not fail it on both paths', { timeout: within(120_000) }, async () => {
     const checks = CHECKS.filter(bothWays);
     // Each fault once, against the checks that name it: the requests of those checks alone.
     const byFault = new Map<string, ApiCheck[]>();
@@ -61,12 +62,16 @@ describe('the audit of every request', () => {
     expect(short).toEqual([]);
   });
 
-  it('conformance list --json carries the audit line of every check, and the text list prints it', async () => {
-    const json = JSON.parse(await list(['--json'])) as { checks: { id: string; audit?: string }[] };
-    const audits = new Map(json.checks.map((c) => [c.id, c.audit]));
-    for (const c of CHECKS) expect(audits.get(c.id), c.id).toBe(c.audit);
-    const text = await list([]);
-    expect(text.match(/^ +audit: /gm)?.length).toBe(CHECKS.length);
-    expect(text).toContain(`audit: ${CHECKS[0].audit}`);
-  }, 60_000);
+  it(
+    'conformance list --json carries the audit line of every check, and the text list prints it',
+    async () => {
+      const json = JSON.parse(await list(['--json'])) as { checks: { id: string; audit?: string }[] };
+      const audits = new Map(json.checks.map((c) => [c.id, c.audit]));
+      for (const c of CHECKS) expect(audits.get(c.id), c.id).toBe(c.audit);
+      const text = await list([]);
+      expect(text.match(/^ +audit: /gm)?.length).toBe(CHECKS.length);
+      expect(text).toContain(`audit: ${CHECKS[0].audit}`);
+    },
+    within(60_000),
+  );
 });

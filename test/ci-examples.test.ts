@@ -48,6 +48,38 @@ describe('the pipeline examples', () => {
   });
 });
 
+describe("the README's CI step", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const gate = readme.slice(readme.indexOf('## CI pipelines'));
+  const steps = parse(/^```yaml\n([\s\S]*?)^```/m.exec(gate)![1]) as { uses?: string; run?: string; env?: Record<string, string> }[];
+
+  it('can be copied as it is: no placeholder, the package named (never the unrelated `conformance`), the key from a secret', () => {
+    expect(JSON.stringify(steps)).not.toMatch(/<[^>]+>|OWNER|REPO/);
+    expect(steps[0].uses).toMatch(/^actions\/setup-node@v\d+$/);
+    expect(steps[1].run).toMatch(/^npx --yes --package=chat-api-conformance -- conformance run /);
+    expect(steps[1].env).toEqual({ CONFORMANCE_API_KEY: `\${{ secrets.CONFORMANCE_API_KEY }}` });
+  });
+
+  it('runs: its command against a server, the key from the environment, the JUnit report written', async () => {
+    const server = await startMockServer();
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'readme-ci-'));
+      // The package's own command in place of npx's copy of it, the mock in place of the server.
+      const args = steps[1]
+        .run!.replace(/^npx .*? -- conformance /, '')
+        .replace('http://127.0.0.1:8000', server.url)
+        .replace('reports/', `${dir}/`)
+        .split(' ');
+      const r = await sh(process.execPath, ['dist/bin/conformance.js', ...args, '--suite', 'models'], { CONFORMANCE_API_KEY: KEY });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/PASSED \(exit code 0\)/);
+      expect(existsSync(join(dir, 'junit.xml'))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('the GitHub Action', () => {
   const action = parse(readFileSync(join(root, 'action.yml'), 'utf8'));
   const inputs = Object.keys(action.inputs);

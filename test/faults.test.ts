@@ -13,6 +13,7 @@ import { CHECKS } from '../suites/index.js';
 import type { CheckResult } from '../engine/check.js';
 import { passing, runAgainstMock } from './support/run.js';
 import { loadAgainstMock } from './support/load.js';
+import { firstHalf, sweepFaults } from './support/fault-sweep.js';
 
 const PROVING = FAULTS.filter((f) => !f.hostile && !f.frontend);
 
@@ -52,37 +53,8 @@ describe('the fault catalogue', () => {
     expect(off).toEqual([]);
   });
 
-  describe.concurrent.each(PROVING.filter((f) => !f.load).map((f) => [f.name, f] as const))('%s', (_name, fault) => {
-    it(
-      fault.fails.length ? `fails exactly ${fault.fails.join(', ')}` : fault.flakes?.length ? `makes exactly ${fault.flakes.join(', ')} flaky` : 'passes every check (a legal variation)',
-      async () => {
-        const results = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
-        const failed = [...results.values()]
-          .filter((r) => r.outcome === 'fail')
-          .map((r) => r.id)
-          .sort();
-        const detail = [...results.values()].filter((r) => r.outcome === 'fail' || fault.fails.includes(r.id)).map((r) => `${r.id}: ${r.outcome}: ${r.message}`);
-        expect(failed, detail.join('\n')).toEqual([...fault.fails].sort());
-        const flaky = [...results.values()].filter((r) => r.outcome === 'flaky').map((r) => r.id);
-        expect(flaky.sort(), detail.join('\n')).toEqual([...(fault.flakes ?? [])].sort());
-        // One defect, one failure, at its owner: every check blocked from judging names a check that
-        // failed (or saw it and found it flaky), on any fault of the catalogue.
-        const blind = [...results.values()].flatMap((r) => (r.blockedBy ?? []).filter((owner) => !['fail', 'flaky'].includes(results.get(owner)?.outcome ?? '')).map((o) => `${r.id} -> ${o}`));
-        expect(blind, 'blockedBy naming an owner that did not fail').toEqual([]);
-        if (fault.on) {
-          // A fault on one path fails its checks on that path only, and the report names the path.
-          const elsewhere = [...results.values()].flatMap((r) =>
-            r.outcome === 'fail' ? (r.paths ?? []).filter((p) => p.outcome === 'fail' && !p.label.split(', ').includes(fault.on!)).map((p) => `${r.id} [${p.label}]`) : [],
-          );
-          expect(elsewhere, `failing paths that do not name ${fault.on}`).toEqual([]);
-        }
-        if (!fault.fails.length) {
-          const notPassing = [...results.values()].filter((r) => !passing(r) && !fault.flakes?.includes(r.id)).map((r) => `${r.id}: ${r.outcome}`);
-          expect(notPassing).toEqual([]);
-        }
-      },
-    );
-  });
+  // Half of the faults here, the other half in test/faults-second-half.test.ts: the two workers share the sweep.
+  sweepFaults(firstHalf(PROVING.filter((f) => !f.load)));
 
   it('the correct mock passes every rule under load', async () => {
     const report = await loadAgainstMock();

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { within } from './support/machine.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
@@ -36,11 +37,15 @@ afterAll(() => {
 });
 
 describe('the rooms of the tree', () => {
-  it("the repository's own imports keep every rule, and form no circle", async () => {
-    const r = await cruise(root, ['engine', 'report', 'suites', 'mock', 'bin', 'bench', 'schemas']);
-    expect(r.out).toContain('no dependency violations found');
-    expect(r.code).toBe(0);
-  }, 60_000);
+  it(
+    "the repository's own imports keep every rule, and form no circle",
+    async () => {
+      const r = await cruise(root, ['engine', 'report', 'suites', 'mock', 'bin', 'bench', 'schemas']);
+      expect(r.out).toContain('no dependency violations found');
+      expect(r.code).toBe(0);
+    },
+    within(60_000),
+  );
 
   it.each([
     ['engine-knows-no-rule', { 'engine/runner.ts': ['../suites/chat.js'], 'suites/chat.ts': [] }],
@@ -61,22 +66,26 @@ describe('the rooms of the tree', () => {
       expect(r.out).toContain(`error ${rule}:`);
       expect(r.code).not.toBe(0);
     },
-    60_000,
+    within(60_000),
   );
 
-  it('lets each room import what it may', async () => {
-    const dir = tree({
-      'engine/runner.ts': ['./check.js'],
-      'engine/check.ts': [],
-      'report/pretty.ts': ['../engine/check.js', '../schemas/file.js'],
-      'schemas/file.ts': [],
-      'suites/session.ts': ['../mock/http.js', '../report/report.js', '../engine/runner.js'],
-      'report/report.ts': [],
-      'mock/http.ts': ['../engine/check.js'],
-      'bin/conformance.ts': ['../suites/session.js', '../mock/http.js', '../report/pretty.js'],
-    });
-    const r = await cruise(dir, ['engine', 'report', 'schemas', 'suites', 'mock', 'bin']);
-    expect(r.out).toContain('no dependency violations found');
-    expect(r.code).toBe(0);
-  }, 60_000);
+  it(
+    'lets each room import what it may',
+    async () => {
+      const dir = tree({
+        'engine/runner.ts': ['./check.js'],
+        'engine/check.ts': [],
+        'report/pretty.ts': ['../engine/check.js', '../schemas/file.js'],
+        'schemas/file.ts': [],
+        'suites/session.ts': ['../mock/http.js', '../report/report.js', '../engine/runner.js'],
+        'report/report.ts': [],
+        'mock/http.ts': ['../engine/check.js'],
+        'bin/conformance.ts': ['../suites/session.js', '../mock/http.js', '../report/pretty.js'],
+      });
+      const r = await cruise(dir, ['engine', 'report', 'schemas', 'suites', 'mock', 'bin']);
+      expect(r.out).toContain('no dependency violations found');
+      expect(r.code).toBe(0);
+    },
+    within(60_000),
+  );
 });

@@ -13,6 +13,7 @@ import { startMockServer } from '../mock/http.js';
 import { runSession } from '../suites/session.js';
 import { conformanceCases, describeConformance } from '../suites/vitest.js';
 import { KEY, SECOND_KEY } from './support/run.js';
+import { within } from './support/machine.js';
 
 describeConformance({
   name: 'the mock, held to the document from inside a vitest run',
@@ -85,15 +86,16 @@ describe('conformance cases', () => {
 });
 
 /** A team's own vitest run of test/fixtures/vitest-entry (a server failing a should and, on one
- * path, a must): what the verbose reporter printed and what the JSON reporter wrote. */
+ * path, a must) as on GitHub Actions: what the verbose and GitHub Actions reporters printed and what
+ * the JSON reporter wrote. */
 async function teamRun(strict: boolean): Promise<{ code: number; printed: string; tests: { fullName: string; status: string; meta: { conformance?: { outcome: string; level: string } } }[] }> {
   const root = fileURLToPath(new URL('./fixtures/vitest-entry/', import.meta.url));
   const out = join(mkdtempSync(join(tmpdir(), 'vitest-entry-')), 'report.json');
   const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
   // The child is a run of its own, not a worker of this one.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST')));
-  const done = await promisify(execFile)(process.execPath, [vitest, 'run', '--root', root, '--reporter=verbose', '--reporter=json', `--outputFile.json=${out}`], {
-    env: { ...env, NO_COLOR: '1', STRICT: strict ? '1' : '' },
+  const done = await promisify(execFile)(process.execPath, [vitest, 'run', '--root', root, '--reporter=verbose', '--reporter=github-actions', '--reporter=json', `--outputFile.json=${out}`], {
+    env: { ...env, NO_COLOR: '1', GITHUB_ACTIONS: 'true', STRICT: strict ? '1' : '' },
     timeout: 60_000,
   }).then(
     (r) => ({ code: 0, printed: r.stdout + r.stderr }),
@@ -104,30 +106,49 @@ async function teamRun(strict: boolean): Promise<{ code: number; printed: string
 }
 
 describe("a failed should in a team's vitest run", () => {
-  it('is never a silent green tick: a skip with its reason and a warning annotation; strict: true fails it', async () => {
-    const [lenient, strict] = await Promise.all([teamRun(false), teamRun(true)]);
-    const echo = (run: typeof lenient) => run.tests.filter((t) => t.fullName.includes('chat.model-echo'));
-    const streamCap = (run: typeof lenient) => run.tests.filter((t) => t.fullName.includes('chat.max-tokens stream'));
+  it(
+    'is never a silent green tick: a skip with its reason and a warning annotation; strict: true fails it',
+    async () => {
+      const [lenient, strict] = await Promise.all([teamRun(false), teamRun(true)]);
+      const echo = (run: typeof lenient) => run.tests.filter((t) => t.fullName.includes('chat.model-echo'));
+      const streamCap = (run: typeof lenient) => run.tests.filter((t) => t.fullName.includes('chat.max-tokens stream'));
 
-    // Without strict: the must fails the run, the should does not, and shows as skipped, not passed.
-    expect(lenient.code).toBe(1);
-    // The essay and the tool call cut by the cap, on each model.
-    expect(streamCap(lenient).map((t) => t.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
-    expect(echo(lenient).length).toBeGreaterThan(0);
-    for (const t of echo(lenient)) {
-      expect(t.status).toBe('skipped');
-      expect(t.meta.conformance).toMatchObject({ outcome: 'fail', level: 'should' });
-    }
-    // The reporter prints the reason beside the skipped test, and the annotation with what broke.
-    expect(lenient.printed).toMatch(/chat\.model-echo > .*\[should failed \(fails the run only with strict: true\): /);
-    expect(lenient.printed).toMatch(/warning\n\s+\S+ chat\.model-echo \(should, §[\d.]+\): /);
-    // A path that passed is a pass, with its verdict in the meta.
-    const passed = lenient.tests.filter((t) => t.status === 'passed');
-    expect(passed.length).toBeGreaterThan(0);
-    expect(passed.every((t) => t.meta.conformance?.outcome === 'pass')).toBe(true);
+      // Without strict: the must fails the run, the should does not, and shows as skipped, not passed.
+      expect(lenient.code).toBe(1);
+      // The essay and the tool call cut by the cap, on each model.
+      expect(streamCap(lenient).map((t) => t.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+      expect(echo(lenient).length).toBeGreaterThan(0);
+      for (const t of echo(lenient)) {
+        expect(t.status).toBe('skipped');
+        expect(t.meta.conformance).toMatchObject({ outcome: 'fail', level: 'should' });
+      }
+      // The reporter prints the reason beside the skipped test, and the annotation with what broke.
+      expect(lenient.printed).toMatch(/chat\.model-echo > .*\[should failed \(fails the run only with strict: true\): /);
+      expect(lenient.printed).toMatch(/warning\n\s+\S+ chat\.model-echo \(should, §[\d.]+\): /);
+      // On GitHub Actions each is a warning at the team's describeConformance call, and a failure an
+      // error there too, not in the package's code.
+      const fixture = fileURLToPath(new URL('./fixtures/vitest-entry/should.fixture.ts', import.meta.url));
+      const at = (command: string) => lenient.printed.split('\n').filter((l) => l.startsWith(`::${command} `));
+      expect(at('warning').length).toBe(echo(lenient).length);
+      const line =
+        readFileSync(fixture, 'utf8')
+          .split('\n')
+          .findIndex((l) => l.startsWith('describeConformance(')) + 1;
+      for (const l of at('warning')) expect(l).toMatch(/^::warning file=[^,]+,line=\d+,column=\d+::chat\.model-echo \(should, /);
+      for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`file=${fixture},`);
+      for (const l of [...at('warning'), ...at('error')]) expect(l).toContain(`,line=${line},`);
+      // One error a failing path of the must: each streamed path, on each model.
+      expect(at('error').length).toBe(streamCap(lenient).filter((t) => t.status === 'failed').length);
+      expect(at('error').length).toBeGreaterThan(0);
+      // A path that passed is a pass, with its verdict in the meta.
+      const passed = lenient.tests.filter((t) => t.status === 'passed');
+      expect(passed.length).toBeGreaterThan(0);
+      expect(passed.every((t) => t.meta.conformance?.outcome === 'pass')).toBe(true);
 
-    // strict: true: the should fails like the must.
-    expect(strict.code).toBe(1);
-    expect(echo(strict).map((t) => t.status)).toEqual(echo(lenient).map(() => 'failed'));
-  }, 90_000);
+      // strict: true: the should fails like the must.
+      expect(strict.code).toBe(1);
+      expect(echo(strict).map((t) => t.status)).toEqual(echo(lenient).map(() => 'failed'));
+    },
+    within(90_000),
+  );
 });

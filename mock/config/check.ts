@@ -1,20 +1,11 @@
-// A configuration held to its schema and to the rules between its parts, with no file system: what
-// the file loader applies after parsing, and what a page's mock applies to the object it is given.
-import { validatorErrors } from '../../schemas/index.js';
+// The rules between the parts of a configuration that a schema cannot state, with no file system:
+// what the file loader applies after parsing, and a page's mock to the object it is given (extend.ts).
 import type { Problem } from '../../schemas/file.js';
 import { resolveFaults } from '../core/faults/select.js';
 import { textMatcher } from '../core/scenarios.js';
 import { parseContent } from '../core/content/choice.js';
 import { hostProblem, originProblem } from '../boundary.js';
 import type { ContentRef, FaultRef, MockConfig } from './types.js';
-
-/** Every violation, as `path: what was expected`; none when the configuration is valid. */
-export function configProblems(config: unknown): string[] {
-  const where = (path: (string | number)[]) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i ? `.${p}` : p)).join('') || '(top level)';
-  const schema = validatorErrors('mock-config', config);
-  if (schema.length) return schema.map((p) => `${where(p.path)}: ${p.message}`);
-  return crossCheck(config as MockConfig).map((p) => `${where(p.path)}: ${p.message}`);
-}
 
 /** Rules a schema cannot state: references between parts of the file. */
 export function crossCheck(c: MockConfig): Problem[] {

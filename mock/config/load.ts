@@ -1,7 +1,8 @@
-// A configuration file (JSON or YAML) to a MockConfig. A mistake names the file, the place in
-// the document (path and line) and what was expected, and no server starts.
+// A configuration file (JSON or YAML) to a MockConfig, read over the built-in one (extend.ts). A
+// mistake names the file, the place in the document (path and line) and what was expected, and no
+// server starts.
 import { FileError, parseAs, readText } from '../../schemas/file.js';
-import { crossCheck } from './check.js';
+import { extensionProblems, overBuiltIn } from './extend.js';
 import type { MockConfig } from './types.js';
 
 export class ConfigError extends FileError {}
@@ -17,5 +18,5 @@ export function loadConfigFile(file: string): MockConfig {
 }
 
 export function parseConfig(text: string, file: string): MockConfig {
-  return parseAs<MockConfig>(text, file, 'mock-config', crossCheck, ConfigError);
+  return overBuiltIn(parseAs<Partial<MockConfig>>(text, file, 'mock-config', extensionProblems, ConfigError));
 }

@@ -55,6 +55,17 @@ export interface ChatRequest {
 /** The words of a json_object answer (free text comes from the content profile). */
 const WORDS = ['mock', 'reply', 'token', 'model', 'answer', 'stream', 'chunk', 'value', 'delta', 'result', 'signal', 'vector', 'prompt', 'output', 'sample', 'kernel', 'cache', 'layer'];
 const REASONING_BUDGET = { low: 8, medium: 24, high: 64 } as const;
+/** A reasoning answer thinks its effort's budget and up to this many tokens more, seeded per request. */
+const REASONING_SPREAD = 7;
+
+/** The reasoning tokens a reasoning model of the mock spends before it answers, at each
+ * reasoning_effort (medium when none is asked): what the banner and a frontend developer need to
+ * know why a small max_tokens comes back cut. */
+export const REASONING_TOKENS: Readonly<Record<keyof typeof REASONING_BUDGET, { min: number; max: number }>> = {
+  low: { min: REASONING_BUDGET.low, max: REASONING_BUDGET.low + REASONING_SPREAD },
+  medium: { min: REASONING_BUDGET.medium, max: REASONING_BUDGET.medium + REASONING_SPREAD },
+  high: { min: REASONING_BUDGET.high, max: REASONING_BUDGET.high + REASONING_SPREAD },
+};
 const REPEAT = /repeat exactly:\s*([\s\S]*)$/i;
 const LONG = /\b(long|essay|detailed|at length|many words|story|paragraphs?)\b/i;
 const TOOL_RESULT_LEAD = piece('Based on the tool result:');
@@ -86,7 +97,7 @@ export function generate(req: ChatRequest, model: ModelDef, script: Script = {},
   const rand = prng(hash(JSON.stringify([req.model, req.messages, req.seed ?? null, req.tools ?? null, req.response_format ?? null])));
   // The model's own output limit holds whatever the request asks: a server-side cap, as real models have.
   const cap = Math.min(req.max_completion_tokens ?? req.max_tokens ?? Infinity, model.max_output_tokens);
-  const wanted = script.reasoning_tokens ?? (model.reasoning ? REASONING_BUDGET[req.reasoning_effort ?? 'medium'] + between(rand, 0, 7) : 0);
+  const wanted = script.reasoning_tokens ?? (model.reasoning ? REASONING_BUDGET[req.reasoning_effort ?? 'medium'] + between(rand, 0, REASONING_SPREAD) : 0);
   const reasoning = Math.min(cap, wanted);
   const budget = cap - reasoning;
   const prompt = promptTokens(req.messages, req.tools ?? undefined);

@@ -34,6 +34,9 @@ export interface Row {
   /** From the request's arrival to the answer's first byte, and to its end; null until then. */
   ttfb_ms: number | null;
   total_ms: number | null;
+  /** The answer stopped before its end (a fault reset the connection, or the client left): a 200
+   * whose stream was dropped is no success. Null until it ended. */
+  cut: boolean | null;
   /** A refusal's message, field and code. */
   error: { message: string; param: string | null; code: string | null } | null;
   /** The start of the last user message of a chat request. */
@@ -159,8 +162,9 @@ export class Live {
     res.once('close', () => {
       f.row.total_ms = Math.round(performance.now() - t0);
       f.row.ttfb_ms ??= f.row.total_ms;
+      f.row.cut = !res.writableFinished;
       this.trail.firstByte(f.row.seq, f.row.ttfb_ms);
-      this.trail.end(f.row.seq, f.row.total_ms);
+      this.trail.end(f.row.seq, f.row.total_ms, f.row.cut);
       const a = f.answer;
       f.row.answered = a?.stream ? streamedOf(a.stream.frames) : a?.body !== undefined ? answeredOf(a.body) : null;
       this.push(f.row);
@@ -188,7 +192,7 @@ export class Live {
 
   /** A request no page follows: only its times, into the trail (a stream's first piece seen go). */
   private timed(seq: number, reply: MockReply, res: ServerResponse, t0: number): MockReply {
-    res.once('close', () => this.trail.end(seq, Math.round(performance.now() - t0)));
+    res.once('close', () => this.trail.end(seq, Math.round(performance.now() - t0), !res.writableFinished));
     if (!isStream(reply)) return reply;
     return { ...reply, stream: firstSent(reply.stream, () => this.trail.firstByte(seq, Math.round(performance.now() - t0))) };
   }
@@ -201,6 +205,7 @@ export class Live {
       row.key ??= t.label ?? null;
       row.ttfb_ms = t.ttfb_ms;
       row.total_ms = t.total_ms;
+      row.cut = t.cut;
     }
     return row;
   }
@@ -279,6 +284,7 @@ function rowOf(e: Omit<Stored, 'raw'>, reply: MockReply | undefined): Row {
     stream: e.stream,
     ttfb_ms: null,
     total_ms: null,
+    cut: null,
     error: reply && !isRaw(reply) && !isStream(reply) && reply.status >= 400 ? errorOf(reply.body) : null,
     asked: e.asked,
     answered: null,

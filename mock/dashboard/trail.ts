@@ -1,5 +1,6 @@
 // What the dashboard keeps of every request while it is served, a page open or not: the label of a
-// key the mock does not know (a salted hash, never the key) and the answer's times. A page that
+// key the mock does not know (a salted hash, never the key), the answer's times and whether it was
+// cut before its end. A page that
 // opens later reads them beside the journal, so a row reads the same whether a page saw its request
 // live or learns of it afterwards. Typed arrays in a ring as long as the journal: no object per
 // request for the collector to trace.
@@ -7,6 +8,8 @@ export class Trail {
   private readonly seqs: Float64Array;
   private readonly ttfb: Float64Array;
   private readonly total: Float64Array;
+  /** 1: cut before its end; 0: whole; 2: not ended yet. */
+  private readonly cut: Uint8Array;
   private readonly labels: (string | undefined)[];
 
   constructor(private readonly size: number) {
@@ -14,6 +17,7 @@ export class Trail {
     this.seqs = new Float64Array(n);
     this.ttfb = new Float64Array(n);
     this.total = new Float64Array(n);
+    this.cut = new Uint8Array(n);
     this.labels = new Array(n);
   }
 
@@ -28,6 +32,7 @@ export class Trail {
     this.seqs[i] = seq;
     this.ttfb[i] = Number.NaN;
     this.total[i] = Number.NaN;
+    this.cut[i] = 2;
     this.labels[i] = label;
   }
 
@@ -37,18 +42,20 @@ export class Trail {
     if (i >= 0 && Number.isNaN(this.ttfb[i])) this.ttfb[i] = ms;
   }
 
-  /** Its answer ended (or the client left), `ms` after the request arrived. */
-  end(seq: number, ms: number): void {
+  /** Its answer ended, whole or `cut` (the connection reset, or the client left), `ms` after the
+   * request arrived. */
+  end(seq: number, ms: number, cut: boolean): void {
     const i = this.at(seq);
     if (i < 0) return;
     this.total[i] = ms;
+    this.cut[i] = cut ? 1 : 0;
     if (Number.isNaN(this.ttfb[i])) this.ttfb[i] = ms;
   }
 
-  get(seq: number): { label: string | undefined; ttfb_ms: number | null; total_ms: number | null } | undefined {
+  get(seq: number): { label: string | undefined; ttfb_ms: number | null; total_ms: number | null; cut: boolean | null } | undefined {
     const i = this.at(seq);
     if (i < 0) return undefined;
     const ms = (n: number) => (Number.isNaN(n) ? null : n);
-    return { label: this.labels[i], ttfb_ms: ms(this.ttfb[i]), total_ms: ms(this.total[i]) };
+    return { label: this.labels[i], ttfb_ms: ms(this.ttfb[i]), total_ms: ms(this.total[i]), cut: this.cut[i] === 2 ? null : this.cut[i] === 1 };
   }
 }

@@ -8,6 +8,11 @@ const KINDS: { kind: FaultKind; heading: string; intro: string }[] = [
   { kind: 'proves', heading: 'Faults that prove checks', intro: 'Each makes exactly the checks it names fail, and no other; `on` is the one path it hides on, which every failing path names.' },
   { kind: 'legal', heading: 'Legal variations', intro: 'Answers the document allows, in forms real servers send: every check must pass against each.' },
   { kind: 'hostile', heading: 'Hostile transports', intro: 'They break HTTP itself; every run against them ends within its limits, with evidence. They prove the runner, no check.' },
+  {
+    kind: 'unruled',
+    heading: 'Faults only the clients show',
+    intro: 'Every check passes, and the client flows named break (`conformance clients`): a rule the kit lacks, which the report says plainly. The client sweep holds each to its flows.',
+  },
   { kind: 'frontend', heading: 'Failures for frontends', intro: 'What a client must handle (a 429, a dropped stream); not deviations from the document, so they prove no check.' },
 ];
 
@@ -30,8 +35,14 @@ export function faultsPage(): string {
     const faults = FAULTS.filter((f) => kindOf(f) === kind);
     if (!faults.length) continue;
     const withParams = faults.some((f) => f.params);
-    const head = ['fault', 'what it does', ...(kind === 'proves' ? ['fails', 'on'] : []), ...(withParams ? ['parameters'] : [])];
-    const rows = faults.map((f) => [code(f.name), f.description, ...(kind === 'proves' ? [f.fails.map(code).join(', '), f.on ? code(f.on) : ''] : []), ...(withParams ? [params(f)] : [])]);
+    const head = ['fault', 'what it does', ...(kind === 'proves' ? ['fails', 'on'] : []), ...(kind === 'unruled' ? ['breaks the flows'] : []), ...(withParams ? ['parameters'] : [])];
+    const rows = faults.map((f) => [
+      code(f.name),
+      f.description,
+      ...(kind === 'proves' ? [f.fails.map(code).join(', '), f.on ? code(f.on) : ''] : []),
+      ...(kind === 'unruled' ? [(f.breaksFlowsOnly ?? []).map(code).join(', ')] : []),
+      ...(withParams ? [params(f)] : []),
+    ]);
     out.push('', `## ${heading}`, '', `${intro} (${faults.length})`, '', table(head, rows));
   }
   return `${out.join('\n')}\n`;

@@ -81,7 +81,9 @@ export interface SessionOutcome {
 }
 
 /** The request of a case, as the run sends it; `repeat` sends it once more. */
-export const sendCase = (ctx: CheckContext, c: FuzzCase, label: string, repeat?: number): Promise<Exchange> => chat(ctx, wire(c), { label, repeat });
+// Only a case a server owes an answer counts in what the run asks to generate: one it owes a refusal
+// (or may refuse) asks nothing of a conforming server, whatever max_tokens it carries.
+export const sendCase = (ctx: CheckContext, c: FuzzCase, label: string, repeat?: number): Promise<Exchange> => chat(ctx, wire(c), { label, repeat, refused: c.expect !== 'served' });
 
 /** The requests a session keeps for shrinking when told to generate all it may send: one property's
  * shrinking and its re-send, at most half of them; none where it shrinks nothing (a benchmark). */

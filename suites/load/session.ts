@@ -9,6 +9,7 @@ import { drive, sendTimed, type LoadStep } from '../../engine/load.js';
 import { redactorFor } from '../../engine/runner.js';
 import { worst, type CheckResult, type PathResult } from '../../engine/check.js';
 import { breaksUnderLoad, mergeHistograms, METRICS, percentiles, type LoadReport, type LoadStepReport } from '../../report/load.js';
+import type { LoadProgress } from '../../report/progress.js';
 import { exitCodeFor, summarize, type RawReport, type RunReport } from '../../report/report.js';
 import { seal } from '../../report/boundary.js';
 import { Redactor } from '../../engine/redact.js';
@@ -45,6 +46,8 @@ export interface LoadOptions
   seed?: number;
   /** Called as each step ends, for a progress line. */
   onStep?: (step: LoadStepReport) => void;
+  /** Called as each step starts (the answers alone first), with its counts as they grow: a live line. */
+  onProgress?: (step: LoadProgress) => void;
 }
 
 /** The SLOs, parsed before the first request: a malformed one is a usage error naming the flag. */
@@ -113,12 +116,15 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
     const keep = keeperFor(redactor, tls?.flags);
     const alone = new Step('alone', keep);
     const aloneStarted = performance.now();
+    let sending = 1;
+    opts.onProgress?.(progressOf(alone, { requests: workload.items.length }, () => sending));
     for (const item of workload.items)
       for (let attempt = 0; !signal.aborted; attempt++) {
         const wait = judge.answer(alone, item, await sendTimed(http, item.spec, signal), attempt, false);
         if (wait === undefined) break;
         await sleep(wait, undefined, { signal }).catch(() => {});
       }
+    sending = 0;
     alone.end();
     const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted, 1)];
     opts.onStep?.(reports[0]);
@@ -128,13 +134,20 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       const tally = new Step(step.label, keep);
       // Each step goes through the mix from its start: a step of as many requests as the mix sends each.
       let next = 0;
+      // In flight: sent and not yet answered for good (one waiting to be sent again counts).
+      let finished = 0;
+      opts.onProgress?.(progressOf(tally, step, () => next - finished));
       const driven = await drive({
         http,
         step,
         signal,
         seed: opts.seed,
         next: () => workload.items[next++ % workload.items.length].spec,
-        onAnswer: (spec, answer, attempt) => judge.answer(tally, itemOf.get(spec)!, answer, attempt, true),
+        onAnswer: (spec, answer, attempt) => {
+          const wait = judge.answer(tally, itemOf.get(spec)!, answer, attempt, true);
+          if (wait === undefined) finished++;
+          return wait;
+        },
       });
       tally.end();
       tallies.push(tally);
@@ -168,6 +181,20 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
     await http.close();
     await opened.close();
   }
+}
+
+/** A step's counts as they grow, for a live line. */
+function progressOf(s: Step, step: Partial<LoadStep>, inFlight: () => number): LoadProgress {
+  const started = performance.now();
+  return {
+    label: s.label,
+    requests: step.requests,
+    durationMs: step.durationMs,
+    elapsedMs: () => performance.now() - started,
+    done: () => s.requests,
+    inFlight,
+    failed: () => s.failed + s.timedOut,
+  };
 }
 
 /** A step's counts as the report keeps them. */

@@ -6,8 +6,10 @@
 // picks a fault from the catalogue with its parameters and help (a 429 for one request, markdown,
 // reset) and changes the next replies; a body holding markup shows as text; a page of another site
 // cannot use the control API; the page comes back by itself after the mock restarts. Elements are
-// selected by id and data attributes, never by their text. A screenshot with a streamed request
-// open is kept in artifacts/dashboard.png; UPDATE_DOCS=1 writes it to docs/dashboard.png, for the README.
+// selected by id and data attributes, never by their text. At 800 px wide the search box keeps its
+// width and each streamed piece one line; streams are marked, a dropped one is no green 200, and
+// Reset all empties the form. Screenshots with a streamed request open are kept in artifacts/
+// (dashboard.png, dashboard-narrow.png); UPDATE_DOCS=1 writes them to docs/, for the guides.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -21,6 +23,7 @@ import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { ARTIFACTS, browserRuns, launchChromium } from '../support/chromium.js';
+import { within } from '../support/machine.js';
 
 const run = promisify(execFile);
 const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -73,9 +76,9 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     const res = await tab.goto(`${mock.url}/__mock/`);
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
-    await tab.waitForSelector('#connection[data-state="live"]', { timeout: 5000 });
+    await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(5000) });
     // The catalogue has arrived: the form can be used.
-    await expect.poll(() => tab.locator('#fault option').count(), { timeout: 5000 }).toBeGreaterThan(10);
+    await expect.poll(() => tab.locator('#fault option').count(), { timeout: within(5000) }).toBeGreaterThan(10);
     return { tab, problems, outside };
   }
 
@@ -85,314 +88,431 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     sitePort = (site.address() as AddressInfo).port;
     browser = await launchChromium(['evil.test']);
-  }, 60_000);
+  }, within(60_000));
   afterAll(async () => {
     await browser?.close();
     await mock?.close();
     site?.close();
   });
 
-  it('shows a chat sent by curl within a second; its detail holds the body, the streamed pieces and a curl that replays it', async () => {
-    const { tab, problems, outside } = await open();
-    const body = JSON.stringify({ model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Tell me about the dashboard.' }] });
-    const sent = performance.now();
-    const first = run('curl', ['-sS', '-N', '-X', 'POST', `${mock.url}/v1/chat/completions`, '-H', `authorization: Bearer ${KEY}`, '-H', 'content-type: application/json', '--data-raw', body]);
-    const streamed = tab.locator(CHAT_ROW).first();
-    await streamed.waitFor({ timeout: 1000 });
-    expect(performance.now() - sent).toBeLessThan(1000);
-    const answered = contentOf((await first).stdout);
+  it(
+    'shows a chat sent by curl within a second; its detail holds the body, the streamed pieces and a curl that replays it',
+    async () => {
+      const { tab, problems, outside } = await open();
+      const body = JSON.stringify({ model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Tell me about the dashboard.' }] });
+      const sent = performance.now();
+      const first = run('curl', ['-sS', '-N', '-X', 'POST', `${mock.url}/v1/chat/completions`, '-H', `authorization: Bearer ${KEY}`, '-H', 'content-type: application/json', '--data-raw', body]);
+      const streamed = tab.locator(CHAT_ROW).first();
+      await streamed.waitFor({ timeout: within(1000) });
+      expect(performance.now() - sent).toBeLessThan(within(1000));
+      const answered = contentOf((await first).stdout);
 
-    // Once its answer has ended, the row has its times and the start of the answer beside the
-    // question; its detail shows the whole stream.
-    await expect.poll(() => streamed.locator('td[data-col="total"]').textContent(), { timeout: 5000 }).toMatch(/\d+ ms$/);
-    expect(await streamed.locator('td[data-col="asked"]').textContent()).toBe('Tell me about the dashboard.');
-    const preview = (await streamed.locator('td[data-col="answered"]').textContent())!;
-    expect(preview.length).toBeGreaterThan(20);
-    expect(answered.replace(/\s+/g, ' ').trim().startsWith(preview.replace(/…$/, ''))).toBe(true);
-    await streamed.click();
-    await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: 5000 });
-    expect(await tab.locator('#detail-body').textContent()).toContain('Tell me about the dashboard.');
-    const pieces = await tab.locator('#answer-chunks li').count();
-    expect(pieces).toBeGreaterThan(5);
-    const offsets = (await tab.locator('#answer-chunks .at').allTextContents()).map((t) => Number(/\+([\d.]+) ms/.exec(t)![1]));
-    expect(offsets[0]).toBeGreaterThanOrEqual(30);
-    expect(offsets.at(-1)!).toBeGreaterThan(offsets[0]);
-    expect(await tab.locator('#answer-chunks .text').first().textContent()).toBe('role assistant');
-    expect(await tab.locator('#answer-chunks .text').last().textContent()).toBe('[DONE]');
-    expect(
-      (await tab.locator('#answer-chunks .text').allTextContents())
-        .filter((t) => t.startsWith('"'))
-        .map((t) => JSON.parse(t))
-        .join(''),
-    ).toBe(answered);
-    expect(await tab.locator('#detail-meta').textContent()).toContain('key alpha');
+      // Once its answer has ended, the row has its times and the start of the answer beside the
+      // question; its detail shows the whole stream.
+      await expect.poll(() => streamed.locator('td[data-col="total"]').textContent(), { timeout: within(5000) }).toMatch(/\d+ ms$/);
+      expect(await streamed.locator('td[data-col="asked"]').textContent()).toBe('Tell me about the dashboard.');
+      const preview = (await streamed.locator('td[data-col="answered"]').textContent())!;
+      expect(preview.length).toBeGreaterThan(20);
+      expect(answered.replace(/\s+/g, ' ').trim().startsWith(preview.replace(/…$/, ''))).toBe(true);
+      await streamed.click();
+      await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: within(5000) });
+      expect(await tab.locator('#detail-body').textContent()).toContain('Tell me about the dashboard.');
+      const pieces = await tab.locator('#answer-chunks li').count();
+      expect(pieces).toBeGreaterThan(5);
+      const offsets = (await tab.locator('#answer-chunks .at').allTextContents()).map((t) => Number(/\+([\d.]+) ms/.exec(t)![1]));
+      expect(offsets[0]).toBeGreaterThanOrEqual(30);
+      expect(offsets.at(-1)!).toBeGreaterThan(offsets[0]);
+      expect(await tab.locator('#answer-chunks .text').first().textContent()).toBe('role assistant');
+      expect(await tab.locator('#answer-chunks .text').last().textContent()).toBe('[DONE]');
+      expect(
+        (await tab.locator('#answer-chunks .text').allTextContents())
+          .filter((t) => t.startsWith('"'))
+          .map((t) => JSON.parse(t))
+          .join(''),
+      ).toBe(answered);
+      expect(await tab.locator('#detail-meta').textContent()).toContain('key alpha');
 
-    const curl = (await tab.locator('#detail-curl').textContent())!;
-    expect(curl).toContain('"$MOCK_API_KEY"');
-    expect(curl).not.toContain(KEY);
-    expect(await tab.content()).not.toContain(KEY);
-    const replay = await run('sh', ['-c', curl], { env: { ...process.env, MOCK_API_KEY: KEY } });
-    expect(contentOf(replay.stdout)).toBe(answered);
-    expect(answered.length).toBeGreaterThan(20);
+      const curl = (await tab.locator('#detail-curl').textContent())!;
+      expect(curl).toContain('"$MOCK_API_KEY"');
+      expect(curl).not.toContain(KEY);
+      expect(await tab.content()).not.toContain(KEY);
+      const replay = await run('sh', ['-c', curl], { env: { ...process.env, MOCK_API_KEY: KEY } });
+      expect(contentOf(replay.stdout)).toBe(answered);
+      expect(answered.length).toBeGreaterThan(20);
 
-    // A few more of what an app meets, for the screenshot: a model list, a tool call, a 429, a
-    // refusal, a plain answer; each row with the start of what was asked and answered.
-    await fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
-    const weather = {
-      type: 'function',
-      function: { name: 'get_weather', description: 'The weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-    };
-    await chat({ messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [weather] });
-    await fetch(`${mock.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'rate-limited; retry_after_ms=500' },
-      body,
-    });
-    await chat({ messages: [{ role: 'robot', content: 'hi' }] });
-    await chat({ messages: [{ role: 'user', content: 'Write a haiku about streaming tokens.' }] });
-    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(7);
-    await expect.poll(() => tab.locator(`${row({ done: 'true' })}`).count(), { timeout: 5000 }).toBe(7);
-    expect(await tab.locator(`${row({ status: '429' })} td[data-col="answered"]`).textContent()).toMatch(/rate limit/i);
-    expect((await tab.locator(`${row({ status: '200' })} td[data-col="answered"]`).allTextContents()).filter((t) => /^get_weather\(\{"city":"[^"]*"\}\)$/.test(t))).toHaveLength(1);
-    // No scenario and no content profile of its own here: those columns hide.
-    for (const col of ['scenario']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isHidden()).toBe(true);
-    for (const col of ['asked', 'answered', 'key', 'faults']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isVisible()).toBe(true);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    // A laptop's window: the previews get the width the short columns leave.
-    await tab.setViewportSize({ width: 1600, height: 1000 });
-    await tab.screenshot({ path: join(ARTIFACTS, 'dashboard.png') });
-    if (process.env.UPDATE_DOCS === '1') copyFileSync(join(ARTIFACTS, 'dashboard.png'), join(DOCS, 'dashboard.png'));
-    expect(problems).toEqual([]);
-    expect(outside).toEqual([]);
-    await tab.close();
-  }, 30_000);
+      // A few more of what an app meets, for the screenshot: a model list, a tool call, a 429, a
+      // refusal, a plain answer; each row with the start of what was asked and answered.
+      await fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
+      const weather = {
+        type: 'function',
+        function: { name: 'get_weather', description: 'The weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+      };
+      await chat({ messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools: [weather] });
+      await fetch(`${mock.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'rate-limited; retry_after_ms=500' },
+        body,
+      });
+      await chat({ messages: [{ role: 'robot', content: 'hi' }] });
+      await chat({ messages: [{ role: 'user', content: 'Write a haiku about streaming tokens.' }] });
+      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(2000) }).toBe(7);
+      await expect.poll(() => tab.locator(`${row({ done: 'true' })}`).count(), { timeout: within(5000) }).toBe(7);
+      expect(await tab.locator(`${row({ status: '429' })} td[data-col="answered"]`).textContent()).toMatch(/rate limit/i);
+      expect((await tab.locator(`${row({ status: '200' })} td[data-col="answered"]`).allTextContents()).filter((t) => /^get_weather\(\{"city":"[^"]*"\}\)$/.test(t))).toHaveLength(1);
+      // No scenario and no content profile of its own here: those columns hide.
+      for (const col of ['scenario']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isHidden()).toBe(true);
+      for (const col of ['asked', 'answered', 'key', 'faults']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isVisible()).toBe(true);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      // A laptop's window: the previews get the width the short columns leave.
+      await tab.setViewportSize({ width: 1600, height: 1000 });
+      await tab.screenshot({ path: join(ARTIFACTS, 'dashboard.png') });
+      if (process.env.UPDATE_DOCS === '1') copyFileSync(join(ARTIFACTS, 'dashboard.png'), join(DOCS, 'dashboard.png'));
+      expect(problems).toEqual([]);
+      expect(outside).toEqual([]);
+      await tab.close();
+    },
+    within(30_000),
+  );
 
-  it('sets, from the page, a 429 for the next request, then markdown; reset brings the configured answers back', async () => {
-    const { tab, problems } = await open();
-    const plain = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
-    expect(plain.status).toBe(200);
+  it(
+    'sets, from the page, a 429 for the next request, then markdown; reset brings the configured answers back',
+    async () => {
+      const { tab, problems } = await open();
+      const plain = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
+      expect(plain.status).toBe(200);
 
-    // Picked from the catalogue, grouped with what a frontend meets first; the fault's help and a
-    // field per parameter, its default shown.
-    expect(await tab.locator('#fault optgroup').first().getAttribute('data-kind')).toBe('frontend');
-    await tab.selectOption('#fault', 'rate-limited');
-    const wait = tab.locator('#fault-params input[data-param="retry_after_ms"]');
-    expect(await wait.getAttribute('placeholder')).toBe('1000');
-    expect(await tab.locator('#fault-params label').textContent()).toContain('the wait the Retry-After headers ask for');
-    expect(await tab.locator('#fault-help').textContent()).toMatch(/^429 with Retry-After/);
-    await tab.selectOption('#fault', 'chat-model-other');
-    expect(await tab.locator('#fault-params input').count()).toBe(0);
-    expect(await tab.locator('#fault-help').textContent()).toContain('Fails chat.model-echo.');
+      // Picked from the catalogue, grouped with what a frontend meets first; the fault's help and a
+      // field per parameter, its default shown.
+      expect(await tab.locator('#fault optgroup').first().getAttribute('data-kind')).toBe('frontend');
+      await tab.selectOption('#fault', 'rate-limited');
+      const wait = tab.locator('#fault-params input[data-param="retry_after_ms"]');
+      expect(await wait.getAttribute('placeholder')).toBe('1000');
+      expect(await tab.locator('#fault-params label').textContent()).toContain('the wait the Retry-After headers ask for');
+      expect(await tab.locator('#fault-help').textContent()).toMatch(/^429 with Retry-After/);
+      await tab.selectOption('#fault', 'chat-model-other');
+      expect(await tab.locator('#fault-params input').count()).toBe(0);
+      expect(await tab.locator('#fault-help').textContent()).toContain('Fails chat.model-echo.');
 
-    await tab.selectOption('#fault', 'rate-limited');
-    await wait.fill('250');
-    await tab.fill('#times', '1');
-    await tab.click('#apply');
-    await tab.waitForSelector('#in-effect li', { timeout: 2000 });
-    expect(await tab.locator('#in-effect li').textContent()).toContain('fault rate-limited; retry_after_ms=250 (1 left)');
-    expect(await tab.locator('#control-error').textContent()).toBe('');
-    const limited = await fetch(`${mock.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Say something.' }] }),
-    });
-    expect([limited.status, limited.headers.get('retry-after-ms')]).toEqual([429, '250']);
-    expect((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).status).toBe(200);
-    // The row of the 429 names the setting that made it.
-    await firstRow(tab, { status: '429' }).waitFor({ timeout: 2000 });
-    expect(await cellText(tab, { status: '429' }, 'faults')).toMatch(/^rate-limited; retry_after_ms=250 · live #\d+$/);
-    // Spent, the setting has ended, on every open page.
-    await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(0);
+      await tab.selectOption('#fault', 'rate-limited');
+      await wait.fill('250');
+      await tab.fill('#times', '1');
+      await tab.click('#apply');
+      await tab.waitForSelector('#in-effect li', { timeout: within(2000) });
+      expect(await tab.locator('#in-effect li').textContent()).toContain('fault rate-limited; retry_after_ms=250 (1 left)');
+      expect(await tab.locator('#control-error').textContent()).toBe('');
+      const limited = await fetch(`${mock.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Say something.' }] }),
+      });
+      expect([limited.status, limited.headers.get('retry-after-ms')]).toEqual([429, '250']);
+      expect((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).status).toBe(200);
+      // The row of the 429 names the setting that made it.
+      await firstRow(tab, { status: '429' }).waitFor({ timeout: within(2000) });
+      expect(await cellText(tab, { status: '429' }, 'faults')).toMatch(/^rate-limited; retry_after_ms=250 · live #\d+$/);
+      // Spent, the setting has ended, on every open page.
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(0);
 
-    // A bad value is refused with the x-mock-fault header's own message.
-    await wait.fill('-5');
-    await tab.click('#apply');
-    await expect.poll(() => tab.locator('#control-error').textContent(), { timeout: 2000 }).toBe('fault: fault "rate-limited": parameter "retry_after_ms" must be a number of at least 0, not "-5"');
+      // A bad value is refused with the x-mock-fault header's own message.
+      await wait.fill('-5');
+      await tab.click('#apply');
+      await expect
+        .poll(() => tab.locator('#control-error').textContent(), { timeout: within(2000) })
+        .toBe('fault: fault "rate-limited": parameter "retry_after_ms" must be a number of at least 0, not "-5"');
 
-    await tab.selectOption('#fault', '');
-    await tab.fill('#times', '');
-    await tab.selectOption('#profile', 'markdown');
-    await tab.click('#apply');
-    await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: 2000 }).toBe(1);
-    const marked = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
-    expect(contentOf(marked.text)).not.toBe(contentOf(plain.text));
-    expect(contentOf(marked.text)).toMatch(/```|^#+ |^- |\|/m);
+      await tab.selectOption('#fault', '');
+      await tab.fill('#times', '');
+      await tab.selectOption('#profile', 'markdown');
+      await tab.click('#apply');
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(1);
+      const marked = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
+      expect(contentOf(marked.text)).not.toBe(contentOf(plain.text));
+      expect(contentOf(marked.text)).toMatch(/```|^#+ |^- |\|/m);
 
-    await tab.click('#reset');
-    await tab.waitForSelector('#none-in-effect:not([hidden])', { timeout: 2000 });
-    expect(await tab.locator('#in-effect li').count()).toBe(0);
-    expect(mock.mock.control.get().settings).toEqual([]);
-    expect(contentOf((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).text)).toBe(contentOf(plain.text));
-    // The one error the browser may report: the bad fault's deliberate 400.
-    expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
-    await tab.close();
-  }, 30_000);
+      await tab.click('#reset');
+      await tab.waitForSelector('#none-in-effect:not([hidden])', { timeout: within(2000) });
+      expect(await tab.locator('#in-effect li').count()).toBe(0);
+      expect(mock.mock.control.get().settings).toEqual([]);
+      expect(contentOf((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).text)).toBe(contentOf(plain.text));
+      // The one error the browser may report: the bad fault's deliberate 400.
+      expect(problems.filter((p) => !/status of 400/.test(p))).toEqual([]);
+      await tab.close();
+    },
+    within(30_000),
+  );
 
-  it('shows what a client sent as text: markup in a body, a model or a fault runs nothing and creates no element', async () => {
-    const { tab, problems } = await open();
-    const xss = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2</script>';
-    await chat({ messages: [{ role: 'user', content: xss }] });
-    const refused = await chat({ model: xss, messages: [{ role: 'user', content: 'hi' }] });
-    expect(refused.status).toBe(404);
-    await firstRow(tab, { status: '404' }).waitFor({ timeout: 2000 });
-    expect(await cellText(tab, { status: '404' }, 'model')).toContain('<img src=x onerror=');
-    await firstRow(tab, { status: '200' }).click();
-    await expect.poll(() => tab.locator('#detail-body').textContent(), { timeout: 2000 }).toContain('onerror');
-    expect(await tab.locator('#detail-body').textContent()).toContain(xss.replace(/"/g, '\\"'));
-    expect(await cellText(tab, { status: '200' }, 'asked')).toBe(xss);
-    await firstRow(tab, { status: '404' }).click();
-    await expect.poll(() => tab.locator('#refusal').textContent(), { timeout: 2000 }).toContain('does not exist');
-    expect(await tab.locator('#refusal').textContent()).toContain('field model');
-    expect(await tab.evaluate('window.__xss')).toBeUndefined();
-    expect(await tab.locator('main img, main script').count()).toBe(0);
-    expect(problems).toEqual([]);
-    await tab.close();
-  }, 30_000);
+  it(
+    'at 800 px wide keeps its search box and one line per streamed event; marks streams; a dropped stream is no green 200; Reset all empties the form',
+    async () => {
+      mock.mock.journal.clear();
+      const { tab, problems } = await open();
+      await tab.setViewportSize({ width: 800, height: 900 });
+      const long = { model: 'mock-reason-1', messages: [{ role: 'user', content: 'Tell me about the dashboard at length.' }] };
+      await chat({ ...long, stream: true });
+      const dropped = await fetch(`${mock.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-mock-fault': 'drop-after; chunks=3' },
+        body: JSON.stringify({ ...long, stream: true }),
+      });
+      await dropped.text().catch(() => undefined);
+      await chat({ ...long, messages: [{ role: 'user', content: 'Not streamed.' }] });
+      await expect.poll(() => tab.locator(row({ done: 'true' })).count(), { timeout: within(5000) }).toBe(3);
 
-  it('rows of requests served before the page opened read as live ones: the same key label, their times, what was asked', async () => {
-    const stranger = 'sk-not-a-key-of-this-mock-000000000042';
-    const unknown = () => fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${stranger}` } });
-    mock.mock.journal.clear();
-    expect((await unknown()).status).toBe(401);
-    await chat({ stream: true, messages: [{ role: 'user', content: 'Asked before any page was open.' }] });
-    const { tab, problems } = await open();
-    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(2);
-    const before = tab.locator(row({ status: '401' }));
-    const label = (await before.locator('td[data-col="key"]').textContent())!;
-    expect(label).toMatch(/^unknown [0-9a-f]{6}$/);
-    const history = tab.locator(CHAT_ROW);
-    expect(await history.locator('td[data-col="asked"]').textContent()).toBe('Asked before any page was open.');
-    for (const r of [before, history]) {
-      expect(await r.getAttribute('data-done')).toBe('true');
-      expect(await r.locator('td[data-col="ttfb"]').textContent()).toMatch(/^\d+ ms$/);
-      expect(await r.locator('td[data-col="total"]').textContent()).toMatch(/^\d+ ms$/);
-    }
-    // The same key, live: the same label.
-    expect((await unknown()).status).toBe(401);
-    await expect.poll(() => tab.locator(row({ status: '401' })).count(), { timeout: 2000 }).toBe(2);
-    expect(await tab.locator(`${row({ status: '401' })} td[data-col="key"]`).allTextContents()).toEqual([label, label]);
-    expect(await tab.content()).not.toContain(stranger);
-    expect(problems).toEqual([]);
-    await tab.close();
-  }, 30_000);
+      // The search box keeps a width to type in; the selects wrap below it.
+      expect((await tab.locator('#filter-text').boundingBox())!.width).toBeGreaterThan(150);
+      // A stream is marked as one; a plain answer is not.
+      expect(await tab.locator(`${row({ stream: 'true' })} td[data-col="path"] .mark[data-mark="stream"]`).count()).toBe(2);
+      expect(await tab.locator(`${row({ stream: 'false' })} .mark`).count()).toBe(0);
+      // The stream the mock dropped says so, in the colour of a failure, not a success's green.
+      const cut = tab.locator(`${row({ cut: 'true' })} td[data-col="status"]`);
+      expect(await cut.textContent()).toBe('200 cut');
+      const colour = (sel: string) =>
+        tab
+          .locator(sel)
+          .first()
+          .evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color);
+      const whole = `${row({ stream: 'true', cut: 'false' })} td[data-col="status"]`;
+      expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).not.toBe(await colour(whole));
+      expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).toBe('rgb(207, 34, 46)');
+      // Ids are read whole: the model column is as wide as its longest id.
+      const model = tab.locator(`${row({ cut: 'false' })} td[data-col="model"]`).first();
+      expect(await model.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
 
-  it("the list takes the window's height, beside the detail when one is open", async () => {
-    const { tab } = await open();
-    await chat({ messages: [{ role: 'user', content: 'Fill a row.' }] });
-    await tab.locator(CHAT_ROW).first().waitFor({ timeout: 2000 });
-    const list = tab.locator('#requests .table');
-    const bottom = async () => {
-      const box = (await list.boundingBox())!;
-      return box.y + box.height;
-    };
-    // Its bottom is the window's, less the section's padding, at any window height.
-    for (const height of [1000, 640]) {
-      await tab.setViewportSize({ width: 1400, height });
-      await expect.poll(bottom, { timeout: 2000 }).toBeGreaterThan(height - 40);
-      expect(await bottom()).toBeLessThanOrEqual(height);
-    }
-    // A request open: the detail takes its share below, the list the rest, the page no more than the window.
-    await tab.locator(CHAT_ROW).first().click();
-    await tab.waitForSelector('#detail:not([hidden])', { timeout: 2000 });
-    const detail = (await tab.locator('#detail').boundingBox())!;
-    expect(detail.y + detail.height).toBeLessThanOrEqual(641);
-    expect(await bottom()).toBeLessThanOrEqual(detail.y + 1);
-    expect((await list.boundingBox())!.height).toBeGreaterThan(150);
-    expect(await tab.evaluate('document.documentElement.scrollHeight')).toBeLessThanOrEqual(640);
-    await tab.close();
-  }, 30_000);
+      // A whole stream open: each event on one line of the time line, whatever its text.
+      await tab.locator(row({ stream: 'true', cut: 'false' })).click();
+      await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: within(5000) });
+      expect(await tab.locator('#detail-title').textContent()).toMatch(/→ 200, streamed$/);
+      const heights = await tab.locator('#answer-chunks li').evaluateAll((lis) => lis.map((li) => li.getBoundingClientRect().height));
+      const line = await tab
+        .locator('#answer-chunks .text')
+        .first()
+        .evaluate((e) => Number.parseFloat(e.ownerDocument.defaultView!.getComputedStyle(e).lineHeight));
+      expect(heights.length).toBeGreaterThan(5);
+      expect(Math.max(...heights)).toBeLessThan(line * 1.5 + 4);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await tab.screenshot({ path: join(ARTIFACTS, 'dashboard-narrow.png') });
+      if (process.env.UPDATE_DOCS === '1') copyFileSync(join(ARTIFACTS, 'dashboard-narrow.png'), join(DOCS, 'dashboard-narrow.png'));
 
-  it('a refused request shows which field and which section of the document', async () => {
-    const { tab } = await open();
-    const bad = await chat({ messages: [{ role: 'robot', content: 'hi' }] });
-    expect(bad.status).toBe(400);
-    await firstRow(tab, { status: '400' }).click();
-    await tab.waitForSelector('#refusal:not([hidden])', { timeout: 2000 });
-    expect(await tab.locator('#refusal').textContent()).toMatch(/^Refused \(field messages\.0\.role, section 2\.2 of the document\): invalid request: /);
-    await tab.close();
-  }, 30_000);
-
-  it('opens a request 5,000 arrays deep (its start, as text), and says how many requests the bounded journal dropped', async () => {
-    const small = await startMockServer({ mock: createMock({ ...CONFIG, journal_size: 3 }) });
-    try {
-      const tab = await browser.newPage();
-      const problems: string[] = [];
-      tab.on('pageerror', (e) => problems.push(e.message));
-      await tab.goto(`${small.url}/__mock/`);
-      await tab.waitForSelector('#connection[data-state="live"]', { timeout: 5000 });
-      expect(await tab.locator('#dropped').getAttribute('data-dropped')).toBe('0');
-      const send = (body: string) => fetch(`${small.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
-      for (let i = 0; i < 4; i++) await (await send(JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: `n${i}` }] }))).text();
-      const deep = await send(`{"model":"mock-chat-1","messages":[{"role":"user","content":"hi"}],"x":${'['.repeat(5000)}${']'.repeat(5000)}}`);
-      expect(deep.status).toBe(400);
-      await deep.text();
-      await tab.waitForSelector('#dropped[data-dropped="2"]:not([hidden])', { timeout: 3000 });
-      await tab.locator('#rows tr[data-seq="5"]').click();
-      await tab.waitForSelector('#body-cut[data-kept="start"]:not([hidden])', { timeout: 3000 });
-      expect(await tab.locator('#detail-body').textContent()).toMatch(/^\{"model":"mock-chat-1","messages":\[\{"role":"user","content":"hi"\}\],"x":\[\[\[/);
+      // Reset all ends the settings and empties the form: a second Apply sets nothing again.
+      await tab.selectOption('#fault', 'rate-limited');
+      await tab.locator('#fault-params input[data-param="retry_after_ms"]').fill('250');
+      await tab.fill('#times', '2');
+      await tab.click('#apply');
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(1);
+      await tab.click('#reset');
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(0);
+      expect([await tab.inputValue('#fault'), await tab.inputValue('#times'), await tab.locator('#fault-params input').count()]).toEqual(['', '', 0]);
+      await tab.click('#apply');
+      expect(await tab.locator('#control-error').textContent()).toBe('Choose a fault, a content or a pace first.');
+      expect(mock.mock.control.get().settings).toEqual([]);
       expect(problems).toEqual([]);
       await tab.close();
-    } finally {
-      await small.close();
-    }
-  }, 30_000);
+    },
+    within(30_000),
+  );
 
-  it('a page of another site cannot use the control API, and a foreign name cannot serve the dashboard', async () => {
-    const tab = await browser.newPage();
-    await tab.goto(`http://evil.test:${sitePort}/`);
-    const tried = await tab.evaluate(async (mockUrl) => {
-      const out: Record<string, string> = {};
-      const attempt = async (name: string, f: () => Promise<Response>) => {
-        try {
-          const r = await f();
-          out[name] = r.type === 'opaque' ? 'opaque' : `read ${r.status}`;
-        } catch (e) {
-          out[name] = `blocked (${(e as Error).name})`;
-        }
+  it(
+    'shows what a client sent as text: markup in a body, a model or a fault runs nothing and creates no element',
+    async () => {
+      const { tab, problems } = await open();
+      const xss = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2</script>';
+      await chat({ messages: [{ role: 'user', content: xss }] });
+      const refused = await chat({ model: xss, messages: [{ role: 'user', content: 'hi' }] });
+      expect(refused.status).toBe(404);
+      await firstRow(tab, { status: '404' }).waitFor({ timeout: within(2000) });
+      expect(await cellText(tab, { status: '404' }, 'model')).toContain('<img src=x onerror=');
+      await firstRow(tab, { status: '200' }).click();
+      await expect.poll(() => tab.locator('#detail-body').textContent(), { timeout: within(2000) }).toContain('onerror');
+      expect(await tab.locator('#detail-body').textContent()).toContain(xss.replace(/"/g, '\\"'));
+      expect(await cellText(tab, { status: '200' }, 'asked')).toBe(xss);
+      await firstRow(tab, { status: '404' }).click();
+      await expect.poll(() => tab.locator('#refusal').textContent(), { timeout: within(2000) }).toContain('does not exist');
+      expect(await tab.locator('#refusal').textContent()).toContain('field model');
+      expect(await tab.evaluate('window.__xss')).toBeUndefined();
+      expect(await tab.locator('main img, main script').count()).toBe(0);
+      expect(problems).toEqual([]);
+      await tab.close();
+    },
+    within(30_000),
+  );
+
+  it(
+    'rows of requests served before the page opened read as live ones: the same key label, their times, what was asked',
+    async () => {
+      const stranger = 'sk-not-a-key-of-this-mock-000000000042';
+      const unknown = () => fetch(`${mock.url}/v1/models`, { headers: { authorization: `Bearer ${stranger}` } });
+      mock.mock.journal.clear();
+      expect((await unknown()).status).toBe(401);
+      await chat({ stream: true, messages: [{ role: 'user', content: 'Asked before any page was open.' }] });
+      const { tab, problems } = await open();
+      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(2000) }).toBe(2);
+      const before = tab.locator(row({ status: '401' }));
+      const label = (await before.locator('td[data-col="key"]').textContent())!;
+      expect(label).toMatch(/^unknown [0-9a-f]{6}$/);
+      const history = tab.locator(CHAT_ROW);
+      expect(await history.locator('td[data-col="asked"]').textContent()).toBe('Asked before any page was open.');
+      for (const r of [before, history]) {
+        expect(await r.getAttribute('data-done')).toBe('true');
+        expect(await r.locator('td[data-col="ttfb"]').textContent()).toMatch(/^\d+ ms$/);
+        expect(await r.locator('td[data-col="total"]').textContent()).toMatch(/^\d+ ms$/);
+      }
+      // The same key, live: the same label.
+      expect((await unknown()).status).toBe(401);
+      await expect.poll(() => tab.locator(row({ status: '401' })).count(), { timeout: within(2000) }).toBe(2);
+      expect(await tab.locator(`${row({ status: '401' })} td[data-col="key"]`).allTextContents()).toEqual([label, label]);
+      expect(await tab.content()).not.toContain(stranger);
+      expect(problems).toEqual([]);
+      await tab.close();
+    },
+    within(30_000),
+  );
+
+  it(
+    "the list takes the window's height, beside the detail when one is open",
+    async () => {
+      const { tab } = await open();
+      await chat({ messages: [{ role: 'user', content: 'Fill a row.' }] });
+      await tab
+        .locator(CHAT_ROW)
+        .first()
+        .waitFor({ timeout: within(2000) });
+      const list = tab.locator('#requests .table');
+      const bottom = async () => {
+        const box = (await list.boundingBox())!;
+        return box.y + box.height;
       };
-      const json = { 'content-type': 'application/json' };
-      const setting = JSON.stringify({ fault: 'server-error' });
-      await attempt('read', () => fetch(`${mockUrl}/__mock/control`));
-      await attempt('set', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', headers: json, body: setting }));
-      await attempt('replace', () => fetch(`${mockUrl}/__mock/control`, { method: 'PUT', headers: json, body: JSON.stringify({ settings: [{ fault: 'server-error' }] }) }));
-      await attempt('reset', () => fetch(`${mockUrl}/__mock/control`, { method: 'DELETE' }));
-      await attempt('set as a simple request', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: setting }));
-      await attempt('set in no-cors mode', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', mode: 'no-cors', body: setting }));
-      await attempt('events', () => fetch(`${mockUrl}/__mock/events`));
-      await attempt('detail', () => fetch(`${mockUrl}/__mock/requests/1`));
-      return out;
-    }, mock.url);
-    await tab.close();
-    expect(tried).toEqual({
-      read: 'blocked (TypeError)',
-      set: 'blocked (TypeError)',
-      replace: 'blocked (TypeError)',
-      reset: 'blocked (TypeError)',
-      'set as a simple request': 'blocked (TypeError)',
-      'set in no-cors mode': 'opaque',
-      events: 'blocked (TypeError)',
-      detail: 'blocked (TypeError)',
-    });
-    expect(mock.mock.control.get().settings).toEqual([]);
-    // DNS rebinding: the mock's own port under a foreign name.
-    const rebound = await browser.newPage();
-    expect((await rebound.goto(`http://evil.test:${new URL(mock.url).port}/__mock/`))?.status()).toBe(403);
-    await rebound.close();
-  }, 30_000);
+      // Its bottom is the window's, less the section's padding, at any window height.
+      for (const height of [1000, 640]) {
+        await tab.setViewportSize({ width: 1400, height });
+        await expect.poll(bottom, { timeout: within(2000) }).toBeGreaterThan(height - 40);
+        expect(await bottom()).toBeLessThanOrEqual(height);
+      }
+      // A request open: the detail takes its share below, the list the rest, the page no more than the window.
+      await tab.locator(CHAT_ROW).first().click();
+      await tab.waitForSelector('#detail:not([hidden])', { timeout: within(2000) });
+      const detail = (await tab.locator('#detail').boundingBox())!;
+      expect(detail.y + detail.height).toBeLessThanOrEqual(641);
+      expect(await bottom()).toBeLessThanOrEqual(detail.y + 1);
+      expect((await list.boundingBox())!.height).toBeGreaterThan(150);
+      expect(await tab.evaluate('document.documentElement.scrollHeight')).toBeLessThanOrEqual(640);
+      await tab.close();
+    },
+    within(30_000),
+  );
 
-  it("comes back by itself after the mock restarts, with the new mock's journal", async () => {
-    const { tab } = await open();
-    await chat({ messages: [{ role: 'user', content: 'before the restart' }] });
-    await tab.locator('#rows tr').first().waitFor({ timeout: 2000 });
-    const port = Number(new URL(mock.url).port);
-    await mock.close();
-    await tab.waitForSelector('#connection[data-state="reconnecting"]', { timeout: 5000 });
-    mock = await startMockServer({ mock: createMock(CONFIG), port });
-    await tab.waitForSelector('#connection[data-state="live"]', { timeout: 8000 });
-    await expect.poll(() => tab.locator('#rows tr').count(), { timeout: 2000 }).toBe(0);
-    await chat({ messages: [{ role: 'user', content: 'after the restart' }] });
-    await tab.locator('#rows tr').first().waitFor({ timeout: 2000 });
-    expect(await tab.locator('#rows tr').count()).toBe(1);
-    await tab.close();
-  }, 30_000);
+  it(
+    'a refused request shows which field and which section of the document',
+    async () => {
+      const { tab } = await open();
+      const bad = await chat({ messages: [{ role: 'robot', content: 'hi' }] });
+      expect(bad.status).toBe(400);
+      await firstRow(tab, { status: '400' }).click();
+      await tab.waitForSelector('#refusal:not([hidden])', { timeout: within(2000) });
+      expect(await tab.locator('#refusal').textContent()).toMatch(/^Refused \(field messages\.0\.role, section 2\.2 of the document\): invalid request: /);
+      await tab.close();
+    },
+    within(30_000),
+  );
+
+  it(
+    'opens a request 5,000 arrays deep (its start, as text), and says how many requests the bounded journal dropped',
+    async () => {
+      const small = await startMockServer({ mock: createMock({ ...CONFIG, journal_size: 3 }) });
+      try {
+        const tab = await browser.newPage();
+        const problems: string[] = [];
+        tab.on('pageerror', (e) => problems.push(e.message));
+        await tab.goto(`${small.url}/__mock/`);
+        await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(5000) });
+        expect(await tab.locator('#dropped').getAttribute('data-dropped')).toBe('0');
+        const send = (body: string) => fetch(`${small.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
+        for (let i = 0; i < 4; i++) await (await send(JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: `n${i}` }] }))).text();
+        const deep = await send(`{"model":"mock-chat-1","messages":[{"role":"user","content":"hi"}],"x":${'['.repeat(5000)}${']'.repeat(5000)}}`);
+        expect(deep.status).toBe(400);
+        await deep.text();
+        await tab.waitForSelector('#dropped[data-dropped="2"]:not([hidden])', { timeout: within(3000) });
+        await tab.locator('#rows tr[data-seq="5"]').click();
+        await tab.waitForSelector('#body-cut[data-kept="start"]:not([hidden])', { timeout: within(3000) });
+        expect(await tab.locator('#detail-body').textContent()).toMatch(/^\{"model":"mock-chat-1","messages":\[\{"role":"user","content":"hi"\}\],"x":\[\[\[/);
+        expect(problems).toEqual([]);
+        await tab.close();
+      } finally {
+        await small.close();
+      }
+    },
+    within(30_000),
+  );
+
+  it(
+    'a page of another site cannot use the control API, and a foreign name cannot serve the dashboard',
+    async () => {
+      const tab = await browser.newPage();
+      await tab.goto(`http://evil.test:${sitePort}/`);
+      const tried = await tab.evaluate(async (mockUrl) => {
+        const out: Record<string, string> = {};
+        const attempt = async (name: string, f: () => Promise<Response>) => {
+          try {
+            const r = await f();
+            out[name] = r.type === 'opaque' ? 'opaque' : `read ${r.status}`;
+          } catch (e) {
+            out[name] = `blocked (${(e as Error).name})`;
+          }
+        };
+        const json = { 'content-type': 'application/json' };
+        const setting = JSON.stringify({ fault: 'server-error' });
+        await attempt('read', () => fetch(`${mockUrl}/__mock/control`));
+        await attempt('set', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', headers: json, body: setting }));
+        await attempt('replace', () => fetch(`${mockUrl}/__mock/control`, { method: 'PUT', headers: json, body: JSON.stringify({ settings: [{ fault: 'server-error' }] }) }));
+        await attempt('reset', () => fetch(`${mockUrl}/__mock/control`, { method: 'DELETE' }));
+        await attempt('set as a simple request', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: setting }));
+        await attempt('set in no-cors mode', () => fetch(`${mockUrl}/__mock/control`, { method: 'POST', mode: 'no-cors', body: setting }));
+        await attempt('events', () => fetch(`${mockUrl}/__mock/events`));
+        await attempt('detail', () => fetch(`${mockUrl}/__mock/requests/1`));
+        return out;
+      }, mock.url);
+      await tab.close();
+      expect(tried).toEqual({
+        read: 'blocked (TypeError)',
+        set: 'blocked (TypeError)',
+        replace: 'blocked (TypeError)',
+        reset: 'blocked (TypeError)',
+        'set as a simple request': 'blocked (TypeError)',
+        'set in no-cors mode': 'opaque',
+        events: 'blocked (TypeError)',
+        detail: 'blocked (TypeError)',
+      });
+      expect(mock.mock.control.get().settings).toEqual([]);
+      // DNS rebinding: the mock's own port under a foreign name.
+      const rebound = await browser.newPage();
+      expect((await rebound.goto(`http://evil.test:${new URL(mock.url).port}/__mock/`))?.status()).toBe(403);
+      await rebound.close();
+    },
+    within(30_000),
+  );
+
+  it(
+    "comes back by itself after the mock restarts, with the new mock's journal",
+    async () => {
+      const { tab } = await open();
+      await chat({ messages: [{ role: 'user', content: 'before the restart' }] });
+      await tab
+        .locator('#rows tr')
+        .first()
+        .waitFor({ timeout: within(2000) });
+      const port = Number(new URL(mock.url).port);
+      await mock.close();
+      await tab.waitForSelector('#connection[data-state="reconnecting"]', { timeout: within(5000) });
+      mock = await startMockServer({ mock: createMock(CONFIG), port });
+      await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(8000) });
+      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(2000) }).toBe(0);
+      await chat({ messages: [{ role: 'user', content: 'after the restart' }] });
+      await tab
+        .locator('#rows tr')
+        .first()
+        .waitFor({ timeout: within(2000) });
+      expect(await tab.locator('#rows tr').count()).toBe(1);
+      await tab.close();
+    },
+    within(30_000),
+  );
 });

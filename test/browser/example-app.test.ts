@@ -15,6 +15,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { browserRuns, CHROMIUM } from '../support/chromium.js';
+import { within } from '../support/machine.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../examples/browser/', import.meta.url));
@@ -64,7 +65,7 @@ describe.skipIf(!browserRuns)('the example chat page in headless Chromium', () =
     writeFileSync(config, JSON.stringify({ ...DEFAULT_CONFIG, timing: { ttft_ms: 120, tokens_per_second: 120 } }));
     api = await startCli(config);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
-  }, 120_000);
+  }, within(120_000));
   afterAll(async () => {
     await browser?.close();
     await api?.close();
@@ -73,82 +74,86 @@ describe.skipIf(!browserRuns)('the example chat page in headless Chromium', () =
   });
 
   for (const mode of ['http', 'page'] as const) {
-    it(`works against the mock ${mode === 'http' ? 'over HTTP from another origin' : 'installed in the page'}`, async () => {
-      const tab = await browser.newPage({ viewport: { width: 900, height: 1000 } });
-      const problems: string[] = [];
-      // The deliberate 429 is the one network error the browser may report.
-      tab.on('console', (m) => m.type() === 'error' && !/status of 429/.test(m.text()) && problems.push(m.text()));
-      tab.on('pageerror', (e) => problems.push(e.message));
-      const outside: string[] = [];
-      tab.on('request', (r) => !r.url().startsWith(site.url) && !r.url().startsWith(api.url) && outside.push(r.url()));
-      await tab.goto(`${site.url}/?mode=${mode}&base=${encodeURIComponent(api.url)}`);
-      // The page's status line says when a job is over (the functions run in the page).
-      const settled = (job: string) => tab.waitForFunction(`/^${job}: (done|failed)$/.test(document.getElementById('status').textContent)`, undefined, { timeout: 15_000 });
-      await tab.waitForFunction(`document.getElementById('status').textContent === 'ready'`, undefined, { timeout: 15_000 });
+    it(
+      `works against the mock ${mode === 'http' ? 'over HTTP from another origin' : 'installed in the page'}`,
+      async () => {
+        const tab = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+        const problems: string[] = [];
+        // The deliberate 429 is the one network error the browser may report.
+        tab.on('console', (m) => m.type() === 'error' && !/status of 429/.test(m.text()) && problems.push(m.text()));
+        tab.on('pageerror', (e) => problems.push(e.message));
+        const outside: string[] = [];
+        tab.on('request', (r) => !r.url().startsWith(site.url) && !r.url().startsWith(api.url) && outside.push(r.url()));
+        await tab.goto(`${site.url}/?mode=${mode}&base=${encodeURIComponent(api.url)}`);
+        // The page's status line says when a job is over (the functions run in the page).
+        const settled = (job: string) => tab.waitForFunction(`/^${job}: (done|failed)$/.test(document.getElementById('status').textContent)`, undefined, { timeout: within(15_000) });
+        await tab.waitForFunction(`document.getElementById('status').textContent === 'ready'`, undefined, { timeout: within(15_000) });
 
-      // Token by token: many paints, spread over time, each longer than the last.
-      await tab.click('#send');
-      await settled('reply');
-      expect(await tab.locator('#status').textContent()).toBe('reply: done');
-      const deltas = (await tab.evaluate('window.chatPage.deltas')) as { at: number; length: number }[];
-      expect(deltas.length).toBeGreaterThan(10);
-      expect(deltas.at(-1)!.at - deltas[0].at).toBeGreaterThan(50);
-      for (let i = 1; i < deltas.length; i++) expect(deltas[i].length).toBeGreaterThan(deltas[i - 1].length);
-      const text = (await tab.evaluate('window.chatPage.text')) as string;
-      expect(text.length).toBe(deltas.at(-1)!.length);
-      expect((await tab.locator('#reply').textContent())!.length).toBeGreaterThan(0);
+        // Token by token: many paints, spread over time, each longer than the last.
+        await tab.click('#send');
+        await settled('reply');
+        expect(await tab.locator('#status').textContent()).toBe('reply: done');
+        const deltas = (await tab.evaluate('window.chatPage.deltas')) as { at: number; length: number }[];
+        expect(deltas.length).toBeGreaterThan(10);
+        expect(deltas.at(-1)!.at - deltas[0].at).toBeGreaterThan(50);
+        for (let i = 1; i < deltas.length; i++) expect(deltas[i].length).toBeGreaterThan(deltas[i - 1].length);
+        const text = (await tab.evaluate('window.chatPage.text')) as string;
+        expect(text.length).toBe(deltas.at(-1)!.length);
+        expect((await tab.locator('#reply').textContent())!.length).toBeGreaterThan(0);
 
-      await tab.click('#tool-demo');
-      await settled('tool');
-      expect(await tab.locator('#tool').textContent()).toMatch(/^get_weather\(\{"city":".*"\}\)\n→ \S/);
+        await tab.click('#tool-demo');
+        await settled('tool');
+        expect(await tab.locator('#tool').textContent()).toMatch(/^get_weather\(\{"city":".*"\}\)\n→ \S/);
 
-      await tab.click('#retry-demo');
-      await settled('retry');
-      expect(await tab.locator('#retry').textContent()).toMatch(/^answered after 2 attempts: \S/);
+        await tab.click('#retry-demo');
+        await settled('retry');
+        expect(await tab.locator('#retry').textContent()).toMatch(/^answered after 2 attempts: \S/);
 
-      await tab.click('#error-demo');
-      await settled('stream error');
-      expect(await tab.locator('#status').textContent()).toBe('stream error: failed');
-      expect(await tab.locator('#error').textContent()).toMatch(/^stream error: .+/);
-      // The chunks before the error were painted, the rest never came.
-      expect((await tab.locator('#reply').textContent())!.length).toBeGreaterThan(0);
+        await tab.click('#error-demo');
+        await settled('stream error');
+        expect(await tab.locator('#status').textContent()).toBe('stream error: failed');
+        expect(await tab.locator('#error').textContent()).toMatch(/^stream error: .+/);
+        // The chunks before the error were painted, the rest never came.
+        expect((await tab.locator('#reply').textContent())!.length).toBeGreaterThan(0);
 
-      // Emoji, CJK and right-to-left text with every event cut inside its characters: they arrive
-      // whole, the same text as unsplit.
-      await tab.selectOption('#content', 'unicode');
-      await tab.fill('#prompt', 'Say hello.');
-      await tab.click('#send');
-      await settled('reply');
-      const whole = (await tab.evaluate('window.chatPage.text')) as string;
-      await tab.check('#split');
-      await tab.click('#send');
-      await settled('reply');
-      const split = (await tab.evaluate('window.chatPage.text')) as string;
-      expect(split).toBe(whole);
-      expect(split).not.toContain('\uFFFD');
-      expect(split).toMatch(/\p{Extended_Pictographic}/u);
-      expect(await tab.locator('#reply').textContent()).toContain(
-        split
-          .split('\n\n')
-          .find((p) => /\p{Extended_Pictographic}/u.test(p))!
-          .trim(),
-      );
-      await tab.uncheck('#split');
+        // Emoji, CJK and right-to-left text with every event cut inside its characters: they arrive
+        // whole, the same text as unsplit.
+        await tab.selectOption('#content', 'unicode');
+        await tab.fill('#prompt', 'Say hello.');
+        await tab.click('#send');
+        await settled('reply');
+        const whole = (await tab.evaluate('window.chatPage.text')) as string;
+        await tab.check('#split');
+        await tab.click('#send');
+        await settled('reply');
+        const split = (await tab.evaluate('window.chatPage.text')) as string;
+        expect(split).toBe(whole);
+        expect(split).not.toContain('\uFFFD');
+        expect(split).toMatch(/\p{Extended_Pictographic}/u);
+        expect(await tab.locator('#reply').textContent()).toContain(
+          split
+            .split('\n\n')
+            .find((p) => /\p{Extended_Pictographic}/u.test(p))!
+            .trim(),
+        );
+        await tab.uncheck('#split');
 
-      // A markdown reply, rendered as it streams: a code block, a list and a table reach the DOM.
-      await tab.selectOption('#content', 'markdown');
-      await tab.fill('#prompt', 'Write a long, detailed answer about streaming.');
-      await tab.click('#send');
-      await settled('reply');
-      expect(await tab.locator('#reply pre code').count()).toBeGreaterThan(0);
-      expect(await tab.locator('#reply ul li, #reply ol li').count()).toBeGreaterThan(0);
-      expect(await tab.locator('#reply table').count()).toBeGreaterThan(0);
+        // A markdown reply, rendered as it streams: a code block, a list and a table reach the DOM.
+        await tab.selectOption('#content', 'markdown');
+        await tab.fill('#prompt', 'Write a long, detailed answer about streaming.');
+        await tab.click('#send');
+        await settled('reply');
+        expect(await tab.locator('#reply pre code').count()).toBeGreaterThan(0);
+        expect(await tab.locator('#reply ul li, #reply ol li').count()).toBeGreaterThan(0);
+        expect(await tab.locator('#reply table').count()).toBeGreaterThan(0);
 
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await tab.screenshot({ path: join(ARTIFACTS, `example-app-${mode}.png`), fullPage: true });
-      expect(problems).toEqual([]);
-      expect(outside).toEqual([]);
-      await tab.close();
-    }, 60_000);
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await tab.screenshot({ path: join(ARTIFACTS, `example-app-${mode}.png`), fullPage: true });
+        expect(problems).toEqual([]);
+        expect(outside).toEqual([]);
+        await tab.close();
+      },
+      within(60_000),
+    );
   }
 });

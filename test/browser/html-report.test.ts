@@ -14,6 +14,7 @@ import { renderHtml } from '../../report/html.js';
 import { runSession } from '../../suites/session.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { browserRuns, CHROMIUM } from '../support/chromium.js';
+import { within } from '../support/machine.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../artifacts/', import.meta.url));
 
@@ -30,46 +31,50 @@ describe.skipIf(!browserRuns)('the HTML report in headless Chromium', () => {
       await server.close();
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
-  }, 60_000);
+  }, within(60_000));
   afterAll(() => browser?.close());
 
-  it('shows failures first, filters by level, suite and verdict, and opens the evidence to its curl command', async () => {
-    const tab = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    const asked: string[] = [];
-    tab.on('request', (r) => asked.push(r.url()));
-    const errors: string[] = [];
-    tab.on('pageerror', (e) => errors.push(e.message));
-    await tab.goto(pathToFileURL(page).href);
+  it(
+    'shows failures first, filters by level, suite and verdict, and opens the evidence to its curl command',
+    async () => {
+      const tab = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+      const asked: string[] = [];
+      tab.on('request', (r) => asked.push(r.url()));
+      const errors: string[] = [];
+      tab.on('pageerror', (e) => errors.push(e.message));
+      await tab.goto(pathToFileURL(page).href);
 
-    const visible = () => tab.locator('section.check:visible');
-    const all = await tab.locator('section.check').count();
-    expect(await tab.locator('#shown').textContent()).toBe(`${all} of ${all} checks shown`);
-    expect(await visible().first().getAttribute('data-verdict')).toBe('failing');
-    expect(await visible().first().locator('h3 code').textContent()).toBe('chat.max-tokens');
-    expect(await tab.locator('h1').textContent()).toBe('FAILED (exit code 1)');
+      const visible = () => tab.locator('section.check:visible');
+      const all = await tab.locator('section.check').count();
+      expect(await tab.locator('#shown').textContent()).toBe(`${all} of ${all} checks shown`);
+      expect(await visible().first().getAttribute('data-verdict')).toBe('failing');
+      expect(await visible().first().locator('h3 code').textContent()).toBe('chat.max-tokens');
+      expect(await tab.locator('h1').textContent()).toBe('FAILED (exit code 1)');
 
-    await tab.selectOption('#filter-level', 'should');
-    const shoulds = await visible().count();
-    expect(shoulds).toBeGreaterThan(0);
-    expect(await tab.locator('section.check:visible[data-level="must"]').count()).toBe(0);
-    await tab.selectOption('#filter-suite', 'stop');
-    await tab.selectOption('#filter-verdict', 'finding');
-    const ids = await visible().locator('h3 code').allTextContents();
-    expect(ids).toEqual(['stop.not-in-content', 'stop.exact-prefix']);
-    expect(await tab.locator('#shown').textContent()).toBe(`2 of ${all} checks shown`);
+      await tab.selectOption('#filter-level', 'should');
+      const shoulds = await visible().count();
+      expect(shoulds).toBeGreaterThan(0);
+      expect(await tab.locator('section.check:visible[data-level="must"]').count()).toBe(0);
+      await tab.selectOption('#filter-suite', 'stop');
+      await tab.selectOption('#filter-verdict', 'finding');
+      const ids = await visible().locator('h3 code').allTextContents();
+      expect(ids).toEqual(['stop.not-in-content', 'stop.exact-prefix']);
+      expect(await tab.locator('#shown').textContent()).toBe(`2 of ${all} checks shown`);
 
-    const first = visible().first();
-    await first.locator('details.evidence summary').first().click();
-    const curl = await first.locator('pre.curl').first().textContent();
-    expect(curl).toMatch(/^curl -sS -N -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions'/);
-    expect(curl).toContain('"$CONFORMANCE_API_KEY"');
-    expect(await first.locator('pre.curl').first().isVisible()).toBe(true);
+      const first = visible().first();
+      await first.locator('details.evidence summary').first().click();
+      const curl = await first.locator('pre.curl').first().textContent();
+      expect(curl).toMatch(/^curl -sS -N -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions'/);
+      expect(curl).toContain('"$CONFORMANCE_API_KEY"');
+      expect(await first.locator('pre.curl').first().isVisible()).toBe(true);
 
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await tab.screenshot({ path: join(ARTIFACTS, 'html-report.png'), fullPage: false });
-    expect(asked.every((u) => u.startsWith('file://'))).toBe(true);
-    expect(errors).toEqual([]);
-    const html = await tab.content();
-    expect(html).not.toContain(KEY);
-  }, 60_000);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await tab.screenshot({ path: join(ARTIFACTS, 'html-report.png'), fullPage: false });
+      expect(asked.every((u) => u.startsWith('file://'))).toBe(true);
+      expect(errors).toEqual([]);
+      const html = await tab.content();
+      expect(html).not.toContain(KEY);
+    },
+    within(60_000),
+  );
 });

@@ -2,16 +2,18 @@
 // went, a first run against the embedded mock says what to do next, the help names what an option
 // takes, a slip of the keyboard is answered with what was meant, a port in use with the way out, and
 // the reports say the same thing the same way.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, GLOBAL_OPTIONS } from '../../bin/options.js';
-import { nearest, usageMessage } from '../../bin/usage.js';
+import { usageMessage } from '../../bin/usage.js';
+import { nearest } from '../../schemas/nearest.js';
 import { REPORTER_NAMES } from '../../report/index.js';
 import { SUITES } from '../../suites/index.js';
 import { cli } from '../support/cli.js';
+import { within } from '../support/machine.js';
 
 const NEXT = 'conformance: the embedded mock passed; to test your server: conformance run --base-url URL --api-key KEY';
 const lines = (text: string) => text.trim().split('\n');
@@ -60,18 +62,22 @@ describe('the help', () => {
     for (const suite of Object.keys(SUITES)) expect(choices).toContain(`"${suite}"`);
   });
 
-  it('every option of every command has a description, and --help lists exactly the commands and options of bin/options.ts', async () => {
-    const [top, ...helps] = await Promise.all([cli(['--help']), ...Object.keys(COMMANDS).map((name) => cli([name, '--help']))]);
-    expect(
-      [...top.stdout.matchAll(/^ {2}conformance ([a-z]+)/gm)].map((m) => m[1]),
-      'conformance --help: declare each command in bin/options.ts',
-    ).toEqual(Object.keys(COMMANDS));
-    Object.entries(COMMANDS).forEach(([name, spec], i) => {
-      for (const [option, o] of Object.entries(spec.options)) expect(o.describe, `${name} --${option}`).toMatch(/\w/);
-      // An option declared in conformance.ts itself would be missing from the generated reference.
-      expect(helpOptions(helps[i].stdout).sort(), `conformance ${name} --help: declare its options in bin/options.ts`).toEqual([...Object.keys(spec.options), ...GLOBAL_OPTIONS].sort());
-    });
-  }, 60_000);
+  it(
+    'every option of every command has a description, and --help lists exactly the commands and options of bin/options.ts',
+    async () => {
+      const [top, ...helps] = await Promise.all([cli(['--help']), ...Object.keys(COMMANDS).map((name) => cli([name, '--help']))]);
+      expect(
+        [...top.stdout.matchAll(/^ {2}conformance ([a-z]+)/gm)].map((m) => m[1]),
+        'conformance --help: declare each command in bin/options.ts',
+      ).toEqual(Object.keys(COMMANDS));
+      Object.entries(COMMANDS).forEach(([name, spec], i) => {
+        for (const [option, o] of Object.entries(spec.options)) expect(o.describe, `${name} --${option}`).toMatch(/\w/);
+        // An option declared in conformance.ts itself would be missing from the generated reference.
+        expect(helpOptions(helps[i].stdout).sort(), `conformance ${name} --help: declare its options in bin/options.ts`).toEqual([...Object.keys(spec.options), ...GLOBAL_OPTIONS].sort());
+      });
+    },
+    within(60_000),
+  );
 });
 
 describe('a slip of the keyboard', () => {
@@ -97,6 +103,35 @@ describe('a slip of the keyboard', () => {
     expect(usageMessage('Not enough non-option arguments: got 1, need at least 2', ['diff', 'a.json'])).toBe('missing arguments: conformance diff <old> <new>');
     expect(nearest('mock', ['run', 'fuzz'])).toBeUndefined();
   });
+
+  it(
+    'a fault, a check id, a content profile or a base URL mistyped names what was meant; a number flag says what was given',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'manners-'));
+      const baseline = join(dir, 'expected.yaml');
+      writeFileSync(baseline, 'expected:\n  - check: chat.objekt\n    reason: not yet\n');
+      const [fault, header, listed, check, url, host, timeout, seed] = await Promise.all([
+        cli(['mock', '--fault', 'drop-afterr', '--port', '0']),
+        cli(['mock', '--content', 'markdwn', '--port', '0']),
+        cli(['run', '--expected-failures', baseline]),
+        cli(['run', '--check', 'chat.objekt']),
+        cli(['run', '--base-url', '127.0.0.1:19001', '--api-key', 'k']),
+        cli(['run', '--base-url', 'api.example.com', '--api-key', 'k']),
+        cli(['run', '--timeout', 'abc']),
+        cli(['fuzz', '--seed=xyz']),
+      ]);
+      expect([fault, header, listed, check, url, host, timeout, seed].map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
+      expect(fault.stderr).toBe('conformance: no fault named "drop-afterr": did you mean drop-after?; see conformance mock --list-faults\n');
+      expect(header.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn": did you mean markdown\? /);
+      expect(listed.stderr).toBe(`conformance: ${baseline}:2: expected[0].check: expected the id of a check (conformance list); "chat.objekt" is none: did you mean chat.object?\n`);
+      expect(check.stderr).toBe('conformance: no check matches the filters (suites: all; checks: chat.objekt): did you mean chat.object?; see conformance list\n');
+      expect(url.stderr).toBe('conformance: --base-url is not an http(s) URL: 127.0.0.1:19001: did you mean http://127.0.0.1:19001? (a URL names its scheme)\n');
+      expect(host.stderr).toMatch(/did you mean https:\/\/api\.example\.com\? /);
+      expect(timeout.stderr).toBe("conformance: --timeout takes a positive whole number, got 'abc'\n");
+      expect(seed.stderr).toBe(`conformance: --seed takes a whole number from 0 to ${2 ** 32 - 1}, got 'xyz'\n`);
+    },
+    within(60_000),
+  );
 });
 
 it('a port in use: one line that suggests --port 0, exit 2, no stack', async () => {

@@ -1,6 +1,8 @@
 // The pages a user reads hold together: the README stays a short page with the two commands CI runs
-// too, every link between the pages reaches a file and a heading that exist, every guide is in the
-// index, and no text is written in two places (it moves; it is not copied).
+// too, every link between the pages reaches a file and a heading that exist, every table row has its
+// header's cells and every fence a blank line around it, every guide is in the index, and no text is
+// written in two places (it moves; it is not copied). The commands they show are run by
+// commands.test.ts.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +68,38 @@ describe('the documentation', () => {
       if (anchor && file.endsWith('.md') && !anchorsOf(read(file)).has(anchor)) broken.push(`${target}: no heading #${anchor} in ${file}`);
     }
     expect(broken).toEqual([]);
+  });
+
+  it.each(PAGES)('%s: every table row has as many cells as its header, and a fence stands apart from the text around it', (page) => {
+    const lines = read(page).split('\n');
+    const wrong: string[] = [];
+    // A cell's own bars are in code (`a|b`) or escaped (\|): not counted.
+    const cells = (line: string) =>
+      line
+        .replace(/`[^`]*`/g, '')
+        .replace(/\\\|/g, '')
+        .split('|').length;
+    let fence: string | undefined;
+    let header: number | undefined;
+    lines.forEach((line, i) => {
+      const f = /^(`{3,})/.exec(line);
+      if (f && !fence) {
+        fence = f[1];
+        if (i > 0 && lines[i - 1].trim() !== '') wrong.push(`line ${i + 1}: a fence opens right under text`);
+        return;
+      }
+      if (fence) {
+        if (line.startsWith(fence) && !line.slice(fence.length).trim()) {
+          fence = undefined;
+          if (i + 1 < lines.length && lines[i + 1].trim() !== '') wrong.push(`line ${i + 1}: text follows a closing fence on the next line`);
+        }
+        return;
+      }
+      if (!line.startsWith('|')) return void (header = undefined);
+      if (header === undefined) header = cells(line);
+      else if (cells(line) !== header) wrong.push(`line ${i + 1}: ${cells(line) - 1} cells where the header has ${header - 1}`);
+    });
+    expect(wrong).toEqual([]);
   });
 
   it('the index (docs/README.md) lists every guide', () => {

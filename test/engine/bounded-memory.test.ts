@@ -13,6 +13,7 @@ import { BOUNDS } from '../../engine/bounded.js';
 import { JSON_LIMITS } from '../../engine/json.js';
 import type { RunReport } from '../../report/report.js';
 import { BIN } from '../support/cli.js';
+import { within } from '../support/machine.js';
 
 const KEY = 'sk-hostile-0123456789abcd';
 const HEAP_MB = 96;
@@ -60,30 +61,42 @@ function expectBounded(report: RunReport): void {
 const byId = (report: RunReport, id: string) => report.results.find((r) => r.id === id)!;
 
 describe.concurrent(`the kit with a ${HEAP_MB} MB heap against answers under the cap`, () => {
-  it('reports on a valid answer of a million characters to every chat, each quote of it bounded', async () => {
-    const { code, signal, report, stderr } = await run('big-content', { contentChars: 1_000_000 });
-    expect(report, `no report (exit ${code}, ${signal}): ${stderr.slice(-500)}`).toBeDefined();
-    expect(code).toBe(1);
-    expectBounded(report!);
-    // The server ignores stop: the stopped answer runs on past the sequence, quoted by its start.
-    expect(byId(report!, 'stop.ends-generation').outcome).toBe('fail');
-    expect(byId(report!, 'stop.ends-generation').paths!.find((p) => p.outcome === 'fail')!.message).toMatch(/…" \(1000000 characters\)/);
-  }, 100_000);
+  it(
+    'reports on a valid answer of a million characters to every chat, each quote of it bounded',
+    async () => {
+      const { code, signal, report, stderr } = await run('big-content', { contentChars: 1_000_000 });
+      expect(report, `no report (exit ${code}, ${signal}): ${stderr.slice(-500)}`).toBeDefined();
+      expect(code).toBe(1);
+      expectBounded(report!);
+      // The server ignores stop: the stopped answer runs on past the sequence, quoted by its start.
+      expect(byId(report!, 'stop.ends-generation').outcome).toBe('fail');
+      expect(byId(report!, 'stop.ends-generation').paths!.find((p) => p.outcome === 'fail')!.message).toMatch(/…" \(1000000 characters\)/);
+    },
+    within(100_000),
+  );
 
-  it('reports a field nested 600,000 deep as a finding about the server, without parsing it', async () => {
-    const { code, report, stderr } = await run('deep', { depth: 600_000 });
-    expect(report, `no report (exit ${code}): ${stderr.slice(-500)}`).toBeDefined();
-    expect(code).toBe(1);
-    expectBounded(report!);
-    expect(byId(report!, 'chat.role.user').outcome).toBe('fail');
-    expect(byId(report!, 'chat.role.user').message).toContain(`JSON nested deeper than ${JSON_LIMITS.depth} levels`);
-  }, 100_000);
+  it(
+    'reports a field nested 600,000 deep as a finding about the server, without parsing it',
+    async () => {
+      const { code, report, stderr } = await run('deep', { depth: 600_000 });
+      expect(report, `no report (exit ${code}): ${stderr.slice(-500)}`).toBeDefined();
+      expect(code).toBe(1);
+      expectBounded(report!);
+      expect(byId(report!, 'chat.role.user').outcome).toBe('fail');
+      expect(byId(report!, 'chat.role.user').message).toContain(`JSON nested deeper than ${JSON_LIMITS.depth} levels`);
+    },
+    within(100_000),
+  );
 
-  it('reports an object of 200,000 keys as a finding about the server, without parsing it', async () => {
-    const { code, report, stderr } = await run('many-keys', { keys: 200_000 });
-    expect(report, `no report (exit ${code}): ${stderr.slice(-500)}`).toBeDefined();
-    expect(code).toBe(1);
-    expectBounded(report!);
-    expect(byId(report!, 'chat.role.user').message).toContain(`JSON with more than ${JSON_LIMITS.keys} keys`);
-  }, 100_000);
+  it(
+    'reports an object of 200,000 keys as a finding about the server, without parsing it',
+    async () => {
+      const { code, report, stderr } = await run('many-keys', { keys: 200_000 });
+      expect(report, `no report (exit ${code}): ${stderr.slice(-500)}`).toBeDefined();
+      expect(code).toBe(1);
+      expectBounded(report!);
+      expect(byId(report!, 'chat.role.user').message).toContain(`JSON with more than ${JSON_LIMITS.keys} keys`);
+    },
+    within(100_000),
+  );
 });

@@ -14,6 +14,7 @@ import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
 import { KEY, notPassing, SECOND_KEY } from '../support/run.js';
+import { within } from '../support/machine.js';
 
 const LIMITS: Limits = { connectTimeoutMs: 1_000, idleTimeoutMs: 300, deadlineMs: 1_500, maxBodyBytes: 64 * 1024 };
 /** Whether a request ended, not how fast: a busy machine may be seconds late, a hang never ends. */
@@ -51,7 +52,7 @@ describe.each([
       expect(r.status).toBeUndefined();
       expect(r.error).toEqual({ kind: 'deadline', message: 'no status line and headers within --timeout 1500 ms' });
       expect(r.durationMs).toBeGreaterThanOrEqual(LIMITS.deadlineMs - 1);
-      expect(r.durationMs).toBeLessThan(LIMITS.deadlineMs + ENDED_WITHIN);
+      expect(r.durationMs).toBeLessThan(LIMITS.deadlineMs + within(ENDED_WITHIN));
     } finally {
       await http.close();
       await server.close();
@@ -64,7 +65,7 @@ describe.each([
     try {
       const r = await http.send(chat(server.url));
       expect(r.error).toEqual({ kind: 'deadline', message: 'no status line and headers within --timeout 1500 ms' });
-      expect(r.durationMs).toBeLessThan(LIMITS.deadlineMs + ENDED_WITHIN);
+      expect(r.durationMs).toBeLessThan(LIMITS.deadlineMs + within(ENDED_WITHIN));
       expect(server.stalled()).toBe(1);
     } finally {
       await http.close();
@@ -126,7 +127,7 @@ describe.each([
       const stoppedAt = performance.now();
       stop.abort('interrupted (SIGINT)');
       const results = await Promise.all(sent);
-      expect(performance.now() - stoppedAt).toBeLessThan(ENDED_WITHIN);
+      expect(performance.now() - stoppedAt).toBeLessThan(within(ENDED_WITHIN));
       for (const r of results) expect(r.error).toEqual({ kind: 'stopped', message: 'the run was stopped (interrupted (SIGINT))' });
       // A request sent once the signal has aborted is not sent at all.
       const late = await http.send(chat(drip.url), stop.signal);

@@ -12,6 +12,7 @@ import { diffReports } from '../../report/diff.js';
 import { renderJunit } from '../../report/junit.js';
 import { renderMarkdown } from '../../report/markdown.js';
 import { renderPretty } from '../../report/pretty.js';
+import type { LoadProgress } from '../../report/progress.js';
 import { parseSlo, SloError } from '../../report/slo.js';
 import { validator } from '../../schemas/index.js';
 import { cli } from '../support/cli.js';
@@ -27,6 +28,12 @@ describe('conformance load', () => {
     expect(r.stdout).toMatch(/Load \(requests in flight; mock-chat-1; 10 requests in the mix\)/);
     expect(r.stdout).toMatch(/PASSED \(exit code 0\)/);
     expect(r.stderr).toMatch(/conformance: concurrency 4: 12 requests/);
+    // The profile fits a terminal of 100 columns, and says what each latency measures.
+    const section = r.stdout.slice(r.stdout.indexOf('Load ('), r.stdout.indexOf('Summary'));
+    expect(section.split('\n').filter((l) => l.length > 100)).toEqual([]);
+    for (const m of ['ttfb', 'ttft', 'itl', 'e2e']) expect(section).toMatch(new RegExp(`^  ${m} +\\S`, 'm'));
+    expect(section).toMatch(/^ {2}itl +inter-token latency: between two such events of a stream/m);
+    expect(section).toMatch(/^ {2}0 of \d+ rules broke on some answer; 0 of 1 objectives \(--slo\) failed$/m);
     const report = JSON.parse(readFileSync(out, 'utf8'));
     expect(validator('report')(report).errors).toEqual([]);
     expect(report.load.steps.map((s: { label: string }) => s.label)).toEqual(['alone', 'concurrency 1', 'concurrency 4']);
@@ -40,6 +47,29 @@ describe('conformance load', () => {
     const ids = report.results.map((r: { id: string }) => r.id);
     expect(ids).toEqual(expect.arrayContaining(['chat.usage', 'stream.done-marker', 'stop.exact-prefix', 'tools.call-valid', 'structured.json-schema', 'load.ids-unique', 'slo.error-rate']));
     expect(report.results.find((r: { id: string }) => r.id === 'stream.complete').paths.map((p: { label: string }) => p.label)).toEqual(['alone', 'concurrency 1', 'concurrency 4']);
+  });
+
+  it('says, as each step starts, its counts as they grow within it: what the live line draws', async () => {
+    const steps: LoadProgress[] = [];
+    // Read while the sweep runs, by a timer as the line reads them.
+    const seen: { label: string; done: number; inFlight: number }[] = [];
+    const sample = setInterval(() => {
+      const p = steps.at(-1);
+      if (p) seen.push({ label: p.label, done: p.done(), inFlight: p.inFlight() });
+    }, 5);
+    const paced = createMock({ ...DEFAULT_CONFIG, timing: { ttft_ms: 20, tokens_per_second: 200 } });
+    const report = await loadAgainstMock(paced, { onProgress: (p) => steps.push(p) }).finally(() => clearInterval(sample));
+    expect(steps.map((p) => p.label)).toEqual(['alone', 'concurrency 1', 'concurrency 4']);
+    expect(steps.map((p) => p.requests)).toEqual([10, 12, 12]);
+    // Within the step, before its end: requests in flight, fewer answered than it sends.
+    const within = seen.filter((s) => s.label === 'concurrency 4' && s.done < 12);
+    expect(within.some((s) => s.inFlight > 0)).toBe(true);
+    // At the end of each step its counts are the report's, and nothing is left in flight.
+    report.load!.steps.forEach((s, i) => {
+      expect(steps[i].done()).toBe(s.requests);
+      expect(steps[i].failed()).toBe(s.failed + s.timedOut);
+      expect(steps[i].inFlight()).toBe(0);
+    });
   });
 
   it("measures a paced mock's time to first token and inter-token latency within a few percent", async () => {
@@ -60,6 +90,9 @@ describe('conformance load', () => {
     expect(slo('slo.e2e-p50').outcome).toBe('pass');
     expect(report.exitCode).toBe(1);
     expect(renderJunit(report)).toMatch(/<testcase [^>]*name="slo.ttft-p99[^"]*"[^>]*>\s*<failure/);
+    // Beside the rules' verdict, the objectives': no "0 rules broke" alone under a failed objective.
+    expect(renderPretty(report, { color: false })).toMatch(/^ {2}0 of \d+ rules broke on some answer; 1 of 2 objectives \(--slo\) failed: slo\.ttft-p99$/m);
+    expect(renderMarkdown(report)).toMatch(/^1 of 2 objectives \(`--slo`\) failed: `slo\.ttft-p99`\.$/m);
   });
 
   it('reads a malformed --slo as a usage error that names the flag and what is wrong', () => {

@@ -18,6 +18,7 @@ import { startMockServer, type MockServer } from '../../mock/http.js';
 import { startRecorder, type Recorder } from '../../mock/record/server.js';
 import { startCountingUpstream, type CountingUpstream } from '../support/counting-upstream.js';
 import { KEY, MODEL } from './helpers.js';
+import { within } from '../support/machine.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
 const UPSTREAM_KEY = 'sk-upstream-real-key-000000000000000042';
@@ -453,7 +454,7 @@ describe('on the command line', () => {
   }
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: within(10_000) }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
     });
 
   it('--allow-origin and --allowed-host (repeatable) open exactly what they name, and the banner says so', async () => {

@@ -56,6 +56,14 @@ describe('the browser entry, run here', () => {
   it('a configuration mistake throws, naming the field', async () => {
     const { installMock, DEFAULT_CONFIG } = await import('../../mock/browser.js');
     expect(() => installMock({ config: { ...DEFAULT_CONFIG, timing: { ttft_ms: -1 } } })).toThrow(/timing\.ttft_ms: expected a number >= 0, found -1/);
+    expect(() => installMock({ config: { scenario: [] } as never })).toThrow(/scenario: unknown field: did you mean scenarios\?/);
+  });
+
+  it('a configuration gives only what it changes: the rest is the built-in one', async () => {
+    const { fetchHandler, DEFAULT_BROWSER_URL } = await import('../../mock/browser.js');
+    const handler = fetchHandler({ config: { scenarios: [{ name: 'hello', match: { last_user: 'hello' }, reply: { text: 'Hi there!' } }] } });
+    const r = await handler(chat(DEFAULT_BROWSER_URL, { model: 'mock-chat-1', messages: [{ role: 'user', content: 'hello' }] }));
+    expect(((await r.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('Hi there!');
   });
 
   it('installMock answers fetch under its base URL until disposed, then gives fetch back', async () => {

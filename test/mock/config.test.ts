@@ -12,6 +12,7 @@ import { ConfigError, loadConfigFile, parseConfig } from '../../mock/config/load
 import { createMock } from '../../mock/core/handle.js';
 import { banner } from '../../mock/banner.js';
 import { chat, json, statusOf, user } from './helpers.js';
+import { within } from '../support/machine.js';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/full.yaml', import.meta.url));
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
@@ -111,6 +112,51 @@ describe('configuration files', () => {
     expect(json(r).object).toBe('chat.completion');
   });
 
+  it('a file of three lines (one key, one canned reply) is read over the built-in configuration, and the mock runs it', async () => {
+    const key = 'sk-my-key-0000000000000000000001';
+    const file = write('three.yaml', `keys: [{ id: me, key: ${key}, models: [mock-chat-1] }]\nscenarios:\n  - { name: hello, match: { last_user: hello }, reply: { text: "Hi there!" } }\n`);
+    const config = loadConfigFile(file);
+    // What it gives replaces the built-in field whole; what it leaves out is the built-in one's.
+    expect(config.keys.map((k) => k.id)).toEqual(['me']);
+    expect(config.models).toEqual(DEFAULT_CONFIG.models);
+    const child = spawn(process.execPath, [BIN, 'mock', '--config', file, '--pace', 'instant', '--port', '0']);
+    try {
+      const printed = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (b: Buffer) => (out += b) && out.includes('keys (') && resolve(out));
+      });
+      expect(printed).toContain(`configuration: ${file}; 3 models, 1 scenarios`);
+      const url = /listening on (\S+)/.exec(printed)![1];
+      const ask = (apiKey: string) =>
+        fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hello there' }] }),
+        });
+      const hi = await ask(key);
+      expect(((await hi.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('Hi there!');
+      expect((await ask(DEFAULT_CONFIG.keys[0].key)).status).toBe(401);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('an unknown field names the field meant, or the fields the place takes', () => {
+    expect(mistake('meant.yaml', 'scenario: []\n')).toBe(`${join(dir, 'meant.yaml')}:1: scenario: unknown field: did you mean scenarios?`);
+    expect(mistake('colour.yaml', 'colour: red\n')).toMatch(/colour\.yaml:1: colour: unknown field \(the fields here are keys, models, scenarios, .*\)$/);
+    // Said first: a misspelt field is also a missing one, and the name meant explains both.
+    const misspelt = mistake('misspelt.yaml', replace('    owned_by: tests\n    created: 2', '    ownd_by: tests\n    created: 2')).split('\n');
+    expect(misspelt[0]).toMatch(/misspelt\.yaml:18: models\[1\]\.ownd_by: unknown field: did you mean owned_by\?$/);
+    expect(misspelt[1]).toMatch(/models\[1\]\.owned_by: expected this field; it is missing$/);
+  });
+
+  it('a file that replaces the models and keeps the built-in keys is told to give keys of its own', () => {
+    const models = VALID.slice(VALID.indexOf('models:\n'), VALID.indexOf('scenarios:'));
+    expect(mistake('models-only.yaml', models)).toMatch(
+      /models-only\.yaml:\d+: models: the built-in keys use mock-chat-1, mock-reason-1, mock-chat-large, which these models do not define: give keys: of your own/,
+    );
+  });
+
   const mistakes: [kind: string, name: string, text: () => string, line: number, path: string, expected: RegExp][] = [
     ['a YAML syntax error', 'syntax.yaml', () => replace('    name: Model Two', '    name: Model: Two'), 17, '', /not valid YAML or JSON: .+/],
     ['an unknown field', 'unknown.yaml', () => replace('    owned_by: tests\n    created: 2', '    owned_by: tests\n    colour: blue\n    created: 2'), 19, 'models[1].colour', /unknown field/],
@@ -180,7 +226,9 @@ describe('configuration files', () => {
     }
     expect(expected).not.toBe('');
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', '--config', file, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+      const child = execFile(process.execPath, [BIN, 'mock', '--config', file, '--port', '0'], { timeout: within(10_000) }, (_err, stdout, stderr) =>
+        resolve({ code: child.exitCode, stdout, stderr }),
+      );
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`conformance: ${expected}\n`);
@@ -189,7 +237,7 @@ describe('configuration files', () => {
 
   it('the CLI exits 2 on a --fault with a parameter the fault does not take', async () => {
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'drop-after; chunk=3', '--port', '0'], { timeout: 10_000 }, (_err, _stdout, stderr) =>
+      const child = execFile(process.execPath, [BIN, 'mock', '--fault', 'drop-after; chunk=3', '--port', '0'], { timeout: within(10_000) }, (_err, _stdout, stderr) =>
         resolve({ code: child.exitCode, stderr }),
       );
     });
@@ -201,13 +249,13 @@ describe('configuration files', () => {
 describe('conformance mock --content', () => {
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: 10_000 }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+      const child = execFile(process.execPath, [BIN, 'mock', ...args, '--port', '0'], { timeout: within(10_000) }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
     });
 
   it('refuses a profile that does not exist, naming it', async () => {
     const r = await run(['--content', 'markdwn']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn" \(the profiles are prose, markdown, code, unicode, long-words\)\n$/);
+    expect(r.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn": did you mean markdown\? \(the profiles are prose, markdown, code, unicode, long-words\)\n$/);
   });
 
   it('sets what every generated reply holds, over the configuration, and says so on start', async () => {
@@ -246,11 +294,33 @@ describe('the start-up banner', () => {
       'content of generated replies: prose',
       'content on one request: the x-mock-content header (prose, markdown, code, unicode, long-words; split=bytes or split=fence)',
       'pace of generated replies: at once',
+      'reasoning: mock-reason-1 thinks 24 to 31 tokens before its answer (reasoning_effort low: 8 to 15, high: 64 to 71), counted in max_tokens: a max_tokens near that leaves an answer or a tool call cut (finish_reason "length")',
       'keys (test values, copy one into your client):',
       `  alpha  ${DEFAULT_CONFIG.keys[0].key}  models: mock-chat-1, mock-reason-1`,
       `  beta   ${DEFAULT_CONFIG.keys[1].key}  models: mock-chat-1, mock-chat-large`,
       '',
     ]);
+  });
+
+  it('says what the reasoning model spends before it answers, as the mock spends it: a tool call at a smaller max_tokens comes back cut', () => {
+    const mock = createMock();
+    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
+    for (const [effort, low, high] of [
+      ['low', 8, 15],
+      ['medium', 24, 31],
+      ['high', 64, 71],
+    ] as const) {
+      for (const n of [1, 2, 3, 4, 5]) {
+        const r = json(chat(mock, { model: 'mock-reason-1', reasoning_effort: effort, max_tokens: 512, ...user(`Question ${n}: why is the sky blue?`) }));
+        const spent = r.usage.completion_tokens_details.reasoning_tokens;
+        expect(spent, effort).toBeGreaterThanOrEqual(low);
+        expect(spent, effort).toBeLessThanOrEqual(high);
+      }
+    }
+    const call = (max_tokens: number) => json(chat(mock, { model: 'mock-reason-1', tools: [weather], tool_choice: 'required', max_tokens, ...user('What is the weather in Paris?') })).choices[0];
+    expect(call(20)).toMatchObject({ finish_reason: 'length' });
+    expect(call(256)).toMatchObject({ finish_reason: 'tool_calls' });
+    expect(banner('http://127.0.0.1:8080', { ...DEFAULT_CONFIG, models: DEFAULT_CONFIG.models.filter((m) => !m.reasoning) }, { faults: [] })).not.toContain('reasoning:');
   });
 
   it('names the content configured, for all models and per model', () => {

@@ -104,6 +104,32 @@ describe('the page', () => {
 describe('the event stream and the detail', () => {
   const server = serverPerTest();
 
+  it('says of each answer whether it ended whole or was cut (a stream the mock dropped), a page open or not', async () => {
+    const { url } = await server();
+    const stream = (fault?: string) =>
+      fetch(`${url}${CHAT}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...(fault ? { 'x-mock-fault': fault } : {}) },
+        body: JSON.stringify({ model: MODEL, stream: true, ...user('Tell me a long story.') }),
+      }).then((r) => r.text().catch(() => 'cut'));
+    await stream('drop-after; chunks=3');
+    await stream();
+    const page = await listen(url);
+    await stream('drop-after; chunks=3');
+    const rows = async () => {
+      await page.until((e) => e.event === 'rows' && JSON.parse(e.data).some((r: Row) => r.seq === 3 && r.cut !== null));
+      return new Map(
+        page.events
+          .filter((e) => e.event === 'rows')
+          .flatMap((e) => JSON.parse(e.data) as Row[])
+          .map((r) => [r.seq, r.cut]),
+      );
+    };
+    // Before the page opened (from the trail), then while it listened: the status is 200 each time.
+    expect(Object.fromEntries(await rows())).toEqual({ 1: true, 2: false, 3: true });
+    page.close();
+  });
+
   it('times requests while no page listens; a page gets the state, the latest rows as a live page shows them, then each request', async () => {
     const { url } = await server();
     await (await post(url, { model: MODEL, ...user('before any page') })).text();

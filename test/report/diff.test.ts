@@ -2,7 +2,7 @@
 // fails on a path it passed before; a changed finding and a changed level are told apart.
 import { describe, expect, it } from 'vitest';
 import type { CheckResult, PathResult } from '../../engine/check.js';
-import { diffReports } from '../../report/diff.js';
+import { diffReports, renderDiff } from '../../report/diff.js';
 import type { RunReport } from '../../report/report.js';
 
 const path = (label: string, outcome: PathResult['outcome']): PathResult => ({ path: {}, label, outcome, evidence: [], durationMs: 1 });
@@ -46,5 +46,17 @@ describe('diff', () => {
       levelChanged: [{ id: 'chat.usage-details', what: 'should -> must' }],
       findingChanged: [{ id: 'chat.object', what: 'object is "x" -> object is "y"' }],
     });
+  });
+
+  it('prints a newly failing check on one readable line, and says where the whole finding is', () => {
+    const long = `the answer was ${'x'.repeat(5000)}`;
+    const d = diffReports(reportOf([result('chat.object', 'must', [path('m', 'pass')])]), reportOf([result('chat.object', 'must', [path('m', 'fail')], long)]));
+    const lines = renderDiff(d, { old: 'main.json', new: 'branch.json' }).split('\n');
+    const failing = lines.find((l) => l.startsWith('  chat.object [must]: pass -> fail: the answer was '))!;
+    expect(failing.length).toBeLessThan(240);
+    expect(failing.endsWith(' …')).toBe(true);
+    expect(lines).toContain("A line ending in … is cut at 200 characters: the whole finding is the check's message in branch.json (and main.json), by id, and in conformance diff --json.");
+    // Short ones are as they were, and nothing is said of cuts.
+    expect(renderDiff(diffReports(reportOf([]), reportOf([result('chat.object', 'must', [path('m', 'fail')], 'short')])))).not.toContain('…');
   });
 });

@@ -14,6 +14,7 @@ import { compareSections, renderPretty } from '../../report/pretty.js';
 import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RawReport, type RunReport } from '../../report/report.js';
 import { seal } from '../../report/boundary.js';
 import { Redactor } from '../../engine/redact.js';
+import { within } from '../support/machine.js';
 
 /** A report as a command's boundary makes it, from results written here. */
 const sealed = (raw: RawReport): RunReport => seal(raw, new Redactor());
@@ -105,17 +106,25 @@ describe('json reporter', () => {
 describe('junit reporter', () => {
   const xml = renderJunit(report);
 
-  it('validates against the Jenkins/Surefire junit-10.xsd', async () => {
-    const out = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
-    expect(out.errors).toEqual([]);
-    expect(out.valid).toBe(true);
-  }, 30_000);
+  it(
+    'validates against the Jenkins/Surefire junit-10.xsd',
+    async () => {
+      const out = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
+      expect(out.errors).toEqual([]);
+      expect(out.valid).toBe(true);
+    },
+    within(30_000),
+  );
 
-  it('rejects a broken document (the validator really validates)', async () => {
-    const broken = xml.replace('<testsuite name="chat"', '<testsuite nom="chat"');
-    const out = await validateXML({ xml: [{ fileName: 'broken.xml', contents: broken }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
-    expect(out.valid).toBe(false);
-  }, 30_000);
+  it(
+    'rejects a broken document (the validator really validates)',
+    async () => {
+      const broken = xml.replace('<testsuite name="chat"', '<testsuite nom="chat"');
+      const out = await validateXML({ xml: [{ fileName: 'broken.xml', contents: broken }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
+      expect(out.valid).toBe(false);
+    },
+    within(30_000),
+  );
 
   it('contains no characters illegal in XML 1.0 and escapes markup', () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/);
@@ -259,6 +268,23 @@ describe('pretty reporter', () => {
     expect(plain.trimEnd().split('\n').at(-1)).toBe('FAILED: 1 must failed (exit code 1)');
     const passing = sealed({ ...report, results: [results[0]], summary: summarize([results[0]]), exitCode: 0, warnings: [] });
     expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe('PASSED (exit code 0)');
+  });
+
+  it('says beside a PASSED why what broke does not fail the run, and what would make it', () => {
+    const broke: CheckResult[] = [
+      results[0],
+      result({ id: 'chat.model-echo', suite: 'chat', section: '2.3', level: 'should', outcome: 'fail', message: 'another model' }),
+      result({ id: 'chat.created', suite: 'chat', section: '2.3', level: 'should', outcome: 'fail', message: 'milliseconds' }),
+      result({ id: 'stream.complete', suite: 'stream', section: '6.1', level: 'must', outcome: 'flaky', message: 'cut once' }),
+      result({ id: 'catalog.pricing', suite: 'catalog', section: 'catalog 2.4', level: 'must', outcome: 'not-tested', message: 'no catalog' }),
+      result({ id: 'chat.usage', suite: 'chat', section: '2.3', level: 'must', outcome: 'fail', message: 'no usage', expected: { reason: 'the engine has no usage yet' } }),
+    ];
+    const passing = sealed({ ...report, results: broke, summary: summarize(broke), exitCode: 0, warnings: [] });
+    expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe(
+      'PASSED (exit code 0): 2 should failed, which fail the run only with --strict; 1 flaky, which fails the run only with --strict (a must also with --require-complete); 1 must not tested or not served, which fails the run only with --require-complete; 1 failure the baseline expects',
+    );
+    expect(renderMarkdown(passing)).toMatch(/^## ✅ chat-api-conformance: PASSED \(exit code 0\)\n\nPassed with 2 should failed, which fail the run only with --strict; .*\.$/m);
+    expect(render('html', passing, { color: false })).toContain('<p class="expected" data-passing>Passed with 2 should failed, which fail the run only with --strict;');
   });
 });
 

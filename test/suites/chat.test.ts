@@ -45,6 +45,8 @@ describe('chat suite', () => {
     const r = await outcomeOf(`chat.role.${role}`, faulty(`chat-role-${role}-refused`));
     expect(r.outcome, r.message).toBe('fail');
     expect(r.message).toContain(`role ${role} is not supported`);
+    // With the article English gives the role: an assistant message, a tool message.
+    if (role !== 'user') expect(r.message).toContain(`a valid conversation with ${role === 'assistant' ? 'an' : 'a'} ${role} message`);
   });
 
   it('a role refused only when streamed fails on the stream paths only, and says so', async () => {

@@ -13,6 +13,7 @@ import { validator } from '../../schemas/index.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { makeCertificates, type Certificates, type Pair } from './certificates.js';
 import { startProxy } from './proxy.js';
+import { within } from '../support/machine.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
 
@@ -248,7 +249,7 @@ describe('conformance mock --tls-cert --tls-key', () => {
   });
 
   it('serves https and says so in its banner', async () => {
-    const child = execFile(process.execPath, [BIN, 'mock', '--port', '0', '--tls-cert', certs.server.cert, '--tls-key', certs.server.key], { timeout: 20_000 });
+    const child = execFile(process.execPath, [BIN, 'mock', '--port', '0', '--tls-cert', certs.server.cert, '--tls-key', certs.server.key], { timeout: within(20_000) });
     try {
       const banner = await new Promise<string>((resolve) => {
         let out = '';
@@ -270,7 +271,7 @@ describe('conformance mock --tls-cert --tls-key', () => {
   it('exits 2 on a key that does not go with the certificate, or a certificate without a key', async () => {
     const mock = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(process.execPath, [BIN, 'mock', '--port', '0', ...args], { timeout: 10_000 }, (_e, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+        const child = execFile(process.execPath, [BIN, 'mock', '--port', '0', ...args], { timeout: within(10_000) }, (_e, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
       });
     const [mismatch, alone] = await Promise.all([mock(['--tls-cert', certs.server.cert, '--tls-key', certs.client.key]), mock(['--tls-cert', certs.server.cert])]);
     expect(mismatch.code).toBe(2);

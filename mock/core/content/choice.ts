@@ -4,6 +4,7 @@
 import type { ContentRef, ContentProfileName, ContentSplit } from '../../config/types.js';
 import { PROFILE_NAMES } from './profiles.js';
 import { echoed } from '../errors.js';
+import { nearest } from '../../../schemas/nearest.js';
 
 export interface ContentChoice {
   profile?: ContentProfileName;
@@ -39,7 +40,10 @@ export function parseContent(ref: ContentRef): ContentChoice {
   }
   const out: ContentChoice = {};
   if (profile !== undefined) {
-    if (!isProfile(profile)) throw new Error(`unknown content profile "${echoed(profile)}" (the profiles are ${list(PROFILE_NAMES)})`);
+    if (!isProfile(profile)) {
+      const near = nearest(profile, PROFILE_NAMES);
+      throw new Error(`unknown content profile "${echoed(profile)}"${near ? `: did you mean ${near}?` : ''} (the profiles are ${list(PROFILE_NAMES)})`);
+    }
     out.profile = profile;
   }
   for (const [k, v] of Object.entries(params)) {

@@ -25,6 +25,9 @@ export interface Fault {
   /** The parts of an answer it breaks, as `way:part` (`json:usage-details`, `stream:complete`): the
    * checks that own those parts are the ones it fails (the suites' answer reader names the owners). */
   breaks?: readonly string[];
+  /** The client flows (clients/, `<client>.<flow>`) it breaks though no check fails: a rule the kit
+   * lacks, which a report says plainly. The client sweep (test/clients/sweep.test.ts) holds it to them. */
+  breaksFlowsOnly?: readonly string[];
   /** The path the deviation is on (`stream`, `mock-reason-1`, `case`): every failing path of every
    * check it fails names it, so a check is shown to catch a fault that hides on one path. */
   on?: string;

@@ -1,6 +1,7 @@
 // The fault catalogue: every named deviation the mock can serve, one file per suite it proves,
 // plus legal variations (which must fail nothing), hostile transports (which prove the runner) and
 // load faults (which show only with requests in flight together: proven by a load sweep).
+import { nearest } from '../../../schemas/nearest.js';
 import { AUTH_FAULTS } from './auth.js';
 import { CATALOG_FAULTS } from './catalog.js';
 import { CHAT_FAULTS } from './chat.js';
@@ -50,7 +51,10 @@ const byName = new Map(FAULTS.map((f) => [f.name, f]));
 
 export function faultNamed(name: string): Fault {
   const f = byName.get(name);
-  if (!f) throw new Error(`no fault named "${echoed(name)}"; see conformance mock --list-faults`);
+  if (!f) {
+    const near = nearest(name, [...byName.keys()]);
+    throw new Error(`no fault named "${echoed(name)}"${near ? `: did you mean ${near}?` : ''}; see conformance mock --list-faults`);
+  }
   return f;
 }
 

@@ -80,6 +80,18 @@ const BASE: Fault[] = [
     }),
   },
   {
+    // Engines that number calls themselves leave the id out: a client has nothing to answer the call with.
+    name: 'tools-call-without-id',
+    description: 'A tool call of a JSON answer carries no id, so the tool message that answers it has no tool_call_id to name',
+    fails: ['tools.call-valid'],
+    reply: onMessage(
+      () => true,
+      (m) => {
+        for (const call of m.tool_calls ?? []) delete call.id;
+      },
+    ),
+  },
+  {
     name: 'tools-undeclared-function',
     description: 'Under tool_choice "required" the message calls get_stock, a function the request did not declare',
     fails: ['tools.call-valid'],

@@ -18,6 +18,7 @@ interface Row {
   stream: boolean;
   ttfb_ms: number | null;
   total_ms: number | null;
+  cut: boolean | null;
   error: { message: string; param: string | null; code: string | null } | null;
   asked: string | null;
   answered: string | null;
@@ -207,13 +208,31 @@ function visible(): Row[] {
 }
 
 /** The table's columns, in order: the header's label and (but for what was asked and answered,
- * which share the rest) its width; what each shows of a row; and whether it hides when no row
- * shown has anything in it. */
-const COLUMNS: { col: string; label: string; width?: string; text: (r: Row) => string; cls?: (r: Row) => string; optional?: true }[] = [
+ * which share the rest) its width, or the bounds in characters of a width that follows the longest
+ * text shown (ids a list must not cut); what each shows of a row, and a mark after it; and whether
+ * it hides when no row shown has anything in it. */
+const COLUMNS: {
+  col: string;
+  label: string;
+  width?: string;
+  fit?: { min: number; max: number };
+  text: (r: Row) => string;
+  mark?: (r: Row) => string | undefined;
+  cls?: (r: Row) => string;
+  optional?: true;
+}[] = [
   { col: 'time', label: 'time', width: '8.4em', text: (r) => clock(r.at) },
-  { col: 'path', label: 'request', width: '14.6em', text: (r) => `${r.method} ${r.path}` },
-  { col: 'key', label: 'key', width: '6em', text: (r) => r.key ?? '', optional: true },
-  { col: 'model', label: 'model', width: '8.2em', text: (r) => r.model ?? '', optional: true },
+  { col: 'path', label: 'request', width: '19.2em', text: (r) => `${r.method} ${r.path}`, mark: (r) => (r.stream ? 'stream' : undefined) },
+  // A stream cut before its end is no success, whatever its status line said.
+  {
+    col: 'status',
+    label: 'status',
+    width: '6.4em',
+    text: (r) => `${r.status ? String(r.status) : 'no HTTP'}${r.cut && r.status ? ' cut' : ''}`,
+    cls: (r) => (r.cut && r.status ? 'status-cut' : `status-${String(r.status)[0]}`),
+  },
+  { col: 'key', label: 'key', fit: { min: 4, max: 18 }, text: (r) => r.key ?? '', optional: true },
+  { col: 'model', label: 'model', fit: { min: 6, max: 28 }, text: (r) => r.model ?? '', optional: true },
   { col: 'asked', label: 'asked', text: (r) => r.asked ?? '', cls: () => 'preview', optional: true },
   { col: 'answered', label: 'answer', text: (r) => r.answered ?? '', cls: () => 'preview', optional: true },
   { col: 'scenario', label: 'scenario', width: '7em', text: (r) => r.scenario ?? '', optional: true },
@@ -225,7 +244,6 @@ const COLUMNS: { col: string; label: string; width?: string; text: (r: Row) => s
     optional: true,
   },
   { col: 'content', label: 'content', width: '5.4em', text: (r) => r.content ?? '', optional: true },
-  { col: 'status', label: 'status', width: '4.8em', text: (r) => (r.status ? String(r.status) : 'no HTTP'), cls: (r) => `status-${String(r.status)[0]}` },
   { col: 'ttfb', label: 'first byte', width: '6.2em', text: (r) => ms(r.ttfb_ms), cls: () => 'num' },
   { col: 'total', label: 'total', width: '5.4em', text: (r) => ms(r.total_ms), cls: () => 'num' },
 ];
@@ -250,20 +268,40 @@ function renderRows(): void {
     ...shown.map((r) => {
       const tr = el('tr');
       // What a test (or a person's devtools) selects a row by: never its free text.
-      Object.assign(tr.dataset, { seq: String(r.seq), status: String(r.status), path: r.path.split('?')[0], method: r.method, stream: String(r.stream), done: String(r.total_ms !== null) });
+      Object.assign(tr.dataset, {
+        seq: String(r.seq),
+        status: String(r.status),
+        path: r.path.split('?')[0],
+        method: r.method,
+        stream: String(r.stream),
+        done: String(r.total_ms !== null),
+        cut: String(r.cut === true),
+      });
       tr.setAttribute('aria-selected', String(r.seq === selected));
       for (const c of COLUMNS) {
         const text = c.text(r);
-        const td = el('td', text, c.cls?.(r));
+        const td = el('td', undefined, c.cls?.(r));
+        const mark = c.mark?.(r);
+        td.append(el('span', text, 'cell'));
+        if (mark) {
+          const badge = el('span', mark, 'mark');
+          badge.dataset.mark = mark;
+          td.append(badge);
+        }
         td.dataset.col = c.col;
-        td.title = text;
+        td.title = mark ? `${text} (${mark})` : text;
         td.hidden = !used.has(c.col);
         tr.append(td);
       }
       return tr;
     }),
   );
-  for (const th of byId('head-row').children) (th as HTMLElement).hidden = !used.has((th as HTMLElement).dataset.col!);
+  for (const th of byId('head-row').children) {
+    const c = COLUMNS.find((x) => x.col === (th as HTMLElement).dataset.col)!;
+    (th as HTMLElement).hidden = !used.has(c.col);
+    // An id (a model, a key) is read whole: its column as wide as the longest shown, within bounds.
+    if (c.fit) (th as HTMLElement).style.width = `${Math.min(c.fit.max, Math.max(c.fit.min, c.label.length, ...shown.map((r) => c.text(r).length))) + 2}ch`;
+  }
   byId('empty').hidden = rows.size > 0;
   byId('count').textContent = `${shown.length} shown of ${rows.size}${skipped ? ` (and ${skipped.toLocaleString('en-US')} more, not followed: past 2,000 a second the mock samples)` : ''}`;
 }
@@ -297,7 +335,8 @@ async function showDetail(seq: number): Promise<void> {
   const e = d.entry;
   shownDone = d.answer?.total_ms !== null && d.answer?.total_ms !== undefined;
   byId('detail').hidden = false;
-  byId('detail-title').textContent = `#${e.seq} ${e.method} ${e.path} → ${e.status || 'no HTTP answer'}`;
+  const ended = e.status && rows.get(seq)?.cut ? ', cut before its end' : '';
+  byId('detail-title').textContent = `#${e.seq} ${e.method} ${e.path} → ${e.status || 'no HTTP answer'}${e.stream ? ', streamed' : ''}${ended}`;
   const touched = (e.control ?? []).map((c) => `#${c.id} ${[c.fault, c.content, c.pace && paceText(c.pace)].filter(Boolean).join(', ')}`);
   byId('detail-meta').textContent = [
     e.time,
@@ -518,7 +557,14 @@ byId('control-form').addEventListener('submit', (e) => {
   }
   void control('POST', setting);
 });
-byId('reset').addEventListener('click', () => void control('DELETE'));
+// Reset ends every setting and empties the form: an Apply after it starts from nothing, never the
+// fault that was just reset.
+byId('reset').addEventListener('click', () => {
+  // The form's own reset(): as a property, `reset` names the button of that id.
+  HTMLFormElement.prototype.reset.call(byId('control-form'));
+  describeFault();
+  void control('DELETE');
+});
 byId('fault').addEventListener('change', describeFault);
 for (const id of ['filter-text', 'filter-path', 'filter-status']) byId(id).addEventListener('input', queueRender);
 byId('rows').addEventListener('click', (e) => {

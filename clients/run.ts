@@ -1,0 +1,165 @@
+// Runs the flows of the loaded clients against a target: each flow on each model under test (once, for
+// a flow that takes no model), a few at a time, each with a fetch that records its exchanges, bounded
+// in time, a throw of the client being the flow's failure. What a flow broke is judged later
+// (impact.ts), against the checks of the same run.
+import { fail, notTested, worst, type Verdict } from '../engine/check.js';
+import type { RequestSpec } from '../engine/http.js';
+import type { Redactor } from '../engine/redact.js';
+import type { TlsFlags } from '../engine/tls.js';
+import type { FlowPath, FlowResult } from '../report/clients.js';
+import { FLOWS, thrownName, type AnyClient, type Flow, type FlowContext } from './flow.js';
+import { flowId, levelOf } from './levels.js';
+import { hushed } from './console.js';
+import { Recorder } from './recorder.js';
+
+export interface FlowRunOptions {
+  /** The base URL of the API, without /v1. */
+  baseUrl: string;
+  apiKey: string;
+  models: readonly string[];
+  /** Each client with its loaded SDK. */
+  clients: readonly { client: AnyClient; sdk: unknown }[];
+  /** Only these flows (by name), all by default. */
+  flows?: readonly string[];
+  /** How a request reaches the target: the run's transport, or the mock in-process. */
+  fetch: typeof fetch;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  concurrency: number;
+  redactor: Redactor;
+  tls?: TlsFlags;
+  /** Stops the flows (the run's deadline, Ctrl-C): what has not finished is not tested. */
+  signal?: AbortSignal;
+  /** The host name the browser client's page is served as. */
+  pageHost?: string;
+}
+
+export interface FlowRun {
+  results: FlowResult[];
+  requests: RequestSpec[];
+  /** What the clients wrote to the console meanwhile (kept out of the command's output). */
+  logged: string[];
+}
+
+/** One flow on one model: what a worker takes. */
+interface Unit {
+  client: AnyClient;
+  sdk: unknown;
+  flow: Flow<unknown>;
+  model: string;
+  label: string;
+}
+
+export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
+  const byClient = opts.clients.map(({ client, sdk }) =>
+    client.flows
+      .filter((flow) => !opts.flows || opts.flows.includes(flow.name))
+      .flatMap((flow) => (flow.once ? opts.models.slice(0, 1) : opts.models).map((model): Unit => ({ client, sdk, flow, model, label: flow.once ? 'all' : model }))),
+  );
+  // Taken in turn from each client: a client's slow start (a browser to launch) and its waits (a
+  // backoff before a retry) overlap the others' flows instead of coming after them.
+  const units: Unit[] = [];
+  for (let i = 0; byClient.some((u) => i < u.length); i++) for (const u of byClient) if (i < u.length) units.push(u[i]);
+  const paths = new Map<Unit, FlowPath>();
+  const requests: RequestSpec[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < units.length) {
+      const unit = units[next++];
+      const { path, sent } = await runUnit(unit, opts);
+      paths.set(unit, path);
+      requests.push(...sent);
+    }
+  };
+  const { logged } = await hushed(() => Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, units.length)) }, worker))).finally(() =>
+    Promise.all(opts.clients.map(({ client, sdk }) => client.close?.(sdk).catch(() => {}))),
+  );
+  const results: FlowResult[] = [];
+  for (const { client } of opts.clients)
+    for (const flow of client.flows) {
+      const mine = units.filter((u) => u.client === client && u.flow === flow);
+      if (!mine.length) continue;
+      results.push(
+        resultOf(
+          client,
+          flow,
+          mine.map((u) => paths.get(u)!),
+        ),
+      );
+    }
+  return { results, requests, logged };
+}
+
+/** A flow's deadline: its few requests, each within the timeout, and an abort's grace. */
+const deadlineOf = (timeoutMs: number) => Math.max(4 * timeoutMs, 10_000);
+
+async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPath; sent: RequestSpec[] }> {
+  const recorder = new Recorder(opts.fetch, Object.keys(opts.headers ?? {}));
+  const ctx: FlowContext = {
+    baseURL: `${opts.baseUrl}/v1`,
+    apiKey: opts.apiKey,
+    model: unit.model,
+    headers: opts.headers ?? {},
+    fetch: recorder.fetch,
+    timeoutMs: opts.timeoutMs,
+    busyOnce: (ms) => recorder.busyOnce(ms),
+    chatRequests: () => recorder.chatRequests(),
+    record: (e) => recorder.record(e),
+    ...(opts.pageHost ? { pageHost: opts.pageHost } : {}),
+  };
+  const started = performance.now();
+  let verdict: Verdict;
+  if (opts.signal?.aborted) verdict = notTested(String(opts.signal.reason ?? 'the run was stopped'));
+  else {
+    let timer: NodeJS.Timeout | undefined;
+    let stop: (() => void) | undefined;
+    const limit = deadlineOf(opts.timeoutMs);
+    try {
+      verdict = await Promise.race([
+        unit.flow.run(unit.sdk, ctx),
+        new Promise<Verdict>((resolve) => (timer = setTimeout(() => resolve(fail(`the flow did not end within ${limit} ms`)), limit))),
+        new Promise<Verdict>((resolve) => {
+          stop = () => resolve(notTested(String(opts.signal?.reason ?? 'the run was stopped')));
+          opts.signal?.addEventListener('abort', stop, { once: true });
+        }),
+      ]);
+    } catch (e) {
+      verdict = fail(`${unit.client.title} threw ${thrownName(e)}`);
+    } finally {
+      clearTimeout(timer);
+      if (stop) opts.signal?.removeEventListener('abort', stop);
+    }
+  }
+  const evidence = verdict.outcome === 'pass' ? [] : recorder.evidence(opts.redactor, opts.tls);
+  return {
+    path: {
+      label: unit.label,
+      outcome: verdict.outcome,
+      ...(verdict.message !== undefined ? { message: verdict.message } : {}),
+      ...(verdict.notes?.length ? { notes: verdict.notes } : {}),
+      evidence,
+      durationMs: Math.round(performance.now() - started),
+    },
+    sent: recorder.requests(),
+  };
+}
+
+function resultOf(client: AnyClient, flow: Flow<unknown>, paths: FlowPath[]): FlowResult {
+  const outcome = worst(paths.map((p) => p.outcome));
+  const deciding = paths.filter((p) => p.outcome === outcome && p.message);
+  const notes = [...new Set(paths.flatMap((p) => (p.notes ?? []).map((n) => (paths.length > 1 ? `[${p.label}] ${n}` : n))))];
+  return {
+    id: flowId(client.name, flow.name),
+    client: client.name,
+    flow: flow.name,
+    title: FLOWS.find((f) => f.name === flow.name)!.title,
+    does: flow.does,
+    level: levelOf(flow.rests),
+    restsOn: [...flow.rests],
+    outcome,
+    ...(deciding.length ? { message: deciding.map((p) => (paths.length > 1 ? `[${p.label}] ${p.message}` : p.message)).join('; ') } : {}),
+    ...(notes.length ? { notes } : {}),
+    paths,
+    durationMs: paths.reduce((n, p) => n + p.durationMs, 0),
+  };
+}

@@ -1,0 +1,59 @@
+// What the reporters draw from a report's client section (report/clients.ts): the matrix of flows
+// against clients, why a flow failed (the failed checks that explain it, or that none does), and the
+// flows that fail the run by the same gate as the checks.
+import { failsRun, type GateOptions } from './report.js';
+import type { ClientInfo, ClientsReport, FlowResult } from './clients.js';
+
+/** Whether a flow fails the run: as a check of the level of its failure would (report.ts, failsRun). */
+export const flowFailsRun = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome'>, opts: GateOptions): boolean => failsRun({ level: f.failureLevel ?? f.level, outcome: f.outcome }, opts);
+
+/** What fails the run among the flows, for the verdict's line: `2 client flows failed`. */
+export function flowsWhyFailing(clients: ClientsReport | undefined, opts: GateOptions): string[] {
+  const n = clients?.results.filter((f) => flowFailsRun(f, opts)).length ?? 0;
+  return n ? [`${n} client flow${n === 1 ? '' : 's'} failed`] : [];
+}
+
+/** A cell of the matrix: a flow in a client. */
+export interface MatrixCell {
+  mark: '✓' | '✗' | 'not run';
+  /** Why it failed or did not run, one line. */
+  why?: string;
+  result?: FlowResult;
+}
+
+/** The matrix, flows against clients: a pass, a failure (and why), or not run (and why). */
+export function matrix(clients: ClientsReport): { flow: { name: string; title: string }; cells: MatrixCell[] }[] {
+  return clients.flows.map((flow) => ({
+    flow,
+    cells: clients.clients.map((client): MatrixCell => {
+      const absent = clients.absent.find((a) => a.client === client.name && a.flow === flow.name);
+      if (absent) return { mark: 'not run', why: absent.why };
+      if (!client.installed) return { mark: 'not run', why: `${client.title} is not installed${client.missing ? `: ${client.missing}` : ''}` };
+      const result = clients.results.find((r) => r.client === client.name && r.flow === flow.name);
+      if (!result) return { mark: 'not run', why: 'not selected' };
+      if (result.outcome === 'pass') return { mark: '✓', result };
+      if (result.outcome === 'fail' || result.outcome === 'flaky') return { mark: '✗', why: failureWhy(result), result };
+      return { mark: 'not run', why: `${result.outcome}: ${result.message ?? ''}`, result };
+    }),
+  }));
+}
+
+/** Why a flow failed, in a phrase: its message, then the failed checks that explain it, or that none does. */
+export function failureWhy(f: FlowResult, max = 160): string {
+  const first = (f.message ?? 'failed').replace(/\s+/g, ' ');
+  const said = first.length > max ? `${first.slice(0, max - 1)}…` : first;
+  return `${said} ${explanation(f)}`;
+}
+
+/** `← tools.stream failed`, or the plain word that no failed rule explains it. */
+export function explanation(f: FlowResult): string {
+  if (f.brokenBy?.length) return `← ${f.brokenBy.join(', ')} failed`;
+  if (f.unjudged?.length) return `← none of its checks failed, but ${f.unjudged.join(', ')} did not run`;
+  return '← no failed rule explains it: the kit lacks a rule here';
+}
+
+/** A client's heading: `openai (Node SDK) 6.49.0`, or why it did not run. */
+export function clientLine(c: ClientInfo): string {
+  const versions = c.packages.map((p) => `${p.name}${p.version ? ` ${p.version}` : ''}`).join(', ');
+  return c.installed ? `${c.title}: ${versions}` : `${c.title}: not installed (${c.missing ?? c.packages.map((p) => p.name).join(', ')})`;
+}

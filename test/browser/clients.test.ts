@@ -1,0 +1,46 @@
+// The browser client: the official openai SDK in a page of headless Chromium, against the mock on
+// another origin. Its flows pass where the page's origin is allowed (a loopback one); where it is not
+// (app.test, mapped to 127.0.0.1), every check still passes and the flows fail with the browser's CORS
+// refusal in their message: a failure no rule of the document explains, said so.
+import { describe, expect, it } from 'vitest';
+import { checksForFlows, clientsBeside } from '../../clients/session.js';
+import { startMockServer } from '../../mock/http.js';
+import { runSession } from '../../suites/session.js';
+import { browserRuns } from '../support/chromium.js';
+import { KEY } from '../clients/support.js';
+
+const run = async (pageHost?: string) => {
+  const server = await startMockServer();
+  try {
+    const choice = { clients: ['openai-browser'], ...(pageHost ? { pageHost } : {}) };
+    return await runSession({ baseUrl: server.url, apiKey: KEY, checks: checksForFlows(choice), without: ['fuzz'], beside: clientsBeside(choice) });
+  } finally {
+    await server.close();
+  }
+};
+
+describe.skipIf(!browserRuns)('the openai SDK in a page of headless Chromium', { timeout: 120_000 }, () => {
+  it('passes its four flows on every model against the mock, the page on another origin', async () => {
+    const report = await run();
+    const flows = report.clients!.results;
+    expect(flows.map((f) => [f.id, f.outcome, f.message ?? ''])).toEqual([
+      ['openai-browser.completion', 'pass', ''],
+      ['openai-browser.stream', 'pass', ''],
+      ['openai-browser.auth-error', 'pass', ''],
+      ['openai-browser.abort', 'pass', ''],
+    ]);
+    for (const f of flows) expect(f.paths.map((p) => p.label)).toEqual(['mock-chat-1', 'mock-reason-1']);
+    expect(report.clients!.clients[0]).toMatchObject({ name: 'openai-browser', installed: true });
+  });
+
+  it("fails where the API refuses the page's origin, with the browser's words, no failed rule explaining it", async () => {
+    const report = await run('app.test');
+    expect(report.exitCode).toBe(0);
+    expect(report.results.every((r) => r.outcome === 'pass')).toBe(true);
+    const completion = report.clients!.results.find((f) => f.flow === 'completion')!;
+    expect(completion).toMatchObject({ outcome: 'fail', unexplained: true, failureLevel: 'should' });
+    expect(completion.message).toMatch(/blocked by CORS policy/);
+    expect(completion.message).toMatch(/from origin 'http:\/\/app\.test:\d+'/);
+    expect(completion.paths[0].evidence[0].error).toMatch(/the browser failed the request/);
+  });
+});

@@ -1,0 +1,82 @@
+// The proof of the flows' declarations, as test/faults.test.ts proves the checks': every flow of
+// every client runs against every fault of the catalogue (one mock per fault, the flows in this
+// process), and what breaks is held to what the flows declare. A flow broken by a fault rests on a
+// check that fault fails (or the fault says it breaks the flow where no check fails: the kit lacks
+// that rule); every check a flow rests on was seen to break it, by a fault that fails that check.
+// A disagreement names the fault and the flow.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLIENTS } from '../../clients/index.js';
+import type { FlowResult } from '../../report/clients.js';
+import { createMock } from '../../mock/core/handle.js';
+import { FAULTS, type Fault } from '../../mock/core/faults/index.js';
+import { flowsAgainst, MODELS, NODE_CLIENTS } from './support.js';
+
+/** Faults under which the kit makes no report at all, so no flow is judged beside a check. */
+const NO_REPORT: Record<string, string> = {
+  'every-route-404': 'every route answers 404: the kit says the target is not the API (suites/sanity.ts) and writes no report',
+};
+const SWEPT = FAULTS.filter((f) => !f.hostile && !f.frontend && !f.load && !NO_REPORT[f.name]);
+/** What a fault makes fail or flaky: a flow it breaks rests on one of them. */
+const checksOf = (f: Fault) => [...f.fails, ...(f.flakes ?? [])];
+// The browser client runs the openai SDK's own code: its flows rest on their Node twins' checks
+// (a test below holds them equal), and a browser per fault would cost the sweep minutes.
+const FLOWS = CLIENTS.filter((c) => NODE_CLIENTS.includes(c.name)).flatMap((c) => c.flows.map((f) => ({ id: `${c.name}.${f.name}`, rests: f.rests })));
+
+/** The model a fault is swept on: the one it names (`on`), else the first of the mock's. Every flow
+ * passes on every model of the correct mock (flows.test.ts); a fault breaks a flow on the model it
+ * is about, and sweeping both models for each doubled the suite's longest file. */
+const modelsFor = (f: Fault) => [MODELS.find((m) => f.on?.split(', ').includes(m)) ?? MODELS[0]];
+
+/** Faults run at once: each mostly waits (a client's backoff, a timeout), so several overlap. */
+const AT_ONCE = 12;
+const broken = new Map<string, FlowResult[]>();
+
+beforeAll(async () => {
+  let next = 0;
+  const worker = async () => {
+    while (next < SWEPT.length) {
+      const fault = SWEPT[next++];
+      // No fault of the catalogue makes a client wait out its timeout: a generous one keeps a busy
+      // machine's slowness from passing for a break.
+      const flows = await flowsAgainst(createMock(undefined, { faults: [fault] }), { timeoutMs: 20_000, clients: NODE_CLIENTS, models: modelsFor(fault) });
+      broken.set(
+        fault.name,
+        flows.filter((f) => f.outcome !== 'pass'),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: AT_ONCE }, worker));
+}, 900_000);
+
+describe('the client sweep: every flow of every client against every fault', () => {
+  it.each(SWEPT.map((f) => [f.name, f] as const))('%s breaks only flows that rest on a check it fails', (name, fault) => {
+    const failing = new Set(checksOf(fault));
+    const unruled = new Set(fault.breaksFlowsOnly ?? []);
+    const flows = broken.get(name)!;
+    const unexplained = flows
+      .filter((f) => !f.restsOn.some((id) => failing.has(id)) && !unruled.has(f.id))
+      .map((f) => `${f.id} broke (${f.message}), resting on none of ${[...failing].join(', ') || 'no check'}`);
+    expect(unexplained, `fault ${name}`).toEqual([]);
+    // A fault that says it breaks flows no check holds does break them.
+    expect(
+      [...unruled].filter((id) => !flows.some((f) => f.id === id)),
+      `fault ${name}: flows it says it breaks`,
+    ).toEqual([]);
+  });
+
+  it.each(FLOWS.map((f) => [f.id, f] as const))('%s: every check it rests on was seen to break it', (id, flow) => {
+    const unseen = flow.rests.filter((check) => !SWEPT.some((fault) => checksOf(fault).includes(check) && broken.get(fault.name)!.some((f) => f.id === id)));
+    expect(unseen, `${id} rests on checks no fault that fails them broke it through`).toEqual([]);
+  });
+
+  it("the browser client's flows rest on the checks of the openai client's flows of the same name", () => {
+    const node = CLIENTS.find((c) => c.name === 'openai')!;
+    for (const f of CLIENTS.find((c) => c.name === 'openai-browser')!.flows) expect(f.rests, f.name).toEqual(node.flows.find((n) => n.name === f.name)!.rests);
+  });
+
+  it('the fault no check holds is told apart: only the flows it names break, every check passes (test/faults.test.ts)', () => {
+    const unruled = SWEPT.filter((f) => f.breaksFlowsOnly?.length);
+    expect(unruled.map((f) => f.name)).toContain('errors-422');
+    for (const f of unruled) expect(f.fails, f.name).toEqual([]);
+  });
+});
