@@ -28,7 +28,18 @@ export interface Plan {
   shift?: number;
 }
 
-export type PathName = 'mock.same' | 'mock.distinct' | 'mock.conversation' | 'mock.stream' | 'kit.read-json' | 'kit.read-stream' | 'kit.judge-json' | 'kit.judge-stream' | 'load.driver';
+export type PathName =
+  | 'mock.same'
+  | 'mock.distinct'
+  | 'mock.conversation'
+  | 'mock.stream'
+  | 'kit.read-json'
+  | 'kit.read-stream'
+  | 'kit.judge-json'
+  | 'kit.judge-stream'
+  | 'load.driver'
+  | 'load.dispatch'
+  | 'load.autocannon';
 
 export interface Fixtures {
   model: string;
@@ -204,6 +215,78 @@ async function driverPath(): Promise<Path & { close(): Promise<void> }> {
   };
 }
 
+/** What the driver would cost on undici's lowest interface: `drive` given a client whose send is a
+ * `dispatch` with a handler of its own (no response stream, no async iterator, one promise a request),
+ * keeping what HttpClient keeps for a load (status, headers, the body's chunks, when each came). A
+ * measure of the floor under the driver (docs/load.md), not a client of the kit. */
+async function dispatchPath(): Promise<Path & { close(): Promise<void> }> {
+  if (!fx.url) throw new Error('the dispatch path needs a server');
+  const [{ drive }, { Pool }] = await Promise.all([from('engine/load.js'), import('undici')]);
+  const url = new URL(fx.url);
+  const pool = new Pool(url.origin, { connections: 1, pipelining: 1 });
+  const spec = { method: 'POST', url: fx.url + fx.chatPath, headers: fx.headers, body: fx.small };
+  const send = (s: typeof spec, _signal: unknown, _statusOnly: boolean, times: { sentAt: number; headersAt?: number; reads: number[] }) =>
+    new Promise((resolve) => {
+      times.sentAt = performance.now();
+      const started = times.sentAt;
+      const chunks: Buffer[] = [];
+      let bytesRead = 0;
+      let status: number | undefined;
+      let headers: Record<string, string> = {};
+      const done = (complete: boolean, error?: { kind: string; message: string }) =>
+        resolve({ status, headers, body: Buffer.concat(chunks, bytesRead), bytesRead, complete, error, durationMs: Math.round(performance.now() - started) });
+      pool.dispatch(
+        { path: fx.chatPath, method: s.method, headers: s.headers, body: s.body },
+        {
+          onRequestStart() {},
+          onResponseStart(_c: unknown, statusCode: number, raw: Record<string, string | string[]>) {
+            times.headersAt = performance.now();
+            status = statusCode;
+            headers = {};
+            for (const k in raw) headers[k] = Array.isArray(raw[k]) ? (raw[k] as string[]).join(', ') : (raw[k] as string);
+          },
+          onResponseData(_c: unknown, chunk: Buffer) {
+            chunks.push(chunk);
+            bytesRead += chunk.length;
+            times.reads.push(bytesRead, performance.now());
+          },
+          onResponseEnd() {
+            done(true);
+          },
+          onResponseError(_c: unknown, e: Error) {
+            done(false, { kind: 'other', message: e.message });
+          },
+        },
+      );
+    });
+  let bad = 0;
+  return {
+    prepare() {},
+    run: (count) =>
+      drive({ http: { send }, step: { concurrency: 1, requests: count }, next: () => spec, onAnswer: (_s: unknown, a: { status?: number }) => void (a.status === 200 || bad++) }).then(() => {
+        if (bad) throw new Error(`${bad} answers of the fixed-reply server were not 200`);
+      }),
+    close: () => pool.close(),
+  };
+}
+
+/** autocannon's client on the same request, one connection, `count` requests a window: what the
+ * driver is held to (docs/load.md), counted the same way. Each window starts an instance (its
+ * connection, its timers), a constant that the length of a window makes small. */
+async function autocannonPath(): Promise<Path> {
+  if (!fx.url) throw new Error('the autocannon path needs a server');
+  const { default: autocannon } = await import('autocannon');
+  const options = { url: fx.url + fx.chatPath, method: 'POST' as const, headers: fx.headers, body: fx.small, connections: 1, pipelining: 1 };
+  return {
+    prepare() {},
+    run: async (count) => {
+      if (!count) return;
+      const r = await autocannon({ ...options, amount: count });
+      if (r['2xx'] !== count) throw new Error(`autocannon: ${r['2xx']} of ${count} answers were 2xx`);
+    },
+  };
+}
+
 function open(name: PathName): Promise<Path & { close?(): Promise<void> }> {
   switch (name) {
     case 'mock.same':
@@ -224,6 +307,10 @@ function open(name: PathName): Promise<Path & { close?(): Promise<void> }> {
       return judgePath(true);
     case 'load.driver':
       return driverPath();
+    case 'load.dispatch':
+      return dispatchPath();
+    case 'load.autocannon':
+      return autocannonPath();
   }
 }
 

@@ -34,6 +34,8 @@ interface PathSpec {
   title: string;
   /** What of a build it runs (under dist/): a build without one does not have the path. */
   needs: string;
+  /** A measure for comparison, counted in the working tree only (and never gated). */
+  reference?: boolean;
   /** Requests of warm-up, the length of a window, how many windows. */
   warm: number;
   n: number;
@@ -51,12 +53,15 @@ export const PATHS: PathSpec[] = [
   { name: 'kit.judge-json', needs: 'suites/load/judge.js', title: 'a load judges a JSON answer', warm: 2000, n: 500, windows: 4 },
   { name: 'kit.judge-stream', needs: 'suites/load/judge.js', title: 'a load judges a streamed answer', warm: 600, n: 100, windows: 4 },
   { name: 'load.driver', needs: 'engine/load.js', title: 'the load driver, per request', warm: 1000, n: 200, windows: 4 },
+  // A reference, not a path of the kit: the driver on undici's dispatch with a handler of its own.
+  { name: 'load.dispatch', needs: 'engine/load.js', reference: true, title: "(reference) the driver on undici's dispatch", warm: 2000, n: 200, windows: 4 },
+  { name: 'load.autocannon', needs: 'engine/load.js', reference: true, title: '(reference) autocannon, per request', warm: 1000, n: 1000, windows: 3 },
 ];
 
 /** The processes of one build: each pays Node's start-up under valgrind once (some 0.6 G
  * instructions), and two run at a time, one a core. */
 const GROUPS: PathName[][] = [
-  ['mock.same', 'mock.distinct', 'mock.conversation', 'mock.stream', 'load.driver'],
+  ['mock.same', 'mock.distinct', 'mock.conversation', 'mock.stream', 'load.driver', 'load.dispatch', 'load.autocannon'],
   ['kit.read-json', 'kit.read-stream', 'kit.judge-json', 'kit.judge-stream'],
 ];
 
@@ -178,7 +183,7 @@ export async function count(names: readonly PathName[], runs: number, comparedOn
   const sha = resolveCommit(commit);
   const baseline = { name: sha.slice(0, 7), dir: buildAt(sha), sha };
   const today = { name: workingTreeName(), dir: ROOT };
-  const paths = PATHS.filter((p) => names.includes(p.name) && (!comparedOnly || existsSync(join(baseline.dir, 'dist', p.needs))));
+  const paths = PATHS.filter((p) => names.includes(p.name) && (!comparedOnly || (!p.reference && existsSync(join(baseline.dir, 'dist', p.needs)))));
   const config = mockConfig(false);
   const server = ceilingServer(capture(config, SMALL), capture(config, SMALL_STREAM));
   server.keepAliveTimeout = 600_000;
@@ -190,7 +195,7 @@ export async function count(names: readonly PathName[], runs: number, comparedOn
   for (let run = 0; run < runs; run++)
     for (const build of [today, baseline])
       for (const group of GROUPS) {
-        const specs = paths.filter((p) => group.includes(p.name));
+        const specs = paths.filter((p) => group.includes(p.name) && (build === today || !p.reference));
         if (specs.length) jobs.push({ build, run, specs });
       }
   const result: Counted = { baseline, today, paths, figures: new Map(), missing: new Map(), majorGcs: 0, wallMs: 0, cpuSeconds: 0 };
