@@ -33,6 +33,7 @@ const NOT_RUN: { page?: string; command: RegExp; why: string }[] = [
   { page: 'README.md', command: /^npm install && npm run build && npx conformance run/, why: "the kit's own install and build, which CI runs (.ci/run)" },
   { page: 'README.md', command: /^npm test$/, why: "the kit's own test suite, this test among it" },
   { page: 'README.md', command: /^npm install --save-dev chat-api-conformance$/, why: 'an install from the npm registry' },
+  { page: 'docs/performance.md', command: /^(BENCH_ONLY=instructions )?npm run bench(:gate)?$/, why: "the kit's own benchmarks, minutes of valgrind; CI runs the gate (.ci/run)" },
   { page: 'docs/mock.md', command: /--host 0\.0\.0\.0/, why: 'a mock listening on the network: a test listens on 127.0.0.1 only' },
 ];
 
