@@ -164,13 +164,19 @@ function readJson(ex: Exchange, empty: Answer): Answer {
   if (!json.ok) return { ...empty, broken: { served: json.error } };
   if (!isObject(json.value)) return { ...empty, broken: { served: `the body is ${show(json.value)}, not a JSON object` } };
   const body = json.value;
-  const broken: Answer['broken'] = {};
   const choices = Array.isArray(body.choices) ? body.choices : [];
+  // The schema says all but the indexes' being positions: a whole that passes has no broken part,
+  // and its first choice is an object with a message.
+  if (WHOLE_RESPONSE(body).ok && atTheirPositions(choices)) return readJsonTail(empty, body, choices, (choices[0] as { message: Record<string, unknown> }).message, {});
   const objects = choices.filter(isObject);
   const messages = objects.map((c) => (isObject(c.message) ? c.message : {}));
-  // The schema says all but the indexes' being positions: a whole that passes has no broken part.
-  if (!WHOLE_RESPONSE(body).ok || choices.some((c, i) => !isObject(c) || c.index !== i)) Object.assign(broken, jsonBroken(body, choices, objects, messages));
-  return readJsonTail(empty, body, choices, messages[0] ?? {}, broken);
+  return readJsonTail(empty, body, choices, messages[0] ?? {}, jsonBroken(body, choices, objects, messages));
+}
+
+/** Whether each choice is an object whose index is its position. */
+function atTheirPositions(choices: unknown[]): boolean {
+  for (let i = 0; i < choices.length; i++) if (!isObject(choices[i]) || (choices[i] as Record<string, unknown>).index !== i) return false;
+  return true;
 }
 
 /** What is broken in a JSON body, part by part. */
@@ -325,7 +331,21 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
   return answer;
 }
 
-const prune = (broken: Answer['broken']) => Object.fromEntries(Object.entries(broken).filter(([, why]) => why !== undefined)) as Answer['broken'];
+/** The broken parts of an answer none of whose parts is broken: one object for them all, so that a
+ * rule asked of a sound answer (most of a load's) learns it in one comparison (`sound`). */
+const NONE_BROKEN: Answer['broken'] = Object.freeze({});
+
+function prune(broken: Answer['broken']): Answer['broken'] {
+  let kept: Answer['broken'] | undefined;
+  for (const part in broken) {
+    const why = broken[part as Part];
+    if (why !== undefined) (kept ??= {})[part as Part] = why;
+  }
+  return kept ?? NONE_BROKEN;
+}
+
+/** Whether an answer was served and no part of it is broken: nothing blocks a rule that reads it. */
+export const sound = (a: Answer): boolean => a.broken === NONE_BROKEN && a.unserved === undefined;
 
 export const wayOf = (stream: boolean | undefined): Way => (stream ? 'stream' : 'json');
 
@@ -406,6 +426,7 @@ async function owedField(ctx: CheckContext, model: string | undefined, a: Answer
 /** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing. */
 export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readableBy }: RequestOwners = {}): Verdict | undefined {
   if (a.unserved !== undefined) return unservedVerdict(a);
+  if (a.broken === NONE_BROKEN) return undefined;
   const way = wayOf(a.stream);
   for (const part of parts) {
     const why = a.broken[part];
@@ -423,6 +444,7 @@ export const unservedVerdict = (a: Answer) => unserved(`${a.ex.label}: ${a.unser
 
 /** An owner's verdict on its part of an answer, once the parts it needs first are sound. */
 export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: RequestOwners): Verdict {
+  if (sound(a)) return pass();
   const before = blockedOn(
     a,
     first.filter((p) => p !== part),

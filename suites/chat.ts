@@ -254,15 +254,21 @@ function sentCap(ex: Exchange): number | undefined {
 /** The smallest token limit the kit knows for an answer: the max_tokens it sent, the output length
  * the catalog declares (`entry`), and what the context leaves after the prompt. */
 function knownLimit(entry: Record<string, unknown> | undefined, a: Answer): { limit?: number; what: string } {
-  const limits: [number | undefined, string][] = [
-    [sentCap(a.ex), 'max_tokens'],
-    [outputLength(entry), "the catalog's output max_length"],
-  ];
+  // The smallest, the first of equals, picked without a list: a load asks this of every answer.
+  let limit = sentCap(a.ex);
+  let which = 'max_tokens';
+  const output = outputLength(entry);
+  if (output !== undefined && (limit === undefined || output < limit)) {
+    limit = output;
+    which = "the catalog's output max_length";
+  }
   const context = contextLength(entry);
   const prompt = a.usage?.prompt_tokens;
-  if (context !== undefined && typeof prompt === 'number') limits.push([context - prompt, 'the context left after the prompt']);
-  const known = limits.filter((l): l is [number, string] => l[0] !== undefined).sort((x, y) => x[0] - y[0]);
-  return known.length ? { limit: known[0][0], what: `${known[0][1]} ${known[0][0]}` } : { what: 'no limit' };
+  if (context !== undefined && typeof prompt === 'number' && (limit === undefined || context - prompt < limit)) {
+    limit = context - prompt;
+    which = 'the context left after the prompt';
+  }
+  return limit !== undefined ? { limit, what: `${which} ${limit}` } : { what: 'no limit' };
 }
 
 const completionTokens = (a: Answer) => (typeof a.usage?.completion_tokens === 'number' ? (a.usage.completion_tokens as number) : undefined);
@@ -387,7 +393,7 @@ export const lengthOnlyAtLimit: CheckDef = {
   // Under load, every answer: none may say "length" short of its limits. One that ends otherwise is
   // not what the rule is about.
   onEach: eachReading(MAX_TOKENS_READS, (a, { entry }) => {
-    if (a.finishReason !== 'length') return notTested(`the answer ended with finish_reason ${show(a.finishReason)}: no "length" to judge`);
+    if (a.finishReason !== 'length') return noLength(a.finishReason);
     const wrong = lengthShort(a, entry, 'the answer');
     return wrong ? fail(wrong) : pass();
   }),
@@ -416,6 +422,11 @@ export const lengthOnlyAtLimit: CheckDef = {
     return notTested(`no answer ended with "length": nothing to judge (${why}; see chat.max-tokens)`, 'chat.max-tokens', `${essayEnd!.ex.label}: ${why}, not "length"`);
   },
 };
+
+/** The verdict on an answer that did not end with "length", made once for each finish_reason of the
+ * document: a load has it for nearly every answer, and its message quotes the value. */
+const NO_LENGTH = new Map(FINISH_REASONS.map((r) => [r, notTested(`the answer ended with finish_reason ${show(r)}: no "length" to judge`)]));
+const noLength = (reason: unknown) => NO_LENGTH.get(reason) ?? notTested(`the answer ended with finish_reason ${show(reason)}: no "length" to judge`);
 
 /** What is wrong with an answer that says "length" short of every limit the kit knows of, or nothing.
  * Only such an answer is flagged: a server-side cap the kit does not know of may have ended it otherwise. */

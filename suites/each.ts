@@ -5,7 +5,7 @@
 import type { Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { catalog, ON_EACH, type ChatBody } from './api.js';
-import { BASE, BASIC_OWNERS, blockedOn, needed, ownPart, wayOf, type Answer, type Part, type Way } from './answer.js';
+import { BASE, BASIC_OWNERS, blockedOn, needed, ownPart, sound, wayOf, type Answer, type Part, type Way } from './answer.js';
 
 /** The kinds of request a load sends, each built by the suite whose rules it proves: the basic
  * question, the essay cut by the smallest max_tokens, a stop sequence, a forced tool call, a
@@ -42,8 +42,9 @@ export async function knownOf(ctx: CheckContext, model: string): Promise<Known> 
 /** A rule that reads `reads`, on each answer: judged where they are sound, not-tested (blocked by
  * their owner) where one is broken. */
 export function eachReading(reads: readonly Part[], rule: (a: Answer, known: Known) => Verdict, about: Omit<OnEach, 'judge'> = {}): OnEach {
-  const parts = { json: needed('json', reads), stream: needed('stream', reads) };
-  return { ...about, judge: (a, known) => blockedOn(a, parts[wayOf(a.stream)], BASIC_OWNERS) ?? rule(a, known) };
+  const json = needed('json', reads);
+  const stream = needed('stream', reads);
+  return { ...about, judge: (a, known) => (sound(a) ? rule(a, known) : (blockedOn(a, a.stream ? stream : json, BASIC_OWNERS) ?? rule(a, known))) };
 }
 
 /** The owner of a part, on each answer: it fails where the part is broken, once the parts every

