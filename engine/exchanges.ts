@@ -157,6 +157,13 @@ let readCacheCost = 0;
  * names the reading (one per function that reads), and `cost` says what keeping the result costs.
  * `read` asks for the body when it needs it (a reading made of another reads none). */
 export function readOf<T>(ex: Exchange, kind: string, read: (body: () => Buffer) => T, cost: (value: T, bytes: number) => number = (_, bytes) => bytes): T {
+  const own = (ex as Owning)[OWN_READS];
+  if (own) {
+    if (own.has(kind)) return own.get(kind) as T;
+    const value = read(() => ex.body);
+    own.set(kind, value);
+    return value;
+  }
   let entry = readCache.get(ex);
   if (entry) {
     // Read again: the most recent.
@@ -177,9 +184,24 @@ export function readOf<T>(ex: Exchange, kind: string, read: (body: () => Buffer)
   return value;
 }
 
-/** Drops what was read of `ex`: a reader that is done with an exchange no other reader will ask
- * for (a load's answer, judged once) keeps the cache from carrying it into the old generation. */
+/** Where an exchange that one reader alone reads keeps its readings (readsOwn). */
+const OWN_READS = Symbol('own readings');
+type Owning = Exchange & { [OWN_READS]?: Map<string, unknown> };
+
+/** `ex` keeps what is read of it with it, never in the run's cache, until forgetReads: a reader that
+ * reads an exchange no other reader will ask for (a load's answer, judged once) spares the cache's
+ * upkeep, which cost more than the reading outside JSON.parse. */
+export function readsOwn(ex: Exchange): void {
+  (ex as Owning)[OWN_READS] = new Map();
+}
+
+/** Drops what was read of `ex`: a reader that is done with an exchange (a load's answer, judged)
+ * leaves its readings young garbage, whoever still holds the exchange. */
 export function forgetReads(ex: Exchange): void {
+  if ((ex as Owning)[OWN_READS]) {
+    (ex as Owning)[OWN_READS] = undefined;
+    return;
+  }
   const entry = readCache.get(ex);
   if (!entry) return;
   readCache.delete(ex);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { pass, type Evidence, type Verdict } from '../../engine/check.js';
 import { BOUNDS, bounded } from '../../engine/bounded.js';
-import { evidenceOf, forgetReads, retryAfterMs, type Exchange } from '../../engine/exchanges.js';
+import { evidenceOf, forgetReads, readsOwn, retryAfterMs, type Exchange } from '../../engine/exchanges.js';
 import type { Redactor } from '../../engine/redact.js';
 import type { TlsFlags } from '../../engine/tls.js';
 import type { TimedAnswer } from '../../engine/load.js';
@@ -181,10 +181,11 @@ export class Judge {
     ex.request = item.spec;
     ex.rateLimited = false;
     ex.retries = attempt;
+    // Judged once and done with: what is read of it goes young, whoever still holds the answer.
+    readsOwn(ex);
     try {
       return this.judged(step, item, ex, t, attempt, loaded);
     } finally {
-      // Judged once and done with: what was read of it goes with it, young.
       forgetReads(ex);
     }
   }
