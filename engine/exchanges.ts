@@ -224,7 +224,9 @@ const SENT_KEPT_PARSED = 64 * 1024;
  * requests, and a load sends one request many times. Undefined for no body, or one that is no JSON.
  * Shared: read it, never change it. */
 export function sentJson(spec: RequestSpec): unknown {
-  if (sentBodies.has(spec)) return sentBodies.get(spec);
+  // One lookup where the body parsed: a load asks this of one request many times.
+  const known = sentBodies.get(spec);
+  if (known !== undefined || sentBodies.has(spec)) return known;
   let value: unknown;
   try {
     value = spec.body === undefined ? undefined : JSON.parse(spec.body);

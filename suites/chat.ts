@@ -253,7 +253,7 @@ function sentCap(ex: Exchange): number | undefined {
 
 /** The smallest token limit the kit knows for an answer: the max_tokens it sent, the output length
  * the catalog declares (`entry`), and what the context leaves after the prompt. */
-function knownLimit(entry: Record<string, unknown> | undefined, a: Answer): { limit?: number; what: string } {
+function knownLimit(entry: Record<string, unknown> | undefined, a: Answer): { limit?: number; which: string } {
   // The smallest, the first of equals, picked without a list: a load asks this of every answer.
   let limit = sentCap(a.ex);
   let which = 'max_tokens';
@@ -268,8 +268,11 @@ function knownLimit(entry: Record<string, unknown> | undefined, a: Answer): { li
     limit = context - prompt;
     which = 'the context left after the prompt';
   }
-  return limit !== undefined ? { limit, what: `${which} ${limit}` } : { what: 'no limit' };
+  return { limit, which };
 }
+
+/** A known limit as messages name it (`max_tokens 64`), made only for a message. */
+const limitText = ({ limit, which }: { limit?: number; which: string }) => (limit !== undefined ? `${which} ${limit}` : 'no limit');
 
 const completionTokens = (a: Answer) => (typeof a.usage?.completion_tokens === 'number' ? (a.usage.completion_tokens as number) : undefined);
 const reasoningTokens = (a: Answer) => (a.usage?.completion_tokens_details as { reasoning_tokens?: unknown } | undefined)?.reasoning_tokens;
@@ -433,8 +436,8 @@ const noLength = (reason: unknown) => NO_LENGTH.get(reason) ?? notTested(`the an
 export function lengthShort(a: Answer, entry: Record<string, unknown> | undefined, what: string): string | undefined {
   const spent = completionTokens(a);
   if (a.finishReason !== 'length' || spent === undefined) return undefined;
-  const { limit, what: which } = knownLimit(entry, a);
-  return limit !== undefined && spent < limit ? `${what} ended with "length" after ${spent} completion tokens, short of ${which}` : undefined;
+  const known = knownLimit(entry, a);
+  return known.limit !== undefined && spent < known.limit ? `${what} ended with "length" after ${spent} completion tokens, short of ${limitText(known)}` : undefined;
 }
 
 export const naturalStop: CheckDef = {
@@ -450,11 +453,11 @@ export const naturalStop: CheckDef = {
     (a, { entry }) => {
       const spent = completionTokens(a)!;
       if (a.toolCalls.length) return notTested('the basic answer called a tool');
-      const { limit, what } = knownLimit(entry, a);
-      if (limit !== undefined && spent >= limit) return notTested(`the answer reached ${what}, so it did not end by itself`);
+      const known = knownLimit(entry, a);
+      if (known.limit !== undefined && spent >= known.limit) return notTested(`the answer reached ${limitText(known)}, so it did not end by itself`);
       return a.finishReason === 'stop'
         ? pass()
-        : fail(`an answer of ${spent} completion tokens, short of ${what}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
+        : fail(`an answer of ${spent} completion tokens, short of ${limitText(known)}, ended with finish_reason ${show(a.finishReason)}, not "stop" (4.1 rule 2: "stop" for a natural end)`);
     },
     ['basic'],
   ),

@@ -63,8 +63,10 @@ export class Step {
    * their place in `order`, the last IDS_KEPT in the order they came: a ring, where a Map's oldest
    * key, deleted once per answer, left holes its next first key was searched past (the judging of
    * a JSON answer grew by 4,000 instructions every 500 answers, counted under callgrind). */
-  private readonly ids = new Map<string, { label: string; at: number }>();
+  private readonly ids = new Map<string, number>();
   private readonly order: (string | undefined)[] = new Array(IDS_KEPT);
+  /** The request that carried each id of `order`, at its place: no object a remembered id. */
+  private readonly labels: (string | undefined)[] = new Array(IDS_KEPT);
   private seen = 0;
 
   constructor(
@@ -90,13 +92,15 @@ export class Step {
   /** Whether an id was on another answer lately, and which; the id is remembered either way. */
   seenId(id: string, label: string): string | undefined {
     const kept = id.length > ID_KEPT_WHOLE ? `#${createHash('sha256').update(id).digest('base64')}` : id;
-    const other = this.ids.get(kept)?.label;
+    const was = this.ids.get(kept);
+    const other = was === undefined ? undefined : this.labels[was];
     const at = this.seen++ % IDS_KEPT;
     // The id this place held leaves, unless it came again since (it is then at a newer place).
     const leaving = this.order[at];
-    if (leaving !== undefined && this.ids.get(leaving)?.at === at) this.ids.delete(leaving);
+    if (leaving !== undefined && this.ids.get(leaving) === at) this.ids.delete(leaving);
     this.order[at] = kept;
-    this.ids.set(kept, { label, at });
+    this.labels[at] = label;
+    this.ids.set(kept, at);
     return other;
   }
 
@@ -104,6 +108,7 @@ export class Step {
   end(): void {
     this.ids.clear();
     this.order.fill(undefined);
+    this.labels.fill(undefined);
     this.seen = 0;
   }
 }
