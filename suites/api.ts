@@ -255,8 +255,9 @@ export interface StreamPayload {
 export interface StreamRead {
   sse: SseParse;
   payloads: StreamPayload[];
-  /** The payloads that are JSON objects, in order: the chunks. */
-  chunks: { at: number; chunk: Record<string, unknown> }[];
+  /** The payloads that are JSON objects, in order: the chunks; `sound` once a rule asked whether the
+   * chunk is a chat.completion.chunk as a whole (suites/answer.ts soundChunk). */
+  chunks: { at: number; chunk: Record<string, unknown>; sound?: boolean }[];
   /** Position of the first terminator, if any. */
   doneAt?: number;
   /** Why there is no stream to read (a refusal). */
@@ -277,7 +278,7 @@ function readSse(sse: SseParse): StreamRead {
     const json = parseJson(e.data);
     return json.ok ? { at, data: e.data, json: json.value } : { at, data: e.data, error: json.error };
   });
-  const chunks = payloads.filter((p) => p.json !== null && typeof p.json === 'object' && !Array.isArray(p.json)).map((p) => ({ at: p.at, chunk: p.json as Record<string, unknown> }));
+  const chunks = payloads.filter((p) => p.json !== null && typeof p.json === 'object' && !Array.isArray(p.json)).map((p) => ({ at: p.at, chunk: p.json as Record<string, unknown>, sound: undefined }));
   const done = payloads.find((p) => p.data === DONE_MARKER);
   return { sse, payloads, chunks, doneAt: done?.at };
 }

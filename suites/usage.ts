@@ -1,6 +1,6 @@
 // Section 6.2: stream_options.include_usage is the documented way to get usage in a stream. Where
 // the usage arrives and what it holds follow the OpenAI-compatible convention.
-import { choicesOf, inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
+import { inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { failIfAny, fail, pass, type Verdict } from '../engine/check.js';
 import { excerpt } from '../engine/exchanges.js';
 import { BASIC_OWNERS, blockedOn, fieldRefusal, needed, ownPart, readAnswer, type Part } from './answer.js';
@@ -9,7 +9,18 @@ import { onEveryStream, onStream, plainStream, STREAM_PATHS, streamed } from './
 
 type UsageChunk = { at: number; chunk: Record<string, unknown>; usage: unknown };
 
-const usageChunks = (s: StreamRead): UsageChunk[] => s.chunks.filter(({ chunk }) => chunk.usage !== null && chunk.usage !== undefined).map(({ at, chunk }) => ({ at, chunk, usage: chunk.usage }));
+/** The usage chunks of the stream last asked about: the usage rules ask in turn of one stream (four
+ * filters of every chunk an answer, under load). Read them, never change them. */
+let usageOf: { read: StreamRead; found: UsageChunk[] } | undefined;
+
+function usageChunks(s: StreamRead): UsageChunk[] {
+  if (usageOf?.read !== s) {
+    const found: UsageChunk[] = [];
+    for (const { at, chunk } of s.chunks) if (chunk.usage !== null && chunk.usage !== undefined) found.push({ at, chunk, usage: chunk.usage });
+    usageOf = { read: s, found };
+  }
+  return usageOf.found;
+}
 
 /** What a rule about the streamed usage needs: a whole stream of JSON chunks, and the usage with its counts. */
 const STREAM_READ: Part[] = ['served', 'events', 'complete', 'chunk-json'];
@@ -71,9 +82,10 @@ export const streamPosition: CheckDef = {
   ...onUsage((found, s) => {
     // With several, the last is the one a client keeps (usage.stream-single judges the rest).
     const { at, chunk } = found[found.length - 1];
-    const finishes = s.chunks.filter((c) => choicesOf(c.chunk).some((ch) => ch.finish_reason !== null && ch.finish_reason !== undefined)).map((c) => c.at);
+    // The last chunk with a finish_reason in a choice, found without a list of them (every answer, under load).
+    let lastFinish: number | undefined;
+    for (const c of s.chunks) if (finishes(c.chunk)) lastFinish = c.at;
     const wrong: string[] = [];
-    const lastFinish = finishes.at(-1);
     if (lastFinish !== undefined && at <= lastFinish) wrong.push(`it is event ${at}, not after the finish_reason at event ${lastFinish}`);
     if (s.doneAt !== undefined && at > s.doneAt) wrong.push(`it is event ${at}, after [DONE] at event ${s.doneAt}`);
     if (!Array.isArray(chunk.choices) || chunk.choices.length) wrong.push(`its choices are ${show(chunk.choices)}, not []`);
@@ -92,6 +104,13 @@ export const streamShape: CheckDef = {
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, USAGE_READ, (_s, _ex, a) => ownPart(a, 'usage-details', USAGE_READ, BASIC_OWNERS), askedUsage),
 };
+
+/** Whether a chunk has a choice (an object) with a finish_reason. */
+function finishes(chunk: Record<string, unknown>): boolean {
+  if (!Array.isArray(chunk.choices)) return false;
+  for (const ch of chunk.choices) if (ch && typeof ch === 'object' && !Array.isArray(ch) && ch.finish_reason !== null && ch.finish_reason !== undefined) return true;
+  return false;
+}
 
 export const streamTotal: CheckDef = {
   id: 'usage.stream-total',
