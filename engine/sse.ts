@@ -5,7 +5,7 @@
 // Offsets: byte offsets into the input when given a Uint8Array; UTF-16 code-unit offsets
 // (string indices) when given a string. Every finding's excerpt starts at its offset.
 
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 
 export interface SseEvent {
   /** data buffer after the WHATWG rules: several data: lines joined with "\n", the final trailing LF removed */
@@ -211,7 +211,11 @@ function toInput(input: unknown): Uint8Array | string {
 
 export function parseSse(input: Uint8Array | string): SseParse {
   const raw = toInput(input);
-  const src = typeof raw === 'string' ? stringSource(raw) : byteSource(raw);
+  // Bytes all ASCII (most streams) are read as their Latin-1 text: each byte is one character at the
+  // same offset, so the lines, offsets and values are the bytes' own, and a value is a slice of one
+  // string, not a decoding of its own (TextDecoder cost a streamed answer of 17 events 19,000
+  // instructions under callgrind).
+  const src = typeof raw === 'string' ? stringSource(raw) : isAscii(raw) ? stringSource(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1')) : byteSource(raw);
   const len = src.length;
   const events: SseEvent[] = [];
   const findings: SseFinding[] = [];
@@ -243,7 +247,8 @@ export function parseSse(input: Uint8Array | string): SseParse {
 
   const dispatch = (end: number) => {
     if (data.length > 0) {
-      const ev: SseEvent = { data: data.join('\n'), lastEventId, start: blockStart, end, dataLines: data.length };
+      // One data: line, most events: its value, not a join.
+      const ev: SseEvent = { data: data.length === 1 ? data[0] : data.join('\n'), lastEventId, start: blockStart, end, dataLines: data.length };
       if (event !== undefined) ev.event = event;
       if (id !== undefined) ev.id = id;
       if (retry !== undefined) ev.retry = retry;

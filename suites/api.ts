@@ -273,14 +273,26 @@ export function readStream(ex: Exchange): StreamRead {
 }
 
 function readSse(sse: SseParse): StreamRead {
-  const payloads: StreamPayload[] = sse.events.map((e, at) => {
-    if (e.data === DONE_MARKER) return { at, data: e.data };
-    const json = parseJson(e.data);
-    return json.ok ? { at, data: e.data, json: json.value } : { at, data: e.data, error: json.error };
-  });
-  const chunks = payloads.filter((p) => p.json !== null && typeof p.json === 'object' && !Array.isArray(p.json)).map((p) => ({ at: p.at, chunk: p.json as Record<string, unknown>, sound: undefined }));
-  const done = payloads.find((p) => p.data === DONE_MARKER);
-  return { sse, payloads, chunks, doneAt: done?.at };
+  // One pass: the payloads, the chunks among them and the first terminator (a load reads every stream).
+  const payloads: StreamPayload[] = [];
+  const chunks: StreamRead['chunks'] = [];
+  let doneAt: number | undefined;
+  for (let at = 0; at < sse.events.length; at++) {
+    const data = sse.events[at].data;
+    if (data === DONE_MARKER) {
+      payloads.push({ at, data });
+      doneAt ??= at;
+      continue;
+    }
+    const json = parseJson(data);
+    if (!json.ok) {
+      payloads.push({ at, data, error: json.error });
+      continue;
+    }
+    payloads.push({ at, data, json: json.value });
+    if (json.value !== null && typeof json.value === 'object' && !Array.isArray(json.value)) chunks.push({ at, chunk: json.value as Record<string, unknown>, sound: undefined });
+  }
+  return { sse, payloads, chunks, doneAt };
 }
 
 /** A chunk's choices that are objects (lenient: chunk-schema judges the rest). */

@@ -100,7 +100,8 @@ export const contentType: CheckDef = {
     const header = ex.headers['content-type'];
     if (header === undefined) return fail(`the streamed response has no Content-Type; a server-sent event stream is ${SSE_TYPE}`);
     // Media types compare case-insensitively; parameters (charset) do not change the type.
-    if (header === SSE_TYPE) return pass();
+    // The type alone, or with parameters (charset): no split, no copy, the same verdict.
+    if (header.startsWith(SSE_TYPE) && (header.length === SSE_TYPE.length || header.charCodeAt(SSE_TYPE.length) === 0x3b)) return pass();
     const type = header.split(';')[0].trim().toLowerCase();
     return type === SSE_TYPE ? pass() : fail(`the streamed response's Content-Type is "${header}", not ${SSE_TYPE}`);
   }),
