@@ -181,14 +181,16 @@ type Field = 'data' | 'event' | 'id' | 'retry' | undefined;
 // code units suffice and unknown names are never decoded.
 function fieldName(src: Source, start: number, end: number): Field {
   const len = end - start;
-  const is = (name: string) => {
-    for (let i = 0; i < len; i++) if (src.at(start + i) !== name.charCodeAt(i)) return false;
-    return true;
-  };
-  if (len === 4) return is('data') ? 'data' : undefined;
-  if (len === 2) return is('id') ? 'id' : undefined;
-  if (len === 5) return is('event') ? 'event' : is('retry') ? 'retry' : undefined;
+  if (len === 4) return named(src, start, 'data') ? 'data' : undefined;
+  if (len === 2) return named(src, start, 'id') ? 'id' : undefined;
+  if (len === 5) return named(src, start, 'event') ? 'event' : named(src, start, 'retry') ? 'retry' : undefined;
   return undefined;
+}
+
+/** Whether the field name at `start`, as long as `name`, is `name` (no closure a line). */
+function named(src: Source, start: number, name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (src.at(start + i) !== name.charCodeAt(i)) return false;
+  return true;
 }
 
 const ENDINGS = { lf: 1, crlf: 2, cr: 4 } as const;
@@ -299,26 +301,25 @@ export function parseSse(input: Uint8Array | string): SseParse {
         let valueStart = nameEnd < lineEnd ? nameEnd + 1 : lineEnd;
         const spaced = valueStart < lineEnd && src.at(valueStart) === SPACE;
         if (spaced) valueStart++;
-        const value = () => src.text(valueStart, lineEnd);
         switch (fieldName(src, pos, nameEnd)) {
           case 'data':
-            data.push(value());
+            data.push(src.text(valueStart, lineEnd));
             if (valueStart < lineEnd && !spaced) report('data-no-space', pos, lineEnd);
             break;
           case 'event':
-            event = value();
+            event = src.text(valueStart, lineEnd);
             droppableFields = true;
             report('event-field', pos, lineEnd);
             break;
           case 'id': {
-            const v = value();
+            const v = src.text(valueStart, lineEnd);
             if (!v.includes('\0')) id = lastEventId = v;
             droppableFields = true;
             report('id-field', pos, lineEnd);
             break;
           }
           case 'retry': {
-            const v = value();
+            const v = src.text(valueStart, lineEnd);
             if (/^[0-9]+$/.test(v)) retry = Number(v);
             report('retry-field', pos, lineEnd);
             break;

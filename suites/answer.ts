@@ -271,7 +271,10 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
     }
     if (chunk.usage !== null && chunk.usage !== undefined) usage = chunk.usage;
-    for (const [position, choice] of (Array.isArray(chunk.choices) ? chunk.choices : []).entries()) {
+    const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
+    // By index, not entries(): no iterator and no pair a choice of every chunk.
+    for (let position = 0; position < choices.length; position++) {
+      const choice = choices[position];
       if (!isObject(choice) || !isObject(choice.delta)) {
         envelope.push(`event ${at}: a choice ${isObject(choice) ? 'has no delta object' : 'is not an object'}`);
         continue;

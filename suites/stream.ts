@@ -247,7 +247,9 @@ export const singleId: CheckDef = {
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served', 'events', 'chunk-json', 'envelope'], ({ chunks }) => {
     // One id in every chunk, the common case, asks no map (JSON has no NaN, where === and the map's equality part).
-    if (chunks.length && chunks.every(({ chunk }) => chunk.id === chunks[0].chunk.id)) return pass();
+    let same = chunks.length > 0;
+    for (let i = 1; same && i < chunks.length; i++) same = chunks[i].chunk.id === chunks[0].chunk.id;
+    if (same) return pass();
     const ids = new Map<unknown, number>();
     for (const { at, chunk } of chunks) if (!ids.has(chunk.id)) ids.set(chunk.id, at);
     // A stream of no chunk ([DONE] alone) has no id to hold to another.

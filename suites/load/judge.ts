@@ -63,6 +63,7 @@ export class Step {
    * their place in `order`, the last IDS_KEPT in the order they came: a ring, where a Map's oldest
    * key, deleted once per answer, left holes its next first key was searched past (the judging of
    * a JSON answer grew by 4,000 instructions every 500 answers, counted under callgrind). */
+  private readonly byRules = new Map<readonly EachRule[], Tally[]>();
   private readonly ids = new Map<string, number>();
   private readonly order: (string | undefined)[] = new Array(IDS_KEPT);
   /** The request that carried each id of `order`, at its place: no object a remembered id. */
@@ -77,6 +78,28 @@ export class Step {
   count(id: string, v: Verdict, ex: Exchange): void {
     let t = this.rules.get(id);
     if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0, unserved: 0 }));
+    this.record(t, v, ex);
+  }
+
+  /** The tallies of `rules`, in their order, made where missing as count would make them: a load
+   * judges the same rules on every answer of an item, and a lookup a rule an answer cost a JSON
+   * answer 1,000 instructions (callgrind). */
+  talliesOf(rules: readonly EachRule[]): Tally[] {
+    let tallies = this.byRules.get(rules);
+    if (!tallies) {
+      tallies = [];
+      for (const { id } of rules) {
+        let t = this.rules.get(id);
+        if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0, unserved: 0 }));
+        tallies.push(t);
+      }
+      this.byRules.set(rules, tallies);
+    }
+    return tallies;
+  }
+
+  /** One verdict on one answer, counted in its rule's tally. */
+  record(t: Tally, v: Verdict, ex: Exchange): void {
     if (v.outcome === 'pass') t.held++;
     else if (v.outcome === 'fail') {
       t.broken++;
@@ -137,12 +160,6 @@ const open = (message: string, blockedBy?: string): Verdict => ({ outcome: 'not-
 function errorEvent(read: StreamRead | undefined): string | undefined {
   const hit = read?.chunks.find(({ chunk }) => chunk.error !== undefined && !Array.isArray(chunk.choices));
   return hit && `the stream ended in an error event (event ${hit.at} of ${read!.payloads.length}): ${JSON.stringify(hit.chunk.error).slice(0, 160)}`;
-}
-
-/** When a stream's event ended: the time of the read that brought its last byte. */
-function timeAt(reads: number[], offset: number): number | undefined {
-  for (let i = 0; i < reads.length; i += 2) if (reads[i] >= offset) return reads[i + 1];
-  return undefined;
 }
 
 /** Whether a chunk carries output for choice 0: content, a refusal or a tool call. */
@@ -246,7 +263,9 @@ export class Judge {
     }
     step.served++;
     step.count('load.overload-refused', pass(), ex);
-    for (const rule of this.about(item)) step.count(rule.id, rule.onEach.judge(a, this.known), ex);
+    const rules = this.about(item);
+    const tallies = step.talliesOf(rules);
+    for (let i = 0; i < rules.length; i++) step.record(tallies[i], rules[i].onEach.judge(a, this.known), ex);
     this.answersApart(step, item, a, ex, loaded);
     this.times(step, a, t);
     return undefined;
@@ -296,11 +315,17 @@ export class Judge {
     let events = 0;
     if (a.read) {
       let last: number | undefined;
+      // When an event ended: the time of the read that brought its last byte. The events end further
+      // on, one after another, so the search goes on from the read the last one ended in (a stream of
+      // a read per event was searched from its start for each event: quadratic).
+      let read = 0;
       for (const { at, chunk } of a.read.chunks) {
         if (!carriesOutput(chunk)) continue;
         events++;
-        const when = timeAt(reads, a.read.sse.events[at].end);
-        if (when === undefined) continue;
+        const end = a.read.sse.events[at].end;
+        while (read < reads.length && reads[read] < end) read += 2;
+        if (read >= reads.length) continue;
+        const when = reads[read + 1];
         if (last === undefined) step.ttft.add(when - sentAt);
         else step.itl.add(when - last);
         last = when;
