@@ -11,19 +11,27 @@ import mockConfig from './mock-config.schema.json' with { type: 'json' };
 import baseline from './baseline.schema.json' with { type: 'json' };
 import report from './report.schema.json' with { type: 'json' };
 import control from './control.schema.json' with { type: 'json' };
+import { createHash } from 'node:crypto';
+import ajvPackage from 'ajv/package.json' with { type: 'json' };
 import { nearest } from './nearest.js';
+import { precompiled } from './precompiled.js';
 
 // ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
+const AJV_VERSION = ajvPackage.version;
 
 const SCHEMAS = { request, response, chunk, error, models, catalog, 'mock-config': mockConfig, baseline, report, control } as const;
 export type SchemaName = keyof typeof SCHEMAS;
 const BASE = 'https://conformance.local/schemas/';
 
-function newAjv(strict: boolean, allErrors = true): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors, strict, strictRequired: false, verbose: true, allowUnionTypes: true });
+/** What every instance shares. */
+const OPTIONS = { strictRequired: false, verbose: true, allowUnionTypes: true } as const;
+const KEYWORD = { keyword: 'x-section', schemaType: 'string' } as const;
+
+function newAjv(strict: boolean, allErrors = true, source = false): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors, strict, ...OPTIONS, ...(source ? { code: { source: true } } : {}) });
   addFormats(ajv);
-  ajv.addKeyword({ keyword: 'x-section', schemaType: 'string' });
+  ajv.addKeyword(KEYWORD);
   return ajv;
 }
 
@@ -44,6 +52,12 @@ export interface Validation {
 }
 
 const compiled = new Map<string, ValidateFunction>();
+/** Every validator the modules loaded so far asked for (`first:` before those that stop at the first
+ * violation): what the build compiles ahead (scripts/precompile-schemas.ts). */
+const asked = new Set<string>();
+/** The validators this process compiled itself, not found precompiled. */
+const compiledHere: string[] = [];
+export const compiledAtRuntime = (): readonly string[] => compiledHere;
 
 /** Every valid value's verdict, one object: a load validates parts of every answer, and a fresh
  * object (with a fresh array) per call was most of what that cost. */
@@ -55,6 +69,7 @@ export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`, opts
   const [name, pointer] = ref.split('#') as [SchemaName, string | undefined];
   // A ref that names nothing is a mistake in the kit: said when the module loads, not on first use.
   if (!(name in SCHEMAS) || (pointer && !resolves(SCHEMAS[name], pointer))) throw new Error(`no schema ${ref}`);
+  asked.add(opts.first ? `first:${ref}` : ref);
   let validate: ValidateFunction | undefined;
   return (data) => {
     validate ??= compiledFor(ref, opts.first);
@@ -64,10 +79,10 @@ export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`, opts
 
 function compiledFor(ref: string, first = false): ValidateFunction {
   const key = first ? `first:${ref}` : ref;
-  let fn = compiled.get(key);
+  let fn = compiled.get(key) ?? precompiled(digest())?.get(key);
   if (!fn) {
-    const [name, pointer] = ref.split('#');
-    fn = instance(first).getSchema(`${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`);
+    fn = instance(first).getSchema(schemaId(ref));
+    compiledHere.push(key);
     if (!fn) throw new Error(`no schema ${ref}`);
     compiled.set(key, fn);
   }
@@ -88,6 +103,46 @@ function resolves(schema: unknown, pointer: string): boolean {
 function instance(first: boolean): Ajv2020 {
   if (first) return (firstAjv ??= withSchemas(newAjv(true, false)));
   return (fullAjv ??= withSchemas(newAjv(true)));
+}
+
+/** The id ajv knows a ref by: `response#/$defs/usage` is the usage part of response.schema.json. */
+function schemaId(ref: string): string {
+  const [name, pointer] = ref.split('#');
+  return `${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`;
+}
+
+/** What the validators are made of: a precompiled file made of anything else is not used. */
+let madeOf: string | undefined;
+const digest = () =>
+  (madeOf ??= createHash('sha256')
+    .update(JSON.stringify([SCHEMAS, OPTIONS, KEYWORD, AJV_VERSION]))
+    .digest('hex'));
+
+/** The validators asked for so far, as the source of one CommonJS module (what ajv's standalone
+ * code makes of them, each instance's in a scope of its own), for the build to write once. */
+export async function precompiledSource(): Promise<string> {
+  const standalone = await import('ajv/dist/standalone/index.js');
+  const standaloneCode = ((standalone as unknown as { default?: unknown }).default ?? standalone) as (ajv: Ajv2020, refs: Record<string, string>) => string;
+  const keys = [...asked].sort();
+  const scope = (first: boolean) => {
+    const ajv = withSchemas(newAjv(true, !first, true));
+    const refs = keys.filter((k) => k.startsWith('first:') === first).map((k) => k.replace(/^first:/, ''));
+    const code = standaloneCode(ajv, Object.fromEntries(refs.map((ref, i) => [`v${i}`, schemaId(ref)])));
+    return {
+      code: `(() => { const exports = {}; const module = { exports };\n${code}\nreturn module.exports; })()`,
+      names: Object.fromEntries(refs.map((ref, i) => [first ? `first:${ref}` : ref, `v${i}`])),
+    };
+  };
+  const full = scope(false);
+  const first = scope(true);
+  return [
+    '// Made by scripts/precompile-schemas.ts from schemas/*.schema.json at build time: not to be edited.',
+    `exports.digest = ${JSON.stringify(digest())};`,
+    `exports.names = ${JSON.stringify({ ...full.names, ...first.names })};`,
+    `exports.full = ${full.code};`,
+    `exports.first = ${first.code};`,
+    '',
+  ].join('\n');
 }
 
 function withSchemas(ajv: Ajv2020): Ajv2020 {
