@@ -11,10 +11,8 @@ import mockConfig from './mock-config.schema.json' with { type: 'json' };
 import baseline from './baseline.schema.json' with { type: 'json' };
 import report from './report.schema.json' with { type: 'json' };
 import control from './control.schema.json' with { type: 'json' };
-import { createHash } from 'node:crypto';
 import ajvPackage from 'ajv/package.json' with { type: 'json' };
 import { nearest } from './nearest.js';
-import { precompiled } from './precompiled.js';
 
 // ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
@@ -79,7 +77,7 @@ export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`, opts
 
 function compiledFor(ref: string, first = false): ValidateFunction {
   const key = first ? `first:${ref}` : ref;
-  let fn = compiled.get(key) ?? precompiled(digest())?.get(key);
+  let fn = compiled.get(key) ?? ahead?.(madeOf())?.get(key);
   if (!fn) {
     fn = instance(first).getSchema(schemaId(ref));
     compiledHere.push(key);
@@ -111,44 +109,27 @@ function schemaId(ref: string): string {
   return `${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`;
 }
 
-/** What the validators are made of: a precompiled file made of anything else is not used. */
-let madeOf: string | undefined;
-const digest = () =>
-  (madeOf ??= createHash('sha256')
-    .update(JSON.stringify([SCHEMAS, OPTIONS, KEYWORD, AJV_VERSION]))
-    .digest('hex'));
+/** What the validators are made of: validators compiled ahead from anything else are not used. */
+let made: string | undefined;
+export const madeOf = () => (made ??= JSON.stringify([SCHEMAS, OPTIONS, KEYWORD, AJV_VERSION]));
 
-/** The validators asked for so far, as the source of one CommonJS module (what ajv's standalone
- * code makes of them, each instance's in a scope of its own), for the build to write once. */
-export async function precompiledSource(): Promise<string> {
-  const standalone = await import('ajv/dist/standalone/index.js');
-  const standaloneCode = ((standalone as unknown as { default?: unknown }).default ?? standalone) as (ajv: Ajv2020, refs: Record<string, string>) => string;
-  const keys = [...asked].sort();
-  const scope = (first: boolean) => {
-    const ajv = withSchemas(newAjv(true, !first, true));
-    const refs = keys.filter((k) => k.startsWith('first:') === first).map((k) => k.replace(/^first:/, ''));
-    const code = standaloneCode(ajv, Object.fromEntries(refs.map((ref, i) => [`v${i}`, schemaId(ref)])));
-    return {
-      code: `(() => { const exports = {}; const module = { exports };\n${code}\nreturn module.exports; })()`,
-      names: Object.fromEntries(refs.map((ref, i) => [first ? `first:${ref}` : ref, `v${i}`])),
-    };
-  };
-  const full = scope(false);
-  const first = scope(true);
-  return [
-    '// Made by scripts/precompile-schemas.ts from schemas/*.schema.json at build time: not to be edited.',
-    `exports.digest = ${JSON.stringify(digest())};`,
-    `exports.names = ${JSON.stringify({ ...full.names, ...first.names })};`,
-    `exports.full = ${full.code};`,
-    `exports.first = ${first.code};`,
-    '',
-  ].join('\n');
+/** Validators compiled ahead, by key, for the schemas and options `madeOf` names, else none: a Node
+ * command installs them (schemas/precompiled.ts); elsewhere, as in a browser, each validator is
+ * compiled when first asked for. */
+type Ahead = (madeOf: string) => ReadonlyMap<string, ValidateFunction> | undefined;
+let ahead: Ahead | undefined;
+export function compileAheadFrom(source: Ahead): void {
+  ahead = source;
 }
 
 function withSchemas(ajv: Ajv2020): Ajv2020 {
   for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
   return ajv;
 }
+
+/** What the build compiles ahead: every validator the modules loaded so far asked for, the instance
+ * of each kind with ajv's code kept (for its standalone code), and the id of a ref there. */
+export const compileAheadInputs = () => ({ keys: [...asked].sort(), instance: (first: boolean) => withSchemas(newAjv(true, !first, true)), schemaId });
 
 /** Violations with their place as a path, worded as what was expected (for configuration files,
  * whose readers need the place more than the schema's vocabulary). */

@@ -5,8 +5,8 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { precompiledSource } from '../schemas/index.js';
-import { PRECOMPILED_FILE } from '../schemas/precompiled.js';
+import { madeOf } from '../schemas/index.js';
+import { PRECOMPILED_FILE, precompiledSource } from '../schemas/precompiled.js';
 
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 /** Not loaded: they run a command when loaded, measure, or run in a browser. */
@@ -20,6 +20,6 @@ const modules = (dir: string): string[] =>
   });
 
 for (const path of modules('')) await import(pathToFileURL(join(DIST, path)).href);
-writeFileSync(PRECOMPILED_FILE, await precompiledSource());
+writeFileSync(PRECOMPILED_FILE, await precompiledSource(madeOf()));
 // Some modules keep handles open (a timer, a pool) once loaded: the script is done.
 process.exit(0);

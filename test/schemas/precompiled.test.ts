@@ -20,6 +20,7 @@ describe('the validators compiled at build time', () => {
   it('are in the build, and a whole run in a built process compiles none of the document’s at run time', async () => {
     expect(existsSync(new URL('../../dist/schemas/validators.cjs', import.meta.url))).toBe(true);
     const built = (await dist('schemas/index.js')) as typeof source;
+    (await dist('schemas/precompiled.js')).usePrecompiled();
     const [{ runChecks }, { CHECKS }, { startMockServer }, { limitsFor }] = await Promise.all([dist('engine/runner.js'), dist('suites/index.js'), dist('mock/http.js'), dist('engine/http.js')]);
     const server = await startMockServer();
     try {
@@ -35,6 +36,7 @@ describe('the validators compiled at build time', () => {
 
   it('give the verdicts and the words of the validators compiled at run time', async () => {
     const built = (await dist('schemas/index.js')) as typeof source;
+    (await dist('schemas/precompiled.js')).usePrecompiled();
     const good = await answer({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5 });
     const choice = (good.choices as Record<string, unknown>[])[0];
     const samples: [Parameters<typeof source.validator>[0], unknown][] = [
@@ -59,7 +61,9 @@ describe('the validators compiled at build time', () => {
   });
 
   it('are not used when made of other schemas: a stale file is never trusted', async () => {
+    const built = (await dist('schemas/index.js')) as typeof source;
     const { precompiled } = await dist('schemas/precompiled.js');
-    expect(precompiled('a digest of other schemas')).toBeUndefined();
+    expect(precompiled(built.madeOf())?.size).toBeGreaterThan(20);
+    expect(precompiled(built.madeOf().replace('"maxItems":4', '"maxItems":5'))).toBeUndefined();
   });
 });
