@@ -19,9 +19,6 @@ export default defineConfig({
     // modules from file to file, and a test file leaves no global behind: spies restored, interceptors
     // disposed, servers closed.
     isolate: false,
-    // Tests that wait (deadlines, paced streams, servers coming up) run together where their file
-    // says so: ten at once, not vitest's five, so that a file of waits takes about its longest wait.
-    maxConcurrency: 10,
     testTimeout: LIMIT_MS,
     hookTimeout: LIMIT_MS,
   },
