@@ -10,6 +10,7 @@ import { seal, sealText } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
 import { liveLine, loadLine } from '../report/progress.js';
 import { validator } from '../schemas/index.js';
+import { usePrecompiled } from '../schemas/precompiled.js';
 import { redactorFor, sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS, runSession, UsageError, type SessionOptions } from '../suites/session.js';
@@ -268,6 +269,9 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
     throw e;
   }
 }
+
+// Every command validates with the validators the build compiled (schemas/precompiled.ts).
+usePrecompiled();
 
 await yargs(hideBin(process.argv))
   .scriptName('conformance')

@@ -4,7 +4,7 @@
 // models, so the model list is not run.
 import { fail, failIfAny, pass } from '../engine/check.js';
 import { CAPS, FIVE_STOPS, PROMPTS, personSchema, STOP_WORD, WEATHER_DESCRIPTION, WEATHER_PARAMETERS, WEATHER_RESULT, withRoom } from './asks.js';
-import { ABORT_GRACE_MS, RETRY_AFTER_MS, retried, thrown, WRONG_KEY } from './common.js';
+import { ABORT_GRACE_MS, abortGrace, RETRY_AFTER_MS, retried, thrown, WRONG_KEY } from './common.js';
 import { expectations, isCount, shown, thrownName, type Client, type FlowContext } from './flow.js';
 
 type Sdk = {
@@ -232,12 +232,16 @@ export const AI_SDK: Client<Sdk> = {
           onError: ({ error }) => void errors.push(error),
         });
         const parts: string[] = [];
+        const grace = abortGrace(ctx);
         const ended = await thrown(async () => {
           for await (const p of s.fullStream) {
             parts.push(p.type);
-            if (p.type === 'text-delta' && !controller.signal.aborted) controller.abort();
+            if (p.type === 'text-delta' && !controller.signal.aborted) {
+              grace.started();
+              controller.abort();
+            }
           }
-        }, ABORT_GRACE_MS);
+        }, grace);
         if (!controller.signal.aborted) return fail(`no text came to abort the stream at (parts: ${parts.join(', ')}${errors.length ? `; ${errors.map(thrownName).join('; ')}` : ''})`);
         const { want, wrong } = expectations();
         want(ended !== 'hang', `fullStream did not end within ${ABORT_GRACE_MS} ms of the abort`);

@@ -62,10 +62,20 @@ const inPage = async (a: Ask): Promise<InPage> => {
     const s = client.chat.completions.stream({ ...body, ...(a.kind === 'stream' ? { stream_options: { include_usage: true } } : {}) });
     let deltas = '';
     let aborted = false;
+    // Until the abort, the request's timeout and the grace (a first content may come late); from it, the grace.
+    let graceFrom: () => void = () => {};
+    const hang = new Promise<string>((r) => {
+      let timer = setTimeout(() => r('hang'), a.timeoutMs + a.graceMs);
+      graceFrom = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => r('hang'), a.graceMs);
+      };
+    });
     s.on('content', (d: string) => {
       deltas += d;
       if (a.kind === 'abort' && !aborted) {
         aborted = true;
+        graceFrom();
         s.abort();
       }
     });
@@ -78,7 +88,7 @@ const inPage = async (a: Ask): Promise<InPage> => {
         () => 'resolved',
         (e: unknown) => named(e),
       ),
-      new Promise<string>((r) => setTimeout(() => r('hang'), a.graceMs)),
+      hang,
     ]);
     return { aborted, hung: ended === 'hang', threw: ended === 'hang' || ended === 'resolved' ? undefined : ended, deltas };
   } catch (e) {

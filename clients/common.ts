@@ -7,19 +7,38 @@ import type { FlowContext } from './flow.js';
 export const WRONG_KEY = 'sk-conformance-wrong-key-000000000000000000';
 /** What the kit's 429 asks a client to wait: short, so the flow costs little time. */
 export const RETRY_AFTER_MS = 250;
-/** An aborted stream ends within this, or the client hangs on it. */
+/** An aborted stream ends within this of the abort, or the client hangs on it. */
 export const ABORT_GRACE_MS = 5_000;
 
-/** What `fn` threw, undefined when it did not, or `hang` when it had not settled within `graceMs`. */
-export async function thrown(fn: () => Promise<unknown>, graceMs?: number): Promise<unknown> {
+/** The wait of an abort flow: until the flow aborts, the request's own timeout and the grace (a slow
+ * engine's first content may come late: that is no hang); from the abort, the grace alone. */
+export interface AbortGrace {
+  /** The flow aborts now. */
+  started(): void;
+  hang: Promise<'hang'>;
+  clear(): void;
+}
+
+export function abortGrace(ctx: Pick<FlowContext, 'timeoutMs'>): AbortGrace {
   let timer: NodeJS.Timeout | undefined;
-  const hang = graceMs === undefined ? [] : [new Promise<'hang'>((resolve) => (timer = setTimeout(() => resolve('hang'), graceMs)))];
+  let resolve!: (v: 'hang') => void;
+  const hang = new Promise<'hang'>((r) => (resolve = r));
+  const wait = (ms: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => resolve('hang'), ms);
+  };
+  wait(ctx.timeoutMs + ABORT_GRACE_MS);
+  return { started: () => wait(ABORT_GRACE_MS), hang, clear: () => clearTimeout(timer) };
+}
+
+/** What `fn` threw, undefined when it did not, or `hang` when it had not settled within `grace`. */
+export async function thrown(fn: () => Promise<unknown>, grace?: AbortGrace): Promise<unknown> {
   try {
-    return await Promise.race([fn().then(() => undefined), ...hang]);
+    return await Promise.race([fn().then(() => undefined), ...(grace ? [grace.hang] : [])]);
   } catch (e) {
     return e;
   } finally {
-    clearTimeout(timer);
+    grace?.clear();
   }
 }
 

@@ -5,7 +5,7 @@
 // `streaming: true` with invoke(): that path counts tokens with tiktoken, whose encodings it fetches.
 import { fail, failIfAny, pass } from '../engine/check.js';
 import { CAPS, FIVE_STOPS, PROMPTS, personSchema, STOP_WORD, WEATHER_DESCRIPTION, WEATHER_RESULT, withRoom } from './asks.js';
-import { ABORT_GRACE_MS, RETRY_AFTER_MS, retried, thrown, WRONG_KEY } from './common.js';
+import { ABORT_GRACE_MS, abortGrace, RETRY_AFTER_MS, retried, thrown, WRONG_KEY } from './common.js';
 import { expectations, isCount, shown, thrownName, type Client, type FlowContext } from './flow.js';
 
 type Sdk = {
@@ -228,9 +228,14 @@ export const LANGCHAIN: Client<Sdk> = {
       rests: ['usage.stream-present', 'stream.chunk-schema'],
       async run(sdk, ctx) {
         const controller = new AbortController();
+        const grace = abortGrace(ctx);
         const ended = await thrown(async () => {
-          for await (const chunk of await chatOf(sdk, ctx, CAPS.abort).stream(PROMPTS.essay, { signal: controller.signal })) if (chunk.content && !controller.signal.aborted) controller.abort();
-        }, ABORT_GRACE_MS);
+          for await (const chunk of await chatOf(sdk, ctx, CAPS.abort).stream(PROMPTS.essay, { signal: controller.signal }))
+            if (chunk.content && !controller.signal.aborted) {
+              grace.started();
+              controller.abort();
+            }
+        }, grace);
         if (!controller.signal.aborted) return fail(`no content came to abort the stream at${ended ? `: ${thrownName(ended)}` : ''}`);
         const { want, wrong } = expectations();
         want(ended !== 'hang', `the stream did not end within ${ABORT_GRACE_MS} ms of the abort`);

@@ -4,7 +4,7 @@
 import { fail, failIfAny, pass } from '../engine/check.js';
 import { CAPS, FIVE_STOPS, PROMPTS, personSchema, STOP_WORD, WEATHER_DESCRIPTION, WEATHER_PARAMETERS, WEATHER_RESULT, withRoom } from './asks.js';
 import { expectations, isCount, shown, thrownName, type Client, type FlowContext } from './flow.js';
-import { ABORT_GRACE_MS, RETRY_AFTER_MS, retried, thrown, WRONG_KEY } from './common.js';
+import { ABORT_GRACE_MS, abortGrace, RETRY_AFTER_MS, retried, thrown, WRONG_KEY } from './common.js';
 
 type Sdk = {
   OpenAI: typeof import('openai').default;
@@ -229,12 +229,14 @@ export const OPENAI: Client<Sdk> = {
       async run(sdk, ctx) {
         const s = clientOf(sdk, ctx).chat.completions.stream({ model: ctx.model, messages: user(PROMPTS.essay), max_tokens: CAPS.abort });
         let abortedAt: number | undefined;
+        const grace = abortGrace(ctx);
         s.on('content', () => {
           if (abortedAt !== undefined) return;
           abortedAt = performance.now();
+          grace.started();
           s.abort();
         });
-        const e = await thrown(() => s.finalChatCompletion(), ABORT_GRACE_MS);
+        const e = await thrown(() => s.finalChatCompletion(), grace);
         if (abortedAt === undefined) return fail(`no content came to abort the stream at${e ? `: ${thrownName(e)}` : ''}`);
         const { want, wrong } = expectations();
         want(e !== 'hang', `the stream did not end within ${ABORT_GRACE_MS} ms of stream.abort()`);

@@ -11,19 +11,25 @@ import mockConfig from './mock-config.schema.json' with { type: 'json' };
 import baseline from './baseline.schema.json' with { type: 'json' };
 import report from './report.schema.json' with { type: 'json' };
 import control from './control.schema.json' with { type: 'json' };
+import ajvPackage from 'ajv/package.json' with { type: 'json' };
 import { nearest } from './nearest.js';
 
 // ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
+const AJV_VERSION = ajvPackage.version;
 
 const SCHEMAS = { request, response, chunk, error, models, catalog, 'mock-config': mockConfig, baseline, report, control } as const;
 export type SchemaName = keyof typeof SCHEMAS;
 const BASE = 'https://conformance.local/schemas/';
 
-function newAjv(strict: boolean, allErrors = true): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors, strict, strictRequired: false, verbose: true, allowUnionTypes: true });
+/** What every instance shares. */
+const OPTIONS = { strictRequired: false, verbose: true, allowUnionTypes: true } as const;
+const KEYWORD = { keyword: 'x-section', schemaType: 'string' } as const;
+
+function newAjv(strict: boolean, allErrors = true, source = false): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors, strict, ...OPTIONS, ...(source ? { code: { source: true } } : {}) });
   addFormats(ajv);
-  ajv.addKeyword({ keyword: 'x-section', schemaType: 'string' });
+  ajv.addKeyword(KEYWORD);
   return ajv;
 }
 
@@ -44,6 +50,12 @@ export interface Validation {
 }
 
 const compiled = new Map<string, ValidateFunction>();
+/** Every validator the modules loaded so far asked for (`first:` before those that stop at the first
+ * violation): what the build compiles ahead (scripts/precompile-schemas.ts). */
+const asked = new Set<string>();
+/** The validators this process compiled itself, not found precompiled. */
+const compiledHere: string[] = [];
+export const compiledAtRuntime = (): readonly string[] => compiledHere;
 
 /** Every valid value's verdict, one object: a load validates parts of every answer, and a fresh
  * object (with a fresh array) per call was most of what that cost. */
@@ -55,6 +67,7 @@ export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`, opts
   const [name, pointer] = ref.split('#') as [SchemaName, string | undefined];
   // A ref that names nothing is a mistake in the kit: said when the module loads, not on first use.
   if (!(name in SCHEMAS) || (pointer && !resolves(SCHEMAS[name], pointer))) throw new Error(`no schema ${ref}`);
+  asked.add(opts.first ? `first:${ref}` : ref);
   let validate: ValidateFunction | undefined;
   return (data) => {
     validate ??= compiledFor(ref, opts.first);
@@ -64,10 +77,10 @@ export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`, opts
 
 function compiledFor(ref: string, first = false): ValidateFunction {
   const key = first ? `first:${ref}` : ref;
-  let fn = compiled.get(key);
+  let fn = compiled.get(key) ?? ahead?.(madeOf())?.get(key);
   if (!fn) {
-    const [name, pointer] = ref.split('#');
-    fn = instance(first).getSchema(`${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`);
+    fn = instance(first).getSchema(schemaId(ref));
+    compiledHere.push(key);
     if (!fn) throw new Error(`no schema ${ref}`);
     compiled.set(key, fn);
   }
@@ -90,10 +103,33 @@ function instance(first: boolean): Ajv2020 {
   return (fullAjv ??= withSchemas(newAjv(true)));
 }
 
+/** The id ajv knows a ref by: `response#/$defs/usage` is the usage part of response.schema.json. */
+function schemaId(ref: string): string {
+  const [name, pointer] = ref.split('#');
+  return `${BASE}${name}.schema.json${pointer ? `#${pointer}` : ''}`;
+}
+
+/** What the validators are made of: validators compiled ahead from anything else are not used. */
+let made: string | undefined;
+export const madeOf = () => (made ??= JSON.stringify([SCHEMAS, OPTIONS, KEYWORD, AJV_VERSION]));
+
+/** Validators compiled ahead, by key, for the schemas and options `madeOf` names, else none: a Node
+ * command installs them (schemas/precompiled.ts); elsewhere, as in a browser, each validator is
+ * compiled when first asked for. */
+type Ahead = (madeOf: string) => ReadonlyMap<string, ValidateFunction> | undefined;
+let ahead: Ahead | undefined;
+export function compileAheadFrom(source: Ahead): void {
+  ahead = source;
+}
+
 function withSchemas(ajv: Ajv2020): Ajv2020 {
   for (const schema of Object.values(SCHEMAS)) ajv.addSchema(schema);
   return ajv;
 }
+
+/** What the build compiles ahead: every validator the modules loaded so far asked for, the instance
+ * of each kind with ajv's code kept (for its standalone code), and the id of a ref there. */
+export const compileAheadInputs = () => ({ keys: [...asked].sort(), instance: (first: boolean) => withSchemas(newAjv(true, !first, true)), schemaId });
 
 /** Violations with their place as a path, worded as what was expected (for configuration files,
  * whose readers need the place more than the schema's vocabulary). */

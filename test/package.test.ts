@@ -17,6 +17,7 @@ it('npm pack holds what a user needs and nothing else', () => {
     'dist/suites/index.js',
     'dist/suites/index.d.ts',
     'dist/mock/index.js',
+    'dist/schemas/validators.cjs',
     'dist/suites/vitest.js',
     'schemas/report.schema.json',
     'schemas/baseline.schema.json',

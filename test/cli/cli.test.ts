@@ -1,6 +1,6 @@
 // The command line as a user and a CI pipeline see it: exit codes, reporters, redaction.
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,7 @@ describe('conformance CLI', () => {
       const started = performance.now();
       const r = await cli(['run', '--base-url', url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
       expect(performance.now() - started).toBeLessThan(within(10_000));
+      expect(existsSync(join(dir, 'r.json')), `no report: exit ${r.code}, ${r.stderr.slice(-2000)}`).toBe(true);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
       expect(validator('report')(report).errors).toEqual([]);
       expect(report.stopped).toBe("the run's deadline passed (--deadline 3000 ms)");

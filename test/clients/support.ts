@@ -3,6 +3,7 @@
 import { CLIENTS } from '../../clients/index.js';
 import { loadClients } from '../../clients/load.js';
 import { runFlows } from '../../clients/run.js';
+import { transportFor } from '../../clients/transport.js';
 import { redactorFor } from '../../engine/runner.js';
 import type { FlowResult } from '../../report/clients.js';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
@@ -22,19 +23,24 @@ export const NODE_CLIENTS = CLIENTS.filter((c) => c.name !== 'openai-browser').m
  * is decoded, a reset is a reset, as a client meets them). */
 export async function flowsAgainst(mock: Mock = createMock(), opts: { timeoutMs?: number; concurrency?: number; clients?: readonly string[]; models?: readonly string[] } = {}): Promise<FlowResult[]> {
   const server = await startMockServer({ mock });
+  // A dispatcher of this mock's own, closed with it, as a run has: the global one outlived each mock,
+  // pooling connections across mocks that may be given one port in turn (the sweep met a reset once,
+  // on a machine at load 9).
+  const transport = transportFor(undefined, 5_000);
   try {
     const { results } = await runFlows({
       baseUrl: server.url,
       apiKey: KEY,
       models: [...(opts.models ?? MODELS)],
       clients: (await loaded).loaded.filter((l) => !opts.clients || opts.clients.includes(l.client.name)),
-      fetch: (input, init) => fetch(input, init),
+      fetch: transport.fetch,
       timeoutMs: opts.timeoutMs ?? 5_000,
       concurrency: opts.concurrency ?? 8,
       redactor: redactorFor({ apiKey: KEY, headers: {} }),
     });
     return results;
   } finally {
+    await transport.close();
     await server.close();
   }
 }

@@ -9,6 +9,7 @@ import { CLIENTS } from '../../clients/index.js';
 import type { FlowResult } from '../../report/clients.js';
 import { createMock } from '../../mock/core/handle.js';
 import { FAULTS, type Fault } from '../../mock/core/faults/index.js';
+import { within } from '../support/machine.js';
 import { flowsAgainst, MODELS, NODE_CLIENTS } from './support.js';
 
 /** Faults under which the kit makes no report at all, so no flow is judged beside a check. */
@@ -38,7 +39,7 @@ beforeAll(async () => {
       const fault = SWEPT[next++];
       // No fault of the catalogue makes a client wait out its timeout: a generous one keeps a busy
       // machine's slowness from passing for a break.
-      const flows = await flowsAgainst(createMock(undefined, { faults: [fault] }), { timeoutMs: 20_000, clients: NODE_CLIENTS, models: modelsFor(fault) });
+      const flows = await flowsAgainst(createMock(undefined, { faults: [fault] }), { timeoutMs: within(20_000), clients: NODE_CLIENTS, models: modelsFor(fault) });
       broken.set(
         fault.name,
         flows.filter((f) => f.outcome !== 'pass'),

@@ -214,7 +214,9 @@ describe('every command the pages show', () => {
   });
 
   const runnable = BLOCKS.filter((b) => b.commands.some((c) => !notRun(b.page, c.text)));
-  it.each(runnable.map((b) => [`${b.page}:${b.line}`, b] as const))(
+  // Each block in a folder of its own, on ports of its own: most of their time is waiting (a paced
+  // load sweep, a server coming up), so they run together.
+  it.concurrent.each(runnable.map((b) => [`${b.page}:${b.line}`, b] as const))(
     '%s',
     async (_name, block) => {
       const chosen = block.commands.filter((c) => !notRun(block.page, c.text));
@@ -244,7 +246,7 @@ describe('every command the pages show', () => {
     200_000 * slowdown,
   );
 
-  it.each(TRANSCRIPTS.map((t) => [`${t.page}:${t.line}`, t] as const))(
+  it.concurrent.each(TRANSCRIPTS.map((t) => [`${t.page}:${t.line}`, t] as const))(
     '%s prints what the page shows',
     async (_name, t) => {
       const { dir, path } = folder();

@@ -35,7 +35,8 @@ async function slowServer(afterMs: number): Promise<{ url: string; close(): Prom
   };
 }
 
-describe.each([
+// Every test waits on a server of its own: they wait together.
+describe.concurrent.each([
   { mode: 'a signal per request', swept: false },
   { mode: 'swept deadlines', swept: true },
 ])('the HTTP client, $mode', ({ swept }) => {
@@ -163,7 +164,7 @@ async function runSlowMock(ttftMs: number, limits: Limits) {
   }
 }
 
-describe('a run against a slow engine', () => {
+describe.concurrent('a run against a slow engine', () => {
   it('is served when its answers come after the idle limit but within --timeout: every check that reads them passes', async () => {
     const results = await runSlowMock(800, { ...LIMITS, deadlineMs: 5_000 });
     expect(results.map((r) => r.id).sort()).toEqual([...READ_THE_ANSWER].sort());
