@@ -164,7 +164,7 @@ async function runSlowMock(ttftMs: number, limits: Limits) {
   }
 }
 
-describe.concurrent('a run against a slow engine', () => {
+describe('a run against a slow engine', () => {
   it('is served when its answers come after the idle limit but within --timeout: every check that reads them passes', async () => {
     const results = await runSlowMock(800, { ...LIMITS, deadlineMs: 5_000 });
     expect(results.map((r) => r.id).sort()).toEqual([...READ_THE_ANSWER].sort());
