@@ -77,11 +77,14 @@ export function validator(ref: `${SchemaName}` | `${SchemaName}#${string}`, opts
 
 function compiledFor(ref: string, first = false): ValidateFunction {
   const key = first ? `first:${ref}` : ref;
-  let fn = compiled.get(key) ?? ahead?.(madeOf())?.get(key);
+  let fn = compiled.get(key);
   if (!fn) {
-    fn = instance(first).getSchema(schemaId(ref));
-    compiledHere.push(key);
-    if (!fn) throw new Error(`no schema ${ref}`);
+    fn = ahead?.(madeOf())?.get(key);
+    if (!fn) {
+      fn = instance(first).getSchema(schemaId(ref));
+      if (!fn) throw new Error(`no schema ${ref}`);
+      compiledHere.push(key);
+    }
     compiled.set(key, fn);
   }
   return fn;
