@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { compileAheadFrom, compileAheadInputs } from './index.js';
 
-/** Where the build writes them, beside the built loader. */
-export const PRECOMPILED_FILE = fileURLToPath(new URL('./validators.cjs', import.meta.url));
+/** Where the build writes them, beside the built loader: named from dist/schemas/ so that the
+ * command line's bundle (dist/bin/, scripts/bundle-bin.ts) finds the same file. */
+export const PRECOMPILED_FILE = fileURLToPath(new URL('../schemas/validators.cjs', import.meta.url));
 
 interface PrecompiledModule {
   digest: string;
