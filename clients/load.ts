@@ -44,7 +44,8 @@ export async function loadClients(clients: readonly AnyClient[]): Promise<Loaded
 function missingWhy(e: Error): string {
   const code = (e as NodeJS.ErrnoException).code;
   const found = /Cannot find (?:package|module) '([^']+)'/.exec(e.message);
-  if (code === 'ERR_MODULE_NOT_FOUND' && found) return `cannot find ${found[1]}`;
+  // An import's code, or a require's (the command line's bundle requires them: scripts/bundle-bin.ts).
+  if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && found) return `cannot find ${found[1]}`;
   return e.message.startsWith('no Chromium') ? e.message : `it did not load: ${e.message.split('\n')[0]}`;
 }
 

@@ -1,31 +1,42 @@
-// Makes dist/bin/conformance.js one minified file, in place of the entry tsc wrote: a command that
-// loaded some 200 modules one by one (resolving, reading, compiling each) spent 0.65 s of CPU before
-// its first line of work; one file spends about half of that (docs/performance.md, "What a
-// command's start costs"). The library's entry points (dist/suites, dist/mock) stay as tsc wrote
-// them: an importer's bundler does this for them. The clients' packages stay outside: they are
-// optional, found where the user installed them, as a dynamic import finds them.
+// Makes dist/bin/cli.cjs, the command line in one minified CommonJS file, from the modules tsc wrote
+// (dist/bin/cli.js and what it imports). A command that loaded some 200 modules one by one
+// (resolving, reading, compiling each) spent 0.65 s of CPU before its first line of work; one file,
+// loaded by bin/conformance.ts with V8's code cache, spends a third of that (docs/performance.md,
+// "What a command's start costs"). CommonJS because Node 20 gives a code cache to a script, not to
+// an ES module. The library's entry points (dist/suites, dist/mock) stay as tsc wrote them: an
+// importer's bundler does this for them. The clients' packages stay outside: they are optional, found
+// where the user installed them, as a dynamic import finds them.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 
-const ENTRY = fileURLToPath(new URL('../bin/conformance.js', import.meta.url));
+const DIST_BIN = fileURLToPath(new URL('../bin/', import.meta.url));
 
 /** Optional peers (package.json), and Chromium's driver: imported only when a client runs. */
 const OUTSIDE = ['openai', 'openai/*', 'zod', 'ai', '@ai-sdk/*', '@langchain/*', 'playwright-core', '*.cjs'];
 
-await build({
-  entryPoints: [ENTRY],
-  outfile: ENTRY,
-  allowOverwrite: true,
+const result = await build({
+  entryPoints: [`${DIST_BIN}cli.js`],
+  outfile: `${DIST_BIN}cli.cjs`,
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20.19',
   // Names are minified too: no message is made of a name of ours (a client's error is named by its
   // own package's class), and a function sent to a browser page (clients/browser.ts) must not call a
   // helper that keeping names would add.
   minify: true,
-  // Some dependencies are CommonJS and call require: an ES module has none until it is made.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  // What an ES module has and a script has not: its URL (the file's, which bin/conformance.ts names
+  // as the script's), and its resolver, which the entry passes in.
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { 'import.meta.url': '__importMetaUrl', 'import.meta.resolve': '__importMetaResolve' },
+  // import() of a client's package becomes a require (Node 20.19 requires an ES module too): a script
+  // compiled from a code cache has lost what Node's loader needs for an import() (Node 20).
+  supported: { 'dynamic-import': false },
   external: OUTSIDE,
-  logLevel: 'warning',
+  logLevel: 'silent',
 });
+// A warning here is a module whose meaning the bundle changes (an import.meta left empty): not shipped.
+if (result.warnings.length) {
+  for (const w of result.warnings) console.error(`${w.location?.file ?? ''}:${w.location?.line ?? ''}: ${w.text}`);
+  process.exit(1);
+}

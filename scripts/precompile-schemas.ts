@@ -10,7 +10,7 @@ import { PRECOMPILED_FILE, precompiledSource } from '../schemas/precompiled.js';
 
 const DIST = fileURLToPath(new URL('..', import.meta.url));
 /** Not loaded: they run a command when loaded, measure, or run in a browser. */
-const SKIPPED = ['bin/conformance.js', 'bin/action.js', 'bench', 'scripts', 'test', 'examples', 'mock/dashboard/page'];
+const SKIPPED = ['bin/conformance.js', 'bin/cli.js', 'bin/action.js', 'bench', 'scripts', 'test', 'examples', 'mock/dashboard/page'];
 
 const modules = (dir: string): string[] =>
   readdirSync(join(DIST, dir), { withFileTypes: true }).flatMap((e) => {

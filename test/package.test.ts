@@ -14,6 +14,7 @@ it('npm pack holds what a user needs and nothing else', () => {
   const paths = files.map((f) => f.path);
   for (const needed of [
     'dist/bin/conformance.js',
+    'dist/bin/cli.cjs',
     'dist/suites/index.js',
     'dist/suites/index.d.ts',
     'dist/mock/index.js',
