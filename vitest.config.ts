@@ -12,8 +12,9 @@ export default defineConfig({
     // Says which tests this machine cannot run, and why, before they are skipped.
     globalSetup: ['test/support/skips.ts'],
     // Vitest takes one worker fewer than the cores (one, on CI's two): most of these tests wait on
-    // servers and child processes, so two files at once keep both cores busy.
-    maxWorkers: 2,
+    // servers, timers and child processes, so three files at once keep both cores busy (on the quiet
+    // 2-core machine, 249 s against 290 to 310 s with two; docs/development.md).
+    maxWorkers: 3,
     // Each file in a fresh module graph cost two fifths of the suite's CPU (every file loads the
     // kit, the mock and their schemas anew: 9 min of CPU against 5.4 without). So a worker keeps its
     // modules from file to file, and a test file leaves no global behind: spies restored, interceptors
