@@ -63,12 +63,13 @@ export class Step {
    * their place in `order`, the last IDS_KEPT in the order they came: a ring, where a Map's oldest
    * key, deleted once per answer, left holes its next first key was searched past (the judging of
    * a JSON answer grew by 4,000 instructions every 500 answers, counted under callgrind). */
-  private readonly byRules = new Map<readonly EachRule[], Tally[]>();
   private readonly ids = new Map<string, number>();
   private readonly order: (string | undefined)[] = new Array(IDS_KEPT);
   /** The request that carried each id of `order`, at its place: no object a remembered id. */
   private readonly labels: (string | undefined)[] = new Array(IDS_KEPT);
   private seen = 0;
+  /** The tallies of each list of rules a step was asked for (talliesOf). */
+  private readonly byRules = new Map<readonly EachRule[], Tally[]>();
 
   constructor(
     readonly label: string,
@@ -76,23 +77,23 @@ export class Step {
   ) {}
 
   count(id: string, v: Verdict, ex: Exchange): void {
-    let t = this.rules.get(id);
-    if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0, unserved: 0 }));
-    this.record(t, v, ex);
+    this.record(this.tally(id), v, ex);
   }
 
-  /** The tallies of `rules`, in their order, made where missing as count would make them: a load
+  /** The rule's tally, made at its first verdict. */
+  private tally(id: string): Tally {
+    let t = this.rules.get(id);
+    if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0, unserved: 0 }));
+    return t;
+  }
+
+  /** The tallies of `rules`, in their order, made where missing: a load
    * judges the same rules on every answer of an item, and a lookup a rule an answer cost a JSON
    * answer 1,000 instructions (callgrind). */
   talliesOf(rules: readonly EachRule[]): Tally[] {
     let tallies = this.byRules.get(rules);
     if (!tallies) {
-      tallies = [];
-      for (const { id } of rules) {
-        let t = this.rules.get(id);
-        if (!t) this.rules.set(id, (t = { held: 0, broken: 0, unjudged: 0, unserved: 0 }));
-        tallies.push(t);
-      }
+      tallies = rules.map(({ id }) => this.tally(id));
       this.byRules.set(rules, tallies);
     }
     return tallies;
