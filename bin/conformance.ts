@@ -33,20 +33,20 @@ try {
   // none yet
 }
 
-// A CommonJS module's scope, and the ES module's `import.meta.resolve` (the clients' packages are
-// found as an import from here finds them: scripts/bundle-bin.ts).
+// A CommonJS module's scope, and the ES module's `import.meta.resolve`: a client package's version
+// is looked up where an import from here finds it (clients/load.ts, scripts/bundle-bin.ts).
 const script = new Script(`(function (exports, require, module, __filename, __dirname, __importMetaResolve) {${bytes.toString('utf8')}\n})`, { filename: file, cachedData });
 
 if (cache && (cachedData === undefined || script.cachedDataRejected)) {
   // Made as the command exits, with what it compiled by then; written whole or not at all.
   process.once('exit', () => {
+    const dir = dirname(cache);
+    const partial = `${cache}.${process.pid}`;
     try {
-      mkdirSync(dirname(cache), { recursive: true });
-      const partial = `${cache}.${process.pid}`;
+      mkdirSync(dir, { recursive: true });
       writeFileSync(partial, script.createCachedData());
       renameSync(partial, cache);
       // The builds before this one are not run again, as a rule: the newest few are kept.
-      const dir = dirname(cache);
       const older = readdirSync(dir)
         .filter((f) => f.startsWith('cli-') && f.endsWith('.cache'))
         .map((f) => ({ f, at: statSync(join(dir, f)).mtimeMs }))
@@ -54,7 +54,12 @@ if (cache && (cachedData === undefined || script.cachedDataRejected)) {
         .slice(KEPT);
       for (const { f } of older) rmSync(join(dir, f), { force: true });
     } catch {
-      // not writable: the next command compiles again
+      // Not writable (or full): the next command compiles again, and no part of a file stays.
+      try {
+        rmSync(partial, { force: true });
+      } catch {
+        // no folder to hold it: nothing was written
+      }
     }
   });
 }
