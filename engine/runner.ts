@@ -12,6 +12,9 @@ import type { Target } from './target.js';
 export interface CheckContext {
   target: Target;
   limits: Limits;
+  /** Requests the run has on the wire at once: a check that sends many (the fuzz session) keeps no
+   * more than this waiting, so none waits in the run's queue past the moment it was sent for. */
+  concurrency: number;
   send(spec: RequestSpec, label?: string): Promise<Exchange>;
   /** Run-wide memo for derived facts (the model list, the catalog): computed once, on demand.
    * The exchanges it made become evidence of every check that awaits it. */
@@ -131,12 +134,13 @@ class Run {
    * `again`: the exchanges of a first attempt that failed: every request is then sent anew (not
    * shared with the first), and the run's exchanges a rule reads show those requests' new answers. */
   context(used: Exchange[], inherited: Exchange[] = used, again?: readonly Exchange[]): CheckContext {
-    const { target, limits } = this.opts;
+    const { target, limits, concurrency } = this.opts;
     const run = this;
     const anew = (spec: RequestSpec): RequestSpec => (again ? { ...spec, repeat: (spec.repeat ?? 0) + AGAIN } : spec);
     return {
       target,
       limits,
+      concurrency,
       async send(spec, label) {
         const ex = await run.exchanges.send(anew({ ...spec, headers: { ...target.headers, ...spec.headers } }), again && label ? `${label}, sent again` : label);
         if (!used.includes(ex)) used.push(ex);

@@ -89,7 +89,7 @@ export const sendCase = (ctx: CheckContext, c: FuzzCase, label: string, repeat?:
  * shrinking and its re-send, at most half of them; none where it shrinks nothing (a benchmark). */
 const shrinkReserve = ({ maxRequests, shrinkRequests }: Pick<FuzzSettings, 'maxRequests' | 'shrinkRequests'>) => (shrinkRequests > 0 ? Math.min(shrinkRequests + 1, Math.floor(maxRequests / 2)) : 0);
 
-/** Requests generated ahead of their answers: enough to keep the run's concurrency busy. */
+/** Requests generated ahead of their answers, at most: the run's concurrency keeps fewer. */
 const WINDOW = 64;
 
 /** Each case its own generator, seeded by the session's seed and its place: a longer session
@@ -210,8 +210,11 @@ export class FuzzSession {
           freed?.();
         });
       pending.add(settled);
-      // Enough in flight to keep the run's concurrency busy, not a session's worth of promises.
-      if (pending.size >= WINDOW) await new Promise<void>((resolve) => (freed = resolve));
+      // Enough in flight to keep the run's concurrency busy, and no more: a request waiting in the
+      // run's queue would be sent after the deadline's cutoff it was generated before (against a
+      // stream that never ends, the session sent until the run's deadline stopped it, and every
+      // property it had judged was lost).
+      if (pending.size >= Math.min(WINDOW, this.sender.concurrency)) await new Promise<void>((resolve) => (freed = resolve));
       freed = undefined;
     }
     await this.settle([...pending]);
