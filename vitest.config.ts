@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { machineSlowdown } from './test/support/machine.js';
+import { LongestFirst } from './test/support/sequencer.js';
 
 /** The longest a test may take on the quiet 2-core machine, most of them a fraction of it; a machine
  * busy with other work, measured as the suite starts (test/support/machine.ts), gives each test as
@@ -20,6 +21,7 @@ export default defineConfig({
     // modules from file to file, and a test file leaves no global behind: spies restored, interceptors
     // disposed, servers closed.
     isolate: false,
+    sequence: { sequencer: LongestFirst },
     testTimeout: LIMIT_MS,
     hookTimeout: LIMIT_MS,
   },
