@@ -1,9 +1,9 @@
 // What the kit promises of every report holds for every command, because every report passes one
 // boundary (report/boundary.ts): each command (run, fuzz, load, load --merge, diff), with every
 // reporter, against servers that put the key in what they send back, send ids of a megabyte, or
-// declare sizes no request should be built to: each ends within its deadline, writes every report,
-// and no report holds the key or a piece of it, or a text past its bound.
-import { execFile } from 'node:child_process';
+// declare sizes no request should be built to: each ends, cut short by nothing but its deadline,
+// writes every report, and no report holds the key or a piece of it, or a text past its bound. How
+// long each takes is bench/hostile-kit.ts's to measure.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { Redactor } from '../engine/redact.js';
 import { seal } from '../report/boundary.js';
 import { REPORTER_NAMES } from '../report/index.js';
 import type { RawReport } from '../report/report.js';
-import { BIN } from './support/cli.js';
+import { cli } from './support/cli.js';
 import { piecesShown } from './support/secrets.js';
 import { within } from './support/machine.js';
 
@@ -22,8 +22,9 @@ import { within } from './support/machine.js';
 const KEY = 'sk-7QZ3VX9KJ2MNP4GHWU8BYF';
 /** Short enough that a busy machine cuts a run by it: what is held is that the deadline ends it. */
 const DEADLINE_MS = 15_000;
-/** What a command may take past its deadline: its reports are made then. */
-const GRACE_MS = 5_000;
+/** How long past its deadline a command is waited for (its reports are made then) before it counts
+ * as hung: a guard, not a speed; the machine's slowdown scales it. */
+const GRACE_MS = 25_000;
 /** The mock in this process answers as fast as a busy machine lets it: a request's timeout scales. */
 const LIMITS = ['--timeout', String(within(3000)), '--deadline', String(DEADLINE_MS)];
 const COMMANDS: Record<string, string[]> = {
@@ -51,19 +52,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Ran = Awaited<ReturnType<typeof cli>>;
 
-function conformance(args: string[], timeoutMs = DEADLINE_MS + GRACE_MS + 20_000): Promise<Ran> {
-  return new Promise((resolve) =>
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', CONFORMANCE_API_KEY: '' }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout, stderr }),
-    ),
-  );
-}
+/** A command with no key in its environment: only the one its flags give. */
+const conformance = (args: string[], timeoutMs = DEADLINE_MS + within(GRACE_MS)) => cli(args, { CONFORMANCE_API_KEY: '' }, timeoutMs);
 
 /** Every reporter: pretty on standard output, the others in files named for the run. */
 const reporters = (name: string) => ['--reporter', 'pretty', ...FILE_REPORTERS.flatMap((r) => ['--reporter', `${r}=${join(dir, `${name}.${r}`)}`])];
@@ -85,15 +77,14 @@ function expectSealed(name: string, ran: Ran): RawReport {
 
 describe.concurrent.each(['key-in-values', 'huge-ids', 'huge-catalog'])('against a server with %s', (server) => {
   it.each(Object.keys(COMMANDS))(
-    '%s ends within its deadline, every report sealed',
+    '%s ends, cut short by nothing but its deadline, every report sealed',
     async (command) => {
       const name = `${server}-${command}`;
       const ran = await conformance([...COMMANDS[command], '--base-url', servers[server].url, '--api-key', KEY, ...LIMITS, ...reporters(name)]);
       const report = expectSealed(name, ran);
       expect(report.results.length).toBeGreaterThan(0);
-      // By the command's own clock, from its start to its report: how long Node takes to load it on
-      // a busy machine is not the command's.
-      expect(report.durationMs).toBeLessThan(DEADLINE_MS + within(GRACE_MS));
+      // It ended by itself or its deadline ended it, which the report then says: nothing else stops it.
+      expect([undefined, `the run's deadline passed (--deadline ${DEADLINE_MS} ms)`]).toContain(report.stopped);
     },
     within(120_000),
   );

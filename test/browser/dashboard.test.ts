@@ -1,5 +1,5 @@
 // The mock's dashboard (/__mock/) in headless Chromium: it loads with no console error and nothing
-// from another origin; a chat sent by curl shows within a second, with the start of what was asked
+// from another origin; a chat sent by curl shows by itself, with the start of what was asked
 // and answered, its detail with the body, the streamed pieces on their time line and a curl that,
 // run in a shell, gets the same answer; rows of requests served before the page opened read as live
 // ones do (key, times); the list takes the window's height and hides empty columns; the live control
@@ -37,6 +37,9 @@ const CHAT_ROW = row({ path: '/v1/chat/completions' });
 const firstRow = (tab: Page, attrs: Record<string, string>) => tab.locator(row(attrs)).first();
 const cellText = (tab: Page, attrs: Record<string, string>, col: string) => firstRow(tab, attrs).locator(`td[data-col="${col}"]`).textContent();
 const KEY = DEFAULT_CONFIG.keys[0].key;
+/** How long the page is given to show what it is waited for: a guard against a page that never does,
+ * not a speed (a wait ends as soon as the page shows it). */
+const REACTS = 15_000;
 const CONFIG = { ...DEFAULT_CONFIG, timing: { ttft_ms: 40, tokens_per_second: 300 } };
 
 /** The content a stream or a JSON answer carries. */
@@ -76,9 +79,9 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     const res = await tab.goto(`${mock.url}/__mock/`);
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
-    await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(5000) });
+    await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(REACTS) });
     // The catalogue has arrived: the form can be used.
-    await expect.poll(() => tab.locator('#fault option').count(), { timeout: within(5000) }).toBeGreaterThan(10);
+    await expect.poll(() => tab.locator('#fault option').count(), { timeout: within(REACTS) }).toBeGreaterThan(10);
     return { tab, problems, outside };
   }
 
@@ -96,26 +99,26 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
   });
 
   it(
-    'shows a chat sent by curl within a second; its detail holds the body, the streamed pieces and a curl that replays it',
+    'shows a chat sent by curl on the open page, with no reload; its detail holds the body, the streamed pieces and a curl that replays it',
     async () => {
       const { tab, problems, outside } = await open();
       const body = JSON.stringify({ model: 'mock-chat-1', stream: true, messages: [{ role: 'user', content: 'Tell me about the dashboard.' }] });
-      const sent = performance.now();
       const first = run('curl', ['-sS', '-N', '-X', 'POST', `${mock.url}/v1/chat/completions`, '-H', `authorization: Bearer ${KEY}`, '-H', 'content-type: application/json', '--data-raw', body]);
+      // Pushed to the page: it is never reloaded. How soon is a speed figure, never asserted; the
+      // wait only keeps a row that never comes from hanging the test.
       const streamed = tab.locator(CHAT_ROW).first();
-      await streamed.waitFor({ timeout: within(1000) });
-      expect(performance.now() - sent).toBeLessThan(within(1000));
+      await streamed.waitFor({ timeout: within(REACTS) });
       const answered = contentOf((await first).stdout);
 
       // Once its answer has ended, the row has its times and the start of the answer beside the
       // question; its detail shows the whole stream.
-      await expect.poll(() => streamed.locator('td[data-col="total"]').textContent(), { timeout: within(5000) }).toMatch(/\d+ ms$/);
+      await expect.poll(() => streamed.locator('td[data-col="total"]').textContent(), { timeout: within(REACTS) }).toMatch(/\d+ ms$/);
       expect(await streamed.locator('td[data-col="asked"]').textContent()).toBe('Tell me about the dashboard.');
       const preview = (await streamed.locator('td[data-col="answered"]').textContent())!;
       expect(preview.length).toBeGreaterThan(20);
       expect(answered.replace(/\s+/g, ' ').trim().startsWith(preview.replace(/…$/, ''))).toBe(true);
       await streamed.click();
-      await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: within(5000) });
+      await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: within(REACTS) });
       expect(await tab.locator('#detail-body').textContent()).toContain('Tell me about the dashboard.');
       const pieces = await tab.locator('#answer-chunks li').count();
       expect(pieces).toBeGreaterThan(5);
@@ -155,8 +158,8 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       });
       await chat({ messages: [{ role: 'robot', content: 'hi' }] });
       await chat({ messages: [{ role: 'user', content: 'Write a haiku about streaming tokens.' }] });
-      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(2000) }).toBe(7);
-      await expect.poll(() => tab.locator(`${row({ done: 'true' })}`).count(), { timeout: within(5000) }).toBe(7);
+      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(REACTS) }).toBe(7);
+      await expect.poll(() => tab.locator(`${row({ done: 'true' })}`).count(), { timeout: within(REACTS) }).toBe(7);
       expect(await tab.locator(`${row({ status: '429' })} td[data-col="answered"]`).textContent()).toMatch(/rate limit/i);
       expect((await tab.locator(`${row({ status: '200' })} td[data-col="answered"]`).allTextContents()).filter((t) => /^get_weather\(\{"city":"[^"]*"\}\)$/.test(t))).toHaveLength(1);
       // No scenario and no content profile of its own here: those columns hide.
@@ -197,7 +200,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       await wait.fill('250');
       await tab.fill('#times', '1');
       await tab.click('#apply');
-      await tab.waitForSelector('#in-effect li', { timeout: within(2000) });
+      await tab.waitForSelector('#in-effect li', { timeout: within(REACTS) });
       expect(await tab.locator('#in-effect li').textContent()).toContain('fault rate-limited; retry_after_ms=250 (1 left)');
       expect(await tab.locator('#control-error').textContent()).toBe('');
       const limited = await fetch(`${mock.url}/v1/chat/completions`, {
@@ -208,29 +211,29 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       expect([limited.status, limited.headers.get('retry-after-ms')]).toEqual([429, '250']);
       expect((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).status).toBe(200);
       // The row of the 429 names the setting that made it.
-      await firstRow(tab, { status: '429' }).waitFor({ timeout: within(2000) });
+      await firstRow(tab, { status: '429' }).waitFor({ timeout: within(REACTS) });
       expect(await cellText(tab, { status: '429' }, 'faults')).toMatch(/^rate-limited; retry_after_ms=250 · live #\d+$/);
       // Spent, the setting has ended, on every open page.
-      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(0);
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(REACTS) }).toBe(0);
 
       // A bad value is refused with the x-mock-fault header's own message.
       await wait.fill('-5');
       await tab.click('#apply');
       await expect
-        .poll(() => tab.locator('#control-error').textContent(), { timeout: within(2000) })
+        .poll(() => tab.locator('#control-error').textContent(), { timeout: within(REACTS) })
         .toBe('fault: fault "rate-limited": parameter "retry_after_ms" must be a number of at least 0, not "-5"');
 
       await tab.selectOption('#fault', '');
       await tab.fill('#times', '');
       await tab.selectOption('#profile', 'markdown');
       await tab.click('#apply');
-      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(1);
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(REACTS) }).toBe(1);
       const marked = await chat({ messages: [{ role: 'user', content: 'Say something.' }] });
       expect(contentOf(marked.text)).not.toBe(contentOf(plain.text));
       expect(contentOf(marked.text)).toMatch(/```|^#+ |^- |\|/m);
 
       await tab.click('#reset');
-      await tab.waitForSelector('#none-in-effect:not([hidden])', { timeout: within(2000) });
+      await tab.waitForSelector('#none-in-effect:not([hidden])', { timeout: within(REACTS) });
       expect(await tab.locator('#in-effect li').count()).toBe(0);
       expect(mock.mock.control.get().settings).toEqual([]);
       expect(contentOf((await chat({ messages: [{ role: 'user', content: 'Say something.' }] })).text)).toBe(contentOf(plain.text));
@@ -256,7 +259,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       });
       await dropped.text().catch(() => undefined);
       await chat({ ...long, messages: [{ role: 'user', content: 'Not streamed.' }] });
-      await expect.poll(() => tab.locator(row({ done: 'true' })).count(), { timeout: within(5000) }).toBe(3);
+      await expect.poll(() => tab.locator(row({ done: 'true' })).count(), { timeout: within(REACTS) }).toBe(3);
 
       // The search box keeps a width to type in; the selects wrap below it.
       expect((await tab.locator('#filter-text').boundingBox())!.width).toBeGreaterThan(150);
@@ -280,7 +283,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
 
       // A whole stream open: each event on one line of the time line, whatever its text.
       await tab.locator(row({ stream: 'true', cut: 'false' })).click();
-      await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: within(5000) });
+      await tab.waitForSelector('#answer-chunks:not([hidden]) li', { timeout: within(REACTS) });
       expect(await tab.locator('#detail-title').textContent()).toMatch(/→ 200, streamed$/);
       const heights = await tab.locator('#answer-chunks li').evaluateAll((lis) => lis.map((li) => li.getBoundingClientRect().height));
       const line = await tab
@@ -298,9 +301,9 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       await tab.locator('#fault-params input[data-param="retry_after_ms"]').fill('250');
       await tab.fill('#times', '2');
       await tab.click('#apply');
-      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(1);
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(REACTS) }).toBe(1);
       await tab.click('#reset');
-      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(2000) }).toBe(0);
+      await expect.poll(() => tab.locator('#in-effect li').count(), { timeout: within(REACTS) }).toBe(0);
       expect([await tab.inputValue('#fault'), await tab.inputValue('#times'), await tab.locator('#fault-params input').count()]).toEqual(['', '', 0]);
       await tab.click('#apply');
       expect(await tab.locator('#control-error').textContent()).toBe('Choose a fault, a content or a pace first.');
@@ -319,14 +322,14 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       await chat({ messages: [{ role: 'user', content: xss }] });
       const refused = await chat({ model: xss, messages: [{ role: 'user', content: 'hi' }] });
       expect(refused.status).toBe(404);
-      await firstRow(tab, { status: '404' }).waitFor({ timeout: within(2000) });
+      await firstRow(tab, { status: '404' }).waitFor({ timeout: within(REACTS) });
       expect(await cellText(tab, { status: '404' }, 'model')).toContain('<img src=x onerror=');
       await firstRow(tab, { status: '200' }).click();
-      await expect.poll(() => tab.locator('#detail-body').textContent(), { timeout: within(2000) }).toContain('onerror');
+      await expect.poll(() => tab.locator('#detail-body').textContent(), { timeout: within(REACTS) }).toContain('onerror');
       expect(await tab.locator('#detail-body').textContent()).toContain(xss.replace(/"/g, '\\"'));
       expect(await cellText(tab, { status: '200' }, 'asked')).toBe(xss);
       await firstRow(tab, { status: '404' }).click();
-      await expect.poll(() => tab.locator('#refusal').textContent(), { timeout: within(2000) }).toContain('does not exist');
+      await expect.poll(() => tab.locator('#refusal').textContent(), { timeout: within(REACTS) }).toContain('does not exist');
       expect(await tab.locator('#refusal').textContent()).toContain('field model');
       expect(await tab.evaluate('window.__xss')).toBeUndefined();
       expect(await tab.locator('main img, main script').count()).toBe(0);
@@ -345,7 +348,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       expect((await unknown()).status).toBe(401);
       await chat({ stream: true, messages: [{ role: 'user', content: 'Asked before any page was open.' }] });
       const { tab, problems } = await open();
-      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(2000) }).toBe(2);
+      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(REACTS) }).toBe(2);
       const before = tab.locator(row({ status: '401' }));
       const label = (await before.locator('td[data-col="key"]').textContent())!;
       expect(label).toMatch(/^unknown [0-9a-f]{6}$/);
@@ -358,7 +361,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       }
       // The same key, live: the same label.
       expect((await unknown()).status).toBe(401);
-      await expect.poll(() => tab.locator(row({ status: '401' })).count(), { timeout: within(2000) }).toBe(2);
+      await expect.poll(() => tab.locator(row({ status: '401' })).count(), { timeout: within(REACTS) }).toBe(2);
       expect(await tab.locator(`${row({ status: '401' })} td[data-col="key"]`).allTextContents()).toEqual([label, label]);
       expect(await tab.content()).not.toContain(stranger);
       expect(problems).toEqual([]);
@@ -375,7 +378,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       await tab
         .locator(CHAT_ROW)
         .first()
-        .waitFor({ timeout: within(2000) });
+        .waitFor({ timeout: within(REACTS) });
       const list = tab.locator('#requests .table');
       const bottom = async () => {
         const box = (await list.boundingBox())!;
@@ -384,12 +387,12 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       // Its bottom is the window's, less the section's padding, at any window height.
       for (const height of [1000, 640]) {
         await tab.setViewportSize({ width: 1400, height });
-        await expect.poll(bottom, { timeout: within(2000) }).toBeGreaterThan(height - 40);
+        await expect.poll(bottom, { timeout: within(REACTS) }).toBeGreaterThan(height - 40);
         expect(await bottom()).toBeLessThanOrEqual(height);
       }
       // A request open: the detail takes its share below, the list the rest, the page no more than the window.
       await tab.locator(CHAT_ROW).first().click();
-      await tab.waitForSelector('#detail:not([hidden])', { timeout: within(2000) });
+      await tab.waitForSelector('#detail:not([hidden])', { timeout: within(REACTS) });
       const detail = (await tab.locator('#detail').boundingBox())!;
       expect(detail.y + detail.height).toBeLessThanOrEqual(641);
       expect(await bottom()).toBeLessThanOrEqual(detail.y + 1);
@@ -407,7 +410,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       const bad = await chat({ messages: [{ role: 'robot', content: 'hi' }] });
       expect(bad.status).toBe(400);
       await firstRow(tab, { status: '400' }).click();
-      await tab.waitForSelector('#refusal:not([hidden])', { timeout: within(2000) });
+      await tab.waitForSelector('#refusal:not([hidden])', { timeout: within(REACTS) });
       expect(await tab.locator('#refusal').textContent()).toMatch(/^Refused \(field messages\.0\.role, section 2\.2 of the document\): invalid request: /);
       await tab.close();
     },
@@ -423,16 +426,16 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
         const problems: string[] = [];
         tab.on('pageerror', (e) => problems.push(e.message));
         await tab.goto(`${small.url}/__mock/`);
-        await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(5000) });
+        await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(REACTS) });
         expect(await tab.locator('#dropped').getAttribute('data-dropped')).toBe('0');
         const send = (body: string) => fetch(`${small.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
         for (let i = 0; i < 4; i++) await (await send(JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: `n${i}` }] }))).text();
         const deep = await send(`{"model":"mock-chat-1","messages":[{"role":"user","content":"hi"}],"x":${'['.repeat(5000)}${']'.repeat(5000)}}`);
         expect(deep.status).toBe(400);
         await deep.text();
-        await tab.waitForSelector('#dropped[data-dropped="2"]:not([hidden])', { timeout: within(3000) });
+        await tab.waitForSelector('#dropped[data-dropped="2"]:not([hidden])', { timeout: within(REACTS) });
         await tab.locator('#rows tr[data-seq="5"]').click();
-        await tab.waitForSelector('#body-cut[data-kept="start"]:not([hidden])', { timeout: within(3000) });
+        await tab.waitForSelector('#body-cut[data-kept="start"]:not([hidden])', { timeout: within(REACTS) });
         expect(await tab.locator('#detail-body').textContent()).toMatch(/^\{"model":"mock-chat-1","messages":\[\{"role":"user","content":"hi"\}\],"x":\[\[\[/);
         expect(problems).toEqual([]);
         await tab.close();
@@ -498,18 +501,18 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       await tab
         .locator('#rows tr')
         .first()
-        .waitFor({ timeout: within(2000) });
+        .waitFor({ timeout: within(REACTS) });
       const port = Number(new URL(mock.url).port);
       await mock.close();
-      await tab.waitForSelector('#connection[data-state="reconnecting"]', { timeout: within(5000) });
+      await tab.waitForSelector('#connection[data-state="reconnecting"]', { timeout: within(REACTS) });
       mock = await startMockServer({ mock: createMock(CONFIG), port });
-      await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(8000) });
-      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(2000) }).toBe(0);
+      await tab.waitForSelector('#connection[data-state="live"]', { timeout: within(REACTS) });
+      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(REACTS) }).toBe(0);
       await chat({ messages: [{ role: 'user', content: 'after the restart' }] });
       await tab
         .locator('#rows tr')
         .first()
-        .waitFor({ timeout: within(2000) });
+        .waitFor({ timeout: within(REACTS) });
       expect(await tab.locator('#rows tr').count()).toBe(1);
       await tab.close();
     },

@@ -13,7 +13,6 @@ import { REPORT_FORMAT_VERSION } from '../../report/report.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { BIN, cli } from '../support/cli.js';
 import { proofSentence } from '../../bin/proof.js';
-import { within } from '../support/machine.js';
 
 describe('conformance CLI', () => {
   let server: MockServer;
@@ -120,12 +119,11 @@ describe('conformance CLI', () => {
     }
   }
 
-  // Side by side: each waits out its deadline.
+  // Side by side: each waits out its deadline. A request waits half a minute or more before its own
+  // limits end it (--timeout's defaults), so a run its deadline does not end outlasts the test's timeout.
   it.concurrent.each(['hostile-drip', 'hostile-stream-forever', 'hostile-headers-then-nothing'])('ends a run against %s at the run deadline, with a report of what finished', (fault) =>
     dripping(async (url, dir) => {
-      const started = performance.now();
       const r = await cli(['run', '--base-url', url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
-      expect(performance.now() - started).toBeLessThan(within(10_000));
       expect(existsSync(join(dir, 'r.json')), `no report: exit ${r.code}, ${r.stderr.slice(-2000)}`).toBe(true);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
       expect(validator('report')(report).errors).toEqual([]);

@@ -6,18 +6,32 @@ import { createMock } from '../../mock/core/handle.js';
 import { FAULTS } from '../../mock/core/faults/index.js';
 import { startMockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
-import { HttpClient, type RequestSpec } from '../../engine/http.js';
+import { HttpClient, type RequestSpec, type TransportErrorKind } from '../../engine/http.js';
 import { runChecks } from '../../engine/runner.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
-import { within } from '../support/machine.js';
 
 const LIMITS = { connectTimeoutMs: 300, idleTimeoutMs: 300, deadlineMs: 400, maxBodyBytes: 64 * 1024 };
 /** One read from a socket is at most this large on Linux loopback with Node's defaults. */
 const ONE_READ = 64 * 1024;
 const HOSTILE = FAULTS.filter((f) => f.hostile);
+/** How an answer of each ends: by the server's own end or failure, or by the limit that must end it
+ * (an endless stream by --timeout: without it the cap would, later; silence and a drip by the idle
+ * limit or --timeout, whichever fires first). --timeout may end any of them on a machine too busy
+ * to answer in 400 ms. */
+const ENDS: Record<string, (TransportErrorKind | 'complete')[]> = {
+  'hostile-random-bytes': ['protocol', 'deadline'],
+  'hostile-headers-then-nothing': ['timeout', 'deadline'],
+  'hostile-drip': ['timeout', 'deadline'],
+  'hostile-stream-forever': ['deadline'],
+  'hostile-hundred-megabytes': ['cap', 'deadline'],
+  'hostile-reset-mid-stream': ['reset', 'deadline'],
+  'hostile-empty-200': ['complete', 'deadline'],
+  'hostile-invalid-utf8': ['complete', 'deadline'],
+};
 
 describe.each(HOSTILE)('against the fault $name', (fault) => {
-  it('reads at most the cap plus one read, within the deadline, and never throws', async () => {
+  it('reads at most the cap plus one read, is ended by the limit or the failure it meets, and never throws', async () => {
+    expect(ENDS, 'how its answers end is listed').toHaveProperty([fault.name]);
     const server = await startMockServer({ mock: createMock(undefined, { faults: [fault] }) });
     const http = new HttpClient(LIMITS);
     try {
@@ -34,7 +48,7 @@ describe.each(HOSTILE)('against the fault $name', (fault) => {
         const r = await http.send(spec);
         expect(r.body.length).toBeLessThanOrEqual(LIMITS.maxBodyBytes);
         expect(r.bytesRead).toBeLessThanOrEqual(LIMITS.maxBodyBytes + ONE_READ);
-        expect(r.durationMs).toBeLessThan(LIMITS.deadlineMs + within(300));
+        expect(ENDS[fault.name], `${spec.method}: ${r.error?.message ?? 'complete'} after ${r.durationMs} ms`).toContain(r.error?.kind ?? 'complete');
       }
     } finally {
       await http.close();
@@ -51,14 +65,13 @@ describe.concurrent.each(HOSTILE)('a run against the fault $name', (fault) => {
     const onRejection = (e: unknown) => rejections.push(e);
     process.on('unhandledRejection', onRejection);
     try {
-      const started = performance.now();
+      // Every server here ends or is ended by a limit: a run that hung would meet the test's timeout.
       const { results } = await runChecks(CHECKS, {
         target: { baseUrl: server.url, siteUrl: server.url, siteUrlExplicit: true, apiKey: KEY, secondApiKey: SECOND_KEY, models: ['mock-chat-1'], headers: {}, embeddedMock: false },
         limits: LIMITS,
         concurrency: 8,
         retry: { maxRetries: 0, maxWaitMs: 0 },
       });
-      expect(performance.now() - started).toBeLessThan(within(20_000));
       expect(results).toHaveLength(CHECKS.length);
       const failed = results.filter((r) => r.outcome === 'fail');
       expect(failed.length).toBeGreaterThan(0);

@@ -2,7 +2,8 @@
 // modes (an AbortSignal per request, as a run sends; one sweeping timer, as a load sends): 1xx
 // answers dripped forever, a connection never read and a body fallen silent each end, and say which
 // limit ended them; --timeout bounds the wait for headers with no lower cap, so an answer slower than
-// the idle limit but within --timeout is served; the caller's signal ends what is in flight at once.
+// the idle limit but within --timeout is served; the caller's signal ends what is in flight. The
+// stalling servers never end an answer: a limit that did not end one hangs the test until its timeout.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -14,11 +15,8 @@ import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
 import { KEY, notPassing, SECOND_KEY } from '../support/run.js';
-import { within } from '../support/machine.js';
 
 const LIMITS: Limits = { connectTimeoutMs: 1_000, idleTimeoutMs: 300, deadlineMs: 1_500, maxBodyBytes: 64 * 1024 };
-/** Whether a request ended, not how fast: a busy machine may be seconds late, a hang never ends. */
-const ENDED_WITHIN = 10_000;
 const chat = (url: string) => ({ method: 'POST' as const, url: `${url}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body: '{}' });
 
 /** A server that answers 200 with a small JSON body once `afterMs` have passed. */
@@ -53,7 +51,6 @@ describe.concurrent.each([
       expect(r.status).toBeUndefined();
       expect(r.error).toEqual({ kind: 'deadline', message: 'no status line and headers within --timeout 1500 ms' });
       expect(r.durationMs).toBeGreaterThanOrEqual(LIMITS.deadlineMs - 1);
-      expect(r.durationMs).toBeLessThan(LIMITS.deadlineMs + within(ENDED_WITHIN));
     } finally {
       await http.close();
       await server.close();
@@ -66,7 +63,6 @@ describe.concurrent.each([
     try {
       const r = await http.send(chat(server.url));
       expect(r.error).toEqual({ kind: 'deadline', message: 'no status line and headers within --timeout 1500 ms' });
-      expect(r.durationMs).toBeLessThan(LIMITS.deadlineMs + within(ENDED_WITHIN));
       expect(server.stalled()).toBe(1);
     } finally {
       await http.close();
@@ -119,16 +115,14 @@ describe.concurrent.each([
   it("ends every request in flight when the caller's signal aborts, whatever it waits for, and says why", async () => {
     const drip = await stallingServer('early-hints', { everyMs: 50 });
     const silent = await stallingServer('headers-then-silence');
-    // Limits far past the test's: only the signal can end these requests in time.
-    const http = client({ connectTimeoutMs: 60_000, idleTimeoutMs: 60_000, deadlineMs: 60_000, maxBodyBytes: 64 * 1024 });
+    // Limits far past the test's timeout: only the signal can end these requests before it.
+    const http = client({ connectTimeoutMs: 600_000, idleTimeoutMs: 600_000, deadlineMs: 600_000, maxBodyBytes: 64 * 1024 });
     const stop = new AbortController();
     try {
       const sent = [drip, drip, silent].map((s) => http.send(chat(s.url), stop.signal));
       while (drip.stalled() < 2 || silent.stalled() < 1) await new Promise((r) => setTimeout(r, 20));
-      const stoppedAt = performance.now();
       stop.abort('interrupted (SIGINT)');
       const results = await Promise.all(sent);
-      expect(performance.now() - stoppedAt).toBeLessThan(within(ENDED_WITHIN));
       for (const r of results) expect(r.error).toEqual({ kind: 'stopped', message: 'the run was stopped (interrupted (SIGINT))' });
       // A request sent once the signal has aborted is not sent at all.
       const late = await http.send(chat(drip.url), stop.signal);

@@ -5,7 +5,6 @@ import { createMock } from '../../mock/core/handle.js';
 import type { Frame } from '../../mock/core/types.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { chat, chatRequest, events, finishOf, frames, headersOf, json, scenarioMock, statusOf, user, withConfig } from './helpers.js';
-import { within } from '../support/machine.js';
 
 const fault = (mock: ReturnType<typeof createMock>, name: string, body = {}) => chat(mock, { ...user('hi'), ...body }, { 'x-mock-fault': name });
 const dataFrames = (fs: Frame[]) => fs.filter((f) => 'bytes' in f && String(f.bytes).startsWith('data: '));
@@ -154,11 +153,11 @@ describe('frontend faults over HTTP', () => {
     return fetch(`${server!.url}/v1/chat/completions`, { method: 'POST', headers: req.headers as Record<string, string>, body: req.body as string, ...init });
   };
 
-  it('hang: a client timeout of 200 ms aborts, and the server keeps serving', async () => {
+  it('hang: no answer comes, the client’s timeout of 200 ms is what ends the wait, and the server keeps serving', async () => {
     server = await startMockServer();
-    const t0 = performance.now();
-    await expect(post('hang', {}, { signal: AbortSignal.timeout(200) })).rejects.toThrow(/abort|timeout/i);
-    expect(performance.now() - t0).toBeLessThan(within(1000));
+    // The hang never answers: an answer resolves this, a cut connection is a TypeError, and an
+    // abort that did not work would hang the test.
+    await expect(post('hang', {}, { signal: AbortSignal.timeout(200) })).rejects.toMatchObject({ name: 'TimeoutError' });
     const ok = await post('');
     expect(ok.status).toBe(200);
     expect((await (ok.json() as Promise<any>)).object).toBe('chat.completion');

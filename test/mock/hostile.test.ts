@@ -1,9 +1,9 @@
 // Hostile requests, bounded (issue 28): a body past the limits (size, depth, keys, items) is a 4xx
-// naming the limit on both transports, before anything walks it; validation stays linear (100,000
-// invalid messages); the journal keeps a bounded number of entries and bytes and counts what it
-// dropped; every route answers under one guard, the detail of any journaled request included; an
-// error message repeats what the client sent only up to a bound.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// naming the limit on both transports, before anything walks it; the mock serves others while it
+// refuses 100,000 invalid messages (how long they wait, and that validation stays linear, are
+// bench/hostile-mock.ts figures); the journal keeps a bounded number of entries and bytes and counts
+// what it dropped; every route answers under one guard, the detail of any journaled request
+// included; an error message repeats what the client sent only up to a bound.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import { BODY_KEPT_MAX } from '../../mock/core/journal.js';
@@ -239,36 +239,28 @@ describe('every route under one guard', () => {
   });
 });
 
-describe('validation is linear: the mock serves others while it refuses a huge request', () => {
+describe('the mock serves others while it refuses a huge request', () => {
   const serve = serverPerTest();
 
-  it('100,000 invalid messages, an image of 3.9 MB and a body 5,000 deep: another client is answered within a second', { timeout: within(60_000) }, async () => {
+  // How long the other client waits (a quadratic validation once held the loop 23 s here), and
+  // that validation stays linear, are bench figures (bench/hostile-mock.ts, 1/5 and 2/5).
+  it('100,000 invalid messages, an image of 3.9 MB and a body 5,000 deep: 400, 200 and 400 as the limits say, and another client answered meanwhile', { timeout: within(60_000) }, async () => {
     const server = await serve();
     const other = async () => {
-      const t0 = performance.now();
       const res = await fetch(`${server.url}/v1/models`, { headers: auth });
       await res.text();
-      return { status: res.status, ms: performance.now() - t0 };
+      return { status: res.status };
     };
-    // Warmed: the first request of each kind compiles what it uses.
-    await (await fetch(`${server.url}${CHAT}`, { method: 'POST', headers: auth, body: messages(100) })).text();
-    await other();
     const hostile = [messages(100_000), imageBody(3_900_000), deepBody(5_000)];
     for (const body of hostile) {
-      const delay = monitorEventLoopDelay({ resolution: 10 });
-      delay.enable();
       const big = fetch(`${server.url}${CHAT}`, { method: 'POST', headers: auth, body }).then(async (r) => ({ status: r.status, text: await r.text() }));
       // Sent once the big body is on its way: answered only when the event loop is free.
       await new Promise((r) => setTimeout(r, 5));
       const [answer, served] = await Promise.all([big, other()]);
-      delay.disable();
       expect(answer.status).toBeLessThan(500);
       expect(served.status).toBe(200);
-      // A quadratic validation held the loop 23 s here (5.7 s at half the messages).
-      expect(served.ms, `other client waited ${served.ms.toFixed(0)} ms`).toBeLessThan(within(1_000));
-      expect(delay.max / 1e6, 'longest event-loop stall (ms)').toBeLessThan(within(1_000));
     }
-    expect(server.mock.journal.list().flatMap((e) => (e.path === CHAT ? [e.status] : []))).toEqual([400, 400, 200, 400]);
+    expect(server.mock.journal.list().flatMap((e) => (e.path === CHAT ? [e.status] : []))).toEqual([400, 200, 400]);
   });
 });
 

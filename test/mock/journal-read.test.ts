@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import { READ_BYTES_MAX } from '../../mock/core/journal.js';
-import { machineSlowdown, within } from '../support/machine.js';
+import { within } from '../support/machine.js';
 import { startMockProcess, type MockProcess } from '../support/mock-process.js';
 import { CHAT, chat, KEY, MODEL, serverPerTest, statusOf, user } from './helpers.js';
 
@@ -144,9 +144,8 @@ describe('measured from outside', () => {
   afterEach(() => mock?.stop());
 
   it(
-    'a thousand stored bodies of 64 KB of empty arrays, then one read: answered within 1 s, another client waits at most 1 s, the mock stays under 400 MB',
+    'a thousand stored bodies of 64 KB of empty arrays, then one read while another client asks: the read within READ_BYTES_MAX, the other client answered, the mock under 400 MB',
     async () => {
-      const slowdown = machineSlowdown();
       mock = await startMockProcess(['--pace', 'instant', '--no-dashboard']);
       const head = `{"model":"${MODEL}","messages":[{"role":"user","content":"#"}],"x":[`;
       const arrays = `${'[],'.repeat(Math.floor((65_000 - head.length - 20) / 3))}[]]}`;
@@ -161,34 +160,31 @@ describe('measured from outside', () => {
         );
       const before = mock.memory();
       let done = false;
-      let waited = 0;
+      const served: number[] = [];
       const other = (async () => {
         while (!done) {
-          const t0 = performance.now();
           const r = await fetch(`${mock!.url}/v1/models`, { headers });
           await r.text();
-          waited = Math.max(waited, performance.now() - t0);
+          served.push(r.status);
         }
       })();
       await new Promise((r) => setTimeout(r, 20));
-      const t0 = performance.now();
       const res = await fetch(`${mock.url}/__mock/requests`);
       const answer = await res.text();
-      const took = performance.now() - t0;
       done = true;
       await other;
       const after = mock.memory();
       expect(res.status).toBe(200);
+      expect(served.length).toBeGreaterThan(0);
+      expect(new Set(served)).toEqual(new Set([200]));
       const page = JSON.parse(answer) as { data: { seq: number }[]; left_out: number; dropped: number; has_more: boolean };
       expect(Buffer.byteLength(answer)).toBeLessThanOrEqual(READ_BYTES_MAX);
       // The newest entries (the other client's model lists among them): each of the others left out
       // of this read or dropped, counted.
       expect(page.has_more).toBe(true);
       expect(page.data.length + page.left_out + page.dropped).toBe(page.data.at(-1)!.seq);
-      // Before: 4.8 s on the quiet machine (8 to 16 s busy), the other client as long, 1.2 GB.
-      const target = 1_000 * slowdown;
-      expect(took, `the read took ${took.toFixed(0)} ms (machine ${slowdown.toFixed(1)} x slower than quiet)`).toBeLessThan(target);
-      expect(waited, `the other client waited ${waited.toFixed(0)} ms`).toBeLessThan(target);
+      // Before: 4.8 s on the quiet machine (8 to 16 s busy), the other client as long, 1.2 GB. How
+      // long the read and the other client's wait take is a bench figure (bench/hostile-mock.ts, 5/5).
       if (before && after) expect(after.peak, `peak RSS ${Math.round(after.peak / 1e6)} MB (${Math.round(before.rss / 1e6)} MB before the read)`).toBeLessThan(400 * 1024 * 1024);
     },
     within(120_000),

@@ -4,8 +4,11 @@
 // `conformance mock` types at a human pace by default (--pace instant: at once), where the in-process
 // mock answers at once.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { interceptMock } from '../../mock/intercept.js';
 import { PACES, withPace } from '../../mock/core/timing.js';
@@ -117,7 +120,9 @@ describe('pacing', () => {
 describe('pacing over HTTP', () => {
   const serve = serverPerTest();
 
-  it('a paced stream really takes about that long, and a paced body too', async () => {
+  // How close to the pace the waits come is a speed figure: bench/load.ts measures it (ttft p50
+  // within 5%). Here, that the pauses are really waited: a timer never fires early.
+  it('a paced stream waits its first token and then its tokens, and a paced body as long, before it ends', async () => {
     const server = await serve({ mock: paced({ ttft_ms: 150, tokens_per_second: 100 }) });
     const req = chatRequest({ ...user('go'), stream: true });
     const t0 = performance.now();
@@ -136,7 +141,6 @@ describe('pacing over HTTP', () => {
     const elapsed = performance.now() - t0;
     expect(firstData).toBeGreaterThanOrEqual(135);
     expect(elapsed).toBeGreaterThanOrEqual(150 + 70 - 15);
-    expect(elapsed).toBeLessThan(within(1500));
     expect(text).toContain('data: [DONE]');
 
     const t1 = performance.now();
@@ -148,7 +152,6 @@ describe('pacing over HTTP', () => {
     expect((await (body.json() as Promise<any>)).choices[0].message.content).toBe(TEXT);
     const waited = performance.now() - t1;
     expect(waited).toBeGreaterThanOrEqual(220 - 15);
-    expect(waited).toBeLessThan(within(1500));
   });
 });
 
@@ -193,30 +196,29 @@ describe('the pace of conformance mock', () => {
   const least = ttft_ms * (1 - jitter);
 
   it(
-    'types at a human pace by default, says how to change it, and --pace instant answers at once; the in-process mock answers at once',
+    'types at a human pace by default and says how to change it; --pace instant answers over a configuration that waits ten minutes; the in-process mock paces nothing',
     async () => {
-      const [paced, instant] = await Promise.all([startCli([]), startCli(['--pace', 'instant'])]);
+      // --pace instant over a first token of ten minutes: a pause left in would hang the test, where
+      // a short one would only be slower, as a busy machine is.
+      const dir = mkdtempSync(join(tmpdir(), 'pace-'));
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      writeFileSync(join(dir, 'slow.json'), JSON.stringify({ timing: { ttft_ms: 600_000 } }));
+      const [paced, instant] = await Promise.all([startCli([]), startCli(['--config', join(dir, 'slow.json'), '--pace', 'instant'])]);
       const inProcess = interceptMock();
-      try {
-        expect(paced.banner).toContain(`pace of generated replies: first token after ${ttft_ms} ms, then ${tokens_per_second} tokens/s, each pause ±${jitter * 100}%; --pace instant answers at once`);
-        expect(instant.banner).toContain('pace of generated replies: at once; --pace human types as a hosted model does');
-        // Each measured after a first request, so start-up costs (compiling schemas) are not counted.
-        const measure = async (url: string) => (await timeToFirstToken(url), timeToFirstToken(url));
-        const [human, asIs, here] = [await measure(paced.url), await measure(instant.url), await measure(inProcess.baseUrl)];
-        // A visible typing effect: a few hundred ms to the first token, then tens of tokens a second.
-        expect(human.first).toBeGreaterThanOrEqual(least);
-        expect(human.deltas).toBeGreaterThan(3);
-        expect(human.total - human.first).toBeGreaterThanOrEqual(((human.deltas - 1) / tokens_per_second) * 1000 * (1 - jitter));
-        // The same reply, at once.
-        expect(asIs.deltas).toBe(human.deltas);
-        expect(asIs.first).toBeLessThan(least);
-        expect(here.deltas).toBe(human.deltas);
-        expect(here.first).toBeLessThan(least);
-      } finally {
-        paced.stop();
-        instant.stop();
-        inProcess.dispose();
-      }
+      // Run when the test ends, at its timeout too: no mock is left running after such a hang.
+      onTestFinished(() => (paced.stop(), instant.stop(), inProcess.dispose()));
+      expect(paced.banner).toContain(`pace of generated replies: first token after ${ttft_ms} ms, then ${tokens_per_second} tokens/s, each pause ±${jitter * 100}%; --pace instant answers at once`);
+      expect(instant.banner).toContain('pace of generated replies: at once; --pace human types as a hosted model does');
+      const [human, asIs, here] = [await timeToFirstToken(paced.url), await timeToFirstToken(instant.url), await timeToFirstToken(inProcess.baseUrl)];
+      // A visible typing effect: a few hundred ms to the first token, then tens of tokens a second.
+      expect(human.first).toBeGreaterThanOrEqual(least);
+      expect(human.deltas).toBeGreaterThan(3);
+      expect(human.total - human.first).toBeGreaterThanOrEqual(((human.deltas - 1) / tokens_per_second) * 1000 * (1 - jitter));
+      // The same reply, with the configuration's pause taken away.
+      expect(asIs.deltas).toBe(human.deltas);
+      // The same reply in-process, where no answer was given a pace: none waited.
+      expect(here.deltas).toBe(human.deltas);
+      expect(inProcess.mock.journal.list().map((e) => e.timing)).toEqual([null]);
     },
     within(30_000),
   );

@@ -5,10 +5,13 @@ import { within } from './machine.js';
 
 export const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
 
-export function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The command run to its end, or killed as hung after `timeoutMs`: its exit code is then null (the
+ * code it exits with on the kill's SIGTERM would pass for its own). */
+export function cli(args: string[], env: Record<string, string> = {}, timeoutMs = within(60_000)): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: within(60_000) }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err?.killed) resolve({ code: null, stdout, stderr: `${stderr}\n(killed: not ended after ${timeoutMs} ms)` });
+      else resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
 }
@@ -16,5 +19,5 @@ export function cli(args: string[], env: Record<string, string> = {}): Promise<{
 /** A command line pasted into a shell (sh -c), with these variables set. */
 export const sh = (command: string, env: Record<string, string>) =>
   new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile('sh', ['-c', command], { env: { ...process.env, ...env }, timeout: 10_000 }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout })),
+    execFile('sh', ['-c', command], { env: { ...process.env, ...env }, timeout: within(10_000) }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout })),
   );

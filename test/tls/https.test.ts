@@ -24,7 +24,7 @@ const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...baseEnv(), NO_COLOR: '1', ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...baseEnv(), NO_COLOR: '1', ...env }, timeout: within(30_000) }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -153,7 +153,9 @@ describe('HTTPS', () => {
     const replay = /Reproduce with: (curl .*)$/m.exec(r.stdout)?.[1];
     expect(replay).toMatch(/^curl -sS -N -k -X GET 'https:\/\/127\.0\.0\.1:\d+\/v1\/models'/);
     // Pasted into a shell, the command meets the same server the same way.
-    const replayed = await new Promise<string>((resolve) => execFile('sh', ['-c', replay!], { env: { ...baseEnv(), CONFORMANCE_API_KEY: KEY }, timeout: 10_000 }, (_e, stdout) => resolve(stdout)));
+    const replayed = await new Promise<string>((resolve) =>
+      execFile('sh', ['-c', replay!], { env: { ...baseEnv(), CONFORMANCE_API_KEY: KEY }, timeout: within(10_000) }, (_e, stdout) => resolve(stdout)),
+    );
     expect(JSON.parse(replayed).object).toBe('list');
     neverAKey(r.stdout, r.stderr, readFileSync(join(certs.dir, 'insecure.json'), 'utf8'));
   });
