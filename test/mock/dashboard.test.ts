@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ASSET_PATHS, PAGE_DIR } from '../../mock/dashboard/assets.js';
 import type { Row } from '../../mock/dashboard/live.js';
 import { CHAT, KEY, MODEL, serverPerTest, user } from './helpers.js';
+import { within } from '../support/machine.js';
 
 const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
 
@@ -49,7 +50,8 @@ async function listen(
     text: () => text,
     close: () => ctl.abort(),
     until: async (f) => {
-      const deadline = Date.now() + 3000;
+      // A guard against an event that never comes, not a speed: the wait ends when it comes.
+      const deadline = Date.now() + within(15_000);
       while (!events.some(f)) {
         if (Date.now() > deadline) throw new Error(`no such event in ${JSON.stringify(events)}`);
         await new Promise<void>((r) => (waiters.push(r), setTimeout(r, 50)));
