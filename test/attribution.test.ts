@@ -52,10 +52,10 @@ describe('attribution', () => {
     }
   });
 
-  it.concurrent.each(ENGINE_FAULTS.map((f) => [f.name, f] as const))('%s leaves no more MUST checks not-tested than the correct mock', async (_name, fault) => {
-    const [correct, bent] = await Promise.all([runAgainstMock(CHECKS), runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) })]);
-    const open = (rs: typeof correct) => [...rs.values()].filter((r) => r.level === 'must' && r.outcome === 'not-tested').map((r) => `${r.id}: ${r.message}`);
-    expect(open(bent)).toEqual(open(correct));
+  // The correct mock leaves none not-tested: it passes every check (test/faults.test.ts).
+  it.concurrent.each(ENGINE_FAULTS.map((f) => [f.name, f] as const))('%s leaves no MUST check not-tested, as the correct mock leaves none', async (_name, fault) => {
+    const bent = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
+    expect([...bent.values()].filter((r) => r.level === 'must' && r.outcome === 'not-tested').map((r) => `${r.id}: ${r.message}`)).toEqual([]);
   });
 
   it('a shape defect hides no auth hole and no accepted five stops: all three are reported', async () => {
