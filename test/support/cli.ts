@@ -6,8 +6,9 @@ import { within } from './machine.js';
 export const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
 
 /** The command run to its end, or killed as hung after `timeoutMs`: its exit code is then null (the
- * code it exits with on the kill's SIGTERM would pass for its own). */
-export function cli(args: string[], env: Record<string, string> = {}, timeoutMs = within(60_000)): Promise<{ code: number | null; stdout: string; stderr: string }> {
+ * code it exits with on the kill's SIGTERM would pass for its own). `env` goes over the test's own
+ * environment, and a variable given as undefined is unset. */
+export function cli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = within(60_000)): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err?.killed) resolve({ code: null, stdout, stderr: `${stderr}\n(killed: not ended after ${timeoutMs} ms)` });
@@ -16,8 +17,8 @@ export function cli(args: string[], env: Record<string, string> = {}, timeoutMs 
   });
 }
 
-/** A command line pasted into a shell (sh -c), with these variables set. */
-export const sh = (command: string, env: Record<string, string>) =>
+/** A command line pasted into a shell (sh -c), with these variables set (or, undefined, unset). */
+export const sh = (command: string, env: Record<string, string | undefined>) =>
   new Promise<{ code: number; stdout: string }>((resolve) =>
     execFile('sh', ['-c', command], { env: { ...process.env, ...env }, timeout: within(10_000) }, (err, stdout) => resolve({ code: err ? 1 : 0, stdout })),
   );

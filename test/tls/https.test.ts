@@ -5,30 +5,22 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMock, type Mock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import { validator } from '../../schemas/index.js';
+import { BIN, cli as runCli, sh } from '../support/cli.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { makeCertificates, type Certificates, type Pair } from './certificates.js';
 import { startProxy } from './proxy.js';
 import { within } from '../support/machine.js';
 
-const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import.meta.url));
-
 /** The environment of a run: no proxy of the machine's (undici prefers the lowercase names, so
- * one left over would win over the test's). */
+ * one left over would win over the test's), each unset. */
 const PROXY_VARIABLES = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'no_proxy', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS'];
-const baseEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !PROXY_VARIABLES.includes(k))) as Record<string, string>;
+const NO_PROXY_ENV = Object.fromEntries(PROXY_VARIABLES.map((k) => [k, undefined]));
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...baseEnv(), NO_COLOR: '1', ...env }, timeout: within(30_000) }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { ...NO_PROXY_ENV, ...env }, within(30_000));
 
 const keys = ['--api-key', KEY, '--second-api-key', SECOND_KEY];
 const oneLine = (text: string) => text.trim().split('\n');
@@ -153,10 +145,8 @@ describe('HTTPS', () => {
     const replay = /Reproduce with: (curl .*)$/m.exec(r.stdout)?.[1];
     expect(replay).toMatch(/^curl -sS -N -k -X GET 'https:\/\/127\.0\.0\.1:\d+\/v1\/models'/);
     // Pasted into a shell, the command meets the same server the same way.
-    const replayed = await new Promise<string>((resolve) =>
-      execFile('sh', ['-c', replay!], { env: { ...baseEnv(), CONFORMANCE_API_KEY: KEY }, timeout: within(10_000) }, (_e, stdout) => resolve(stdout)),
-    );
-    expect(JSON.parse(replayed).object).toBe('list');
+    const replayed = await sh(replay!, { ...NO_PROXY_ENV, CONFORMANCE_API_KEY: KEY });
+    expect(JSON.parse(replayed.stdout).object).toBe('list');
     neverAKey(r.stdout, r.stderr, readFileSync(join(certs.dir, 'insecure.json'), 'utf8'));
   });
 
