@@ -23,12 +23,11 @@ import { CHECKS, withFuzz } from '../../suites/index.js';
 import { runSession } from '../../suites/session.js';
 import { watched } from '../../bench/fuzz.js';
 import { pass } from '../../engine/check.js';
-import { limitsFor } from '../../engine/http.js';
-import { runChecks, type CheckContext } from '../../engine/runner.js';
+import type { CheckContext } from '../../engine/runner.js';
 import type { ApiCheck } from '../../suites/api.js';
 import { FuzzSession } from '../../suites/fuzz/session.js';
 import { BIN, cli, sh } from '../support/cli.js';
-import { KEY, mockWith, SECOND_KEY } from '../support/run.js';
+import { KEY, mockWith, runAgainstMock, SECOND_KEY } from '../support/run.js';
 import { within } from '../support/machine.js';
 
 /** The ceiling of the default run's summed max_tokens: lower it when a change lowers the cost. It
@@ -231,7 +230,6 @@ describe('against servers that break HTTP or refuse everything', () => {
     // short: every request waits it out against a stream that never ends, and how long it is changes
     // no count, for a window is sent in one go). Before the fix every request generated waited at once
     // (the session sent until the run's deadline stopped it, and lost every verdict).
-    const server = await startMockServer({ mock: createMock(undefined, { faults: ['hostile-stream-forever'] }) });
     const seen = { waiting: 0, most: 0, concurrency: 0 };
     const probe: ApiCheck = {
       id: 'probe.window',
@@ -257,13 +255,9 @@ describe('against servers that break HTTP or refuse everything', () => {
         return pass();
       },
     };
-    try {
-      const target = { baseUrl: server.url, siteUrl: server.url, siteUrlExplicit: true, apiKey: KEY, secondApiKey: SECOND_KEY, models: [], headers: {}, embeddedMock: false };
-      const { results } = await runChecks([probe], { target, limits: limitsFor(100), concurrency: 4, retry: { maxRetries: 0, maxWaitMs: 0 } });
-      expect(results[0].outcome, results[0].message).toBe('pass');
-    } finally {
-      await server.close();
-    }
+    const results = await runAgainstMock([probe], { mock: createMock(undefined, { faults: ['hostile-stream-forever'] }), timeoutMs: 100 });
+    expect(results.get('probe.window')!.outcome, results.get('probe.window')!.message).toBe('pass');
+    // runAgainstMock's concurrency, as a run's.
     expect(seen.concurrency).toBe(4);
     expect(seen.most).toBe(4);
   });
