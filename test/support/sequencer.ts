@@ -5,22 +5,22 @@
 // `--reporter=json`) start first wherever the suite runs; the rest keep vitest's order.
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Longest first: seconds on the quiet 2-core machine, three workers. */
+/** Longest first: seconds each took in a run of the whole suite (two cores, three workers), by
+ * `--reporter=json`; refresh the list when the order of these changes. */
 const LONGEST = [
-  'test/faults.test.ts', // 124 s
-  'test/faults-second-half.test.ts', // 109 s
-  'test/cli/cli.test.ts', // 47 s
-  'test/clients/sweep.test.ts', // about 30 s, all of it in its beforeAll
-  'test/attribution.test.ts', // 31 s
-  'test/report-boundary.test.ts', // 31 s
-  'test/clients/cli.test.ts', // 31 s
-  'test/tls/https.test.ts', // 28 s
-  'test/browser/dashboard.test.ts', // 26 s
+  'test/faults.test.ts', // 76 s
+  'test/faults-second-half.test.ts', // 59 s
+  'test/clients/sweep.test.ts', // about 50 s, most of it in its beforeAll, which the report leaves out
+  'test/tls/https.test.ts', // 41 s
+  'test/clients/cli.test.ts', // 40 s
+  'test/cli/cli.test.ts', // 28 s
   'test/docs/commands.test.ts', // 26 s
-  'test/fuzz/fuzz.test.ts', // 25 s
   'test/cli/waits.test.ts', // 22 s
-  'test/mock/record.test.ts', // 22 s
-  'test/load/bounded-memory.test.ts', // 20 s
+  'test/browser/dashboard.test.ts', // 19 s
+  'test/load/bounded-memory.test.ts', // 19 s
+  'test/fuzz/fuzz.test.ts', // 18 s
+  'test/browser/clients.test.ts', // 15 s
+  'test/mock/record.test.ts', // 14 s
 ];
 
 export class LongestFirst extends BaseSequencer {
