@@ -7,11 +7,12 @@
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
-// BENCH_ONLY=run-cost|memory|hostile-kit|fuzz|dashboard|load|hostile-mock|instructions|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
+// BENCH_ONLY=run-cost|memory|hostile-kit|fuzz|dashboard|load|hostile-mock|sse|instructions|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
 // the kit against hostile servers under its body cap, bench/hostile-kit.ts (hostile: both sides),
 // generated requests against a plain loop, bench/fuzz.ts, the mock with a dashboard page open against none,
 // bench/dashboard.ts, conformance load's driver against autocannon, its measurement error and its scale,
-// bench/load.ts, hostile requests to the mock at full size against a normal one, bench/hostile-mock.ts, instructions per request on the
+// bench/load.ts, hostile requests to the mock at full size against a normal one, bench/hostile-mock.ts, the SSE parser's
+// growth on hostile shapes, bench/sse.ts, instructions per request on the
 // hot paths against the last release under valgrind, bench/instructions.ts, or the mock against the ceiling),
 // BENCH_COMPARE=<dir> (see bench/run-cost.ts).
 import autocannon from 'autocannon';
@@ -29,6 +30,7 @@ import { hostileMockBench } from './hostile-mock.js';
 import { instructionsBench } from './instructions.js';
 import { memory } from './memory.js';
 import { runCost } from './run-cost.js';
+import { sseBench } from './sse.js';
 import type { Mark } from './server.js';
 
 const SECONDS = num('BENCH_SECONDS', 5);
@@ -332,6 +334,7 @@ async function main(): Promise<void> {
   if (!only || only === 'dashboard') await dashboardBench();
   if (!only || only === 'load') await loadBench();
   if (!only || only === 'hostile' || only === 'hostile-mock') await hostileMockBench();
+  if (!only || only === 'sse') await sseBench();
   if (!only || only === 'instructions') await instructionsBench();
   if (only && only !== 'throughput') return;
   const started = performance.now();
