@@ -1,6 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { SSE_SHAPES } from '../../bench/sse.js';
+import { builtInWork, type Counted } from '../support/built-in-work.js';
 import { excerpt, firstInvalidUtf8, MAX_EXCERPT, parseSse, type SseFindingKind, type SseParse } from '../../engine/sse.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -449,38 +450,21 @@ describe('robustness and speed', () => {
   // indexOf scans, what a slice, decoding or join copies) per character of input, on shapes that
   // defeat a naive scanner. A scanner that goes back over what it read touches each character once
   // per line after it; a busy machine changes no count. bench/sse.ts gives the CPU time it stands for.
-  /** Characters touched by the built-ins `parse` calls, counted by wrapping them for its duration. */
-  const touched = (parse: () => void): number => {
-    let count = 0;
-    const undo: (() => void)[] = [];
-    const count_ = <T extends object>(proto: T, name: keyof T & string, cost: (self: any, args: any[], result: any) => number) => {
-      const original = proto[name] as (...args: unknown[]) => unknown;
-      (proto as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
-        const result = original.apply(this, args);
-        count += cost(this, args, result);
-        return result;
-      };
-      undo.push(() => ((proto as Record<string, unknown>)[name] = original));
-    };
-    const scanned = (self: { length: number }, [, from = 0]: number[], found: number) => (found === -1 ? self.length : found + 1) - from;
-    count_(String.prototype, 'indexOf', scanned);
-    count_(Object.getPrototypeOf(Uint8Array.prototype) as Uint8Array, 'indexOf', scanned);
-    count_(String.prototype, 'slice', (_self, _args, result: string) => result.length);
-    count_(Array.prototype, 'join', (_self, _args, result: string) => result.length);
-    count_(TextDecoder.prototype, 'decode', (_self, [input]: Uint8Array[]) => input?.length ?? 0);
-    try {
-      parse();
-    } finally {
-      for (const restore of undo.reverse()) restore();
-    }
-    return count;
-  };
+  const scanned = (self: { length: number }, [, from = 0]: number[], found: number) => (found === -1 ? self.length : found + 1) - from;
+  const copied = (_self: unknown, _args: unknown[], result: string) => result.length;
+  const TOUCHING: Counted[] = [
+    { on: String.prototype, method: 'indexOf', cost: scanned },
+    { on: Object.getPrototypeOf(Uint8Array.prototype) as object, method: 'indexOf', cost: scanned },
+    { on: String.prototype, method: 'slice', cost: copied },
+    { on: Array.prototype, method: 'join', cost: copied },
+    { on: TextDecoder.prototype, method: 'decode', cost: (_self, [input]: Uint8Array[]) => input?.length ?? 0 },
+  ];
   for (const [name, make] of SSE_SHAPES) {
     it(`is linear: ${name}`, () => {
       for (const size of [1, 4]) {
         const input = make(size);
         let tail = '';
-        const perChar = touched(() => ({ tail } = parseSse(input))) / input.length;
+        const perChar = builtInWork(TOUCHING, () => ({ tail } = parseSse(input))) / input.length;
         expect(tail.length).toBeLessThan(10);
         expect(perChar, `size ${size}`).toBeLessThan(8);
       }
