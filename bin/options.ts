@@ -194,7 +194,8 @@ export const COMMANDS = {
   },
   diff: {
     command: 'diff <old> <new>',
-    describe: 'Compare two JSON reports (--reporter json): checks newly failing, newly passing, with another level or another finding; exit 1 on a regression',
+    describe:
+      'Compare two JSON reports (--reporter json): checks newly failing, newly passing, with another level or another finding, and client flows newly failing or passing; exit 1 on a regression',
     positionals: {
       old: { type: 'string', demandOption: true, describe: 'The earlier report (main)' },
       new: { type: 'string', demandOption: true, describe: 'The later report (the branch)' },

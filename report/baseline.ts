@@ -6,6 +6,7 @@ import { stringify } from 'yaml';
 import { FileError, parseAs, readText, type Problem } from '../schemas/file.js';
 import { nearest } from '../schemas/nearest.js';
 import type { CheckResult, PathResult } from '../engine/check.js';
+import type { FlowResult } from './clients.js';
 
 export interface BaselineEntry {
   check: string;
@@ -71,6 +72,17 @@ export function applyBaseline(results: CheckResult[], baseline: Baseline): { res
     return { ...r, expected: { reason: reasons.join('; ') } };
   });
   return { results: out, stale };
+}
+
+/** The flows with those marked expected that failed only by checks the baseline expects: every check
+ * named as breaking the flow is an expected failure of this run. A flow that no failed check
+ * explains is no check's known defect, and is left as it is. */
+export function expectedFlows(flows: readonly FlowResult[], results: readonly CheckResult[]): FlowResult[] {
+  const expected = new Map(results.filter((r) => r.expected).map((r) => [r.id, r.expected!.reason]));
+  return flows.map((f) => {
+    if ((f.outcome !== 'fail' && f.outcome !== 'flaky') || !f.brokenBy?.length || !f.brokenBy.every((id) => expected.has(id))) return f;
+    return { ...f, expected: { reason: f.brokenBy.map((id) => `${id}: ${expected.get(id)}`).join('; ') } };
+  });
 }
 
 /** The baseline of a run: one entry per failing check (at check granularity), the reason kept from

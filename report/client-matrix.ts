@@ -1,11 +1,8 @@
 // What the reporters draw from a report's client section (report/clients.ts): the matrix of flows
 // against clients, why a flow failed (the failed checks that explain it, or that none does), and the
 // flows that fail the run by the same gate as the checks.
-import { failsRun, type GateOptions } from './report.js';
+import { flowFailsRun, type GateOptions } from './report.js';
 import type { ClientInfo, ClientsReport, FlowResult } from './clients.js';
-
-/** Whether a flow fails the run: as a check of the level of its failure would (report.ts, failsRun). */
-export const flowFailsRun = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome'>, opts: GateOptions): boolean => failsRun({ level: f.failureLevel ?? f.level, outcome: f.outcome }, opts);
 
 /** What fails the run among the flows, for the verdict's line: `2 client flows failed`. */
 export function flowsWhyFailing(clients: ClientsReport | undefined, opts: GateOptions): string[] {
@@ -47,7 +44,7 @@ export function failureWhy(f: FlowResult, max = 160): string {
 
 /** `← tools.stream failed`, or the plain word that no failed rule explains it. */
 export function explanation(f: FlowResult): string {
-  if (f.brokenBy?.length) return `← ${f.brokenBy.join(', ')} failed`;
+  if (f.brokenBy?.length) return `← ${f.brokenBy.join(', ')} failed${f.expected ? ', expected by the baseline' : ''}`;
   if (f.unjudged?.length) return `← none of its checks failed, but ${f.unjudged.join(', ')} did not run`;
   return '← no failed rule explains it: the kit lacks a rule here';
 }

@@ -57,6 +57,8 @@ export interface FlowResult {
   unexplained?: boolean;
   /** A failed flow none of whose checks failed, some not run (`run --clients --suite ...`): they may. */
   unjudged?: string[];
+  /** A failed flow explained only by failures the baseline expects: it fails nothing (baseline.ts). */
+  expected?: { reason: string };
   paths: FlowPath[];
   durationMs: number;
 }

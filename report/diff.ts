@@ -1,7 +1,9 @@
 // Two JSON reports side by side (a branch's against main's): the checks that newly fail, newly
-// pass, changed level or changed what they found. A check that newly fails, or fails on a path it
-// passed before, is a regression.
+// pass, changed level or changed what they found, and the client flows that newly fail or pass. A
+// check or a flow that newly fails, or a check that fails on a path it passed before, is a regression.
 import type { CheckResult } from '../engine/check.js';
+import { explanation } from './client-matrix.js';
+import type { FlowResult } from './clients.js';
 import type { RunReport } from './report.js';
 import { safe } from './text.js';
 
@@ -10,6 +12,8 @@ export interface Change {
   level: string;
   /** What changed, one line. */
   what: string;
+  /** A client flow's change (`openai.stream`), not a check's. */
+  flow?: true;
 }
 
 export interface ReportDiff {
@@ -51,8 +55,24 @@ export function diffReports(before: RunReport, after: RunReport): ReportDiff {
     }
   }
   for (const id of old.keys()) if (!now.has(id)) diff.removed.push(id);
+  diffFlows(before, after, diff);
   diff.regression = diff.newlyFailing.length > 0;
   return diff;
+}
+
+/** A flow that fails now and did not (or did not run), or the other way round: what a user's code
+ * meets through a client changed. Flows are compared by id, over the clients both reports ran. */
+function diffFlows(before: RunReport, after: RunReport, diff: ReportDiff): void {
+  const old = new Map((before.clients?.results ?? []).map((f) => [f.id, f]));
+  const failing = (f: FlowResult | undefined) => f?.outcome === 'fail';
+  for (const b of after.clients?.results ?? []) {
+    const a = old.get(b.id);
+    const level = b.failureLevel ?? b.level;
+    // Why first: the message quotes what the client threw, and a line is cut at WHAT_SHOWN.
+    if (failing(b) && !failing(a)) diff.newlyFailing.push({ id: b.id, level, flow: true, what: `${a ? a.outcome : 'not run'} -> fail (${explanation(b).replace(/^← /, '')}): ${b.message ?? ''}` });
+    // At the level it failed at: a passing flow weighs what it rests on, not what it broke.
+    else if (failing(a) && b.outcome !== 'fail') diff.newlyPassing.push({ id: b.id, level: a!.failureLevel ?? a!.level, flow: true, what: `fail -> ${b.outcome}` });
+  }
 }
 
 /** Most characters of what changed on a line of the text diff: a failure's message quotes what the
@@ -73,7 +93,7 @@ export function renderDiff(diff: ReportDiff, files?: { old: string; new: string 
   const list = (title: string, changes: Change[]) => {
     if (!changes.length) return;
     out.push(`${title} (${changes.length})`);
-    for (const c of changes) out.push(`  ${c.id} [${c.level}]: ${line(c.what)}`);
+    for (const c of changes) out.push(`  ${c.flow ? 'client flow ' : ''}${c.id} [${c.level}]: ${line(c.what)}`);
     out.push('');
   };
   list('Newly failing', diff.newlyFailing);
@@ -87,7 +107,9 @@ export function renderDiff(diff: ReportDiff, files?: { old: string; new: string 
       `A line ending in … is cut at ${WHAT_SHOWN} characters: the whole finding is the check's message in ${files ? `${files.new} (and ${files.old})` : 'the reports compared'}, by id, and in conformance diff --json.`,
       '',
     );
-  out.push(diff.regression ? `REGRESSION: ${diff.newlyFailing.length} check(s) newly failing` : 'no regression');
+  const flows = diff.newlyFailing.filter((c) => c.flow).length;
+  const checks = diff.newlyFailing.length - flows;
+  out.push(diff.regression ? `REGRESSION: ${[checks && `${checks} check(s)`, flows && `${flows} client flow(s)`].filter(Boolean).join(' and ')} newly failing` : 'no regression');
   // The reports' messages and labels quote what servers sent: inert on a terminal, as in pretty output.
   return `${safe(out.join('\n'))}\n`;
 }

@@ -1,11 +1,14 @@
 // JUnit XML reporter, valid against the Jenkins xunit / Maven Surefire schema (junit-10.xsd):
-// one <testsuite> per suite, one <testcase> per check. A <failure> is exactly a result that fails the
+// one <testsuite> per suite, one <testcase> per check, and one <testsuite> per client whose flows ran
+// (`clients.openai`), one <testcase> per flow. A <failure> is exactly a result that fails the
 // run (the exit code's rule: report.ts failsRun); a failure that does not (a should without --strict,
 // an expected failure, an info note) is a finding in <system-out>; a flaky check that does not fail
 // the run is Surefire's <flakyFailure> (it failed, then passed when run again); skip, not-tested and
 // not-served are <skipped>.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { failsRun, OUTCOME_WORDS, type RunReport } from './report.js';
+import { explanation } from './client-matrix.js';
+import type { FlowResult } from './clients.js';
+import { failsRun, flowFailsRun, OUTCOME_WORDS, type RunReport } from './report.js';
 import { header } from './text.js';
 
 /** Everything outside XML 1.0's Char production (controls but tab/LF/CR, lone surrogates,
@@ -46,38 +49,89 @@ function evidenceText(e: Evidence, i: number): string {
   return lines.join('\n');
 }
 
-function systemOut(r: CheckResult, report: RunReport): string {
-  const lines = [`section: ${r.section}`, `level: ${r.level}`, `outcome: ${r.outcome}`];
-  if (r.convention) lines.push(`convention: ${r.convention}`);
+/** A <testcase>: a check, or a client flow, with what the gate said of it. */
+interface Case {
+  name: string;
+  classname: string;
+  durationMs: number;
+  level: string;
+  outcome: CheckResult['outcome'];
+  message?: string;
+  evidence: Evidence[];
+  /** Whether it fails the run: report.ts's gate, the same as the exit code's. */
+  fails: boolean;
+  expected?: { reason: string };
+  /** The lines of <system-out> before the finding: section, level, outcome, and the like. */
+  about: string[];
+  notes: string[];
+}
+
+function systemOut(c: Case): string {
+  const lines = [...c.about];
   // A failure that does not fail the run is a finding: shown in full, with its evidence.
-  const finding = r.outcome === 'fail' && !failsRun(r, report.options);
+  const finding = c.outcome === 'fail' && !c.fails;
   if (finding) {
-    const why = r.expected ? `expected failure (baseline: ${r.expected.reason})` : r.level === 'should' ? 'a failed should, which fails the run only with --strict' : 'a note';
-    lines.push(`finding, ${why}: ${r.message ?? 'failed'}`);
+    const why = c.expected ? `expected failure (baseline: ${c.expected.reason})` : c.level === 'should' ? 'a failed should, which fails the run only with --strict' : 'a note';
+    lines.push(`finding, ${why}: ${c.message ?? 'failed'}`);
   }
-  for (const n of r.notes ?? []) lines.push(`note: ${n}`);
-  if (finding) for (const [i, e] of r.evidence.entries()) lines.push(evidenceText(e, i));
+  for (const n of c.notes) lines.push(`note: ${n}`);
+  if (finding) for (const [i, e] of c.evidence.entries()) lines.push(evidenceText(e, i));
   return lines.join('\n');
 }
 
-function testcase(r: CheckResult, report: RunReport): string {
-  const open = `    <testcase name="${xmlAttr(`${r.id}: ${r.title}`)}" classname="${xmlAttr(`conformance.${r.suite}`)}" time="${seconds(r.durationMs)}">`;
+function testcase(c: Case, report: RunReport): string {
+  const open = `    <testcase name="${xmlAttr(c.name)}" classname="${xmlAttr(c.classname)}" time="${seconds(c.durationMs)}">`;
   const body: string[] = [];
   // A <failure> exactly where the run fails: the same rule as the exit code.
-  if (failsRun(r, report.options)) {
-    const incomplete = r.outcome === 'not-tested' || r.outcome === 'not-served' || (r.outcome === 'flaky' && !report.options.strict);
-    const message = incomplete ? `${OUTCOME_WORDS[r.outcome]}, and --require-complete asks every must to be: ${r.message ?? 'no reason given'}` : (r.message ?? 'failed');
-    const text = [message, ...r.evidence.map(evidenceText)].join('\n\n');
-    body.push(`      <failure message="${xmlAttr(message)}" type="${r.outcome === 'fail' ? r.level : r.outcome}">${xmlText(text)}</failure>`);
-  } else if (r.outcome === 'flaky') {
-    const message = r.message ?? 'failed, then held when sent again';
-    body.push(`      <flakyFailure message="${xmlAttr(message)}" type="${r.level}">${xmlText([message, ...r.evidence.map(evidenceText)].join('\n\n'))}</flakyFailure>`);
-  } else if (r.outcome === 'skip' || r.outcome === 'not-tested' || r.outcome === 'not-served') {
-    body.push(`      <skipped message="${xmlAttr(`${r.outcome}: ${r.message ?? 'no reason given'}`)}"/>`);
+  if (c.fails) {
+    const incomplete = c.outcome === 'not-tested' || c.outcome === 'not-served' || (c.outcome === 'flaky' && !report.options.strict);
+    const message = incomplete ? `${OUTCOME_WORDS[c.outcome]}, and --require-complete asks every must to be: ${c.message ?? 'no reason given'}` : (c.message ?? 'failed');
+    const text = [message, ...c.evidence.map(evidenceText)].join('\n\n');
+    body.push(`      <failure message="${xmlAttr(message)}" type="${c.outcome === 'fail' ? c.level : c.outcome}">${xmlText(text)}</failure>`);
+  } else if (c.outcome === 'flaky') {
+    const message = c.message ?? 'failed, then held when sent again';
+    body.push(`      <flakyFailure message="${xmlAttr(message)}" type="${c.level}">${xmlText([message, ...c.evidence.map(evidenceText)].join('\n\n'))}</flakyFailure>`);
+  } else if (c.outcome === 'skip' || c.outcome === 'not-tested' || c.outcome === 'not-served') {
+    body.push(`      <skipped message="${xmlAttr(`${c.outcome}: ${c.message ?? 'no reason given'}`)}"/>`);
   }
-  body.push(`      <system-out>${xmlText(systemOut(r, report))}</system-out>`);
+  body.push(`      <system-out>${xmlText(systemOut(c))}</system-out>`);
   return [open, ...body, '    </testcase>'].join('\n');
 }
+
+const checkCase = (r: CheckResult, report: RunReport): Case => ({
+  name: `${r.id}: ${r.title}`,
+  classname: `conformance.${r.suite}`,
+  durationMs: r.durationMs,
+  level: r.level,
+  outcome: r.outcome,
+  message: r.message,
+  evidence: r.evidence,
+  fails: failsRun(r, report.options),
+  expected: r.expected,
+  about: [`section: ${r.section}`, `level: ${r.level}`, `outcome: ${r.outcome}`, ...(r.convention ? [`convention: ${r.convention}`] : [])],
+  notes: r.notes ?? [],
+});
+
+/** A flow as a test case: its failure weighed at the level the gate reads (failureLevel), its message
+ * with the checks that explain it, and the evidence of the paths that failed. */
+const flowCase = (f: FlowResult, report: RunReport): Case => {
+  const level = f.failureLevel ?? f.level;
+  const failed = f.outcome === 'pass' ? [] : f.paths.filter((p) => p.outcome === f.outcome);
+  const said = f.outcome === 'fail' || f.outcome === 'flaky' ? `${f.message ?? 'failed'} ${explanation(f)}` : f.message;
+  return {
+    name: `${f.id}: ${f.title}`,
+    classname: `conformance.clients.${f.client}`,
+    durationMs: f.durationMs,
+    level,
+    outcome: f.outcome,
+    message: said,
+    evidence: failed.flatMap((p) => p.evidence),
+    fails: flowFailsRun(f, report.options),
+    expected: f.expected,
+    about: [`client flow: ${f.does}`, `rests on: ${f.restsOn.join(', ') || 'no check'}`, `level: ${level}`, `outcome: ${f.outcome}`, ...failed.map((p) => `[${p.label}] ${p.message ?? p.outcome}`)],
+    notes: f.notes ?? [],
+  };
+};
 
 function tlsProperties(tls: NonNullable<RunReport['target']['tls']>): Array<[string, string]> {
   return [
@@ -87,10 +141,10 @@ function tlsProperties(tls: NonNullable<RunReport['target']['tls']>): Array<[str
   ];
 }
 
-function testsuite(name: string, results: CheckResult[], report: RunReport): string {
-  const failures = results.filter((r) => failsRun(r, report.options)).length;
-  const skipped = results.filter((r) => (r.outcome === 'skip' || r.outcome === 'not-tested' || r.outcome === 'not-served') && !failsRun(r, report.options)).length;
-  const time = results.reduce((t, r) => t + (Number.isFinite(r.durationMs) && r.durationMs > 0 ? r.durationMs : 0), 0);
+function testsuite(name: string, cases: readonly Case[], properties: readonly [string, string][], report: RunReport): string {
+  const failures = cases.filter((c) => c.fails).length;
+  const skipped = cases.filter((c) => (c.outcome === 'skip' || c.outcome === 'not-tested' || c.outcome === 'not-served') && !c.fails).length;
+  const time = cases.reduce((t, c) => t + (Number.isFinite(c.durationMs) && c.durationMs > 0 ? c.durationMs : 0), 0);
   const props: Array<[string, string]> = [
     ['tool', `${report.tool.name} ${report.tool.version}`],
     ['target.baseUrl', report.target.baseUrl],
@@ -99,33 +153,42 @@ function testsuite(name: string, results: CheckResult[], report: RunReport): str
     ...(report.target.tls ? tlsProperties(report.target.tls) : []),
     ['options.strict', String(report.options.strict)],
     ['options.requireComplete', String(report.options.requireComplete)],
+    ...properties,
   ];
-  for (const r of results) {
-    props.push([`${r.id}.section`, r.section], [`${r.id}.level`, r.level]);
-  }
   const lines = [
-    `  <testsuite name="${xmlAttr(name)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${xmlAttr(report.startedAt)}">`,
+    `  <testsuite name="${xmlAttr(name)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${xmlAttr(report.startedAt)}">`,
     '    <properties>',
     ...props.map(([k, v]) => `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>`),
     '    </properties>',
-    ...results.map((r) => testcase(r, report)),
+    ...cases.map((c) => testcase(c, report)),
     '  </testsuite>',
   ];
   return lines.join('\n');
 }
 
+/** One <testsuite> per suite of checks, then one per client whose flows ran (`clients.openai`). */
 export function renderJunit(report: RunReport): string {
-  const suites = new Map<string, CheckResult[]>();
-  for (const r of report.results) {
-    const list = suites.get(r.suite);
-    if (list) list.push(r);
-    else suites.set(r.suite, [r]);
+  const suites = new Map<string, { cases: Case[]; props: [string, string][] }>();
+  const add = (name: string, c: Case, props: [string, string][]) => {
+    const suite = suites.get(name) ?? suites.set(name, { cases: [], props: [] }).get(name)!;
+    suite.cases.push(c);
+    suite.props.push(...props);
+  };
+  for (const r of report.results)
+    add(r.suite, checkCase(r, report), [
+      [`${r.id}.section`, r.section],
+      [`${r.id}.level`, r.level],
+    ]);
+  for (const f of report.clients?.results ?? []) {
+    const client = report.clients!.clients.find((c) => c.name === f.client);
+    const versions: [string, string][] = suites.has(`clients.${f.client}`) ? [] : (client?.packages ?? []).map((p) => [`client.${p.name}`, p.version ?? 'unknown']);
+    add(`clients.${f.client}`, flowCase(f, report), [...versions, [`${f.id}.restsOn`, f.restsOn.join(', ')], [`${f.id}.level`, f.failureLevel ?? f.level]]);
   }
-  const failures = report.results.filter((r) => failsRun(r, report.options)).length;
+  const all = [...suites.values()].flatMap((s) => s.cases);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xmlAttr(report.tool.name)}" tests="${report.results.length}" failures="${failures}" errors="0" time="${seconds(report.durationMs)}">`,
-    ...[...suites].map(([name, results]) => testsuite(name, results, report)),
+    `<testsuites name="${xmlAttr(report.tool.name)}" tests="${all.length}" failures="${all.filter((c) => c.fails).length}" errors="0" time="${seconds(report.durationMs)}">`,
+    ...[...suites].map(([name, s]) => testsuite(name, s.cases, s.props, report)),
     '</testsuites>',
     '',
   ].join('\n');

@@ -2,11 +2,10 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, failsRun, flowFailsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './markdown-clients.js';
-import { flowFailsRun } from './client-matrix.js';
 
 /** Text safe inside a table cell: one line, no pipe, no markup surprises. */
 const cell = (s: string) => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;');

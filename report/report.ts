@@ -3,7 +3,7 @@
 import { OUTCOMES, type CheckResult, type Level, type Outcome } from '../engine/check.js';
 import type { StaleEntry } from './baseline.js';
 import type { LoadReport } from './load.js';
-import type { ClientsReport } from './clients.js';
+import type { ClientsReport, FlowResult } from './clients.js';
 
 /** 2: results carry their paths, sections, expected failures; reports carry notes, baseline, stopped.
  * 3: the outcomes flaky and not-served; the run's cost in tokens asked for. */
@@ -142,10 +142,15 @@ export function whyPassing(results: readonly CheckResult[], opts: GateOptions): 
 /** An outcome as a reader's words. */
 export const OUTCOME_WORDS: Record<Outcome, string> = { pass: 'passed', fail: 'failed', flaky: 'flaky', 'not-served': 'not served', 'not-tested': 'not tested', skip: 'skipped' };
 
-/** 0: nothing fails the run (see failsRun) and no baseline entry is stale. 1: otherwise. Usage
- * errors (2) never reach a report. */
-export function exitCodeFor(results: CheckResult[], opts: GateOptions, stale: readonly unknown[] = []): 0 | 1 {
-  return results.some((r) => failsRun(r, opts)) || stale.length ? 1 : 0;
+/** Whether a client flow fails the run: as a check of the level of its failure would; never one
+ * that only failures the baseline expects explain (baseline.ts, expectedFlows). */
+export const flowFailsRun = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome' | 'expected'>, opts: GateOptions): boolean =>
+  failsRun({ level: f.failureLevel ?? f.level, outcome: f.outcome, expected: f.expected }, opts);
+
+/** 0: nothing fails the run (no check, no client flow: see failsRun) and no baseline entry is stale.
+ * 1: otherwise. Usage errors (2) never reach a report. */
+export function exitCodeFor(results: readonly CheckResult[], opts: GateOptions, stale: readonly unknown[] = [], flows: readonly FlowResult[] = []): 0 | 1 {
+  return results.some((r) => failsRun(r, opts)) || flows.some((f) => flowFailsRun(f, opts)) || stale.length ? 1 : 0;
 }
 
 /** The checks each failure kept from judging their rule (a not-tested result whose every deciding

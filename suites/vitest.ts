@@ -13,9 +13,9 @@
 //   describeConformance({ baseUrl, apiKey, clients: true });   // and the client flows (docs/clients.md), one test per flow and model
 import { afterAll, describe, it, type TestContext } from 'vitest';
 import type { CheckResult, PathResult } from '../engine/check.js';
-import { failsRun } from '../report/report.js';
+import { failsRun, flowFailsRun } from '../report/report.js';
 import type { FlowResult } from '../report/clients.js';
-import { explanation, flowFailsRun } from '../report/client-matrix.js';
+import { explanation } from '../report/client-matrix.js';
 import { runSession, type SessionOptions } from './session.js';
 
 /** The server under test: its base URL and keys, and how to stop it once the checks are done. */

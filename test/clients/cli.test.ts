@@ -3,7 +3,7 @@
 // that breaks what only a client expects (errors-422), the report says no failed rule explains it; and
 // where the optional clients are not installed (a copy of the kit whose node_modules lacks them, so
 // Node cannot resolve them), it names them with the command that adds them and runs the rest.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,41 +88,52 @@ describe('conformance clients', { timeout: 120_000 }, () => {
     });
   });
 
-  it('diff reads reports with a client section, as it reads any of format 3', async () => {
+  it('diff holds client flows as it holds checks: a flow that newly fails is a regression (exit 1), the other way round newly passing (exit 0)', async () => {
     const [a, b] = [join(dir, 'clients.json'), join(dir, '422.json')];
-    const r = await cli(['diff', a, b]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('no regression');
+    const worse = await cli(['diff', a, b]);
+    expect(worse.code, worse.stderr).toBe(1);
+    expect(worse.stdout).toMatch(
+      /^ {2}client flow openai\.bad-request \[should\]: pass -> fail \(no failed rule explains it: the kit lacks a rule here\): \[mock-chat-1\] threw UnprocessableEntityError/m,
+    );
+    expect(worse.stdout).toContain('REGRESSION: 3 client flow(s) newly failing');
+    const better = await cli(['diff', b, a]);
+    expect(better.code, better.stderr).toBe(0);
+    expect(better.stdout).toMatch(/^ {2}client flow langchain\.bad-request \[should\]: fail -> pass$/m);
+    expect(better.stdout).toContain('no regression');
   });
 
-  it('a failed check lists the flows it broke, and a failed flow the check that explains it', async () => {
+  it('a failed check lists the flows it broke, and a failed flow the check that explains it; the flows pass the gate as checks do, in every reporter and under a baseline', async () => {
     const server = await startMockServer({ mock: createMock(undefined, { faults: ['tools-call-without-id'] }) });
     try {
-      const json = join(dir, 'no-id.json');
-      const r = await cli([
-        'clients',
-        '--base-url',
-        server.url,
-        '--api-key',
-        KEY,
-        '--flow',
-        'tools',
-        '--client',
-        'openai',
-        '--client',
-        'ai-sdk',
-        '--client',
-        'langchain',
-        '--reporter',
-        'pretty',
-        '--reporter',
-        `json=${json}`,
-      ]);
+      const [json, junit, github, baseline] = ['no-id.json', 'no-id.xml', 'no-id.github', 'no-id.yaml'].map((f) => join(dir, f));
+      // --strict: the id is a convention (should), and the gate is under test.
+      const args = ['clients', '--strict', '--base-url', server.url, '--api-key', KEY, '--flow', 'tools', '--client', 'openai', '--client', 'ai-sdk', '--client', 'langchain'];
+      const reporters = ['--reporter', 'pretty', '--reporter', `json=${json}`, '--reporter', `junit=${junit}`, '--reporter', `github=${github}`];
+      const r = await cli([...args, ...reporters]);
+      expect(r.code, r.stderr).toBe(1);
       expect(r.stdout).toMatch(/tools\.call-valid → openai\.tools, langchain\.tools/);
       expect(r.stdout).toContain('All OpenAI tool calls must have an "id" field');
       const rep = report(json);
       expect(rep.clients!.impact).toEqual([{ check: 'tools.call-valid', flows: ['openai.tools', 'langchain.tools'] }]);
       expect(rep.clients!.results.find((f) => f.id === 'openai.tools')!.brokenBy).toEqual(['tools.call-valid']);
+      // A CI reads the failed flows where it reads the failed checks: a <failure> each in JUnit, an
+      // ::error each in GitHub's annotations, with the check that explains it.
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toMatch(/<testsuite name="clients\.openai" tests="1" failures="1" /);
+      expect(xml).toMatch(/<testcase name="langchain\.tools: [^"]*" classname="conformance\.clients\.langchain"[^>]*>\s*<failure message="[^"]*← tools\.call-valid failed" type="should">/);
+      expect(xml).toMatch(/<testsuites name="[^"]*" tests="\d+" failures="3" /);
+      const annotations = readFileSync(github, 'utf8');
+      expect(annotations).toMatch(/^::error title=client flow openai\.tools \(should\)::.*← tools\.call-valid failed/m);
+      expect(annotations).toMatch(/^::error title=tools\.call-valid /m);
+      // The check's failure, expected by a baseline, is the flows' too: the same known defect fails nothing.
+      writeFileSync(baseline, 'expected:\n  - check: tools.call-valid\n    reason: ids land in 2.4\n');
+      const known = await cli([...args, '--expected-failures', baseline, ...reporters]);
+      expect(known.code, known.stdout).toBe(0);
+      const flow = report(json).clients!.results.find((f) => f.id === 'openai.tools')!;
+      expect(flow.expected).toEqual({ reason: 'tools.call-valid: ids land in 2.4' });
+      expect(readFileSync(junit, 'utf8')).not.toContain('<failure');
+      expect(readFileSync(junit, 'utf8')).toContain('finding, expected failure (baseline: tools.call-valid: ids land in 2.4)');
+      expect(readFileSync(github, 'utf8')).toMatch(/^::warning title=client flow openai\.tools \(should\)::.*expected by the baseline/m);
     } finally {
       await server.close();
     }

@@ -5,7 +5,9 @@ import { validateXML } from 'xmllint-wasm';
 import type { CheckResult } from '../../engine/check.js';
 import { sectionsOf } from '../../engine/runner.js';
 import { validator } from '../../schemas/index.js';
-import { render } from '../../report/index.js';
+import { render, REPORTER_NAMES } from '../../report/index.js';
+import type { ClientsReport, FlowResult } from '../../report/clients.js';
+import { expectedFlows } from '../../report/baseline.js';
 import { renderGithub } from '../../report/github.js';
 import { renderJson } from '../../report/json.js';
 import { renderMarkdown } from '../../report/markdown.js';
@@ -341,5 +343,90 @@ describe('github reporter', () => {
     expect(out).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F]/);
     expect(out).toContain('esc:\\x1b[31m');
     expect(out).toContain('bell:\\x07');
+  });
+});
+
+describe('client flows pass every gate a check passes', () => {
+  const flow = (p: Partial<FlowResult> & Pick<FlowResult, 'id' | 'outcome'>): FlowResult => {
+    const [client, name] = p.id.split('.');
+    const path = {
+      label: 'mock-chat-1',
+      outcome: p.outcome,
+      message: p.message,
+      evidence: p.outcome === 'fail' ? [{ request: { method: 'POST', url: 'https://api.example.test/v1/chat/completions', headers: {} }, status: 200 }] : [],
+      durationMs: 5,
+    };
+    return { client, flow: name, title: `title of ${p.id}`, does: 'client.call()', level: 'must', restsOn: ['chat.error-envelope'], paths: [path], durationMs: 5, ...p };
+  };
+  const flows: FlowResult[] = [
+    flow({ id: 'openai.tools', outcome: 'fail', failureLevel: 'must', brokenBy: ['tools.call-valid'], message: 'threw TypeError' }),
+    flow({ id: 'ai-sdk.bad-request', outcome: 'fail', failureLevel: 'should', unexplained: true, message: 'statusCode is 422, not 400' }),
+    flow({ id: 'langchain.stream', outcome: 'pass' }),
+  ];
+  const clients: ClientsReport = {
+    clients: ['openai', 'ai-sdk', 'langchain'].map((name) => ({ name, title: name, packages: [{ name, version: '1.2.3' }], installed: true })),
+    flows: [{ name: 'tools', title: 'tools' }],
+    absent: [],
+    results: flows,
+    impact: [{ check: 'tools.call-valid', flows: ['openai.tools'] }],
+    requestsSent: 3,
+    maxTokens: 48,
+  };
+  // Every check passes: what fails the run is a flow alone.
+  const passing = results.filter((r) => r.outcome === 'pass');
+  const onlyFlows = (opts: GateOptions, list = flows): RunReport =>
+    sealed({ ...report, options: opts, results: passing, summary: summarize(passing), exitCode: exitCodeFor(passing, opts, [], list), clients: { ...clients, results: list } });
+
+  it('a flow that fails the run fails it in the exit code and in every reporter, and one that does not is told apart', () => {
+    const r = onlyFlows(options);
+    expect(r.exitCode).toBe(1);
+    for (const name of REPORTER_NAMES) expect(render(name, r), name).toContain('openai.tools');
+    expect(renderGithub(r)).toMatch(/^::error title=client flow openai\.tools \(must\)::title of openai\.tools%0Athrew TypeError ← tools\.call-valid failed/m);
+    expect(renderGithub(r)).toMatch(/^::warning title=client flow ai-sdk\.bad-request \(should\)::.*no failed rule explains it/m);
+    expect(renderGithub(r)).not.toContain('langchain.stream');
+    expect(renderGithub(r)).toContain('3 client flows against');
+  });
+
+  it(
+    'JUnit: one testsuite per client, a <failure> exactly where the gate fails a flow, in every mode, valid against junit-10.xsd',
+    async () => {
+      const modes: [GateOptions, number][] = [
+        [{ strict: false, requireComplete: false }, 1],
+        [{ strict: true, requireComplete: false }, 2],
+      ];
+      for (const [opts, n] of modes) {
+        const r = onlyFlows(opts);
+        const xml = renderJunit(r);
+        expect((xml.match(/<failure /g) ?? []).length, JSON.stringify(opts)).toBe(n);
+        expect(xml).toMatch(new RegExp(`<testsuites name="chat-api-conformance" tests="${passing.length + flows.length}" failures="${n}" `));
+        expect(r.exitCode).toBe(1);
+      }
+      const xml = renderJunit(onlyFlows(options));
+      expect([...xml.matchAll(/<testsuite name="([^"]*)"/g)].map((m) => m[1])).toEqual(['models', 'chat', 'catalog', 'clients.openai', 'clients.ai-sdk', 'clients.langchain']);
+      expect(xml).toMatch(
+        /<testcase name="openai\.tools: title of openai\.tools" classname="conformance\.clients\.openai" time="0\.005">\s*<failure message="threw TypeError ← tools\.call-valid failed" type="must">/,
+      );
+      expect(xml).toContain('finding, a failed should, which fails the run only with --strict: statusCode is 422, not 400 ← no failed rule explains it');
+      expect(xml).toContain('<property name="client.openai" value="1.2.3"/>');
+      expect(xml).toContain('<property name="openai.tools.restsOn" value="chat.error-envelope"/>');
+      const out = await validateXML({ xml: [{ fileName: 'flows.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: XSD }] });
+      expect(out.errors).toEqual([]);
+    },
+    within(30_000),
+  );
+
+  it('a flow that only failures the baseline expects explain fails nothing; one no expected failure explains still does', () => {
+    const checks = [result({ id: 'tools.call-valid', suite: 'tools', section: '2.4', level: 'must', outcome: 'fail', expected: { reason: 'ids in 2.4' } })];
+    const gated = expectedFlows(flows, checks);
+    expect(gated[0].expected).toEqual({ reason: 'tools.call-valid: ids in 2.4' });
+    expect(gated[1].expected).toBeUndefined();
+    expect(exitCodeFor(checks, options, [], gated)).toBe(0);
+    expect(exitCodeFor(checks, { strict: true, requireComplete: false }, [], gated)).toBe(1);
+    // Not expected where one of the checks that broke it is a failure the baseline does not list.
+    const alsoOther = expectedFlows([{ ...flows[0], brokenBy: ['tools.call-valid', 'tools.stream'] }], checks);
+    expect(alsoOther[0].expected).toBeUndefined();
+    const xml = renderJunit(onlyFlows(options, gated));
+    expect(xml).not.toMatch(/<testcase name="openai\.tools[^>]*>\s*<failure/);
+    expect(xml).toContain('finding, expected failure (baseline: tools.call-valid: ids in 2.4): threw TypeError ← tools.call-valid failed, expected by the baseline');
   });
 });
