@@ -6,7 +6,7 @@ import { whyPassing, type RunReport } from '../report/report.js';
 export function closingLines(command: string, reporters: readonly { name: string; file?: string }[], report: RunReport, exitCode: number): string[] {
   const lines: string[] = [];
   const verdict = exitCode === 0 ? 'PASSED' : exitCode === 1 ? 'FAILED' : 'STOPPED';
-  const passing = exitCode === 0 ? whyPassing(report.results, report.options) : [];
+  const passing = exitCode === 0 ? whyPassing(report) : [];
   if (reporters.every((r) => r.file))
     lines.push(`${verdict} (exit code ${exitCode})${passing.length ? `: ${passing.join('; ')}` : ''}; ${reporters.map((r) => `${r.name} report in ${r.file}`).join(', ')}`);
   if (report.target.embeddedMock && exitCode === 0) lines.push(`the embedded mock passed; to test your server: conformance ${command} --base-url URL --api-key KEY`);

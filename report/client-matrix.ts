@@ -1,14 +1,7 @@
 // What the reporters draw from a report's client section (report/clients.ts): the matrix of flows
-// against clients, why a flow failed (the failed checks that explain it, or that none does), and the
-// flows that fail the run by the same gate as the checks.
-import { flowFailsRun, type GateOptions } from './report.js';
+// against clients, and why a flow failed (the failed checks that explain it, or that none does). The
+// gate that weighs a flow is the checks' (report.ts, flowFailsRun).
 import type { ClientInfo, ClientsReport, FlowResult } from './clients.js';
-
-/** What fails the run among the flows, for the verdict's line: `2 client flows failed`. */
-export function flowsWhyFailing(clients: ClientsReport | undefined, opts: GateOptions): string[] {
-  const n = clients?.results.filter((f) => flowFailsRun(f, opts)).length ?? 0;
-  return n ? [`${n} client flow${n === 1 ? '' : 's'} failed`] : [];
-}
 
 /** A cell of the matrix: a flow in a client. */
 export interface MatrixCell {

@@ -113,7 +113,7 @@ export function renderHtml(report: RunReport): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <title>${esc(report.tool.name)}: ${passed ? 'passed' : 'failed'}</title><style>${STYLE}</style></head>
 <body><header><h1 class="verdict ${passed ? 'passed' : 'failed'}">${passed ? 'PASSED' : 'FAILED'} (exit code ${report.exitCode})</h1>
-${passed && whyPassing(report.results, report.options).length ? `<p class="expected" data-passing>Passed with ${esc(whyPassing(report.results, report.options).join('; '))}.</p>` : ''}
+${passed && whyPassing(report).length ? `<p class="expected" data-passing>Passed with ${esc(whyPassing(report).join('; '))}.</p>` : ''}
 <p>${esc(report.tool.name)} ${esc(report.tool.version)} → <code>${esc(report.target.baseUrl)}</code>${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${esc(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}</p>
 ${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}>${esc(tlsNote(report)!)}</p>` : ''}<p>${esc(counts)}</p>${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
     report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''

@@ -86,7 +86,7 @@ export function renderMarkdown(report: RunReport): string {
   );
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
-  const passing = report.exitCode === 0 ? whyPassing(report.results, o) : [];
+  const passing = report.exitCode === 0 ? whyPassing(report) : [];
   const tls = tlsNote(report);
   const out = [
     `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,

@@ -6,7 +6,6 @@ import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFai
 import { header, safe } from './text.js';
 import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, rateRows, ruleRows, type LoadReport } from './load.js';
 import { clientLines } from './pretty-clients.js';
-import { flowsWhyFailing } from './client-matrix.js';
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
  * section; an empty section last of all. */
@@ -260,11 +259,11 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
 
   out.push('');
   if (report.exitCode === 0) {
-    const why = whyPassing(report.results, report.options);
+    const why = whyPassing(report);
     out.push(`${c.green.bold('PASSED')} (exit code ${report.exitCode})${why.length ? `: ${why.join('; ')}` : ''}`);
   } else {
     // The same rule as the exit code, counted per kind.
-    const why = [...whyFailing(report.results, report.options), ...flowsWhyFailing(report.clients, report.options)];
+    const why = whyFailing(report);
     if (report.baseline?.stale.length) why.push(`${report.baseline.stale.length} stale baseline entr${report.baseline.stale.length === 1 ? 'y' : 'ies'}`);
     out.push(`${c.red.bold('FAILED') + (why.length ? `: ${why.join(', ')}` : '')} (exit code ${report.exitCode})`);
   }

@@ -102,8 +102,12 @@ export function failsRun(r: Pick<CheckResult, 'level' | 'outcome' | 'expected'>,
   }
 }
 
-/** What fails the run, counted per kind, for a verdict's one line: `2 must failed, 1 must flaky (strict)`. */
-export function whyFailing(results: readonly CheckResult[], opts: GateOptions): string[] {
+/** What a verdict's line weighs: the checks, the client flows, and the gate's options. */
+type Weighed = Pick<RawReport, 'results' | 'options' | 'clients'>;
+
+/** What fails the run, counted per kind, for a verdict's one line: `2 must failed, 1 must flaky (strict),
+ * 1 client flow failed`. */
+export function whyFailing({ results, options: opts, clients }: Weighed): string[] {
   const failing = results.filter((r) => failsRun(r, opts));
   const count = (level: Level, outcome: Outcome) => failing.filter((r) => r.level === level && r.outcome === outcome).length;
   const kinds: [Level, Outcome, string][] = [
@@ -114,14 +118,17 @@ export function whyFailing(results: readonly CheckResult[], opts: GateOptions): 
     ['must', 'not-tested', 'not tested (require-complete)'],
     ['must', 'not-served', 'not served (require-complete)'],
   ];
-  return kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`);
+  const flows = clients?.results.filter((f) => flowFailsRun(f, opts)).length ?? 0;
+  return [...kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`), ...(flows ? [`${flows} client flow${flows === 1 ? '' : 's'} failed`] : [])];
 }
 
 /** What broke or went unjudged without failing the run, counted per kind, with the option that
- * would make it fail: said beside a PASSED, so a verdict under a list of failures says why it holds. */
-export function whyPassing(results: readonly CheckResult[], opts: GateOptions): string[] {
-  const open = results.filter((r) => !failsRun(r, opts) && r.level !== 'info');
-  const count = (f: (r: CheckResult) => boolean) => open.filter(f).length;
+ * would make it fail: said beside a PASSED, so a verdict under a list of failures says why it holds.
+ * A client flow is counted as a check of its failure's level. */
+export function whyPassing({ results, options: opts, clients }: Weighed): string[] {
+  const weighed = [...results, ...(clients?.results ?? []).map(asWeighed)];
+  const open = weighed.filter((r) => !failsRun(r, opts) && r.level !== 'info');
+  const count = (f: (r: (typeof open)[number]) => boolean) => open.filter(f).length;
   const plural = (n: number, one: string, more: string) => (n === 1 ? one : more);
   const expected = count((r) => !!r.expected && (r.outcome === 'fail' || r.outcome === 'flaky'));
   const said: [number, (n: number) => string][] = [
@@ -142,10 +149,12 @@ export function whyPassing(results: readonly CheckResult[], opts: GateOptions): 
 /** An outcome as a reader's words. */
 export const OUTCOME_WORDS: Record<Outcome, string> = { pass: 'passed', fail: 'failed', flaky: 'flaky', 'not-served': 'not served', 'not-tested': 'not tested', skip: 'skipped' };
 
-/** Whether a client flow fails the run: as a check of the level of its failure would; never one
- * that only failures the baseline expects explain (baseline.ts, expectedFlows). */
-export const flowFailsRun = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome' | 'expected'>, opts: GateOptions): boolean =>
-  failsRun({ level: f.failureLevel ?? f.level, outcome: f.outcome, expected: f.expected }, opts);
+/** A client flow as the gate weighs it: a check of the level of its failure; never failing where only
+ * failures the baseline expects explain it (baseline.ts, expectedFlows). */
+const asWeighed = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome' | 'expected'>) => ({ level: f.failureLevel ?? f.level, outcome: f.outcome, expected: f.expected });
+
+/** Whether a client flow fails the run: as a check of the level of its failure would. */
+export const flowFailsRun = (f: Parameters<typeof asWeighed>[0], opts: GateOptions): boolean => failsRun(asWeighed(f), opts);
 
 /** 0: nothing fails the run (no check, no client flow: see failsRun) and no baseline entry is stale.
  * 1: otherwise. Usage errors (2) never reach a report. */

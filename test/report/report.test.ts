@@ -12,6 +12,7 @@ import { renderGithub } from '../../report/github.js';
 import { renderJson } from '../../report/json.js';
 import { renderMarkdown } from '../../report/markdown.js';
 import { renderJunit } from '../../report/junit.js';
+import { renderHtml } from '../../report/html.js';
 import { compareSections, renderPretty } from '../../report/pretty.js';
 import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RawReport, type RunReport } from '../../report/report.js';
 import { seal } from '../../report/boundary.js';
@@ -385,6 +386,17 @@ describe('client flows pass every gate a check passes', () => {
     expect(renderGithub(r)).toMatch(/^::warning title=client flow ai-sdk\.bad-request \(should\)::.*no failed rule explains it/m);
     expect(renderGithub(r)).not.toContain('langchain.stream');
     expect(renderGithub(r)).toContain('3 client flows against');
+    // The verdict's line counts flows with checks, failing and passing.
+    expect(renderPretty(r, { color: false })).toMatch(/^FAILED: 1 client flow failed \(exit code 1\)$/m);
+    const shouldOnly = onlyFlows(options, flows.slice(1));
+    expect(shouldOnly.exitCode).toBe(0);
+    for (const text of [renderPretty(shouldOnly, { color: false }), renderMarkdown(shouldOnly), renderHtml(shouldOnly)])
+      expect(text).toContain('1 should failed, which fails the run only with --strict');
+    expect(
+      renderPretty(onlyFlows(options, expectedFlows(flows, [result({ id: 'tools.call-valid', suite: 'tools', section: '2.4', level: 'must', outcome: 'fail', expected: { reason: 'r' } })])), {
+        color: false,
+      }),
+    ).toMatch(/^PASSED \(exit code 0\): 1 should failed, which fails the run only with --strict; 1 failure the baseline expects$/m);
   });
 
   it(
