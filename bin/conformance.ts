@@ -2,7 +2,7 @@
 // The command line's entry: loads the built command line (dist/bin/cli.cjs, one file:
 // scripts/bundle-bin.ts) with V8's code cache, so that a command does not compile it anew each time
 // it starts. The cache is this user's (XDG_CACHE_HOME, else ~/.cache), one file per build of the
-// command line and version of Node; V8 refuses one made for another source or another V8, and the
+// command line, place and version of Node; V8 refuses one made for another source or another V8, and the
 // command then compiles as without one and writes a new one as it exits. A cache that cannot be read
 // or written is no cache: the command runs the same (CONFORMANCE_NO_CODE_CACHE=1 turns it off).
 import { createHash } from 'node:crypto';
@@ -13,16 +13,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
-/** Caches kept: one per build of the command line and version of Node that ran lately. */
+/** Caches kept: one per copy of the command line and version of Node that ran lately. */
 const KEPT = 4;
 const file = fileURLToPath(new URL('./cli.cjs', import.meta.url));
 const bytes = readFileSync(file);
 
-/** This build's cache: named by a digest of the file, since V8 checks only a source's length. */
+/** This copy's cache: named by a digest of the file, since V8 checks only a source's length, and of
+ * where it is: the functions of a cache keep the file name they were compiled under, so two projects
+ * with the same version installed would show each other's path in a stack trace. */
 function cacheFile(): string | undefined {
   if (process.env.CONFORMANCE_NO_CODE_CACHE) return undefined;
   const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'chat-api-conformance');
-  return join(dir, `cli-${process.version}-${process.arch}-${createHash('sha1').update(bytes).digest('hex')}.cache`);
+  return join(dir, `cli-${process.version}-${process.arch}-${createHash('sha1').update(file).update('\0').update(bytes).digest('hex')}.cache`);
 }
 
 const cache = cacheFile();

@@ -3,16 +3,16 @@
 // cache of garbage, a folder that cannot be written, or the cache turned off, and the command does
 // the same. Each test has a cache folder of its own.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../support/cli.js';
 
 const CLI = fileURLToPath(new URL('../../dist/bin/cli.cjs', import.meta.url));
 const VERSION = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')).version;
-const digest = createHash('sha1').update(readFileSync(CLI)).digest('hex');
+const digest = createHash('sha1').update(CLI).update('\0').update(readFileSync(CLI)).digest('hex');
 const NAME = `cli-${process.version}-${process.arch}-${digest}.cache`;
 
 const home = () => mkdtempSync(join(tmpdir(), 'code-cache-'));
@@ -35,6 +35,20 @@ describe('the code cache of the command line', () => {
     expect(JSON.parse(second.stdout).checks.length).toBeGreaterThan(50);
     expect(statSync(join(folder(xdg), NAME)).mtimeMs).toBe(before.getTime());
     expect(readFileSync(join(folder(xdg), NAME)).equals(written)).toBe(true);
+  });
+
+  it("is this copy's: the same build elsewhere (another project's install) makes a cache of its own", async () => {
+    const xdg = home();
+    const copy = join(mkdtempSync(join(tmpdir(), 'code-cache-copy-')), 'bin');
+    mkdirSync(copy);
+    for (const f of ['conformance.js', 'cli.cjs']) copyFileSync(join(dirname(CLI), f), join(copy, f));
+    expect((await version(xdg)).stdout.trim()).toBe(VERSION);
+    const elsewhere = await cli(['--version'], { XDG_CACHE_HOME: xdg }, undefined, join(copy, 'conformance.js'));
+    expect(elsewhere.stdout.trim()).toBe(VERSION);
+    // V8 keeps the file name a function was compiled under in its cache: shared, a crash in one copy
+    // was reported at the path of the other.
+    expect(readdirSync(folder(xdg)).sort()).toHaveLength(2);
+    expect(readdirSync(folder(xdg))).toContain(NAME);
   });
 
   it('a cache of garbage is refused, the command runs as without one, and a good one takes its place', async () => {

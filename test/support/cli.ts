@@ -7,10 +7,10 @@ export const BIN = fileURLToPath(new URL('../../dist/bin/conformance.js', import
 
 /** The command run to its end, or killed as hung after `timeoutMs`: its exit code is then null (the
  * code it exits with on the kill's SIGTERM would pass for its own). `env` goes over the test's own
- * environment, and a variable given as undefined is unset. */
-export function cli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = within(60_000)): Promise<{ code: number | null; stdout: string; stderr: string }> {
+ * environment, and a variable given as undefined is unset. `bin`: another copy of the command. */
+export function cli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = within(60_000), bin = BIN): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err?.killed) resolve({ code: null, stdout, stderr: `${stderr}\n(killed: not ended after ${timeoutMs} ms)` });
       else resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
