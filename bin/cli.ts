@@ -34,7 +34,7 @@ import { COMMANDS, type CHECKED, type TARGET } from './options.js';
 import { typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
-import { checksForFlows, clientsBeside } from '../clients/session.js';
+import { checksForFlows, clientsBeside, FLOW_IDS } from '../clients/session.js';
 
 const EXIT_USAGE = 2;
 
@@ -220,7 +220,7 @@ async function runAndReport(
 /** The options every session takes from the target flags. */
 type CommonOptions = Pick<
   SessionOptions,
-  'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'headers' | 'tls' | 'timeoutMs' | 'maxBodyBytes' | 'deadlineMs' | 'expectedFailures' | 'updateBaseline'
+  'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'headers' | 'tls' | 'timeoutMs' | 'maxBodyBytes' | 'deadlineMs' | 'expectedFailures' | 'updateBaseline' | 'flowIds'
 >;
 
 /** A session (`run`, `fuzz`, `load`) from the target flags to its reports and its exit code. */
@@ -249,6 +249,7 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
         deadlineMs: positiveInt('deadline')(argv.deadline),
         expectedFailures: argv['expected-failures'],
         updateBaseline: argv['update-baseline'],
+        flowIds: FLOW_IDS,
       },
       interrupted.signal,
     );

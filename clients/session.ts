@@ -40,6 +40,9 @@ export function unknownChoice(choice: ClientChoice): string | undefined {
   return undefined;
 }
 
+/** Every flow's id (`openai.stream`): what a baseline may list beside the checks. */
+export const FLOW_IDS: readonly string[] = CLIENTS.flatMap((c) => c.flows.map((f) => flowId(c.name, f.name)));
+
 const chosen = (choice: ClientChoice) => CLIENTS.filter((c) => !choice.clients?.length || choice.clients.includes(c.name));
 
 /** The checks `conformance clients` runs: those the chosen flows rest on, and every owner of a part of

@@ -33,21 +33,27 @@ const parts = (label: string) =>
     .map((p) => p.trim())
     .filter(Boolean);
 
-/** Whether the entry covers a path of its check (every path, when it names none). */
-function covers(e: BaselineEntry, p: PathResult | undefined): boolean {
+/** Whether the entry covers a path of its check or flow (every path, when it names none). */
+function covers(e: BaselineEntry, p: Pick<PathResult, 'label'> | undefined): boolean {
   if (!e.model && !e.path) return true;
   if (!p) return false;
   const label = parts(p.label);
   return (!e.model || label.includes(e.model)) && (!e.path || parts(e.path).every((x) => label.includes(x)));
 }
 
-/** The baseline file, checked: its schema, and every entry naming a check of the registry. */
-export function loadBaseline(file: string, knownChecks: ReadonlySet<string>): Baseline {
+/** The baseline file, checked: its schema, and every entry naming a check of the registry or a
+ * client flow (`openai.stream`). */
+export function loadBaseline(file: string, knownChecks: ReadonlySet<string>, knownFlows: ReadonlySet<string> = new Set()): Baseline {
   const unknown = (b: Baseline): Problem[] =>
     b.expected.flatMap((e, i) => {
-      if (knownChecks.has(e.check)) return [];
-      const near = nearest(e.check, [...knownChecks]);
-      return [{ path: ['expected', i, 'check'], message: `expected the id of a check (conformance list); "${e.check}" is none${near ? `: did you mean ${near}?` : ''}` }];
+      if (knownChecks.has(e.check) || knownFlows.has(e.check)) return [];
+      const near = nearest(e.check, [...knownChecks, ...knownFlows]);
+      return [
+        {
+          path: ['expected', i, 'check'],
+          message: `expected the id of a check (conformance list)${knownFlows.size ? ' or of a client flow' : ''}; "${e.check}" is none${near ? `: did you mean ${near}?` : ''}`,
+        },
+      ];
     });
   return parseAs<Baseline>(readText(file, 'expected failures'), file, 'baseline', unknown);
 }
@@ -74,26 +80,42 @@ export function applyBaseline(results: CheckResult[], baseline: Baseline): { res
   return { results: out, stale };
 }
 
-/** The flows with those marked expected that failed only by checks the baseline expects: every check
- * named as breaking the flow is an expected failure of this run. A flow that no failed check
- * explains is no check's known defect, and is left as it is. */
-export function expectedFlows(flows: readonly FlowResult[], results: readonly CheckResult[]): FlowResult[] {
+/** The client flows gated as the checks are: a failed flow is expected where the baseline lists it
+ * (on every failing path, as a check), or where every check that broke it is an expected failure of
+ * this run (the same known defect); a listed flow that ran and passed is stale. */
+export function applyFlowBaseline(flows: readonly FlowResult[], results: readonly CheckResult[], baseline?: Baseline): { flows: FlowResult[]; stale: StaleEntry[] } {
   const expected = new Map(results.filter((r) => r.expected).map((r) => [r.id, r.expected!.reason]));
-  return flows.map((f) => {
-    if ((f.outcome !== 'fail' && f.outcome !== 'flaky') || !f.brokenBy?.length || !f.brokenBy.every((id) => expected.has(id))) return f;
-    return { ...f, expected: { reason: f.brokenBy.map((id) => `${id}: ${expected.get(id)}`).join('; ') } };
+  const stale: StaleEntry[] = [];
+  const out = flows.map((f) => {
+    const entries = baseline?.expected.filter((e) => e.check === f.id) ?? [];
+    for (const e of entries) {
+      const paths = f.paths.filter((p) => covers(e, p));
+      if (paths.length && paths.every((p) => p.outcome === 'pass'))
+        stale.push({ ...e, why: `client flow ${f.id}${e.model || e.path ? ` [${[e.model, e.path].filter(Boolean).join(', ')}]` : ''} now passes: remove the entry` });
+    }
+    if (f.outcome !== 'fail' && f.outcome !== 'flaky') return f;
+    const failing = f.paths.filter((p) => p.outcome === 'fail' || p.outcome === 'flaky');
+    if (entries.length && failing.every((p) => entries.some((e) => covers(e, p))))
+      return { ...f, expected: { reason: [...new Set(entries.filter((e) => failing.some((p) => covers(e, p))).map((e) => e.reason))].join('; ') } };
+    if (f.brokenBy?.length && f.brokenBy.every((id) => expected.has(id))) return { ...f, expected: { reason: f.brokenBy.map((id) => `${id}: ${expected.get(id)}`).join('; ') } };
+    return f;
   });
+  return { flows: out, stale };
 }
 
-/** The baseline of a run: one entry per failing check (at check granularity), the reason kept from
- * an entry of the old baseline for that check, else a placeholder to be filled in. */
-export function baselineOf(results: CheckResult[], old?: Baseline): Baseline {
+/** The baseline of a run: one entry per failing check (at check granularity), and per failed client
+ * flow that no failed check explains (one a check explains is expected with it), the reason kept from
+ * an entry of the old baseline for that id, else a placeholder to be filled in. */
+export function baselineOf(results: CheckResult[], old?: Baseline, flows: readonly FlowResult[] = []): Baseline {
   const reasons = new Map<string, string>();
   for (const e of old?.expected ?? []) if (!reasons.has(e.check)) reasons.set(e.check, e.reason);
   const today = new Date().toISOString().slice(0, 10);
   return {
     formatVersion: 1,
-    expected: results.filter((r) => r.outcome === 'fail' && r.level !== 'info').map((r) => ({ check: r.id, reason: reasons.get(r.id) ?? `failing since ${today}: say why, and until when` })),
+    expected: [
+      ...results.filter((r) => r.outcome === 'fail' && r.level !== 'info').map((r) => r.id),
+      ...flows.filter((f) => f.outcome === 'fail' && !f.brokenBy?.length && (f.failureLevel ?? f.level) !== 'info').map((f) => f.id),
+    ].map((id) => ({ check: id, reason: reasons.get(id) ?? `failing since ${today}: say why, and until when` })),
   };
 }
 

@@ -150,7 +150,7 @@ export function whyPassing({ results, options: opts, clients }: Weighed): string
 export const OUTCOME_WORDS: Record<Outcome, string> = { pass: 'passed', fail: 'failed', flaky: 'flaky', 'not-served': 'not served', 'not-tested': 'not tested', skip: 'skipped' };
 
 /** A client flow as the gate weighs it: a check of the level of its failure; never failing where only
- * failures the baseline expects explain it (baseline.ts, expectedFlows). */
+ * failures the baseline expects explain it (baseline.ts, applyFlowBaseline). */
 const asWeighed = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome' | 'expected'>) => ({ level: f.failureLevel ?? f.level, outcome: f.outcome, expected: f.expected });
 
 /** Whether a client flow fails the run: as a check of the level of its failure would. */

@@ -82,6 +82,16 @@ describe('conformance clients', { timeout: 120_000 }, () => {
           ['langchain.bad-request', true, 'should'],
         ]);
         expect((await cli([...args, '--strict'])).code).toBe(1);
+        // Under --strict a team accepts what no check explains by the flows' ids, as it lists checks;
+        // --update-baseline writes those ids, and a slip of the id is named.
+        const baseline = join(dir, '422-baseline.yaml');
+        const written = await cli([...args, '--strict', '--expected-failures', baseline, '--update-baseline']);
+        expect(written.code, written.stdout).toBe(0);
+        expect(readFileSync(baseline, 'utf8')).toMatch(/check: openai\.bad-request\n.*\n\s+- check: ai-sdk\.bad-request\n.*\n\s+- check: langchain\.bad-request/);
+        expect((await cli([...args, '--strict', '--expected-failures', baseline])).code).toBe(0);
+        writeFileSync(baseline, 'expected:\n  - check: openai.bad-requst\n    reason: the SDK reads 422\n');
+        const slip = await cli([...args, '--expected-failures', baseline]);
+        expect([slip.code, slip.stderr]).toEqual([2, expect.stringMatching(/expected\[0\]\.check: .*or of a client flow; "openai\.bad-requst" is none: did you mean openai\.bad-request\?/)]);
       } finally {
         await server.close();
       }
