@@ -123,7 +123,9 @@ describe('a slip of the keyboard', () => {
       expect([fault, header, listed, check, url, host, timeout, seed].map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
       expect(fault.stderr).toBe('conformance: no fault named "drop-afterr": did you mean drop-after?; see conformance mock --list-faults\n');
       expect(header.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn": did you mean markdown\? /);
-      expect(listed.stderr).toBe(`conformance: ${baseline}:2: expected[0].check: expected the id of a check (conformance list) or of a client flow; "chat.objekt" is none: did you mean chat.object?\n`);
+      expect(listed.stderr).toBe(
+        `conformance: ${baseline}:2: expected[0].check: expected the id of a check (conformance list) or of a client flow; "chat.objekt" is none: did you mean chat.object?\n`,
+      );
       expect(check.stderr).toBe('conformance: no check matches the filters (suites: all; checks: chat.objekt): did you mean chat.object?; see conformance list\n');
       expect(url.stderr).toBe('conformance: --base-url is not an http(s) URL: 127.0.0.1:19001: did you mean http://127.0.0.1:19001? (a URL names its scheme)\n');
       expect(host.stderr).toMatch(/did you mean https:\/\/api\.example\.com\? /);
