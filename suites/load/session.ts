@@ -26,7 +26,21 @@ export const LOAD_DEFAULTS = { concurrency: [1, 4, 16, 64], timeoutMs: 60_000 } 
 export interface LoadOptions
   extends Pick<
     SessionOptions,
-    'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'headers' | 'tls' | 'strict' | 'requireComplete' | 'maxBodyBytes' | 'expectedFailures' | 'updateBaseline' | 'signal' | 'deadlineMs'
+    | 'baseUrl'
+    | 'apiKey'
+    | 'secondApiKey'
+    | 'siteUrl'
+    | 'models'
+    | 'headers'
+    | 'tls'
+    | 'strict'
+    | 'requireComplete'
+    | 'maxBodyBytes'
+    | 'expectedFailures'
+    | 'updateBaseline'
+    | 'flowIds'
+    | 'signal'
+    | 'deadlineMs'
   > {
   /** The steps: requests in flight (a closed loop), or arrivals a second (`rate`, an open loop). */
   concurrency?: number[];
@@ -79,7 +93,8 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const warnings: string[] = [];
   const slos = readSlos(opts.slo);
   const known = new Set([...CHECKS.map((c) => c.id), ...sloResults(slos, []).map((r) => r.id)]);
-  const baseline = readBaseline(opts, known);
+  // One baseline may serve run --clients and load: its flows' entries are known here too, and judge nothing.
+  const baseline = readBaseline(opts, known, new Set(opts.flowIds));
   const timeoutMs = opts.timeoutMs ?? LOAD_DEFAULTS.timeoutMs;
   const opened = await openTarget(opts, warnings);
   const started = new Date();
