@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { FileError, parseAs, readText, type Problem } from '../schemas/file.js';
 import { nearest } from '../schemas/nearest.js';
-import type { CheckResult, PathResult } from '../engine/check.js';
+import type { CheckResult, Outcome, PathResult } from '../engine/check.js';
 import type { FlowResult } from './clients.js';
 
 export interface BaselineEntry {
@@ -58,24 +58,37 @@ export function loadBaseline(file: string, knownChecks: ReadonlySet<string>, kno
   return parseAs<Baseline>(readText(file, 'expected failures'), file, 'baseline', unknown);
 }
 
+/** The baseline's entries by the id they name. */
+function byId(baseline: Baseline | undefined): Map<string, BaselineEntry[]> {
+  const map = new Map<string, BaselineEntry[]>();
+  for (const e of baseline?.expected ?? []) map.set(e.check, [...(map.get(e.check) ?? []), e]);
+  return map;
+}
+
+/** What a check's or a flow's entries say of it (`name` as a stale entry names it): the reason it is
+ * expected, when it failed and every failing path is covered, and the entries gone stale, whose every
+ * covered path passed. `paths` undefined: a result without paths, judged whole by its outcome. */
+function judged(name: string, entries: readonly BaselineEntry[], outcome: Outcome, paths: readonly Pick<PathResult, 'label' | 'outcome'>[] | undefined): { reason?: string; stale: StaleEntry[] } {
+  const stale = entries
+    .filter((e) => {
+      const covered = paths?.filter((p) => covers(e, p));
+      return covered ? covered.length > 0 && covered.every((p) => p.outcome === 'pass' || p.outcome === 'skip') : outcome === 'pass';
+    })
+    .map((e) => ({ ...e, why: `${name}${e.model || e.path ? ` [${[e.model, e.path].filter(Boolean).join(', ')}]` : ''} now passes: remove the entry` }));
+  const failing: (Pick<PathResult, 'label'> | undefined)[] = paths ? paths.filter((p) => p.outcome === 'fail') : outcome === 'fail' ? [undefined] : [];
+  if (!entries.length || outcome !== 'fail' || !failing.every((p) => entries.some((e) => covers(e, p)))) return { stale };
+  return { stale, reason: [...new Set(entries.filter((e) => failing.some((p) => covers(e, p))).map((e) => e.reason))].join('; ') };
+}
+
 /** The results with the failures the baseline lists marked expected, and the entries gone stale. A
  * failing check is expected only when every failing path of it is covered. */
 export function applyBaseline(results: CheckResult[], baseline: Baseline): { results: CheckResult[]; stale: StaleEntry[] } {
-  const byCheck = new Map<string, BaselineEntry[]>();
-  for (const e of baseline.expected) byCheck.set(e.check, [...(byCheck.get(e.check) ?? []), e]);
+  const entries = byId(baseline);
   const stale: StaleEntry[] = [];
   const out = results.map((r) => {
-    const entries = byCheck.get(r.id);
-    if (!entries) return r;
-    const failing: (PathResult | undefined)[] = r.paths ? r.paths.filter((p) => p.outcome === 'fail') : r.outcome === 'fail' ? [undefined] : [];
-    for (const e of entries) {
-      const paths = r.paths ? r.paths.filter((p) => covers(e, p)) : [];
-      const passed = r.paths ? paths.length > 0 && paths.every((p) => p.outcome === 'pass' || p.outcome === 'skip') : r.outcome === 'pass';
-      if (passed) stale.push({ ...e, why: `${r.id}${e.model || e.path ? ` [${[e.model, e.path].filter(Boolean).join(', ')}]` : ''} now passes: remove the entry` });
-    }
-    if (r.outcome !== 'fail' || !failing.every((p) => entries.some((e) => covers(e, p)))) return r;
-    const reasons = [...new Set(entries.filter((e) => failing.some((p) => covers(e, p))).map((e) => e.reason))];
-    return { ...r, expected: { reason: reasons.join('; ') } };
+    const { reason, stale: gone } = judged(r.id, entries.get(r.id) ?? [], r.outcome, r.paths);
+    stale.push(...gone);
+    return reason === undefined ? r : { ...r, expected: { reason } };
   });
   return { results: out, stale };
 }
@@ -84,20 +97,15 @@ export function applyBaseline(results: CheckResult[], baseline: Baseline): { res
  * (on every failing path, as a check), or where every check that broke it is an expected failure of
  * this run (the same known defect); a listed flow that ran and passed is stale. */
 export function applyFlowBaseline(flows: readonly FlowResult[], results: readonly CheckResult[], baseline?: Baseline): { flows: FlowResult[]; stale: StaleEntry[] } {
+  const entries = byId(baseline);
   const expected = new Map(results.filter((r) => r.expected).map((r) => [r.id, r.expected!.reason]));
   const stale: StaleEntry[] = [];
   const out = flows.map((f) => {
-    const entries = baseline?.expected.filter((e) => e.check === f.id) ?? [];
-    for (const e of entries) {
-      const paths = f.paths.filter((p) => covers(e, p));
-      if (paths.length && paths.every((p) => p.outcome === 'pass'))
-        stale.push({ ...e, why: `client flow ${f.id}${e.model || e.path ? ` [${[e.model, e.path].filter(Boolean).join(', ')}]` : ''} now passes: remove the entry` });
-    }
-    if (f.outcome !== 'fail' && f.outcome !== 'flaky') return f;
-    const failing = f.paths.filter((p) => p.outcome === 'fail' || p.outcome === 'flaky');
-    if (entries.length && failing.every((p) => entries.some((e) => covers(e, p))))
-      return { ...f, expected: { reason: [...new Set(entries.filter((e) => failing.some((p) => covers(e, p))).map((e) => e.reason))].join('; ') } };
-    if (f.brokenBy?.length && f.brokenBy.every((id) => expected.has(id))) return { ...f, expected: { reason: f.brokenBy.map((id) => `${id}: ${expected.get(id)}`).join('; ') } };
+    const { reason, stale: gone } = judged(`client flow ${f.id}`, entries.get(f.id) ?? [], f.outcome, f.paths);
+    stale.push(...gone);
+    if (reason !== undefined) return { ...f, expected: { reason } };
+    if ((f.outcome === 'fail' || f.outcome === 'flaky') && f.brokenBy?.length && f.brokenBy.every((id) => expected.has(id)))
+      return { ...f, expected: { reason: f.brokenBy.map((id) => `${id}: ${expected.get(id)}`).join('; ') } };
     return f;
   });
   return { flows: out, stale };

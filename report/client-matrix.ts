@@ -35,9 +35,10 @@ export function failureWhy(f: FlowResult, max = 160): string {
   return `${said} ${explanation(f)}`;
 }
 
-/** `← tools.stream failed`, or the plain word that no failed rule explains it. */
-export function explanation(f: FlowResult): string {
-  if (f.brokenBy?.length) return `← ${f.brokenBy.join(', ')} failed${f.expected ? ', expected by the baseline' : ''}`;
+/** `← tools.stream failed`, or the plain word that no failed rule explains it; `named` writes a check's
+ * id that broke it (the HTML report links it to the check's section). */
+export function explanation(f: FlowResult, named: (id: string) => string = (id) => id): string {
+  if (f.brokenBy?.length) return `← ${f.brokenBy.map(named).join(', ')} failed${f.expected ? ', expected by the baseline' : ''}`;
   if (f.unjudged?.length) return `← none of its checks failed, but ${f.unjudged.join(', ')} did not run`;
   return '← no failed rule explains it: the kit lacks a rule here';
 }

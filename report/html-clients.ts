@@ -10,9 +10,8 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 function flowBlock(f: FlowResult, evidence: (e: Evidence) => string): string {
   const paths = f.paths.filter((p) => p.outcome === 'fail' || p.outcome === 'flaky');
-  const because = f.brokenBy?.length
-    ? `← ${f.brokenBy.map((id) => `<a href="#${esc(id)}"><code>${esc(id)}</code></a>`).join(', ')} failed${f.expected ? ', expected by the baseline' : ''}`
-    : `<strong>${esc(explanation(f))}</strong>`;
+  // The words around the ids are the kit's own: only the ids are the report's, escaped as links.
+  const because = f.brokenBy?.length ? explanation(f, (id) => `<a href="#${esc(id)}"><code>${esc(id)}</code></a>`) : `<strong>${esc(explanation(f))}</strong>`;
   return `<section class="flow" id="flow-${esc(f.id)}" data-flow="${esc(f.id)}"><h3><span class="badge ${f.unexplained ? 'failing' : 'finding'}">${f.unexplained ? 'no rule' : 'failed'}</span> <code>${esc(f.id)}</code> <span class="level">${f.failureLevel ?? f.level}</span></h3>
 <p class="title">${esc(f.title)}</p><p class="convention">does: ${esc(f.does)}</p><p class="blocked">${because}</p>${paths
     .map((p) => `<div class="path"><p><span class="label">[${esc(p.label)}]</span> ${esc(p.message ?? 'failed')}</p>${p.evidence.map(evidence).join('')}</div>`)

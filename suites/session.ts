@@ -94,7 +94,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
     throw new UsageError(
       `no check matches the filters (suites: ${opts.suites?.join(', ') || 'all'}; checks: ${opts.checks?.join(', ') || 'all'})${meant(opts.checks, opts.registry ?? CHECKS)}; see conformance list`,
     );
-  const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)), new Set(opts.flowIds));
+  const baseline = readBaseline(opts, new Set((opts.registry ?? CHECKS).map((c) => c.id)));
   const opened = await openTarget(opts, warnings);
   try {
     const { target, tls } = opened;
@@ -266,14 +266,15 @@ function withoutCredentials(flag: string, url: URL): void {
     throw new UsageError(`${flag} carries credentials (user:password@host), which are not sent: give the key with --api-key (or CONFORMANCE_API_KEY), or a header with --header 'Name: value'`);
 }
 
-/** The baseline named by --expected-failures, read before the first request: a mistake in it is a
- * usage error naming the file and the entry. With --update-baseline a missing file is created. */
-export function readBaseline(opts: Pick<SessionOptions, 'expectedFailures' | 'updateBaseline'>, known: ReadonlySet<string>, knownFlows: ReadonlySet<string> = new Set()): Baseline | undefined {
+/** The baseline named by --expected-failures, read before the first request, its entries naming a
+ * check of `known` or a client flow of `opts.flowIds`: a mistake in it is a usage error naming the
+ * file and the entry. With --update-baseline a missing file is created. */
+export function readBaseline(opts: Pick<SessionOptions, 'expectedFailures' | 'updateBaseline' | 'flowIds'>, known: ReadonlySet<string>): Baseline | undefined {
   if (opts.updateBaseline && !opts.expectedFailures) throw new UsageError('--update-baseline writes the file --expected-failures names: give one');
   if (!opts.expectedFailures) return undefined;
   if (opts.updateBaseline && !existsSync(opts.expectedFailures)) return undefined;
   try {
-    return loadBaseline(opts.expectedFailures, known, knownFlows);
+    return loadBaseline(opts.expectedFailures, known, new Set(opts.flowIds));
   } catch (e) {
     if (e instanceof FileError) throw new UsageError(e.message);
     throw e;

@@ -93,8 +93,9 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const warnings: string[] = [];
   const slos = readSlos(opts.slo);
   const known = new Set([...CHECKS.map((c) => c.id), ...sloResults(slos, []).map((r) => r.id)]);
-  // One baseline may serve run --clients and load: its flows' entries are known here too, and judge nothing.
-  const baseline = readBaseline(opts, known, new Set(opts.flowIds));
+  // One baseline may serve run --clients and load: its flows' entries (opts.flowIds) are known here
+  // too, and judge nothing.
+  const baseline = readBaseline(opts, known);
   const timeoutMs = opts.timeoutMs ?? LOAD_DEFAULTS.timeoutMs;
   const opened = await openTarget(opts, warnings);
   const started = new Date();
