@@ -26,6 +26,21 @@ export interface CheckContext {
   received(): Promise<Exchange[]>;
   /** Names an exchange as the one that broke the rule: it leads the check's evidence (and its curl). */
   cite(ex: Exchange): void;
+  /** The id of the check whose path this is; absent for a discovery, which no check owns. */
+  readonly check?: string;
+  /** A note the path's verdict carries, whatever it is (how its requests had to be asked). */
+  note(text: string): void;
+  /** Says that this path, judging its own rule, saw `owner`'s rule broken on `ex` (a field sent for
+   * the kit's own ends refused): the owner fails on the same path (and at `at`, a point of its own
+   * axes), with `ex` as evidence, unless it failed there itself. One defect, one failure, even where
+   * the check that saw it could judge its rule without it. */
+  charge(owner: string, breach: string, ex: Exchange, at?: Path): void;
+}
+
+/** What a path saw beside its verdict: notes, and other checks' rules broken (CheckContext.charge). */
+interface Seen {
+  notes: string[];
+  charges: { owner: string; breach: string; ex: Exchange; at?: Path }[];
 }
 
 export interface Filters {
@@ -110,6 +125,8 @@ class Run {
   private readonly memos = new Map<string, Promise<{ value: unknown; used: Exchange[] }>>();
   /** What each blocked path saw broken of its owner's rule (redacted), for attribute(). */
   readonly breaches = new Map<PathResult, string>();
+  /** What each path charged to other checks (CheckContext.charge), with its evidence, for attribute(). */
+  readonly charges = new Map<PathResult, { owner: string; breach: string; evidence: Evidence[]; at?: Path }[]>();
   /** A check bounds itself through its requests' deadlines; this one catches a check that waits on
    * something else, so a run always ends. */
   readonly checkDeadline: number;
@@ -133,7 +150,7 @@ class Run {
   /** `used`: the exchanges a check sent itself; `inherited`: those of the discoveries it awaited.
    * `again`: the exchanges of a first attempt that failed: every request is then sent anew (not
    * shared with the first), and the run's exchanges a rule reads show those requests' new answers. */
-  context(used: Exchange[], inherited: Exchange[] = used, again?: readonly Exchange[]): CheckContext {
+  context(used: Exchange[], inherited: Exchange[] = used, again?: readonly Exchange[], check?: string, seen?: Seen): CheckContext {
     const { target, limits, concurrency } = this.opts;
     const run = this;
     const anew = (spec: RequestSpec): RequestSpec => (again ? { ...spec, repeat: (spec.repeat ?? 0) + AGAIN } : spec);
@@ -141,6 +158,13 @@ class Run {
       target,
       limits,
       concurrency,
+      check,
+      note(text) {
+        if (seen && !seen.notes.includes(text)) seen.notes.push(text);
+      },
+      charge(owner, breach, ex, at) {
+        if (seen && !seen.charges.some((c) => c.owner === owner && c.breach === breach)) seen.charges.push({ owner, breach, ex, ...(at ? { at } : {}) });
+      },
       async send(spec, label) {
         const ex = await run.exchanges.send(anew({ ...spec, headers: { ...target.headers, ...spec.headers } }), again && label ? `${label}, sent again` : label);
         if (!used.includes(ex)) used.push(ex);
@@ -202,9 +226,10 @@ class Run {
 
   /** A verdict on one path as the report keeps it: its texts and the string values of its path (a
    * model id the server listed) bounded, with the evidence that shows it. */
-  pathResult(verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number): PathResult {
+  pathResult(verdict: Verdict, path: Path, label: string, used: Exchange[], inherited: Exchange[], started: number, seen?: Seen): PathResult {
     if (verdict.outcome === 'fail' && [...used, ...inherited].some((ex) => ex.rateLimited))
       verdict = { outcome: 'not-served', message: `rate limited (429) beyond the retry budget; was: ${verdict.message}` };
+    if (seen?.notes.length) verdict = { ...verdict, notes: [...(verdict.notes ?? []), ...seen.notes.filter((n) => !verdict.notes?.includes(n))] };
     const showEvidence = verdict.outcome !== 'pass' && verdict.outcome !== 'skip';
     const { redactor } = this;
     const result: PathResult = {
@@ -220,6 +245,11 @@ class Run {
       durationMs: Math.round(performance.now() - started),
     };
     if (result.blockedBy) this.breaches.set(result, this.bound(verdict.breach ?? verdict.message ?? 'a part it owns was broken', BOUNDS.message));
+    if (seen?.charges.length)
+      this.charges.set(
+        result,
+        seen.charges.map((c) => ({ owner: c.owner, breach: this.bound(c.breach, BOUNDS.message), evidence: [evidenceOf(c.ex, redactor, this.opts.target.tls?.flags)], ...(c.at ? { at: c.at } : {}) })),
+      );
     return result;
   }
 }
@@ -320,15 +350,16 @@ async function judge(checks: readonly AnyCheck[], units: Unit[], paths: PathResu
       // Once stopped, nothing more is sent: what is left is not-tested, at once.
       const check = checks[unit.check];
       const limit = check.timeLimitMs?.(opts.limits) ?? run.checkDeadline;
-      let verdict = why ? notTested(why) : await run.guarded(() => check.run(run.context(used, inherited), unit.path), limit);
+      const seen: Seen = { notes: [], charges: [] };
+      let verdict = why ? notTested(why) : await run.guarded(() => check.run(run.context(used, inherited, undefined, check.id, seen), unit.path), limit);
       let shown = used;
       if ((verdict.outcome === 'fail' || verdict.blockedBy) && !check.once && !run.stoppedBecause()) {
         const usedAgain: Exchange[] = [];
-        const again = await runAgain(verdict, () => check.run(run.context(usedAgain, [...unit.inherited], [...used]), unit.path), run, limit);
+        const again = await runAgain(verdict, () => check.run(run.context(usedAgain, [...unit.inherited], [...used], check.id, seen), unit.path), run, limit);
         if (again.judgedAgain) shown = usedAgain;
         verdict = again.verdict;
       }
-      paths[unit.check][unit.slot] = run.pathResult(verdict, unit.path, unit.label, shown, inherited, started);
+      paths[unit.check][unit.slot] = run.pathResult(verdict, unit.path, unit.label, shown, inherited, started, seen);
       unitsDone++;
       if (--inFlight === 0 && next === firstLast) drained();
     }
@@ -351,33 +382,45 @@ async function runAgain(first: Verdict, again: () => Promise<Verdict>, run: Run,
 }
 
 /** Step 4: one defect, one failure, at its owner. A path left not-tested because a part its rule
- * reads was broken names that part's owner; an owner that did not fail on that path (it judged only
- * its own requests, which held) fails there now, with the blocked path's evidence: the answer on
- * which the part was seen broken. So every blockedBy of a report names a failed check. */
+ * reads was broken names that part's owner, and a path that judged its rule without what another
+ * check owns (a field refused) charged that owner; an owner that did not fail on that path (it judged
+ * only its own requests, which held) fails there now, with the evidence of what was seen broken. So
+ * every blockedBy of a report names a failed check. */
 function attribute(checks: readonly AnyCheck[], paths: PathResult[][], run: Run): void {
   const index = new Map(checks.map((c, i) => [c.id, i]));
-  checks.forEach((blocked, i) => {
+  checks.forEach((seer, i) => {
     for (const p of paths[i]) {
       const breach = run.breaches.get(p);
-      const owner = p.blockedBy === undefined ? undefined : index.get(p.blockedBy);
-      if (breach === undefined || owner === undefined || owner === i) continue;
-      const own = paths[owner];
-      // The owner's path of the same point: the same value on every axis both declare, but one whose
-      // value the owner never takes (an axis of the same name holding the blocked check's own points).
-      const shared = (axis: string) => axis in p.path && own.some((o) => o.path[axis] === p.path[axis]);
-      const at = own.findIndex((o) => Object.entries(o.path).every(([axis, v]) => !shared(axis) || p.path[axis] === v));
-      // An owner that saw it and found it flaky has said what there is to say.
-      if (at >= 0 && (own[at].outcome === 'fail' || own[at].outcome === 'flaky')) continue;
-      const seen: PathResult = {
-        path: at >= 0 ? own[at].path : {},
-        label: at >= 0 ? own[at].label : '',
-        outcome: 'fail',
-        message: `${breach} (seen by ${blocked.id}${p.label ? ` [${p.label}]` : ''})`,
-        evidence: p.evidence,
-        durationMs: at >= 0 ? own[at].durationMs : p.durationMs,
-      };
-      if (at >= 0) own[at] = seen;
-      else own.push(seen);
+      // What blocked the path, and what it judged its rule without (a field refused that it could
+      // leave out): both are the owner's rule seen broken.
+      const seen = [
+        ...(breach !== undefined && p.blockedBy !== undefined ? [{ owner: p.blockedBy, breach, evidence: p.evidence, at: undefined as Path | undefined }] : []),
+        ...(run.charges.get(p) ?? []),
+      ];
+      for (const s of seen) {
+        const owner = index.get(s.owner);
+        if (owner === undefined || owner === i) continue;
+        const own = paths[owner];
+        const exact: Path = s.at ?? {};
+        // The owner's path of the same point: the same value on every axis both declare, but one whose
+        // value the owner never takes (an axis of the same name holding the blocked check's own points);
+        // a point the charge names (the model a field was refused on) is that point or none.
+        const shared = (axis: string) => axis in p.path && own.some((o) => o.path[axis] === p.path[axis]);
+        const same = (o: PathResult) => Object.entries(o.path).every(([axis, v]) => (axis in exact ? exact[axis] === v : !shared(axis) || p.path[axis] === v));
+        // An owner that saw it on a path of that point (and found it flaky) has said what there is to say.
+        if (own.some((o) => same(o) && (o.outcome === 'fail' || o.outcome === 'flaky'))) continue;
+        const at = own.findIndex(same);
+        const failed: PathResult = {
+          path: at >= 0 ? own[at].path : exact,
+          label: at >= 0 ? own[at].label : Object.values(exact).join(', '),
+          outcome: 'fail',
+          message: `${s.breach} (seen by ${seer.id}${p.label ? ` [${p.label}]` : ''})`,
+          evidence: s.evidence,
+          durationMs: at >= 0 ? own[at].durationMs : p.durationMs,
+        };
+        if (at >= 0) own[at] = failed;
+        else own.push(failed);
+      }
     }
   });
 }

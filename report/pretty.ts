@@ -170,11 +170,13 @@ function sectionHeading(section: string): string {
 
 const LEVELS: Level[] = ['must', 'should', 'info'];
 
-/** What the sum of max_tokens leaves out: requests with no cap, and those sent to be refused. */
+/** What the sum of max_tokens leaves out: requests with no cap, and those sent to be refused; and
+ * what locating refusals cost (suites/ask.ts), none where nothing was refused. */
 function costApart(cost: NonNullable<RunReport['cost']>): string {
   const apart = [
     cost.uncapped ? `${cost.uncapped} chat request${cost.uncapped === 1 ? '' : 's'} with no max_tokens` : '',
     cost.refused ? `${cost.refused} sent to be refused, not counted` : '',
+    cost.askedAgain ? `${cost.askedAgain} asked again with less to find which field a refusal was of` : '',
   ].filter(Boolean);
   return apart.length ? ` (and ${apart.join('; ')})` : '';
 }

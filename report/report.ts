@@ -42,8 +42,9 @@ export interface RawReport {
   requestsSent?: number;
   /** The max_tokens of the run's chat requests, summed, and how many chat requests set none: what the
    * run asked a server to generate at most. */
-  /** What it asked to generate (suites/cost.ts): `refused` chat requests were sent to be refused, not counted. */
-  cost?: { maxTokens: number; uncapped: number; refused?: number };
+  /** What it asked to generate (suites/cost.ts): `refused` chat requests were sent to be refused, not
+   * counted; `askedAgain`, sent again with less to find which field a refusal was of. */
+  cost?: { maxTokens: number; uncapped: number; refused?: number; askedAgain?: number };
   /** Why the run stopped before every check finished (its deadline, an interruption). */
   stopped?: string;
   /** The run's baseline (--expected-failures): how many failures it expected, which of its entries

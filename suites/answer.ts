@@ -4,7 +4,8 @@
 // blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { ask, catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
+import { catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
+import { ask, refusedFor } from './ask.js';
 import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
@@ -367,60 +368,23 @@ export interface RequestOwners {
   readableBy?: string;
 }
 
-/** Fields a request carries whose refusal is one check's failure, by the value sent: the fields the
- * kit adds for ends of its own (stream_options to share a stream, max_tokens to keep its cost down),
- * and the fields a rule is about (tool_choice, each of whose forms a check of the tools suite owns).
- * A request refused for one of them is that check's failure, at its level, and leaves every other
- * check that sent it not-tested, blocked by it: a check sends what its rule needs, and a refusal of
- * what its rule is not about says nothing of its rule. */
-const FIELD_OWNERS: Record<string, (value: unknown) => string> = {
-  stream_options: () => 'usage.stream-present',
-  max_tokens: () => 'chat.max-tokens',
-  // The forced forms are tools.required's and tools.named's (conventions: should), "none" tools.none's;
-  // "auto", which every tool request could have left unsaid, is tools.finish-reason's.
-  tool_choice: (v) => (v === 'required' ? 'tools.required' : v === 'none' ? 'tools.none' : isObject(v) ? 'tools.named' : 'tools.finish-reason'),
-};
+/** The check a refused request's located refusal is charged to (ask.ts), where the model owes taking
+ * the field: what a reader that could not judge without it is blocked by. */
+export const refusalOwner = (ex: Exchange): string | undefined => refusedFor(ex, undefined)?.others.find((f) => f.owed)?.owner;
 
-/** Fields of FIELD_OWNERS that a model may not take: its catalog entry declares which (section 8),
- * and where it does not, a refusal breaks no rule (4.1 leaves unsupported parameters open). */
-const PER_MODEL = new Set(['tool_choice']);
-
-/** How a refusal says a field is not taken (OpenAI: "Unrecognized request argument supplied: x";
- * vLLM and pydantic: "Extra inputs are not permitted"). */
-const NOT_TAKEN = /unsupported|not supported|unrecogni[sz]ed|unknown|not permitted|not allowed|extra/i;
-
-/** The field of FIELD_OWNERS that a 4xx refusal names as not taken (its error's param, or its message
- * beside words that say so), when the request sent it; otherwise undefined. */
-export function refusedField(a: Answer): string | undefined {
-  const ex = a.ex;
-  if (!is4xx(ex)) return undefined;
-  const sent = sentJson(ex.request);
-  if (sent === undefined) return undefined;
-  const json = bodyJson(ex);
-  const error = json.ok && isObject(json.value) && isObject(json.value.error) ? json.value.error : undefined;
-  const message = typeof error?.message === 'string' ? error.message : '';
-  return Object.keys(FIELD_OWNERS).find((f) => isObject(sent) && f in sent && (error?.param === f || (NOT_TAKEN.test(message) && new RegExp(`\\b${f}\\b`).test(message))));
-}
-
-/** The check that owns the field a refusal names (refusedField), by the value sent, with why, for its
- * own failure. */
-export function fieldRefusal(a: Answer): { field: string; owner: string; why: string } | undefined {
-  const field = refusedField(a);
-  if (!field) return undefined;
-  const value = (sentJson(a.ex.request) as Record<string, unknown>)[field];
-  const shown = typeof value === 'string' ? ` ${JSON.stringify(value)}` : isObject(value) ? ' naming a function' : '';
-  return { field, owner: FIELD_OWNERS[field](value), why: `${field}${shown} was refused: ${describe(a.ex)}${errorText(a.ex)}` };
-}
-
-/** Whether the model may be held to take the field a refusal names: a field of PER_MODEL only where
- * its catalog entry declares it (an enum, with the string value sent among its values; an object
- * value, the named form of tool_choice, is declared with the field, as an enum lists only strings). */
-async function owedField(ctx: CheckContext, model: string | undefined, a: Answer, field: string): Promise<boolean> {
-  if (!PER_MODEL.has(field)) return true;
-  const declared = model === undefined ? undefined : declaredParameters((await catalog(ctx)).entries.get(model))?.[field];
-  if (!declared) return false;
-  const value = (sentJson(a.ex.request) as Record<string, unknown>)[field];
-  return declared.type !== 'enum' || !Array.isArray(declared.values) || typeof value !== 'string' || declared.values.includes(value);
+/** A refusal located by asking again (ask.ts) that a reader could not judge without: the verdict of
+ * a rule whose request it is. The field's owner fails where the model owes taking it (a refusal of
+ * the asking check's own field is its failure); elsewhere the rule is blocked by that owner; and a
+ * field the model need not take breaks no rule (4.1 leaves unsupported parameters open). */
+export function locatedVerdict(ex: Exchange, check: string | undefined, what: string, about?: readonly string[]): Verdict | undefined {
+  const found = refusedFor(ex, check, about);
+  if (!found || (!found.own.length && !found.others.length)) return undefined;
+  const own = found.own.find((f) => f.owed);
+  if (own) return fail(`${what} got no answer: ${own.why}`);
+  const other = found.others.find((f) => f.owed);
+  if (other) return notTested(`${what} got no answer, for a field its rule is not about: ${other.why}; see ${other.owner}`, other.owner, `${ex.label}: ${other.why}`);
+  const any = [...found.own, ...found.others][0];
+  return notTested(`${what} got no answer: ${any.why}, and the catalog does not declare it for the model; 4.1 leaves unsupported parameters open`);
 }
 
 /** Why a part of the answer keeps a check from judging, naming the owner to see, or nothing. */
@@ -431,7 +395,7 @@ export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readabl
   for (const part of parts) {
     const why = a.broken[part];
     if (why === undefined) continue;
-    const field = part === 'served' ? fieldRefusal(a)?.owner : undefined;
+    const field = part === 'served' ? refusalOwner(a.ex) : undefined;
     const owner = field ?? (part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way]);
     if (!owner) continue;
     return notTested(`needs ${part === 'served' ? 'the answer served' : part} (${why}): see ${owner}`, owner, `${a.ex.label}: ${part === 'served' ? '' : `${part}: `}${why}`);
@@ -479,10 +443,9 @@ export interface Asked extends RequestOwners {
   /** What the request was, for messages: `a long essay with max_tokens 1`. */
   what: string;
   /** An optional request field (tools, response_format): a model that refuses it with a JSON error
-   * leaves the check not-tested unless the catalog declares the field for it. */
+   * leaves the check not-tested unless the catalog declares the field for it, where asking again
+   * without each field did not find it. */
   feature?: 'tools' | 'response_format';
-  /** The check asking, where it owns a field the request carries (FIELD_OWNERS): its refusal is its failure. */
-  self?: string;
 }
 
 /** The answer to a request the document allows, with the parts the rule reads sound, or the verdict
@@ -499,18 +462,11 @@ export async function answerTo(
   if (a.unserved !== undefined) return { verdict: unservedVerdict(a) };
   const unserved = a.broken.served;
   if (unserved !== undefined) {
+    const located = locatedVerdict(ex, ctx.check, asked.what);
+    if (located) return { verdict: located };
     if (asked.feature && is4xx(ex) && bodyJson(ex).ok && errorText(ex)) {
       const declared = path.model !== undefined && asked.feature in (declaredParameters((await catalog(ctx)).entries.get(path.model)) ?? {});
       if (!declared) return { verdict: notTested(`the model refuses ${asked.feature}${errorText(ex)}, and no catalog entry declares it; 4.1 leaves unsupported parameters open`) };
-    }
-    const field = fieldRefusal(a);
-    if (field) {
-      // A field the model need not take (its catalog entry does not declare it) breaks no rule.
-      if (!(await owedField(ctx, path.model, a, field.field)))
-        return { verdict: notTested(`${asked.what} got no answer: ${field.why}, and the catalog does not declare it for the model; 4.1 leaves unsupported parameters open`) };
-      // The refusal is the owner's failure, at the owner's level, whoever else sent the field.
-      if (field.owner === asked.self) return { verdict: fail(`${asked.what} got no answer: ${field.why}`) };
-      return { verdict: notTested(`${asked.what} got no answer, for a field its rule is not about: ${field.why}; see ${field.owner}`, field.owner, `${ex.label}: ${field.why}`) };
     }
     if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
   }
@@ -616,15 +572,15 @@ export function notServed(ex: Exchange, stream: boolean): string | undefined {
 }
 
 /** The verdict of a rule whose positive control was not served, or undefined when it was: not served
- * when the server said so (a 503, an error event), blocked by the owner of a field the kit added that
- * was refused, otherwise not-tested as `why` says, blocked by `owner` (the check whose rule the
+ * when the server said so (a 503, an error event), blocked by the owner of a field its rule is not
+ * about that was refused (ask.ts), otherwise not-tested as `why` says, blocked by `owner` (the check whose rule the
  * control's request is) where there is one. */
 export function controlVerdict(ex: Exchange, stream: boolean, why: (reason: string) => string, owner?: string): Verdict | undefined {
   const a = readAnswer(ex, stream);
   if (a.unserved !== undefined) return unservedVerdict(a);
   const reason = a.broken.served ?? a.broken.events;
   if (reason === undefined) return undefined;
-  const field = fieldRefusal(a);
+  const field = refusedFor(ex, undefined)?.others.find((f) => f.owed);
   const by = field?.owner ?? owner;
   return notTested(why(field?.why ?? reason), by, by ? `${ex.label}: ${field?.why ?? reason}` : undefined);
 }

@@ -1,6 +1,7 @@
 // The API's requests, named once and shared by every suite, and the facts discovered from the
 // target (model lists, the catalog) memoized for the run.
-import { toBeRefused } from './cost.js';
+import { askedAgain, toBeRefused } from './cost.js';
+import { unowned } from './fields.js';
 import { bodyJson, bodySse, readOf, type Exchange } from '../engine/exchanges.js';
 import { parseJson } from '../engine/json.js';
 import type { SseParse } from '../engine/sse.js';
@@ -43,10 +44,16 @@ export type ChatBody = Record<string, unknown>;
 
 /** POST /v1/chat/completions with a JSON body (or a raw string, for malformed-body checks);
  * `repeat` sends it again rather than sharing the answer already had; `refused`: a server owes it a
- * refusal, so what it asks to generate is no cost of the run (cost.ts). */
-export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string; repeat?: number; refused?: boolean } = {}): Promise<Exchange> {
+ * refusal, so what it asks to generate is no cost of the run (cost.ts); `again`: sent again with less
+ * to locate a refusal (ask.ts), which the run's cost counts apart. A request a server owes an answer
+ * carries only fields of the registry (fields.ts), each with the check its refusal is charged to. */
+export function chat(ctx: CheckContext, body: ChatBody | string, opts: { auth?: Auth; label?: string; repeat?: number; refused?: boolean; again?: boolean } = {}): Promise<Exchange> {
+  if (!opts.refused && typeof body === 'object') {
+    const stray = unowned(body);
+    if (stray.length) throw new Error(`the kit sends ${stray.join(', ')} with no owner in suites/fields.ts: a refusal of it would be charged to no check`);
+  }
   const spec = chatSpec(ctx, body, opts);
-  return ctx.send(opts.refused ? toBeRefused(spec) : spec, opts.label ?? 'chat completion');
+  return ctx.send(opts.refused ? toBeRefused(spec) : opts.again ? askedAgain(spec) : spec, opts.label ?? 'chat completion');
 }
 
 /** The request `chat` sends, unsent (a load sends it many times). */
@@ -216,12 +223,6 @@ export function contextLength(entry: Record<string, unknown> | undefined): numbe
   return bounded(v) && v >= 1 ? Math.floor(v) : undefined;
 }
 
-/** A chat request on a path: the body as it is, or streamed with its usage asked for (so the
- * stream can be held to the same counts); fitted to the catalog either way. */
-export async function ask(ctx: CheckContext, path: ApiPath, body: ChatBody, label: string, auth?: Auth): Promise<Exchange> {
-  return chat(ctx, await asked(ctx, path, body), { label: path.stream ? `${label}, streamed` : label, auth });
-}
-
 /** The body `ask` sends on a path: streamed with its usage asked for, fitted to the catalog. */
 export const asked = (ctx: CheckContext, path: ApiPath, body: ChatBody): Promise<ChatBody> => fit(ctx, path.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body);
 
@@ -307,17 +308,21 @@ export const shownBy = (faults: readonly string[]) => `shown by fault${faults.le
 
 /** A check as a suite file writes it: its suite is the first part of its id, filled in by inSuite.
  * `onEach`: its rule as held on each answer of a load (suites/each.ts reads it by the check's id). */
-export type CheckDef = Omit<ApiCheck, 'suite'> & { suite?: string; onEach?: object };
+export type CheckDef = Omit<ApiCheck, 'suite'> & { suite?: string; onEach?: object; about?: readonly string[] };
 
 /** The rules held on each answer of a load, by check id, as inSuite found them on the checks. */
 export const ON_EACH = new Map<string, object>();
+/** The request fields each check's rule is about beyond those it owns (CheckDef.about), by check id:
+ * a refusal of one is never judged without it (ask.ts). */
+export const ABOUT = new Map<string, readonly string[]>();
 
 /** A suite's checks, each with its suite: the part of its id before the first dot, which must name it.
  * A check's rule on each answer is kept apart (ON_EACH): the check itself stays data and its run. */
 export function inSuite(suite: string, checks: CheckDef[]): ApiCheck[] {
-  return checks.map(({ onEach, ...c }) => {
+  return checks.map(({ onEach, about, ...c }) => {
     if (!c.id.startsWith(`${suite}.`)) throw new Error(`check ${c.id} is listed in the ${suite} suite`);
     if (onEach) ON_EACH.set(c.id, onEach);
+    if (about) ABOUT.set(c.id, about);
     return { ...c, suite };
   });
 }

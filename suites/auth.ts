@@ -1,7 +1,8 @@
 // Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
-import { ask, catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
+import { catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
+import { ask } from './ask.js';
 import { controlUnserved, controlVerdict, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
@@ -147,7 +148,7 @@ async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise
 }
 
 function send(ctx: CheckContext, op: Operation, path: ApiPath, cred: Credential, body: ReturnType<typeof sayOk> | undefined): Promise<Exchange> {
-  return op === 'models' ? listModels(ctx, cred.auth, `model list with ${cred.label}`) : ask(ctx, path, body!, `chat with ${cred.label}`, cred.auth);
+  return op === 'models' ? listModels(ctx, cred.auth, `model list with ${cred.label}`) : ask(ctx, path, body!, `chat with ${cred.label}`, { auth: cred.auth });
 }
 
 /** The chat paths a kind of credential is tried on: the key elsewhere is a gateway's reading of the
@@ -376,12 +377,12 @@ export const keyScope: CheckDef = {
       tried.map(async ({ model, owner, other: lacking }): Promise<Verdict> => {
         // A model its own key cannot use either would be refused for another reason.
         const own = controlVerdict(
-          await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, owner),
+          await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${owner} key, which lists it`, { auth: owner }),
           !!path.stream,
           (why) => `the control failed: ${model} with the ${owner} key was not served (${why})`,
         );
         if (own) return own;
-        const asked = await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${lacking} key, which does not list it`, lacking);
+        const asked = await ask(ctx, path, sayOk(model!), `chat with ${model} and the ${lacking} key, which does not list it`, { auth: lacking });
         ctx.cite(asked);
         const r = refusalOf(asked, { notFoundRefuses: true });
         if (r.kind === 'refused') return pass();

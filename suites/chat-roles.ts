@@ -4,7 +4,8 @@
 // usual place, streamed and not, and in the orders a server built for one friendly order refuses.
 import { notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import { ask, shownBy, type ApiPath, type ChatBody, type CheckDef } from './api.js';
+import { shownBy, type ApiPath, type ChatBody, type CheckDef } from './api.js';
+import { ask } from './ask.js';
 import { answerTo, readAnswer, unservedVerdict } from './answer.js';
 import { eachOwning } from './each.js';
 import { MODELS, modelsTaking, STREAM } from './paths.js';

@@ -2,7 +2,8 @@
 // paths (one JSON body, or a stream) and on each model under test; the roles of its conversation are
 // chat-roles.ts's.
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
-import { ask, contextLength, describe, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { contextLength, describe, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask } from './ask.js';
 import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
 import { failIfAny, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import { parseJson } from '../engine/json.js';
@@ -307,7 +308,7 @@ export const maxTokens: CheckDef = {
     if (path.cut === 'tool call') return cutCall(ctx, path);
     const ex = await essay(ctx, path);
     // What the rule needs is read where it is sound (cutByCap): the request need only be served.
-    const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `a long essay with max_tokens ${sentCap(ex)}`, self: 'chat.max-tokens' });
+    const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `a long essay with max_tokens ${sentCap(ex)}` });
     return got.verdict ?? cutByCap(got.answer);
   },
 };
@@ -340,7 +341,7 @@ async function cutCall(ctx: CheckContext, path: ApiPath): Promise<Verdict> {
   if (cap >= spent) return notTested(`${what} took ${spent - thought} token(s) after its reasoning: too few to cut`);
   // The request as the tools suite sent it, but its cap (ask streams it on the stream path).
   const ex = await ask(ctx, path, { ...(sentJson(whole.ex.request) as ChatBody), max_tokens: cap }, `the weather question with max_tokens ${cap}, inside its tool call`);
-  const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `${what} with max_tokens ${sentCap(ex)}`, self: 'chat.max-tokens', feature: 'tools' });
+  const got = await answerTo(ctx, ex, path, ['served', 'events'], { what: `${what} with max_tokens ${sentCap(ex)}`, feature: 'tools' });
   return got.verdict ?? callCutByCap(got.answer);
 }
 

@@ -10,11 +10,14 @@ interface Cost {
   uncapped: number;
   /** Chat requests sent to be refused, whatever they asked. */
   refused: number;
+  /** Chat requests sent again with less to find which field a refusal was of (suites/ask.ts):
+   * counted in the sum too, as what they asked was generated. */
+  askedAgain: number;
 }
 
 /** A request built to be refused: a field that no part of the engine sends or reads, kept as the
  * runner copies a check's request on its way to the wire. */
-type Costed = RequestSpec & { toBeRefused?: true };
+type Costed = RequestSpec & { toBeRefused?: true; askedAgain?: true };
 
 /** Marks a request as one a server owes a refusal: what it asks for is no cost. */
 export function toBeRefused(spec: RequestSpec): RequestSpec {
@@ -22,12 +25,20 @@ export function toBeRefused(spec: RequestSpec): RequestSpec {
   return marked;
 }
 
+/** Marks a request as one sent again with less to locate a refusal: what attribution cost. */
+export function askedAgain(spec: RequestSpec): RequestSpec {
+  const marked: Costed = { ...spec, askedAgain: true };
+  return marked;
+}
+
 export function costOf(requests: readonly RequestSpec[]): Cost {
   let maxTokens = 0;
   let uncapped = 0;
   let refused = 0;
+  let again = 0;
   for (const r of requests) {
     if (r.method !== 'POST' || !r.url.includes('/v1/chat/completions')) continue;
+    if ((r as Costed).askedAgain) again++;
     if ((r as Costed).toBeRefused) {
       refused++;
       continue;
@@ -45,5 +56,5 @@ export function costOf(requests: readonly RequestSpec[]): Cost {
     if (cap === undefined || cap === null) uncapped++;
     else if (Number.isSafeInteger(cap) && (cap as number) >= 0) maxTokens += cap as number;
   }
-  return { maxTokens, uncapped, refused };
+  return { maxTokens, uncapped, refused, askedAgain: again };
 }

@@ -1,6 +1,7 @@
 // Section 2.4 and 4.2: the model list and its models.
 import { schemaAt, validator } from '../schemas/index.js';
-import { ask, cutShort, describe, is2xx, isUnixSeconds, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
+import { cutShort, describe, is2xx, isUnixSeconds, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
+import { ask } from './ask.js';
 import { notServed } from './answer.js';
 import { failIfAny, fail, pass, type Verdict } from '../engine/check.js';
 import { LISTED } from './paths.js';

@@ -2,7 +2,8 @@
 // parameter a model under test declares is a path; the values tried come from its descriptor, never
 // from this file: both ends and a value inside are accepted, just beyond each end refused.
 import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor, type ApiPath } from './api.js';
-import { notServed, refusalOf } from './answer.js';
+import { locatedVerdict, notServed, refusalOf } from './answer.js';
+import { refusedFor, serve, withoutRefused } from './ask.js';
 import { combine, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -143,12 +144,16 @@ async function descriptor(ctx: CheckContext, path: ApiPath): Promise<ParameterDe
   return declaredParameters((await catalog(ctx)).entries.get(path.model!))![String(path.parameter)];
 }
 
-/** The same body for the same value, so that checks (and models.ids-usable) share answers; a value
- * outside the declared range is `refused`, as its check expects. */
+/** The same body for the same value, so that checks (and models.ids-usable) share answers. A value
+ * in the declared range is asked as every request the kit expects served (ask.ts: a refusal of a
+ * field sent beside it is located, and the value judged without that field); one outside it is
+ * `refused`, as its check expects, and sent without what its control was served without. */
 async function tryValue(ctx: CheckContext, path: ApiPath, t: Trial, refused = false) {
   const name = String(path.parameter);
   const body = { ...(await fit(ctx, { model: path.model!, messages: MESSAGES, max_tokens: SMALL_MAX_TOKENS })), [name]: t.value };
-  return chat(ctx, body, { label: `${name}=${JSON.stringify(t.value)} (${t.why}) on ${path.model}`, refused });
+  const label = `${name}=${JSON.stringify(t.value)} (${t.why}) on ${path.model}`;
+  if (!refused) return serve(ctx, body, label, { about: [name] });
+  return chat(ctx, (await withoutRefused(ctx, body, [name])).body, { label, refused });
 }
 
 const shown = (path: ApiPath, t: Trial) => `${String(path.parameter)}=${JSON.stringify(t.value)} (${t.why})`;
@@ -158,6 +163,9 @@ const shown = (path: ApiPath, t: Trial) => `${String(path.parameter)}=${JSON.str
 async function eachTrial(ctx: CheckContext, path: ApiPath, trials: Trial[], wrong: (ex: Exchange) => string | undefined, refused = false): Promise<Verdict> {
   const verdicts = trials.map(async (t): Promise<Verdict> => {
     const ex = await tryValue(ctx, path, t, refused);
+    // A refusal of a field sent beside the value (max_tokens) is that field's owner's.
+    const located = refused ? undefined : locatedVerdict(ex, ctx.check, shown(path, t), [String(path.parameter)]);
+    if (located) return located;
     const why = wrong(ex);
     if (why === undefined) return pass();
     ctx.cite(ex);
@@ -202,8 +210,11 @@ export const outOfRangeRefused: CheckDef = {
       );
     // The control: the values the descriptor allows are served, or a refusal proves nothing.
     for (const t of inRange(String(path.parameter), d)) {
-      const unserved = notServed(await tryValue(ctx, path, t), false);
-      if (unserved !== undefined) return notTested(`the control ${shown(path, t)} was not served (${unserved}): a refusal proves nothing; see parameters.in-range`, 'parameters.in-range');
+      const control = await tryValue(ctx, path, t);
+      const unserved = notServed(control, false);
+      // A field sent beside the value, refused, is its owner's (max_tokens: chat.max-tokens).
+      const owner = refusedFor(control, ctx.check, [String(path.parameter)])?.others.find((f) => f.owed)?.owner ?? 'parameters.in-range';
+      if (unserved !== undefined) return notTested(`the control ${shown(path, t)} was not served (${unserved}): a refusal proves nothing; see ${owner}`, owner);
     }
     return eachTrial(
       ctx,

@@ -1,6 +1,7 @@
 // The paths a rule of the API runs on: streamed and not, and the models under test, chosen one
 // per kind from what the key lists and the catalog says (every listed model with --all-models).
-import { ask, catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk } from './api.js';
+import { catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk } from './api.js';
+import { ask } from './ask.js';
 import type { Axis, AxisPoint, AxisValues } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 
@@ -25,6 +26,8 @@ export interface ModelUnderTest {
 
 export interface ModelsUnderTest {
   models: ModelUnderTest[];
+  /** Listed models that were to be tested and that chat answered 404: models.ids-usable's to fail. */
+  unusable?: string[];
   problem?: string;
   /** The check whose rule the problem breaks: models.list-shape when the list could not be read. */
   owner?: string;
@@ -43,7 +46,9 @@ function kindsOf(params: Record<string, unknown> | undefined): Kind[] {
 
 /** The models the chat checks run on: --model if given; every listed model with --all-models;
  * else the first listed model of each kind the catalog declares, or, with no catalog entry for
- * any listed model, the first and the last listed. */
+ * any listed model, the first and the last listed. A chosen model that chat answers 404 (a listed id
+ * the chat route does not take) is models.ids-usable's failure, not every chat rule's: the next
+ * listed model of its kinds stands in for it, and with none, the rules run on the others. */
 export function modelsUnderTest(ctx: CheckContext): Promise<ModelsUnderTest> {
   return ctx.memo('models-under-test', async (c) => {
     const cat = await catalog(c);
@@ -55,12 +60,13 @@ export function modelsUnderTest(ctx: CheckContext): Promise<ModelsUnderTest> {
     // Described: an entry that declares what the model takes. One without supported_parameters is
     // catalog.supported-parameters' failure, and must not leave every chat rule without a model.
     const described = ids.map(withKinds).filter((m) => m.kinds.length);
+    const usable = usableAmong(c);
     if (!described.length) {
-      const ends = [...new Set([ids[0], ids[ids.length - 1]])];
+      const ends = await usable([...new Set([ids[0], ids[ids.length - 1]])], ids.map(withKinds));
       const why = cat.problem ?? (ids.some((id) => cat.entries.has(id)) ? 'their entries declare no supported_parameters' : 'no entry');
       return {
-        models: ends.map(withKinds),
-        note: `models under test: ${ends.join(' and ')}, the first and the last listed, since the catalog describes none of the listed models (${why}); --all-models tests all ${ids.length}`,
+        ...ends,
+        note: `models under test: ${ends.models.map((m) => m.id).join(' and ') || 'none'}, ${ends.stand.length ? 'listed' : 'the first and the last listed'}, since the catalog describes none of the listed models (${why})${ends.said}; --all-models tests all ${ids.length}`,
       };
     }
     const chosen: ModelUnderTest[] = [];
@@ -68,13 +74,66 @@ export function modelsUnderTest(ctx: CheckContext): Promise<ModelsUnderTest> {
       const first = described.find((m) => m.kinds.includes(kind));
       if (first && !chosen.includes(first)) chosen.push(first);
     }
-    chosen.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+    const tested = await usable(
+      chosen.map((m) => m.id),
+      described,
+    );
+    const models = tested.models.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
     return {
-      models: chosen,
-      note: `models under test: ${chosen.map((m) => `${m.id} (${m.kinds.join(', ')})`).join(', ')}, one of each kind of the ${ids.length} listed; --all-models tests all of them`,
+      ...tested,
+      models,
+      note: `models under test: ${models.map((m) => `${m.id} (${m.kinds.join(', ')})`).join(', ') || 'none'}, one of each kind of the ${ids.length} listed${tested.said}; --all-models tests all of them`,
     };
   });
 }
+
+/** Stand-ins a chosen model that chat answers 404 may have, tried in the list's order: each costs a
+ * request, and a list of hundreds must not cost hundreds. */
+const MOST_STAND_INS = 3;
+
+/** The models of `chosen` that chat serves (anything but a 404, which the rules judge), each that
+ * does not replaced by the next listed model of `pool` that shares its kinds and is served. */
+const usableAmong =
+  (ctx: CheckContext) =>
+  async (chosen: readonly string[], pool: readonly ModelUnderTest[]): Promise<Pick<ModelsUnderTest, 'models' | 'unusable' | 'problem' | 'owner'> & { stand: string[]; said: string }> => {
+    const notFound = async (id: string) => (await ask(ctx, { model: id }, sayOk(id), 'plain chat with the primary key')).status === 404;
+    const models: ModelUnderTest[] = [];
+    const unusable: string[] = [];
+    const stand: string[] = [];
+    const missing: string[] = [];
+    let tries = 0;
+    for (const id of chosen) {
+      if (!(await notFound(id))) {
+        models.push(pool.find((m) => m.id === id)!);
+        continue;
+      }
+      unusable.push(id);
+      const kinds = pool.find((m) => m.id === id)!.kinds;
+      let standIn: ModelUnderTest | undefined;
+      for (const m of pool) {
+        if (tries >= MOST_STAND_INS) break;
+        if (chosen.includes(m.id) || models.includes(m) || unusable.includes(m.id) || !kinds.every((k) => m.kinds.includes(k))) continue;
+        tries++;
+        if (!(await notFound(m.id))) {
+          standIn = m;
+          break;
+        }
+        unusable.push(m.id);
+      }
+      if (standIn) {
+        models.push(standIn);
+        stand.push(`${standIn.id} in place of ${id}`);
+      } else missing.push(`none in place of ${id}`);
+    }
+    const said = unusable.length ? ` (${[...stand, ...missing].join(', ')}: chat answers 404 to ${unusable.join(', ')}, which the list names; see models.ids-usable)` : '';
+    return {
+      models,
+      stand,
+      said,
+      ...(unusable.length ? { unusable } : {}),
+      ...(!models.length && unusable.length ? { problem: `chat answers 404 to every listed model tried (${unusable.join(', ')})`, owner: 'models.ids-usable' } : {}),
+    };
+  };
 
 const points = (list: ModelsUnderTest, keep: (m: ModelUnderTest) => boolean = () => true, why?: string): AxisValues => {
   const kept = list.models.filter(keep);
@@ -114,7 +173,7 @@ export const takes = async (ctx: CheckContext, model: string, field: OptionalFie
 export const LISTED: Axis<CheckContext> = async (ctx) => {
   const [{ ids, problem }, under] = await Promise.all([modelIds(ctx, 'primary'), modelsUnderTest(ctx)]);
   if (!ids.length) return { points: [], problem: problem ?? 'the model list is empty', ...(problem ? { blockedBy: 'models.list-shape' } : {}) };
-  const tried = ctx.target.allModels ? ids : ids.filter((id, i) => i === 0 || i === ids.length - 1 || under.models.some((m) => m.id === id));
+  const tried = ctx.target.allModels ? ids : ids.filter((id, i) => i === 0 || i === ids.length - 1 || under.models.some((m) => m.id === id) || under.unusable?.includes(id));
   return {
     points: tried.map((id) => ({ value: id, label: id })),
     note: `models.ids-usable tried ${tried.length} of the ${ids.length} listed models${tried.length < ids.length ? ' (the first, the last and one of each kind; --all-models tries every one)' : ''}`,

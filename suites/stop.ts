@@ -1,8 +1,9 @@
 // Sections 2.1 and 8: stop sequences, a string or an array of at most 4, on both paths and each
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
-import { ask, catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { answerTo, blockedOn, controlVerdict, errorBodyProblem, fieldRefusal, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
+import { catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask, askToRefuse } from './ask.js';
+import { answerTo, blockedOn, controlVerdict, errorBodyProblem, refusalOwner, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -60,7 +61,7 @@ function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { prob
     const again = await c.send({ ...once.request, repeat: 1 }, `${once.label}, sent again`);
     const reads = [once, again].map((ex) => readAnswer(ex, false));
     for (const r of reads) {
-      if (r.broken.served !== undefined) return { problem: `the reproducible request without stop got no answer: ${r.broken.served}`, blockedBy: fieldRefusal(r)?.owner };
+      if (r.broken.served !== undefined) return { problem: `the reproducible request without stop got no answer: ${r.broken.served}`, blockedBy: refusalOwner(r.ex) };
       const blocked = blockedOn(r, ['content']);
       if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
     }
@@ -70,8 +71,7 @@ function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { prob
     if (!picked) return { problem: `the answer is too short to pick stop sequences from: ${show(first)}` };
     if (path.stream) {
       const streamed = readAnswer(await ask(c, path, repeatBody(path.model!), 'reproducible answer without stop'), true);
-      if (streamed.broken.served !== undefined)
-        return { problem: `the reproducible request without stop, streamed, got no answer: ${streamed.broken.served}`, blockedBy: fieldRefusal(streamed)?.owner };
+      if (streamed.broken.served !== undefined) return { problem: `the reproducible request without stop, streamed, got no answer: ${streamed.broken.served}`, blockedBy: refusalOwner(streamed.ex) };
       const blocked = blockedOn(streamed, needed('stream', ['content']));
       if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
       if (streamed.content !== first) return { problem: `streamed, the same request answers ${show(streamed.content)}, not ${show(first)}` };
@@ -311,7 +311,7 @@ async function five(ctx: CheckContext, path: ApiPath): Promise<{ ex: Exchange; v
   const four = await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`);
   const control = controlVerdict(four, !!path.stream, (why) => `the control failed: stop as an array of 4 was not served (${why}): see stop.array`, 'stop.array');
   if (control) return { verdict: control };
-  const ex = await ask(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5');
+  const ex = await askToRefuse(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5');
   ctx.cite(ex);
   return { ex };
 }

@@ -2,7 +2,8 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { ask, chat, DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
+import { DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
+import { ask, serve } from './ask.js';
 import { basicBody } from './chat.js';
 import { MODELS } from './paths.js';
 import { answersOfRun, BASIC_OWNERS, blockedOn, readAnswer, soundChunk, unservedVerdict, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
@@ -17,8 +18,7 @@ import type { OnEach } from './each.js';
 export const streamed = (ctx: CheckContext, model: string) => ask(ctx, { stream: true, model }, basicBody(model), 'basic chat completion');
 
 /** The basic request streamed without include_usage: the one stream where usage must not come. */
-export const plainStream = async (ctx: CheckContext, model: string) =>
-  chat(ctx, await fit(ctx, { ...basicBody(model), stream: true }), { label: 'basic chat completion, streamed without include_usage' });
+export const plainStream = async (ctx: CheckContext, model: string) => serve(ctx, await fit(ctx, { ...basicBody(model), stream: true }), 'basic chat completion, streamed without include_usage');
 
 /** Each model under test: the framing rules hold for every model's stream. */
 export const STREAM_PATHS = { model: MODELS };

@@ -2,7 +2,8 @@
 // function calling, streamed and not, on the models under test that may take tools (those the
 // catalog declares tools for, and those it does not describe: a refusal leaves them not-tested).
 import { validateWith } from '../schemas/index.js';
-import { ask, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { ask } from './ask.js';
 import { answerTo, askWithRoom, heldOnEvery, judged, partOnEveryAnswer, ROOM, type Answer, type Part } from './answer.js';
 import type { ToolCallRead } from './tool-deltas.js';
 import { failIfAny, fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
@@ -105,8 +106,8 @@ export const toolRequest = (ctx: CheckContext, path: ApiPath, choice: string) =>
 
 /** The answer to a tool request on a path, with the parts a rule reads sound, or the verdict that
  * ends the check. Its being served is tools.finish-reason's to judge, which asks every choice; a
- * refusal of its tool_choice is the check's that owns that form (answer.ts, FIELD_OWNERS): `self`,
- * the check asking, fails it where it owns it. */
+ * refusal of its tool_choice is the check's that owns that form (fields.ts), which fails it where it
+ * asks it; `self`, the check asking, where it is tools.finish-reason, owns the request's being served. */
 async function answered(
   ctx: CheckContext,
   path: ApiPath,
@@ -116,7 +117,7 @@ async function answered(
 ): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const label = CHOICE_AXIS.find((c) => c.value === choice)!.label;
   const servedBy = self === 'tools.finish-reason' ? undefined : 'tools.finish-reason';
-  return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy, feature: 'tools', self });
+  return answerTo(ctx, await toolRequest(ctx, path, choice), path, reads, { what: label, servedBy, feature: 'tools' });
 }
 
 /** The tool_choice of the load's tool request (a call it is sure to make). */

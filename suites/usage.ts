@@ -3,8 +3,9 @@
 import { inSuite, type ApiCheck, type CheckDef, type StreamRead } from './api.js';
 import { failIfAny, fail, pass, type Verdict } from '../engine/check.js';
 import { excerpt } from '../engine/exchanges.js';
-import { BASIC_OWNERS, blockedOn, fieldRefusal, needed, ownPart, readAnswer, type Part } from './answer.js';
+import { BASIC_OWNERS, blockedOn, needed, ownPart, readAnswer, type Part } from './answer.js';
 import { basic } from './chat.js';
+import { refusedFor } from './ask.js';
 import { onEveryStream, onStream, plainStream, STREAM_PATHS, streamed } from './stream.js';
 
 type UsageChunk = { at: number; chunk: Record<string, unknown>; usage: unknown };
@@ -51,10 +52,11 @@ export const streamPresent: CheckDef = {
   paths: STREAM_PATHS,
   ...present,
   async run(ctx, path) {
-    // stream_options is this rule's to send: a server that refuses it fails here, and the checks
-    // that sent it only to share the stream are blocked by it (answer.ts, FIELD_OWNERS).
-    const refused = fieldRefusal(readAnswer(await streamed(ctx, path.model!), true));
-    if (refused?.owner === 'usage.stream-present') return fail(`the documented way to ask for usage in a stream (6.2) was refused: ${refused.why}`);
+    // stream_options is this rule's (suites/fields.ts): a server that refuses it fails here, the
+    // checks that sent it only to share the stream are judged without it (ask.ts), and those about
+    // the usage it asks for are blocked by this one.
+    const refused = refusedFor(await streamed(ctx, path.model!), ctx.check)?.own.find((f) => f.field === 'stream_options');
+    if (refused) return fail(`the documented way to ask for usage in a stream (6.2) was refused: ${refused.why}`);
     return present.run(ctx, path);
   },
 };
@@ -176,4 +178,7 @@ export const streamCounts: CheckDef = {
   },
 };
 
-export const USAGE: ApiCheck[] = inSuite('usage', [streamPresent, streamSingle, streamPosition, streamShape, streamTotal, streamAbsent, streamCounts]);
+/** Each rule of a stream's usage is about what stream_options asks for: never judged without it. */
+const aboutUsage = (c: CheckDef): CheckDef => ({ ...c, about: ['stream_options'] });
+
+export const USAGE: ApiCheck[] = inSuite('usage', [streamPresent, streamSingle, streamPosition, streamShape, streamTotal, streamAbsent, streamCounts].map(aboutUsage));

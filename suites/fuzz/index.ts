@@ -133,6 +133,8 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
         const none = unjudged ?? `none of the ${out.answered} answers to generated requests was ${JUDGES_WHAT[id]}`;
         const by = blockerOf(out.properties[id].unreadFor, (other) => !!out.properties[other].finding);
         if (by) return notTested(`${none}: ${by.count} of its requests got answers fuzz.${by.id} failed on`, `fuzz.${by.id}`);
+        const [owner, count] = Object.entries(out.properties[id].refusedFor ?? {}).sort((a, b) => b[1] - a[1])[0] ?? [];
+        if (owner) return notTested(`${none}: ${count} of its requests were refused for a field the model owes taking (see ${owner})`, owner);
         const catalogless = id === 'no-5xx' && out.space.noCatalog;
         if (catalogless)
           return notTested(

@@ -3,7 +3,7 @@
 // the server to serve the request, no-5xx-refusable's where it may refuse it (section 7 leaves how
 // open), a hang within-timeout's; the others judge only answers that are neither.
 import { choicesOf, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
-import { errorBodyProblem, fieldRefusal, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
+import { errorBodyProblem, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
 import { bodyJson, type Exchange } from '../../engine/exchanges.js';
 import type { FuzzCase } from './case.js';
 import { undeclaredIn, type ModelSpace } from './space.js';
@@ -62,8 +62,6 @@ const validServed: Judge = (c, ex, model) => {
   if (c.expect !== 'served') return null;
   if (!judgeable(ex) || ex.status === 429) return UNREAD;
   if (is2xx(ex)) return undefined;
-  // A field the kit's own checks own, refused (stream_options), is their failure, not this property's.
-  if (fieldRefusal(readAnswer(ex, (c.body as ChatBody).stream === true))) return null;
   const undeclared = undeclaredIn(c.body, model);
   const error = bodyJson(ex).ok && errorText(ex);
   if (ex.status! >= 400 && undeclared.length && error) return undefined;

@@ -5,7 +5,8 @@
 // the same smallest request.
 import fc from 'fast-check';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import { ask, chat, GENERATED_LABEL, sayOk } from '../api.js';
+import { chat, GENERATED_LABEL, sayOk } from '../api.js';
+import { ask, locateRefusal } from '../ask.js';
 import { OWNERS, PARTS, readAnswer, wayOf, type Answer, type Part } from '../answer.js';
 import type { Exchange } from '../../engine/exchanges.js';
 import type { CheckContext } from '../../engine/runner.js';
@@ -62,6 +63,9 @@ export interface PropertyOutcome {
   /** Answers to its own requests it could not read, by the property that broke on each (a 5xx is
    * no-5xx's, a hang within-timeout's): what really kept it from judging, and nothing else. */
   unreadFor?: Partial<Record<PropertyId, number>>;
+  /** Answers to its own valid requests refused for a field the model owes taking, found by asking
+   * again without it (suites/ask.ts), by the check that owns the field. */
+  refusedFor?: Record<string, number>;
 }
 
 export interface SessionOutcome {
@@ -106,6 +110,8 @@ export function caseAt({ breadth, random }: Cases, seed: number, index: number):
 
 export class FuzzSession {
   private outcome?: Promise<SessionOutcome>;
+  /** The session's valid requests refused for a field the model owes taking, by property and owner. */
+  private readonly refusals: Partial<Record<PropertyId, Record<string, number>>> = {};
   private readonly sentKeys = new Set<string>();
   private readonly shape: ShapeControl;
   /** When the last request may be sent: a request's timeout before the run's deadline, or half-way
@@ -227,6 +233,7 @@ export class FuzzSession {
       outcome.noneServed = stop ? `no request was served before the session ended (${stop})` : await this.noneServed(space);
     }
     properties['served-shape'].unjudged = this.shape.unjudged();
+    for (const id of PROPERTY_IDS) if (this.refusals[id]) properties[id].refusedFor = this.refusals[id];
 
     // Each broken property shrinks its first broken case, within its share of what is left of the
     // budget (one request of which is kept for the re-send that tells stable from flaky).
@@ -254,6 +261,17 @@ export class FuzzSession {
 
   /** As judge, and UNREAD where the request is the property's but its answer none it reads. */
   private async verdict(id: PropertyId, c: FuzzCase, ex: Exchange, modelOf: (c: FuzzCase) => ModelSpace | undefined): Promise<string | null | typeof UNREAD> {
+    // A valid request refused for one field, found by asking again without it (ask.ts), is that
+    // field's owner's failure (or no one's, where the model need not take it), not this property's,
+    // nor one a rule of served answers can read.
+    if ((id === 'valid-served' || id === 'served-shape') && c.expect === 'served') {
+      const owner = (await locateRefusal(this.sender, ex))?.fields.find((f) => f.owed)?.owner;
+      if (owner) {
+        const counts = (this.refusals[id] ??= {});
+        counts[owner] = (counts[owner] ?? 0) + 1;
+        return null;
+      }
+    }
     let why = JUDGES[id](c, ex, modelOf(c));
     // A part of the wrong shape counts against this rule only where the plain request's answer on
     // the same path has it right: otherwise every answer is broken there, which the chat and stream

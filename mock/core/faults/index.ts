@@ -16,6 +16,7 @@ import { LEGAL } from './legal.js';
 import { LOAD_FAULTS } from './load.js';
 import { MODEL_FAULTS } from './models.js';
 import { PARAMETERS_FAULTS } from './parameters.js';
+import { REFUSAL_FAULTS } from './refusals.js';
 import { STOP_FAULTS } from './stop.js';
 import { EVERY_STREAM_FAULTS, STREAM_FAULTS } from './stream.js';
 import { STRUCTURED_FAULTS } from './structured.js';
@@ -42,6 +43,7 @@ export const FAULTS: readonly Fault[] = [
   ...FUZZ_FAULTS,
   ...VERDICT_FAULTS,
   ...EDGE_FAULTS,
+  ...REFUSAL_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
   ...LOAD_FAULTS,
