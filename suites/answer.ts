@@ -5,7 +5,7 @@
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
 import { catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
-import { ask, refusedFor } from './ask.js';
+import { ask, locatedOf, refusalOwner, refusedFor } from './ask.js';
 import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
@@ -368,16 +368,12 @@ export interface RequestOwners {
   readableBy?: string;
 }
 
-/** The check a refused request's located refusal is charged to (ask.ts), where the model owes taking
- * the field: what a reader that could not judge without it is blocked by. */
-export const refusalOwner = (ex: Exchange): string | undefined => refusedFor(ex, undefined)?.others.find((f) => f.owed)?.owner;
-
 /** A refusal located by asking again (ask.ts) that a reader could not judge without: the verdict of
  * a rule whose request it is. The field's owner fails where the model owes taking it (a refusal of
  * the asking check's own field is its failure); elsewhere the rule is blocked by that owner; and a
  * field the model need not take breaks no rule (4.1 leaves unsupported parameters open). */
-export function locatedVerdict(ex: Exchange, check: string | undefined, what: string, about?: readonly string[]): Verdict | undefined {
-  const found = refusedFor(ex, check, about);
+export function locatedVerdict(ex: Exchange, check: string | undefined, what: string, tries?: readonly string[]): Verdict | undefined {
+  const found = refusedFor(ex, check, tries);
   if (!found || (!found.own.length && !found.others.length)) return undefined;
   const own = found.own.find((f) => f.owed);
   if (own) return fail(`${what} got no answer: ${own.why}`);
@@ -580,7 +576,7 @@ export function controlVerdict(ex: Exchange, stream: boolean, why: (reason: stri
   if (a.unserved !== undefined) return unservedVerdict(a);
   const reason = a.broken.served ?? a.broken.events;
   if (reason === undefined) return undefined;
-  const field = refusedFor(ex, undefined)?.others.find((f) => f.owed);
+  const field = locatedOf(ex)?.fields.find((f) => f.owed);
   const by = field?.owner ?? owner;
   return notTested(why(field?.why ?? reason), by, by ? `${ex.label}: ${field?.why ?? reason}` : undefined);
 }

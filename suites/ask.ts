@@ -8,7 +8,7 @@
 // a model refused is remembered for the run, so the next refusal of the same field costs one request.
 import { asked, catalog, chat, declaredParameters, describe, errorText, is4xx, ABOUT, type ApiPath, type Auth, type ChatBody } from './api.js';
 import { FIELDS, optionalIn, owes } from './fields.js';
-import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
+import { sentJson, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 
 /** A field of a refused request found refused by asking again without it. */
@@ -32,13 +32,10 @@ export interface Located {
  * (401, 403), a route or model (404, 405), time (408), a rate (429). No field of it is to blame. */
 const NOT_ABOUT_FIELDS = new Set([401, 403, 404, 405, 407, 408, 429]);
 
-/** Whether an answer refuses the request for what it holds: a 4xx of another kind, or a server error
- * that says why (a gateway that retries an upstream 400 answers 500 with the upstream's error). */
+/** Whether an answer refuses the request for what it holds: a 4xx of another kind. A server error is
+ * no refusal (fuzz.no-5xx and the rule whose request it is say so), whatever its body. */
 export function refusesContent(ex: Exchange): boolean {
-  const s = ex.status;
-  if (s === undefined) return false;
-  if (is4xx(ex)) return !NOT_ABOUT_FIELDS.has(s);
-  return s >= 500 && s !== 503 && bodyJson(ex).ok && errorText(ex) !== '';
+  return is4xx(ex) && !NOT_ABOUT_FIELDS.has(ex.status!);
 }
 
 const served = (ex: Exchange) => ex.status !== undefined && ex.status >= 200 && ex.status < 300;
@@ -65,6 +62,7 @@ const refusals = (ctx: CheckContext) => ctx.memo('refused-fields', async () => n
 /** Each refused exchange's location once found: read by the answer's readers (answer.ts), which
  * have the exchange and no run at hand. */
 const LOCATED = new WeakMap<Exchange, Located>();
+export const locatedOf = (ex: Exchange): Located | undefined => LOCATED.get(ex);
 
 const without = (body: ChatBody, fields: readonly string[]): ChatBody => Object.fromEntries(Object.entries(body).filter(([k]) => !fields.includes(k)));
 
@@ -151,14 +149,14 @@ export const locateRefusal = (ctx: CheckContext, ex: Exchange): Promise<Located 
 
 /** Whether `check` may be judged on the request without the field: one sent for the kit's own ends,
  * which neither its owner nor a check about it (CheckDef.about, or the request's `about`) is. */
-const leaveOut = (field: string, value: unknown, check: string | undefined, about: readonly string[] = []) =>
-  !!FIELDS[field]?.convenience && FIELDS[field].owner(value) !== check && !about.includes(field) && !(check && ABOUT.get(check)?.includes(field));
+const leaveOut = (field: string, value: unknown, check: string | undefined, tries: readonly string[] = []) =>
+  !!FIELDS[field]?.convenience && FIELDS[field].owner(value) !== check && !tries.includes(field) && !(check && ABOUT.get(check)?.includes(field));
 
 export interface AskOptions {
   auth?: Auth;
-  /** Fields this request's rule is about beyond those its check owns or is about (a parameter tried
-   * on its own): never left out to judge it. */
-  about?: readonly string[];
+  /** Fields whose values this request tries (a declared parameter at an end of its range): never
+   * left out to judge it, and a refusal of one is the asking check's own, whoever owns the field. */
+  tries?: readonly string[];
 }
 
 /** A chat request on a path (streamed with its usage asked for, fitted to the catalog) that the kit
@@ -171,13 +169,13 @@ export async function ask(ctx: CheckContext, path: ApiPath, body: ChatBody, labe
 
 /** The body as it is (a value tried at an end of its declared range, which fitting would move), asked
  * as `ask` asks. */
-export async function serve(ctx: CheckContext, body: ChatBody, label: string, { auth, about }: AskOptions = {}): Promise<Exchange> {
+export async function serve(ctx: CheckContext, body: ChatBody, label: string, { auth, tries }: AskOptions = {}): Promise<Exchange> {
   const ex = await chat(ctx, body, { label, auth });
   // Only a refusal with the primary key is located: another key's is the auth suite's point.
   if (served(ex) || (auth !== undefined && auth !== 'primary')) return ex;
   const found = await locate(ctx, ex, auth);
   if (!found) return ex;
-  if (!found.fields.every((f) => leaveOut(f.field, f.value, ctx.check, about))) return ex;
+  if (!found.fields.every((f) => leaveOut(f.field, f.value, ctx.check, tries))) return ex;
   for (const f of found.fields) {
     const rule = FIELDS[f.field];
     if (f.owed) ctx.charge(f.owner, f.why, ex, { ...(typeof body.model === 'string' ? { model: body.model } : {}), ...rule.at?.(f.field) });
@@ -191,9 +189,9 @@ export async function serve(ctx: CheckContext, body: ChatBody, label: string, { 
 /** A body the kit expects refused, as its control was served: without the fields the run found the
  * model refusing that the asking check may do without, so that the refusal is of what the body
  * breaks, not of a field its control was served without. */
-export async function withoutRefused(ctx: CheckContext, body: ChatBody, about?: readonly string[]): Promise<{ body: ChatBody; left: string[] }> {
+export async function withoutRefused(ctx: CheckContext, body: ChatBody, tries?: readonly string[]): Promise<{ body: ChatBody; left: string[] }> {
   const known = typeof body.model === 'string' ? (await refusals(ctx)).refused.get(body.model) : undefined;
-  const left = known ? optionalIn(body).filter((f) => known.has(f) && leaveOut(f, body[f], ctx.check, about)) : [];
+  const left = known ? optionalIn(body).filter((f) => known.has(f) && leaveOut(f, body[f], ctx.check, tries)) : [];
   return { body: left.length ? without(body, left) : body, left };
 }
 
@@ -204,11 +202,16 @@ export async function askToRefuse(ctx: CheckContext, path: ApiPath, body: ChatBo
   return chat(ctx, sent, { label: `${path.stream ? `${label}, streamed` : label}${left.length ? `, without ${left.join(', ')}` : ''}`, refused: true });
 }
 
-/** The fields of a refused exchange that its location found, which `check` could not leave out:
- * its own (`own`), or another check's that its rule is about. */
-export function refusedFor(ex: Exchange, check: string | undefined, about?: readonly string[]): { own: RefusedField[]; others: RefusedField[] } | undefined {
+/** The fields of a refused exchange that its location found, which `check` could not leave out: its
+ * own (the fields it owns, and those whose values its request `tries`), and other checks'. */
+export function refusedFor(ex: Exchange, check: string | undefined, tries: readonly string[] = []): { own: RefusedField[]; others: RefusedField[] } | undefined {
   const found = LOCATED.get(ex);
   if (!found) return undefined;
-  const kept = found.fields.filter((f) => !leaveOut(f.field, f.value, check, about));
-  return { own: kept.filter((f) => f.owner === check), others: kept.filter((f) => f.owner !== check) };
+  const kept = found.fields.filter((f) => !leaveOut(f.field, f.value, check, tries));
+  const own = (f: RefusedField) => f.owner === check || tries.includes(f.field);
+  return { own: kept.filter(own), others: kept.filter((f) => !own(f)) };
 }
+
+/** The check a refused request's located refusal is charged to, where the model owes taking the
+ * field: what a reader shown the refusal itself (not the answer without the field) is blocked by. */
+export const refusalOwner = (ex: Exchange): string | undefined => LOCATED.get(ex)?.fields.find((f) => f.owed)?.owner;

@@ -3,7 +3,7 @@
 // from this file: both ends and a value inside are accepted, just beyond each end refused.
 import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor, type ApiPath } from './api.js';
 import { locatedVerdict, notServed, refusalOf } from './answer.js';
-import { refusedFor, serve, withoutRefused } from './ask.js';
+import { locatedOf, refusedFor, serve, withoutRefused, type RefusedField } from './ask.js';
 import { combine, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -152,7 +152,7 @@ async function tryValue(ctx: CheckContext, path: ApiPath, t: Trial, refused = fa
   const name = String(path.parameter);
   const body = { ...(await fit(ctx, { model: path.model!, messages: MESSAGES, max_tokens: SMALL_MAX_TOKENS })), [name]: t.value };
   const label = `${name}=${JSON.stringify(t.value)} (${t.why}) on ${path.model}`;
-  if (!refused) return serve(ctx, body, label, { about: [name] });
+  if (!refused) return serve(ctx, body, label, { tries: [name] });
   return chat(ctx, (await withoutRefused(ctx, body, [name])).body, { label, refused });
 }
 
@@ -161,17 +161,30 @@ const shown = (path: ApiPath, t: Trial) => `${String(path.parameter)}=${JSON.str
 /** Each value tried and its answer judged by `wrong` (what the answer does that breaks the rule, or
  * nothing); a value's request is cited where it breaks it. */
 async function eachTrial(ctx: CheckContext, path: ApiPath, trials: Trial[], wrong: (ex: Exchange) => string | undefined, refused = false): Promise<Verdict> {
-  const verdicts = trials.map(async (t): Promise<Verdict> => {
-    const ex = await tryValue(ctx, path, t, refused);
-    // A refusal of a field sent beside the value (max_tokens) is that field's owner's.
-    const located = refused ? undefined : locatedVerdict(ex, ctx.check, shown(path, t), [String(path.parameter)]);
+  const name = String(path.parameter);
+  const sent = await Promise.all(trials.map(async (t) => ({ t, ex: await tryValue(ctx, path, t, refused) })));
+  const whole = refused ? undefined : refusedWhole(sent, name);
+  const verdicts = sent.map(({ t, ex }): Verdict => {
+    if (whole) return notTested(`${shown(path, t)} got no answer, as no value of ${name} tried was: ${whole.why}; see ${whole.owner}`, whole.owner, `${ex.label}: ${whole.why}`);
+    // A refusal of a field sent beside the value (max_tokens beside temperature) is that field's owner's.
+    const located = refused ? undefined : locatedVerdict(ex, ctx.check, shown(path, t), [name]);
     if (located) return located;
     const why = wrong(ex);
     if (why === undefined) return pass();
     ctx.cite(ex);
     return fail(`${shown(path, t)} ${why}`);
   });
-  return combine(await Promise.all(verdicts));
+  return combine(verdicts);
+}
+
+/** The parameter refused as a field, at every value tried, where another check owns the field and
+ * the model owes taking it (a model that refuses max_tokens is chat.max-tokens' failure, stop
+ * stop.array's): this rule is blocked by that owner. Refused at some values and served at others, the
+ * values are this rule's. */
+function refusedWhole(sent: readonly { ex: Exchange }[], name: string): RefusedField | undefined {
+  const fields = sent.map(({ ex }) => locatedOf(ex)?.fields.find((f) => f.field === name));
+  const field = fields[0];
+  return fields.every(Boolean) && field && field.owner !== 'parameters.in-range' && field.owed ? field : undefined;
 }
 
 export const inRangeAccepted: CheckDef = {
@@ -209,12 +222,15 @@ export const outOfRangeRefused: CheckDef = {
           : `${String(path.parameter)} declares no bound (a min, max, max_items or enum) to go beyond`,
       );
     // The control: the values the descriptor allows are served, or a refusal proves nothing.
-    for (const t of inRange(String(path.parameter), d)) {
-      const control = await tryValue(ctx, path, t);
-      const unserved = notServed(control, false);
-      // A field sent beside the value, refused, is its owner's (max_tokens: chat.max-tokens).
-      const owner = refusedFor(control, ctx.check, [String(path.parameter)])?.others.find((f) => f.owed)?.owner ?? 'parameters.in-range';
-      if (unserved !== undefined) return notTested(`the control ${shown(path, t)} was not served (${unserved}): a refusal proves nothing; see ${owner}`, owner);
+    const controls = await Promise.all(inRange(String(path.parameter), d).map(async (t) => ({ t, ex: await tryValue(ctx, path, t) })));
+    const whole = refusedWhole(controls, String(path.parameter));
+    for (const { t, ex } of controls) {
+      const unserved = notServed(ex, false);
+      if (unserved === undefined) continue;
+      // A field sent beside the value, refused, is its owner's (max_tokens: chat.max-tokens), and so
+      // is the parameter refused at every value; otherwise the value refused is parameters.in-range's.
+      const owner = refusedFor(ex, ctx.check, [String(path.parameter)])?.others.find((f) => f.owed)?.owner ?? whole?.owner ?? 'parameters.in-range';
+      return notTested(`the control ${shown(path, t)} was not served (${unserved}): a refusal proves nothing; see ${owner}`, owner);
     }
     return eachTrial(
       ctx,

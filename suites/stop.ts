@@ -2,8 +2,8 @@
 // model under test. The sequences are picked from the server's own reproducible answer, so the
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { ask, askToRefuse } from './ask.js';
-import { answerTo, blockedOn, controlVerdict, errorBodyProblem, refusalOwner, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
+import { ask, askToRefuse, refusalOwner } from './ask.js';
+import { answerTo, blockedOn, controlVerdict, errorBodyProblem, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';

@@ -92,8 +92,6 @@ describe('attribution', () => {
     ['every-route-404', 'chat.response-shape', 'models.list-shape'],
     ['every-route-404', 'errors.missing-model', 'models.list-shape'],
     ['every-route-404', 'auth.chat.missing', 'models.list-shape'],
-    ['stream-options-refused', 'errors.missing-messages', 'usage.stream-present'],
-    ['stream-options-refused', 'auth.key-scope', 'usage.stream-present'],
     ['chat-length-when-not-cut', 'structured.json-schema', 'chat.length-only-at-cap'],
     ['fuzz-long-string-500', 'fuzz.served-shape', 'fuzz.no-5xx'],
   ])('under %s, %s is not-tested, blocked by %s, which fails', async (fault, id, owner) => {
@@ -102,6 +100,23 @@ describe('attribution', () => {
     expect(r.outcome, r.message).toBe('not-tested');
     expect(r.blockedBy).toEqual([owner]);
     expect(results.get(owner)!.outcome).toBe('fail');
+  });
+
+  // A field the kit adds for its own ends, refused, is found by asking again without it: the checks
+  // that sent it only to share a request are judged on the answer without it, not blocked.
+  it('under stream-options-refused, the checks whose controls were streamed are judged without it, and usage.stream-present fails alone', async () => {
+    const results = await runAgainstMock(
+      CHECKS.filter((c) => ['errors.missing-messages', 'auth.key-scope', 'usage.stream-present', 'usage.stream-single'].includes(c.id)),
+      { mock: createMock(undefined, { faults: ['stream-options-refused'] }) },
+    );
+    expect(results.get('usage.stream-present')!.outcome).toBe('fail');
+    // A rule about the usage stream_options asks for is blocked by its owner, never judged without it.
+    expect(results.get('usage.stream-single')!.blockedBy).toEqual(['usage.stream-present']);
+    for (const id of ['errors.missing-messages', 'auth.key-scope']) {
+      const r = results.get(id)!;
+      expect(r.outcome, r.message).toBe('pass');
+      expect(r.notes?.join('\n')).toContain('judged with less: stream_options {"include_usage":true} was refused');
+    }
   });
 
   it('a catalog whose entries declare no supported_parameters still leaves every chat rule a model to judge', async () => {

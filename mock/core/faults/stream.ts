@@ -40,7 +40,7 @@ export const STREAM_FAULTS: Fault[] = [
     description: 'The basic request streamed is refused (400): a one-message conversation is served only as one JSON body',
     fails: ['chat.role.user'],
     breaks: ['stream:served'],
-    reply: (r, req) => (isBasicStream(req) ? errorReply(400, 'streaming is not supported for this conversation', 'invalid_request_error') : r),
+    reply: (r, req) => (isPlainStream(req) ? errorReply(400, 'streaming is not supported for this conversation', 'invalid_request_error') : r),
   },
   {
     name: 'stream-basic-empty',
