@@ -51,9 +51,10 @@ export interface Answer {
   /** The first choice's text: the message's content, or the content deltas joined. */
   content: string;
   toolCalls: ToolCallRead[];
-  /** The first choice's finish_reason: on a stream, the last non-null one. */
+  /** The first choice's finish_reason: on a stream, the last non-null one, whether or not its choice
+   * carries a delta. */
   finishReason: unknown;
-  /** The usage object: the body's, or the (last) usage chunk's. */
+  /** The usage object: the body's, or on a stream the first usage chunk's that counts something. */
   usage?: Record<string, unknown>;
   /** `model` and `created` of the body, or of every chunk. */
   models: unknown[];
@@ -128,6 +129,14 @@ function usageProblems(usage: unknown, where: string): { usage?: string; details
       : [`${where}.completion_tokens_details is ${show(usage.completion_tokens_details)}, not an object with an integer reasoning_tokens`]),
   ];
   return { usage: first(counts), details: first(details) };
+}
+
+/** Whether a usage counts something: one of its counts a number above zero. A usage of zeros, or of
+ * no counts, says nothing of the answer where another usage of the same stream does. */
+function countsSomething(usage: unknown): boolean {
+  if (!isObject(usage)) return false;
+  const { prompt_tokens: p, completion_tokens: c, total_tokens: t } = usage;
+  return (typeof p === 'number' && p > 0) || (typeof c === 'number' && c > 0) || (typeof t === 'number' && t > 0);
 }
 
 /** Statuses by which a server says it cannot serve now, not that the request was wrong (RFC 9110
@@ -270,30 +279,38 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
       if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
     }
-    if (chunk.usage !== null && chunk.usage !== undefined) usage = chunk.usage;
+    // The usage the stream gives first that counts something: a second one (a gateway's trailer of
+    // zeros, the counts again) is usage.stream-single's to report, and no rule reads it as the answer's.
+    if (chunk.usage !== null && chunk.usage !== undefined && (usage === undefined || !countsSomething(usage))) usage = chunk.usage;
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
     // By index, not entries(): no iterator and no pair a choice of every chunk.
     for (let position = 0; position < choices.length; position++) {
       const choice = choices[position];
-      if (!isObject(choice) || !isObject(choice.delta)) {
-        envelope.push(`event ${at}: a choice ${isObject(choice) ? 'has no delta object' : 'is not an object'}`);
+      if (!isObject(choice)) {
+        envelope.push(`event ${at}: a choice is not an object`);
         continue;
       }
-      const delta = choice.delta;
+      // A choice without a delta (a finishing chunk that sends only its finish_reason) is the chunk
+      // schema's to report; what it does give is read all the same.
+      const delta = isObject(choice.delta) ? choice.delta : undefined;
       if (!sound) {
+        if (delta === undefined) envelope.push(`event ${at}: a choice has no delta object`);
         if (!CHUNK_PARTS.index(choice.index).ok) index.push(`event ${at}: a choice's index is ${show(choice.index)}`);
-        if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
-        if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
-        if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
-          calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
+        if (delta !== undefined) {
+          if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
+          if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
+          if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
+            calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
+        }
       }
       // Read leniently (a malformed index is the chunk schema's to report): by its place otherwise.
       if ((sound || CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
+      if (delta === undefined) continue;
       if (!roleSeen) {
         roleSeen = true;
         if (delta.role !== 'assistant') role = `the first delta (event ${at}) has role ${show(delta.role)}, not "assistant"`;
       } else if (delta.role !== undefined && delta.role !== null && delta.role !== 'assistant') role ??= `event ${at}: a delta has role ${show(delta.role)}`;
-      if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
       if (typeof delta.content === 'string') text += delta.content;
       if (Array.isArray(delta.tool_calls)) toolCalls.add(at, delta.tool_calls);
     }
