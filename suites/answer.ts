@@ -666,10 +666,22 @@ export function onEachAnswer<T>(answers: readonly T[], whyNone: readonly (string
 
 /** How an answer to a request that must not be served reads. A refusal is a 4xx that says the
  * request was wrong; a missing route or model (404, 405), a redirect, a server error or a dropped
- * connection is no refusal, and neither is a 200 that opens a stream to carry an error. */
-export type Refusal = { kind: 'refused' } | { kind: 'served'; why: string } | { kind: 'neither'; why: string };
+ * connection is no refusal, and neither is a 200 that opens a stream to carry an error. `toldBy`: a
+ * refusal told with a 5xx, as `unservable` allows, described for a note. */
+export type Refusal = { kind: 'refused'; toldBy?: string } | { kind: 'served'; why: string } | { kind: 'neither'; why: string };
 
-export function refusalOf(ex: Exchange, opts: { notFoundRefuses?: boolean } = {}): Refusal {
+export interface RefusalOptions {
+  /** A 404 is a fitting refusal: the model is what is missing or unknown. */
+  notFoundRefuses?: boolean;
+  /** The document itself says the request cannot be served: incomplete (4.1 rule 1) or over a limit
+   * (section 8). Its MUST asks that it not be served and that an error say why; section 7 leaves the
+   * status open, so a 5xx whose body says why (errorSaysWhy) refuses it too, and the status is the
+   * convention's, judged by a should beside the must. A 5xx that says nothing, and a 503, which says
+   * the server is busy, refuse nothing. */
+  unservable?: boolean;
+}
+
+export function refusalOf(ex: Exchange, opts: RefusalOptions = {}): Refusal {
   const s = ex.status;
   if (s === undefined) return { kind: 'neither', why: `no answer: ${describe(ex)}` };
   if (is2xx(ex)) return { kind: 'served', why: `it was served (${describe(ex)})` };
@@ -677,7 +689,18 @@ export function refusalOf(ex: Exchange, opts: { notFoundRefuses?: boolean } = {}
   if ((s === 404 && !opts.notFoundRefuses) || s === 405) return { kind: 'neither', why: `status ${s} says the route${s === 404 ? ' or model' : ''} is missing, not that the request was refused` };
   if (s === 429) return { kind: 'neither', why: 'status 429 is a rate limit, not a refusal' };
   if (s >= 400 && s < 500) return { kind: 'refused' };
-  return { kind: 'neither', why: `status ${s} is a server error, not a refusal${errorText(ex)}` };
+  if (opts.unservable && s >= 500 && !BUSY.has(s) && errorSaysWhy(ex)) return { kind: 'refused', toldBy: `status ${s}, with an error that says why${errorText(ex)}` };
+  const said = opts.unservable && !BUSY.has(s) ? ', and no error body says why' : '';
+  return { kind: 'neither', why: `status ${s} is a server error, not a refusal${errorText(ex)}${said}` };
+}
+
+/** Whether an error answer says why, at the least the convention asks of it: a JSON object whose
+ * `error` is an object with a message that is not blank. Its other fields (type, param, code) and
+ * their types are errors.error-body's and stop.five-4xx's to judge, as conventions. */
+function errorSaysWhy(ex: Exchange): boolean {
+  const json = bodyJson(ex);
+  const error = json.ok && isObject(json.value) ? json.value.error : undefined;
+  return isObject(error) && typeof error.message === 'string' && error.message.trim() !== '';
 }
 
 const validError = validator('error');
