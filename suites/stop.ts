@@ -346,7 +346,8 @@ export const five4xx: CheckDef = {
   title: 'Five stop sequences are refused with a 4xx and a JSON error body',
   section: '8, 7',
   level: 'should',
-  audit: 'Reads the answer to the five sequences, streamed and not, once the four were served: a refusal with a 5xx (even one whose error says why, which holds stop.five-refused) or a plain-text body fails; shown by faults stop-five-500, stop-five-text-body and errors-incomplete-500-with-error.',
+  audit:
+    'Reads the answer to the five sequences, streamed and not, once the four were served: a refusal with a 5xx (even one whose error says why, which holds stop.five-refused) or a plain-text body fails; shown by faults stop-five-500, stop-five-text-body and errors-incomplete-500-with-error.',
   convention: 'The document leaves error statuses and bodies unshown (7); the convention is a 4xx with {"error": {"message": ...}}.',
   paths: STOPPING,
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).

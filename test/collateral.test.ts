@@ -100,7 +100,8 @@ describe('a finishing chunk whose choice has no delta (class 5)', () => {
       mock: withFault('stream-finish-without-delta'),
       target: ON_ONE_MODEL,
     });
-    for (const id of ['chat.finish-reason', 'chat.natural-stop', 'chat.length-only-at-cap', 'stream.one-finish-reason']) expect(results.get(id)!.outcome, `${id}: ${results.get(id)!.message}`).toBe('pass');
+    for (const id of ['chat.finish-reason', 'chat.natural-stop', 'chat.length-only-at-cap', 'stream.one-finish-reason'])
+      expect(results.get(id)!.outcome, `${id}: ${results.get(id)!.message}`).toBe('pass');
     const schema = results.get('stream.chunk-schema')!;
     expect([schema.outcome, schema.level]).toEqual(['fail', 'should']);
     expect(schema.message).toMatch(/must have required property 'delta'/);

@@ -27,7 +27,7 @@ export const COLLATERAL_FAULTS: Fault[] = [
     // asks (section 7 leaves the status open); the 500 is the convention's breach, at should.
     name: 'errors-incomplete-500-with-error',
     description:
-      "A request without model or messages, or with five stop sequences, is answered 500 with the upstream's error (\"Model is required\", \"'stop' may hold at most 4 sequences\"), as a gateway that retries an upstream 400 and gives up does",
+      'A request without model or messages, or with five stop sequences, is answered 500 with the upstream\'s error ("Model is required", "\'stop\' may hold at most 4 sequences"), as a gateway that retries an upstream 400 and gives up does',
     // parameters.out-of-range sends the same five sequences (one past the catalog's max_items) and
     // asks a 4xx of them by the same convention.
     fails: ['errors.missing-field-4xx', 'stop.five-4xx', 'parameters.out-of-range'],
