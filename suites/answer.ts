@@ -52,9 +52,10 @@ export interface Answer {
   /** The first choice's text: the message's content, or the content deltas joined. */
   content: string;
   toolCalls: ToolCallRead[];
-  /** The first choice's finish_reason: on a stream, the last non-null one. */
+  /** The first choice's finish_reason: on a stream, the last non-null one, whether or not its choice
+   * carries a delta. */
   finishReason: unknown;
-  /** The usage object: the body's, or the (last) usage chunk's. */
+  /** The usage object: the body's, or on a stream the first usage chunk's that counts something. */
   usage?: Record<string, unknown>;
   /** `model` and `created` of the body, or of every chunk. */
   models: unknown[];
@@ -129,6 +130,14 @@ function usageProblems(usage: unknown, where: string): { usage?: string; details
       : [`${where}.completion_tokens_details is ${show(usage.completion_tokens_details)}, not an object with an integer reasoning_tokens`]),
   ];
   return { usage: first(counts), details: first(details) };
+}
+
+/** Whether a usage counts something: one of its counts a number above zero. A usage of zeros, or of
+ * no counts, says nothing of the answer where another usage of the same stream does. */
+function countsSomething(usage: unknown): boolean {
+  if (!isObject(usage)) return false;
+  const { prompt_tokens: p, completion_tokens: c, total_tokens: t } = usage;
+  return (typeof p === 'number' && p > 0) || (typeof c === 'number' && c > 0) || (typeof t === 'number' && t > 0);
 }
 
 /** Statuses by which a server says it cannot serve now, not that the request was wrong (RFC 9110
@@ -271,30 +280,38 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
       if (!Array.isArray(chunk.choices)) envelope.push(`event ${at}: choices is ${show(chunk.choices)}, not an array`);
       if (!CHUNK_PARTS.object(chunk.object).ok) object.push(`event ${at}: object is ${show(chunk.object)}, not "chat.completion.chunk"`);
     }
-    if (chunk.usage !== null && chunk.usage !== undefined) usage = chunk.usage;
+    // The usage the stream gives first that counts something: a second one (a gateway's trailer of
+    // zeros, the counts again) is usage.stream-single's to report, and no rule reads it as the answer's.
+    if (chunk.usage !== null && chunk.usage !== undefined && (usage === undefined || !countsSomething(usage))) usage = chunk.usage;
     const choices: unknown[] = Array.isArray(chunk.choices) ? chunk.choices : [];
     // By index, not entries(): no iterator and no pair a choice of every chunk.
     for (let position = 0; position < choices.length; position++) {
       const choice = choices[position];
-      if (!isObject(choice) || !isObject(choice.delta)) {
-        envelope.push(`event ${at}: a choice ${isObject(choice) ? 'has no delta object' : 'is not an object'}`);
+      if (!isObject(choice)) {
+        envelope.push(`event ${at}: a choice is not an object`);
         continue;
       }
-      const delta = choice.delta;
+      // A choice without a delta (a finishing chunk that sends only its finish_reason) is the chunk
+      // schema's to report; what it does give is read all the same.
+      const delta = isObject(choice.delta) ? choice.delta : undefined;
       if (!sound) {
+        if (delta === undefined) envelope.push(`event ${at}: a choice has no delta object`);
         if (!CHUNK_PARTS.index(choice.index).ok) index.push(`event ${at}: a choice's index is ${show(choice.index)}`);
-        if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
-        if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
-        if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
-          calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
+        if (delta !== undefined) {
+          if (!CHUNK_PARTS.content(delta.content).ok) content.push(`event ${at}: delta.content is ${show(delta.content)}, not a string or null`);
+          if (!CHUNK_PARTS.refusal(delta.refusal).ok) content.push(`event ${at}: delta.refusal is ${show(delta.refusal)}, not a string or null`);
+          if (!CHUNK_PARTS.toolCalls(delta.tool_calls).ok)
+            calls.push(`event ${at}: delta.tool_calls is not a list of tool-call deltas, each with an integer index and a function object: ${show(delta.tool_calls)}`);
+        }
       }
       // Read leniently (a malformed index is the chunk schema's to report): by its place otherwise.
       if ((sound || CHUNK_PARTS.index(choice.index).ok ? choice.index : position) !== 0) continue;
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
+      if (delta === undefined) continue;
       if (!roleSeen) {
         roleSeen = true;
         if (delta.role !== 'assistant') role = `the first delta (event ${at}) has role ${show(delta.role)}, not "assistant"`;
       } else if (delta.role !== undefined && delta.role !== null && delta.role !== 'assistant') role ??= `event ${at}: a delta has role ${show(delta.role)}`;
-      if (choice.finish_reason !== null && choice.finish_reason !== undefined) reasons.push((finishReason = choice.finish_reason));
       if (typeof delta.content === 'string') text += delta.content;
       if (Array.isArray(delta.tool_calls)) toolCalls.add(at, delta.tool_calls);
     }
@@ -601,10 +618,22 @@ export function onEachAnswer<T>(answers: readonly T[], whyNone: readonly (string
 
 /** How an answer to a request that must not be served reads. A refusal is a 4xx that says the
  * request was wrong; a missing route or model (404, 405), a redirect, a server error or a dropped
- * connection is no refusal, and neither is a 200 that opens a stream to carry an error. */
-export type Refusal = { kind: 'refused' } | { kind: 'served'; why: string } | { kind: 'neither'; why: string };
+ * connection is no refusal, and neither is a 200 that opens a stream to carry an error. `toldBy`: a
+ * refusal told with a 5xx, as `unservable` allows, described for a note. */
+export type Refusal = { kind: 'refused'; toldBy?: string } | { kind: 'served'; why: string } | { kind: 'neither'; why: string };
 
-export function refusalOf(ex: Exchange, opts: { notFoundRefuses?: boolean } = {}): Refusal {
+export interface RefusalOptions {
+  /** A 404 is a fitting refusal: the model is what is missing or unknown. */
+  notFoundRefuses?: boolean;
+  /** The document itself says the request cannot be served: incomplete (4.1 rule 1) or over a limit
+   * (section 8). Its MUST asks that it not be served and that an error say why; section 7 leaves the
+   * status open, so a 5xx whose body says why (errorSaysWhy) refuses it too, and the status is the
+   * convention's, judged by a should beside the must. A 5xx that says nothing, and a 503, which says
+   * the server is busy, refuse nothing. */
+  unservable?: boolean;
+}
+
+export function refusalOf(ex: Exchange, opts: RefusalOptions = {}): Refusal {
   const s = ex.status;
   if (s === undefined) return { kind: 'neither', why: `no answer: ${describe(ex)}` };
   if (is2xx(ex)) return { kind: 'served', why: `it was served (${describe(ex)})` };
@@ -612,7 +641,18 @@ export function refusalOf(ex: Exchange, opts: { notFoundRefuses?: boolean } = {}
   if ((s === 404 && !opts.notFoundRefuses) || s === 405) return { kind: 'neither', why: `status ${s} says the route${s === 404 ? ' or model' : ''} is missing, not that the request was refused` };
   if (s === 429) return { kind: 'neither', why: 'status 429 is a rate limit, not a refusal' };
   if (s >= 400 && s < 500) return { kind: 'refused' };
-  return { kind: 'neither', why: `status ${s} is a server error, not a refusal${errorText(ex)}` };
+  if (opts.unservable && s >= 500 && !BUSY.has(s) && errorSaysWhy(ex)) return { kind: 'refused', toldBy: `status ${s}, with an error that says why${errorText(ex)}` };
+  const said = opts.unservable && !BUSY.has(s) ? ', and no error body says why' : '';
+  return { kind: 'neither', why: `status ${s} is a server error, not a refusal${errorText(ex)}${said}` };
+}
+
+/** Whether an error answer says why, at the least the convention asks of it: a JSON object whose
+ * `error` is an object with a message that is not blank. Its other fields (type, param, code) and
+ * their types are errors.error-body's and stop.five-4xx's to judge, as conventions. */
+function errorSaysWhy(ex: Exchange): boolean {
+  const json = bodyJson(ex);
+  const error = json.ok && isObject(json.value) ? json.value.error : undefined;
+  return isObject(error) && typeof error.message === 'string' && error.message.trim() !== '';
 }
 
 const validError = validator('error');

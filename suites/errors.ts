@@ -65,8 +65,8 @@ const CASES = {
 
 /** The audit line of a check of faulty requests: each is the control ("Say OK.", served on the same
  * path) with one thing broken, so only that thing can be what a refusal refuses. */
-const auditOf = (cases: Case[], faults: string[]) =>
-  `Sends the valid "Say OK." request of each path (served first), streamed and not, with one thing broken (${cases.map((c) => c.what).join('; ')}): ${cases.map((c) => c.lax).join('; ')}; ${shownBy(faults)}.`;
+const auditOf = (cases: Case[], faults: string[], also?: string) =>
+  `Sends the valid "Say OK." request of each path (served first), streamed and not, with one thing broken (${cases.map((c) => c.what).join('; ')}): ${cases.map((c) => c.lax).join('; ')}${also ? `; ${also}` : ''}; ${shownBy(faults)}.`;
 
 /** The answer to a faulty request on a path, or why it proves nothing here: a valid request to the
  * same route, on the same path, must be served first (a key or URL refused everywhere answers 4xx
@@ -88,7 +88,7 @@ async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?:
   return { ex };
 }
 
-const refusal = (c: Case, ex: Exchange): Refusal => refusalOf(ex, { notFoundRefuses: c.aboutModel });
+const refusal = (c: Case, ex: Exchange, unservable?: boolean): Refusal => refusalOf(ex, { notFoundRefuses: c.aboutModel, unservable });
 
 /** Why a served answer is a fault: a stream opened to carry an error is still a request served. */
 function served(ex: Exchange): string {
@@ -96,20 +96,22 @@ function served(ex: Exchange): string {
   return errorEvent ? `it was answered ${describe(ex)} with a stream that carries an error event, instead of an HTTP error` : `it was served (${describe(ex)})`;
 }
 
-/** The request is not served: it gets an error answer (a refusal, not a server error or a cut). */
+/** The request is not served: it gets an error answer that says why (a refusal; a 5xx whose error
+ * says why, the request being incomplete by the document; not a 5xx that says nothing, nor a cut).
+ * The status is errors.missing-field-4xx's, a convention. */
 function refusedCheck(id: string, c: Case, title: string, faults: string[]): CheckDef {
   return {
     id,
     title,
     section: '4.1',
     level: 'must',
-    audit: auditOf([c], faults),
+    audit: auditOf([c], faults, 'a 5xx is the error only where its body says why (an error object with a message), its status judged by errors.missing-field-4xx; one that says nothing is none'),
     paths: BOTH_WAYS,
     async run(ctx, path) {
       const { ex, blocked } = await answer(ctx, c, path);
       if (!ex) return blocked!;
-      const r = refusal(c, ex);
-      if (r.kind === 'refused') return pass();
+      const r = refusal(c, ex, true);
+      if (r.kind === 'refused') return pass(r.toldBy ? [`${c.what} was refused with ${r.toldBy}: its status is errors.missing-field-4xx's to judge`] : undefined);
       return fail(`${c.what} got no error answer: ${r.kind === 'served' ? served(ex) : r.why}; the request is incomplete without it`);
     },
   };
@@ -121,12 +123,12 @@ const client4xx = (c: Case, ex: Exchange): Verdict => {
 };
 
 /** The request gets a 4xx: the client's fault, told as such. */
-function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title' | 'section' | 'convention'>, faults: string[]): CheckDef {
+function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title' | 'section' | 'convention'>, faults: string[], also?: string): CheckDef {
   return {
     id,
     level: 'should',
     ...meta,
-    audit: auditOf(cases, faults),
+    audit: auditOf(cases, faults, also),
     paths: BOTH_WAYS,
     async run(ctx, path) {
       const verdicts = await Promise.all(
@@ -143,6 +145,7 @@ function clientErrorCheck(id: string, cases: Case[], meta: Pick<ApiCheck, 'title
 export const missingModel = refusedCheck('errors.missing-model', CASES.missingModel, 'A request without model is not served: it answers an error', [
   'errors-missing-model-200',
   'errors-streamed-error-event',
+  'errors-missing-field-500',
 ]);
 export const missingMessages = refusedCheck('errors.missing-messages', CASES.missingMessages, 'A request without messages is not served: it answers an error', [
   'errors-missing-messages-served',
@@ -157,7 +160,8 @@ export const missingField4xx = clientErrorCheck(
     section: '4.1, 7',
     convention: "Section 7 does not show the status codes; an incomplete request is the client's error, 4xx (400) by convention.",
   },
-  ['errors-missing-field-500', 'errors-missing-model-200'],
+  ['errors-missing-field-500', 'errors-missing-model-200', 'errors-incomplete-500-with-error'],
+  'a server that refuses them with a 5xx fails, even where its error says why (which holds errors.missing-model and errors.missing-messages)',
 );
 
 export const invalidJson = clientErrorCheck(

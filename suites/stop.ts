@@ -328,13 +328,16 @@ export const fiveRefused: CheckDef = {
   section: '8',
   level: 'must',
   audit:
-    'Sends the array of four, then the same array with a fifth filler, streamed and not: a server that drops the fifth or ignores the limit serves the five where it must refuse them, and a 404 or a 5xx is no refusal; where the answer does not reproduce, the arrays are fillers alone, for a refusal does not depend on where a sequence cuts; shown by faults stop-five-accepted, stop-five-404, stop-five-500 and stop-five-accepted-answer-varies.',
+    'Sends the array of four, then the same array with a fifth filler, streamed and not: a server that drops the fifth or ignores the limit serves the five where it must refuse them, and a 404, or a 5xx whose body gives no error that says why, is no refusal (a 5xx that says why refuses them, its status judged by stop.five-4xx); where the answer does not reproduce, the arrays are fillers alone, for a refusal does not depend on where a sequence cuts; shown by faults stop-five-accepted, stop-five-404, stop-five-500 and stop-five-accepted-answer-varies.',
   paths: STOPPING,
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
   reads: [],
   run: onFive((ex) => {
-    const r = refusalOf(ex);
-    return r.kind === 'refused' ? pass() : fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
+    // Over the limit of section 8 by the document itself: a 5xx whose error says why refuses it too,
+    // its status stop.five-4xx's to judge.
+    const r = refusalOf(ex, { unservable: true });
+    if (r.kind === 'refused') return pass(r.toldBy ? [`five stop sequences were refused with ${r.toldBy}: its status is stop.five-4xx's to judge`] : undefined);
+    return fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
   }),
 };
 
@@ -343,7 +346,8 @@ export const five4xx: CheckDef = {
   title: 'Five stop sequences are refused with a 4xx and a JSON error body',
   section: '8, 7',
   level: 'should',
-  audit: 'Reads the answer to the five sequences, streamed and not, once the four were served: a refusal with a 5xx or a plain-text body fails; shown by faults stop-five-500 and stop-five-text-body.',
+  audit:
+    'Reads the answer to the five sequences, streamed and not, once the four were served: a refusal with a 5xx (even one whose error says why, which holds stop.five-refused) or a plain-text body fails; shown by faults stop-five-500, stop-five-text-body and errors-incomplete-500-with-error.',
   convention: 'The document leaves error statuses and bodies unshown (7); the convention is a 4xx with {"error": {"message": ...}}.',
   paths: STOPPING,
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).

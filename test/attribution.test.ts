@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createMock } from '../mock/core/handle.js';
 import { FAULTS, faultNamed } from '../mock/core/faults/index.js';
 import { ENGINE_FAULTS } from '../mock/core/faults/engines.js';
+import { COLLATERAL_FAULTS } from '../mock/core/faults/collateral.js';
 import { OWNERS, PARTS, type Way } from '../suites/answer.js';
 import { CHECKS } from '../suites/index.js';
 import { runAgainstMock } from './support/run.js';
@@ -56,6 +57,14 @@ describe('attribution', () => {
   it.concurrent.each(ENGINE_FAULTS.map((f) => [f.name, f] as const))('%s leaves no MUST check not-tested, as the correct mock leaves none', async (_name, fault) => {
     const bent = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
     expect([...bent.values()].filter((r) => r.level === 'must' && r.outcome === 'not-tested').map((r) => `${r.id}: ${r.message}`)).toEqual([]);
+  });
+
+  // Issue 42: each was a MUST failed on a real server by a convention broken beside it. Under each
+  // fault, no MUST check fails or is left not-tested but those the fault declares.
+  it.concurrent.each(COLLATERAL_FAULTS.map((f) => [f.name, f] as const))('%s fails no MUST and leaves none not-tested beyond what it declares', async (_name, fault) => {
+    const bent = await runAgainstMock(CHECKS, { mock: createMock(undefined, { faults: [fault] }) });
+    const collateral = [...bent.values()].filter((r) => r.level === 'must' && (r.outcome === 'fail' || r.outcome === 'not-tested') && !fault.fails.includes(r.id));
+    expect(collateral.map((r) => `${r.id}: ${r.outcome}: ${r.message}`)).toEqual([]);
   });
 
   it('a shape defect hides no auth hole and no accepted five stops: all three are reported', async () => {

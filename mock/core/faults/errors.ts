@@ -27,6 +27,8 @@ const statusOf =
   (when: (req: MockRequest, ctx: FaultContext) => boolean, status: number): NonNullable<Fault['reply']> =>
   (r, req, ctx) =>
     when(req, ctx) && chatError(r, req, ctx) ? withStatus(r, status) : r;
+/** What a server that crashes answers: a 500 whose body says nothing of the request. */
+const CRASH: MockReply = { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' };
 const without = (field: string) => (req: MockRequest, ctx: FaultContext) => lacks(req, ctx, field);
 
 const BASE: Fault[] = [
@@ -43,10 +45,12 @@ const BASE: Fault[] = [
     request: (req, ctx) => (lacks(req, ctx, 'messages') ? withRequestJson(req, (b) => void (b.messages = [{ role: 'user', content: 'Hi' }])) : req),
   },
   {
+    // A 500 that says why is a refusal of an incomplete request, told with the wrong status
+    // (errors-incomplete-500-with-error); one that says nothing is no refusal at all.
     name: 'errors-missing-field-500',
-    description: 'A request without model answers 500 instead of a 4xx',
-    fails: ['errors.missing-model', 'errors.missing-field-4xx'],
-    reply: statusOf(without('model'), 500),
+    description: 'A request without model answers 500 with a plain-text body, "Internal Server Error", as a server that crashes on it does, instead of a 4xx error',
+    fails: ['errors.missing-model', 'errors.missing-field-4xx', 'errors.error-body'],
+    reply: (r, req, ctx) => (lacks(req, ctx, 'model') && chatError(r, req, ctx) ? CRASH : r),
   },
   {
     name: 'errors-invalid-json-500',

@@ -5,6 +5,7 @@ import { nearest } from '../../../schemas/nearest.js';
 import { AUTH_FAULTS } from './auth.js';
 import { CATALOG_FAULTS } from './catalog.js';
 import { CHAT_FAULTS } from './chat.js';
+import { COLLATERAL_FAULTS } from './collateral.js';
 import { EDGE_FAULTS } from './edges.js';
 import { ENGINE_FAULTS } from './engines.js';
 import { ERRORS_FAULTS } from './errors.js';
@@ -44,6 +45,7 @@ export const FAULTS: readonly Fault[] = [
   ...VERDICT_FAULTS,
   ...EDGE_FAULTS,
   ...REFUSAL_FAULTS,
+  ...COLLATERAL_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
   ...LOAD_FAULTS,

@@ -77,10 +77,12 @@ const BASE: Fault[] = [
     request: (req) => (five(req) ? withRequestJson(req, (b) => void (b.stop = (b.stop as string[]).slice(0, 4))) : req),
   },
   {
+    // A 500 that says why is a refusal told with the wrong status (errors-incomplete-500-with-error);
+    // one that says nothing is no refusal at all.
     name: 'stop-five-500',
-    description: 'Five stop sequences are refused with a 500 instead of a 4xx',
+    description: 'Five stop sequences are answered 500 with a plain-text body, "Internal Server Error", as a server that crashes on them does, instead of a 4xx error',
     fails: ['stop.five-refused', 'stop.five-4xx', 'parameters.out-of-range'],
-    reply: (r, req) => (five(req) ? errorReply(500, 'too many stop sequences', 'server_error') : r),
+    reply: (r, req) => (five(req) ? { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' } : r),
   },
   {
     name: 'stop-five-text-body',
