@@ -171,8 +171,8 @@ export async function ask(ctx: CheckContext, path: ApiPath, body: ChatBody, labe
  * as `ask` asks. */
 export async function serve(ctx: CheckContext, body: ChatBody, label: string, { auth, tries }: AskOptions = {}): Promise<Exchange> {
   const ex = await chat(ctx, body, { label, auth });
-  // Only a refusal with the primary key is located: another key's is the auth suite's point.
-  if (served(ex) || (auth !== undefined && auth !== 'primary')) return ex;
+  // A key refused (401, 403) is no refusal of a field: the auth suite's point, never asked again.
+  if (served(ex)) return ex;
   const found = await locate(ctx, ex, auth);
   if (!found) return ex;
   if (!found.fields.every((f) => leaveOut(f.field, f.value, ctx.check, tries))) return ex;

@@ -148,7 +148,9 @@ export const streamAbsent: CheckDef = {
       const found = usageChunks(s);
       return found.length ? fail(`include_usage was not set, yet ${found.length} chunk(s) carry a usage; the first, event ${found[0].at}: ${show(found[0].usage)}`) : pass();
     },
-    null,
+    // The basic conversation streamed, which chat.role.user owns being served (with include_usage or
+    // without); its events are stream.events'.
+    BASIC_OWNERS,
   ),
 };
 

@@ -94,11 +94,19 @@ describe('refusals located by asking again', () => {
     expect(owner.paths!.filter((p) => p.outcome === 'fail').map((p) => p.label)).toEqual(['mock-reason-1, temperature']);
   });
 
-  it('a model the list names and chat answers 404 is models.ids-usable\'s; the rules run on a model of its kind, and the report says so', async () => {
-    const results = await runAgainstMock(CHECKS.filter((c) => ['models.ids-usable', 'chat.max-tokens', 'chat.response-shape'].includes(c.id)), {
-      mock: createMock(undefined, { faults: [faultNamed('models-tagged-id-not-found')] }),
-    });
-    expect(results.get('models.ids-usable')!.paths!.filter((p) => p.outcome === 'fail').map((p) => p.label)).toEqual(['mock-chat-1:latest']);
+  it("a model the list names and chat answers 404 is models.ids-usable's; the rules run on a model of its kind, and the report says so", async () => {
+    const results = await runAgainstMock(
+      CHECKS.filter((c) => ['models.ids-usable', 'chat.max-tokens', 'chat.response-shape'].includes(c.id)),
+      {
+        mock: createMock(undefined, { faults: [faultNamed('models-tagged-id-not-found')] }),
+      },
+    );
+    expect(
+      results
+        .get('models.ids-usable')!
+        .paths!.filter((p) => p.outcome === 'fail')
+        .map((p) => p.label),
+    ).toEqual(['mock-chat-1:latest']);
     for (const id of ['chat.max-tokens', 'chat.response-shape']) {
       const r = results.get(id)!;
       expect(r.outcome, r.message).toBe('pass');

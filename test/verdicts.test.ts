@@ -11,7 +11,7 @@ import { renderJunit } from '../report/junit.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { renderPretty } from '../report/pretty.js';
 import { validator } from '../schemas/index.js';
-import { costOf, toBeRefused } from '../suites/cost.js';
+import { costOf, toBeRefused, askedAgain } from '../suites/cost.js';
 
 const CHECKS = ['chat.role.user', 'chat.usage', 'chat.usage-total', 'chat.max-tokens', 'chat.length-only-at-cap', 'chat.served-when-valid'];
 
@@ -82,13 +82,25 @@ describe('a request the server could not serve', () => {
 });
 
 describe('the cost of a run', () => {
-  it('sums the max_tokens of the chat requests a server owes an answer, counts those with none, and those sent to be refused apart', () => {
+  it('sums the max_tokens of the chat requests a server owes an answer, counts those with none, those sent to be refused apart, and those asked again to locate a refusal', () => {
     const post = (body: unknown) => ({ method: 'POST' as const, url: 'http://x/v1/chat/completions', headers: {}, body: JSON.stringify(body) });
     const models = { method: 'GET' as const, url: 'http://x/v1/models', headers: {} };
-    expect(costOf([post({ max_tokens: 16 }), post({ max_tokens: 64 }), post({}), models, post('not json'), toBeRefused(post({ max_tokens: 2 ** 32 })), toBeRefused(post({}))])).toEqual({
-      maxTokens: 80,
+    expect(
+      costOf([
+        post({ max_tokens: 16 }),
+        post({ max_tokens: 64 }),
+        post({}),
+        models,
+        post('not json'),
+        toBeRefused(post({ max_tokens: 2 ** 32 })),
+        toBeRefused(post({})),
+        askedAgain(post({ max_tokens: 8 })),
+      ]),
+    ).toEqual({
+      maxTokens: 88,
       uncapped: 1,
       refused: 2,
+      askedAgain: 1,
     });
   });
 });
