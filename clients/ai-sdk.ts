@@ -71,7 +71,17 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'completion',
       does: 'generateText(): text, finishReason, usage',
-      rests: ['chat.role.user', 'chat.served-when-valid', 'chat.response-shape', 'chat.assistant-role', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-details'],
+      rests: [
+        'chat.max-tokens',
+        'chat.role.user',
+        'chat.served-when-valid',
+        'chat.response-shape',
+        'chat.assistant-role',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'chat.usage',
+        'chat.usage-details',
+      ],
       async run(sdk, ctx) {
         const r = await withRoom(CAPS.completion, (maxOutputTokens) => sdk.ai.generateText({ model: modelOf(sdk, ctx), prompt: PROMPTS.count, maxOutputTokens, ...settings(ctx) }), cutOf);
         return failIfAny(answered(r, 'the answer'));
@@ -80,7 +90,7 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'stream',
       does: 'streamText() with includeUsage: textStream joined, then its text, finishReason and usage promises',
-      rests: ['chat.role.user', 'stream.events', 'stream.complete', 'stream.chunk-json', 'chat.finish-reason', 'chat.natural-stop', 'usage.stream-present'],
+      rests: ['chat.max-tokens', 'chat.role.user', 'stream.events', 'stream.complete', 'stream.chunk-json', 'chat.finish-reason', 'chat.natural-stop', 'usage.stream-present'],
       async run(sdk, ctx) {
         const errors: unknown[] = [];
         let pieces: string[] = [];
@@ -104,6 +114,7 @@ export const AI_SDK: Client<Sdk> = {
       name: 'tools',
       does: 'generateText() with a tool and its execute, stopWhen: stepCountIs(2): the call, then the answer',
       rests: [
+        'chat.max-tokens',
         'tools.call-valid',
         'tools.result-answered',
         'chat.role.tool',
@@ -138,7 +149,7 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'structured',
       does: 'generateObject() with a zod schema: object',
-      rests: ['structured.json-schema', 'chat.response-shape', 'chat.assistant-role', 'chat.length-only-at-cap', 'chat.natural-stop', 'chat.usage', 'chat.usage-details'],
+      rests: ['chat.max-tokens', 'structured.json-schema', 'chat.response-shape', 'chat.assistant-role', 'chat.length-only-at-cap', 'chat.natural-stop', 'chat.usage', 'chat.usage-details'],
       async run(sdk, ctx) {
         const Person = personSchema(sdk.z);
         const ask = async (maxOutputTokens: number) => {
@@ -164,6 +175,7 @@ export const AI_SDK: Client<Sdk> = {
       name: 'stop',
       does: 'generateText() with stopSequences: the text ends before the sequence, finishReason "stop"',
       rests: [
+        'chat.max-tokens',
         'stop.array',
         'stop.ends-generation',
         'stop.finish-reason',
@@ -219,7 +231,7 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'abort',
       does: "streamText() with an abortSignal, aborted at the first text delta: fullStream ends with an 'abort' part",
-      rests: ['usage.stream-present'],
+      rests: ['chat.max-tokens', 'usage.stream-present'],
       async run(sdk, ctx) {
         const controller = new AbortController();
         const errors: unknown[] = [];
@@ -253,7 +265,7 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'retry',
       does: `a 429 with Retry-After (retry-after-ms ${RETRY_AFTER_MS}): generateText() with maxRetries 2 waits and sends it again`,
-      rests: ['chat.role.user', 'chat.served-when-valid', 'chat.response-shape', 'chat.assistant-role', 'chat.usage', 'chat.usage-details'],
+      rests: ['chat.max-tokens', 'chat.role.user', 'chat.served-when-valid', 'chat.response-shape', 'chat.assistant-role', 'chat.usage', 'chat.usage-details'],
       async run(sdk, ctx) {
         ctx.busyOnce(RETRY_AFTER_MS);
         const r = await sdk.ai.generateText({ model: modelOf(sdk, ctx), prompt: PROMPTS.count, maxOutputTokens: CAPS.completion, ...settings(ctx, 2) });

@@ -52,7 +52,8 @@ export interface Flow<Sdk> {
   does: string;
   /** The checks it rests on: the rules whose breach breaks it. Measured by the fault sweep
    * (test/clients/sweep.test.ts), which fails where a fault breaks the flow and none of these, or
-   * breaks one of these and not the flow. */
+   * breaks one of these and not the flow. A flow that sends max_tokens rests on chat.max-tokens: a
+   * model that refuses the field breaks it (fault reasoning-max-tokens-refused). */
   rests: readonly string[];
   /** Runs once, not per model (the model list). */
   once?: boolean;

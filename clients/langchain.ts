@@ -86,7 +86,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'completion',
       does: 'invoke(): content, response_metadata.finish_reason, usage_metadata',
-      rests: ['chat.role.user', 'chat.stream-false', 'chat.served-when-valid', 'chat.assistant-role', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
+      rests: ['chat.max-tokens', 'chat.role.user', 'chat.stream-false', 'chat.served-when-valid', 'chat.assistant-role', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
       async run(sdk, ctx) {
         const m = await withRoom(CAPS.completion, (cap) => chatOf(sdk, ctx, cap).invoke(PROMPTS.count), cutOf);
         return failIfAny(answered(m, 'the answer'));
@@ -96,6 +96,7 @@ export const LANGCHAIN: Client<Sdk> = {
       name: 'stream',
       does: '.stream() with streamUsage: the chunks concatenated, with usage_metadata and finish_reason',
       rests: [
+        'chat.max-tokens',
         'chat.role.user',
         'stream.events',
         'stream.complete',
@@ -133,6 +134,7 @@ export const LANGCHAIN: Client<Sdk> = {
       name: 'tools',
       does: 'bindTools([tool]) and invoke(): tool_calls; the ToolMessage tool.invoke(call) makes, sent back; the answer',
       rests: [
+        'chat.max-tokens',
         'tools.call-valid',
         'tools.result-answered',
         'chat.role.tool',
@@ -163,7 +165,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'structured',
       does: 'withStructuredOutput(zod schema, { includeRaw: true }).invoke(): parsed',
-      rests: ['structured.json-schema', 'chat.natural-stop', 'chat.stream-false'],
+      rests: ['chat.max-tokens', 'structured.json-schema', 'chat.natural-stop', 'chat.stream-false'],
       async run(sdk, ctx) {
         const Person = personSchema(sdk.z);
         const r = await withRoom(
@@ -181,7 +183,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'stop',
       does: 'invoke() with stop: the content ends before the sequence, finish_reason "stop"',
-      rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.length-only-at-cap', 'chat.stream-false'],
+      rests: ['chat.max-tokens', 'stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.length-only-at-cap', 'chat.stream-false'],
       async run(sdk, ctx) {
         const m = await withRoom(CAPS.stop, (cap) => chatOf(sdk, ctx, cap).invoke(PROMPTS.repeat, { stop: [STOP_WORD] }), cutOf);
         const { want, wrong } = expectations();
@@ -225,7 +227,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'abort',
       does: '.stream() with a signal, aborted at the first chunk with content: the loop throws AbortError',
-      rests: ['usage.stream-present', 'stream.chunk-schema'],
+      rests: ['chat.max-tokens', 'usage.stream-present', 'stream.chunk-schema'],
       async run(sdk, ctx) {
         const controller = new AbortController();
         const grace = abortGrace(ctx);
@@ -249,7 +251,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'retry',
       does: `a 429 with Retry-After (${RETRY_AFTER_MS} ms): ChatOpenAI with maxRetries 2 retries it (its own AsyncCaller)`,
-      rests: ['chat.role.user', 'chat.served-when-valid', 'chat.stream-false'],
+      rests: ['chat.max-tokens', 'chat.role.user', 'chat.served-when-valid', 'chat.stream-false'],
       async run(sdk, ctx) {
         ctx.busyOnce(RETRY_AFTER_MS);
         const m = await chatOf(sdk, ctx, CAPS.completion, { maxRetries: 2 }).invoke(PROMPTS.count);

@@ -77,7 +77,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'completion',
       does: 'chat.completions.create(): choices[0].message.content, finish_reason, usage',
-      rests: ['chat.role.user', 'chat.served-when-valid', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
+      rests: ['chat.max-tokens', 'chat.role.user', 'chat.served-when-valid', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const r = await withRoom(CAPS.completion, (max_tokens) => c.chat.completions.create({ model: ctx.model, messages: user(PROMPTS.count), max_tokens }), cutOf);
@@ -88,6 +88,7 @@ export const OPENAI: Client<Sdk> = {
       name: 'stream',
       does: "chat.completions.stream() with include_usage, its 'content' events, finalChatCompletion()",
       rests: [
+        'chat.max-tokens',
         'chat.role.user',
         'stream.events',
         'stream.complete',
@@ -121,7 +122,18 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'tools',
       does: 'chat.completions.create() with tools, message.tool_calls, the tool message sent back, the answer',
-      rests: ['tools.call-valid', 'tools.result-answered', 'chat.role.tool', 'chat.assistant-role', 'chat.content', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
+      rests: [
+        'chat.max-tokens',
+        'tools.call-valid',
+        'tools.result-answered',
+        'chat.role.tool',
+        'chat.assistant-role',
+        'chat.content',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'chat.usage',
+        'chat.usage-total',
+      ],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: WEATHER_DESCRIPTION, parameters: WEATHER_PARAMETERS as unknown as Record<string, unknown> } }];
@@ -150,7 +162,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'structured',
       does: 'chat.completions.parse() with zodResponseFormat(Person): choices[0].message.parsed',
-      rests: ['structured.json-schema', 'chat.natural-stop'],
+      rests: ['chat.max-tokens', 'structured.json-schema', 'chat.natural-stop'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const Person = personSchema(sdk.z);
@@ -177,7 +189,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'stop',
       does: 'chat.completions.create() with stop: the text ends before the sequence, finish_reason "stop"',
-      rests: ['stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.length-only-at-cap'],
+      rests: ['chat.max-tokens', 'stop.array', 'stop.ends-generation', 'stop.finish-reason', 'stop.not-in-content', 'chat.length-only-at-cap'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const r = await withRoom(CAPS.stop, (max_tokens) => c.chat.completions.create({ model: ctx.model, messages: user(PROMPTS.repeat), stop: [STOP_WORD], max_tokens }), cutOf);
@@ -225,7 +237,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'abort',
       does: "chat.completions.stream(), stream.abort() at the first 'content' event: finalChatCompletion() rejects with APIUserAbortError",
-      rests: ['stream.first-delta-role', 'chat.served-when-valid'],
+      rests: ['chat.max-tokens', 'stream.first-delta-role', 'chat.served-when-valid'],
       async run(sdk, ctx) {
         const s = clientOf(sdk, ctx).chat.completions.stream({ model: ctx.model, messages: user(PROMPTS.essay), max_tokens: CAPS.abort });
         let abortedAt: number | undefined;
@@ -247,7 +259,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'retry',
       does: `a 429 with Retry-After (retry-after-ms ${RETRY_AFTER_MS}): the client (maxRetries 2) waits and sends it again`,
-      rests: ['chat.role.user', 'chat.served-when-valid'],
+      rests: ['chat.max-tokens', 'chat.role.user', 'chat.served-when-valid'],
       async run(sdk, ctx) {
         ctx.busyOnce(RETRY_AFTER_MS);
         const r = await clientOf(sdk, ctx, { maxRetries: 2 }).chat.completions.create({ model: ctx.model, messages: user(PROMPTS.count), max_tokens: CAPS.completion });

@@ -395,7 +395,7 @@ export function locatedVerdict(ex: Exchange, check: string | undefined, what: st
   const own = found.own.find((f) => f.owed);
   if (own) return fail(`${what} got no answer: ${own.why}`);
   const other = found.others.find((f) => f.owed);
-  if (other) return notTested(`${what} got no answer, for a field its rule is not about: ${other.why}; see ${other.owner}`, other.owner, `${ex.label}: ${other.why}`);
+  if (other) return notTested(`${what} got no answer: ${other.why}; see ${other.owner}`, other.owner, `${ex.label}: ${other.why}`);
   const any = [...found.own, ...found.others][0];
   return notTested(`${what} got no answer: ${any.why}, and the catalog does not declare it for the model; 4.1 leaves unsupported parameters open`);
 }

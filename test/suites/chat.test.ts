@@ -151,7 +151,7 @@ describe('chat suite', () => {
     expect(r.message).toContain('no model under test declares tools');
   });
 
-  it('without a catalog, a model that refuses tools with a JSON error leaves chat.role.tool not-tested; with tools declared, the refusal fails it', async () => {
+  it('without a catalog, a model that refuses tools with a JSON error leaves chat.role.tool not-tested; with tools declared, the refusal fails the owner of tools, which blocks it', async () => {
     const refuseTools = (catalogToo: boolean) =>
       rewrittenMock((req, reply) => {
         if (isCatalog(req) && !catalogToo) return errorReply(404, 'no catalog', 'not_found');
@@ -159,9 +159,13 @@ describe('chat suite', () => {
       });
     const undeclared = await outcomeOf('chat.role.tool', refuseTools(false));
     expect(undeclared.outcome, undeclared.message).toBe('not-tested');
-    expect(undeclared.message).toContain('the model refuses tools (tools are not supported by this model)');
-    const declared = await outcomeOf('chat.role.tool', refuseTools(true));
-    expect(declared.outcome, declared.message).toBe('fail');
+    expect(undeclared.message).toContain('tools was refused (status 400 (tools are not supported by this model)), and the same request without it was served, and the catalog does not declare it');
+    const declared = await runAgainstMock(
+      CHECKS.filter((c) => ['chat.role.tool', 'tools.finish-reason'].includes(c.id)),
+      { mock: refuseTools(true) },
+    );
+    expect(declared.get('tools.finish-reason')!.outcome).toBe('fail');
+    expect(declared.get('chat.role.tool')!.blockedBy).toEqual(['tools.finish-reason']);
   });
 
   it('the usage rules are not-tested, not failed, when usage is missing', async () => {
