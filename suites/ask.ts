@@ -195,6 +195,9 @@ export async function withoutRefused(ctx: CheckContext, body: ChatBody, tries?: 
   return { body: left.length ? without(body, left) : body, left };
 }
 
+/** The fields the run has found `model` refusing so far. */
+export const refusedFields = async (ctx: CheckContext, model: string): Promise<ReadonlySet<string>> => (await refusals(ctx)).refused.get(model) ?? new Set();
+
 /** A request on a path the kit expects refused, after the request it is the broken copy of: as ask
  * sends it (streamed, fitted), but without what its control was served without (withoutRefused). */
 export async function askToRefuse(ctx: CheckContext, path: ApiPath, body: ChatBody, label: string): Promise<Exchange> {

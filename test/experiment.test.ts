@@ -16,6 +16,7 @@ import { CHECKS } from '../suites/index.js';
 import { pass, type CheckResult } from '../engine/check.js';
 import type { ApiCheck } from '../suites/api.js';
 import { cli } from './support/cli.js';
+import { loadAgainstMock } from './support/load.js';
 import { startMockProcess } from './support/mock-process.js';
 import { KEY, runAgainstMock, SECOND_KEY } from './support/run.js';
 
@@ -113,6 +114,22 @@ describe('refusals located by asking again', () => {
       expect(r.paths!.map((p) => p.path.model)).toContain('mock-chat-1');
       expect(r.paths!.map((p) => p.path.model)).not.toContain('mock-chat-1:latest');
     }
+  });
+});
+
+describe('refusals under load', () => {
+  // A load judges every answer with the run's rules, but not the owners of the fields (no request of
+  // a load tries a parameter): a refusal fails no rule there. A field sent for the kit's own ends is
+  // left out where working the mix out found it refused; a kind whose rules are about it is left out
+  // of the mix; a request refused alone is left out of the sweep, never counted as overload.
+  it.concurrent.each(REFUSAL_FAULTS.map((f) => [f.name, f] as const))('%s fails no rule under load, and leaves no MUST unjudged but what it was about', async (_name, fault) => {
+    const model = fault.on === 'mock-reason-1' ? ['mock-reason-1'] : undefined;
+    const report = await loadAgainstMock(createMock(undefined, { faults: [fault] }), { models: model });
+    const failed = report.results.filter((r) => r.outcome === 'fail').map((r) => `${r.id}: ${r.message}`);
+    expect(failed).toEqual([]);
+    // Each path not judged says why: a kind left out, or a refusal alone.
+    const open = report.results.filter((r) => r.level === 'must' && r.outcome === 'not-tested' && !r.blockedBy?.length);
+    for (const r of open) expect(r.message, r.id).toMatch(/refused alone|no answer of its kind|none judged/);
   });
 });
 

@@ -14,6 +14,7 @@ import type { TimedAnswer } from '../../engine/load.js';
 import { Histogram } from '../../engine/histogram.js';
 import { describe, errorText, is2xx, type StreamRead } from '../api.js';
 import { readAnswer, type Answer } from '../answer.js';
+import { refusesContent } from '../ask.js';
 import type { Known, OnEach } from '../each.js';
 import type { Item } from './workload.js';
 
@@ -181,6 +182,8 @@ export class Judge {
 
   /** What was had alone, by item. */
   readonly alone = new Map<Item, Alone>();
+  /** The items refused alone for what they hold: left out of the sweep. */
+  readonly refusedAlone = new Set<Item>();
 
   private readonly rulesOf = new Map<Item, EachRule[]>();
 
@@ -249,6 +252,13 @@ export class Judge {
     }
     if (!is2xx(ex)) {
       step.failed++;
+      // Refused alone for what it holds (a field the model does not take): not a matter of load. Its
+      // rules say so, and the sweep leaves it out; a run says whose the refusal is.
+      if (!loaded && refusesContent(ex)) {
+        this.refusedAlone.add(item);
+        this.unjudged(step, item, ex, loaded, open(`${item.label} was refused alone: ${describe(ex)}${errorText(ex)}; it is left out of the sweep (conformance run says whose the refusal is)`));
+        return undefined;
+      }
       const why = t.status === undefined ? `${item.label} got no answer: ${describe(ex)}` : `${item.label}, served alone, got ${describe(ex)}${errorText(ex)}`;
       step.count('load.overload-refused', fail(why), ex);
       this.unjudged(step, item, ex, loaded, open(`${why}: see load.overload-refused`, 'load.overload-refused'));

@@ -122,7 +122,8 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       return { value: workload, requestsSent: 0 };
     });
     const workload = prepared.value;
-    const steps = stepsOf(opts, workload.items.length);
+    // Worked out before the first request is sent: a mistake in the options is found there.
+    const planned = stepsOf(opts, workload.items.length);
     const judge = new Judge(EACH_RULES, workload.known, timeoutMs, workload.seeded);
     const itemOf = new Map<RequestSpec, Item>();
     for (const item of workload.items) itemOf.set((item.spec = { ...item.spec, headers: { ...target.headers, ...item.spec.headers } }), item);
@@ -142,6 +143,16 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       }
     sending = 0;
     alone.end();
+    // What was refused alone is no load: the sweep sends the rest of the mix.
+    const swept = workload.items.filter((i) => !judge.refusedAlone.has(i));
+    if (swept.length < workload.items.length)
+      workload.notes.push(
+        `left out of the sweep, refused alone: ${workload.items
+          .filter((i) => judge.refusedAlone.has(i))
+          .map((i) => i.label)
+          .join(', ')}`,
+      );
+    const steps = swept.length === workload.items.length ? planned : swept.length ? stepsOf(opts, swept.length) : [];
     const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted, 1)];
     opts.onStep?.(reports[0]);
     const tallies: Step[] = [alone];
@@ -158,7 +169,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
         step,
         signal,
         seed: opts.seed,
-        next: () => workload.items[next++ % workload.items.length].spec,
+        next: () => swept[next++ % swept.length].spec,
         onAnswer: (spec, answer, attempt) => {
           const wait = judge.answer(tally, itemOf.get(spec)!, answer, attempt, true);
           if (wait === undefined) finished++;

@@ -5,6 +5,8 @@ import type { RequestSpec } from '../../engine/http.js';
 import type { CheckContext } from '../../engine/runner.js';
 import { asked, chatSpec, type ChatBody } from '../api.js';
 import { ROOM } from '../answer.js';
+import { refusedFields, withoutRefused } from '../ask.js';
+import { FIELDS } from '../fields.js';
 import { basicBody, essayBody } from '../chat.js';
 import { knownOf, type Kind, type Known } from '../each.js';
 import { takes } from '../paths.js';
@@ -29,6 +31,17 @@ export interface Workload {
   /** What the mix leaves out, and why (a model that takes no tools, an answer that does not reproduce). */
   notes: string[];
 }
+
+/** The request fields each kind's rules are about: never left out of it. */
+const SUBJECT: Record<Kind, readonly string[]> = {
+  basic: [],
+  capped: ['max_tokens'],
+  long: ['max_tokens'],
+  stop: ['stop'],
+  tools: ['tools', 'tool_choice'],
+  'json-schema': ['response_format'],
+  seeded: ['seed'],
+};
 
 const LABELS: Record<Kind, string> = {
   basic: 'basic chat completion',
@@ -62,10 +75,21 @@ export async function workloadFor(ctx: CheckContext, model: string, maxTokens?: 
     }
   }
   const items: Item[] = [];
-  for (const [kind, body, ways] of kinds)
+  // What working the mix out found the model refusing (asking again with less, suites/ask.ts): a
+  // field sent for the kit's own ends is left out, as the run judges with less; a kind whose rule is
+  // about the refused field is left out of the mix, its owner's to report in a run.
+  const refused = await refusedFields(ctx, model);
+  for (const [kind, body, ways] of kinds) {
+    const about = SUBJECT[kind].filter((f) => refused.has(f));
+    if (about.length) {
+      notes.push(`no ${LABELS[kind]} in the mix: ${model} refuses ${about.join(' and ')} (see ${about.map((f) => FIELDS[f].owner(body[f])).join(', ')} in a run)`);
+      continue;
+    }
     for (const stream of ways) {
-      const sent = await asked(ctx, { model, stream }, body);
+      const { body: sent, left } = await withoutRefused(ctx, await asked(ctx, { model, stream }, body), SUBJECT[kind]);
+      if (left.length) notes.push(`${LABELS[kind]}${stream ? ', streamed' : ''} is sent without ${left.join(', ')}, which ${model} refuses`);
       items.push({ kind, stream, label: `${LABELS[kind]}${stream ? ', streamed' : ''}`, body: sent, spec: chatSpec(ctx, sent) });
     }
+  }
   return { items, known, seeded, notes };
 }
