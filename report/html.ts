@@ -2,7 +2,7 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, failsRun, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
 import { heldChart, latencyChart } from './charts.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './html-clients.js';
@@ -11,7 +11,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 /** Where a result stands in the page, worst first: what fails the run, findings, not tested, the rest. */
 function verdictOf(r: CheckResult, report: RunReport): 'failing' | 'finding' | Outcome {
-  if (failsRun(r, report.options)) return 'failing';
+  if (failsRun(r, gateOf(report))) return 'failing';
   return r.outcome === 'fail' ? 'finding' : r.outcome;
 }
 const ORDER = ['failing', 'finding', 'flaky', 'not-tested', 'not-served', 'pass', 'skip'];
