@@ -2,7 +2,7 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, flowFailsRun, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, failsRun, flowFailsRun, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './markdown-clients.js';
@@ -88,11 +88,13 @@ export function renderMarkdown(report: RunReport): string {
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
   const passing = report.exitCode === 0 ? whyPassing(report) : [];
+  const failingWhy = report.exitCode === 0 ? [] : whyFailing(report);
   const tls = tlsNote(report);
   const out = [
     `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,
     '',
     ...(passing.length ? [`Passed with ${passing.join('; ')}.`, ''] : []),
+    ...(failingWhy.length ? [`Failed with ${failingWhy.join(', ')}.`, ''] : []),
     `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks${report.clients ? `, ${report.clients.results.length} client flows${flowsFailing ? ` (${flowsFailing} failing the run)` : ''}` : ''}, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),

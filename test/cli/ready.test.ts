@@ -3,15 +3,16 @@
 // llama.cpp does while its model loads) is waited for, said so on standard error, and then judged
 // whole, with nothing flaky or unjudged for its slow start; one that never gets ready ends with exit 2
 // and one line naming what it answered and --wait, within the --wait the test gives, though each of
-// its answers asks for a Retry-After of a day.
+// its answers asks for a Retry-After of a day; Ctrl-C stops the wait as it stops a run.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import type { RunReport } from '../../report/report.js';
-import { cli } from '../support/cli.js';
+import { BIN, cli } from '../support/cli.js';
 import { KEY, passing, SECOND_KEY } from '../support/run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'conformance-ready-'));
@@ -64,6 +65,28 @@ describe.concurrent.each(Object.keys(COMMANDS))('%s', (command) => {
       `conformance: ${r.url} is not ready after 1 s: GET /v1/models answered 503 application/json ("Loading model"); give it longer with --wait (1 s now), e.g. --wait 2m`,
     ]);
     expect(existsSync(r.file)).toBe(false);
+  });
+});
+
+describe('Ctrl-C while the kit waits for a server to be ready', () => {
+  it('stops the wait as it stops a run: the report of what finished (nothing), exit 130', async () => {
+    const server = await startMockServer({ mock: createMock(undefined, { faults: [NEVER] }) });
+    const file = join(dir, 'interrupted.json');
+    const child = spawn(process.execPath, [BIN, 'run', '--base-url', server.url, '--api-key', KEY, '--wait', '10m', '--reporter', `json=${file}`], { env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    // However the test ends (a hang meets its timeout), nothing is left waiting.
+    onTestFinished(() => {
+      child.kill('SIGKILL');
+      return server.close();
+    });
+    while (!stderr.includes('is not ready') && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const report = JSON.parse(readFileSync(file, 'utf8')) as RunReport;
+    expect(report.stopped).toBe('interrupted (SIGINT)');
+    expect(report.results.every((r) => r.outcome === 'not-tested' || r.outcome === 'skip')).toBe(true);
   });
 });
 

@@ -322,7 +322,11 @@ describe("the server's share of a run's musts", () => {
     const junit = renderJunit(r);
     expect((junit.match(/<failure /g) ?? []).length).toBe(2);
     expect(junit).toContain('<failure message="not served, and the server left as many must paths unjudged as the run judged, or more: status 503" type="not-served">');
-    expect(renderMarkdown(r)).toContain('### ❌ Failing the run (2)');
+    const md = renderMarkdown(r);
+    expect(md).toContain('### ❌ Failing the run (2)');
+    const said = 'Failed with 2 must not judged because of the server (1 not served, 1 blocked by a flaky check); it left 2 must paths unjudged and the run judged 2.';
+    expect(md.split('\n').slice(0, 3)).toEqual(['## ❌ chat-api-conformance: FAILED (exit code 1)', '', said]);
+    expect(renderHtml(r)).toContain(`<p data-failing>${said}</p>`);
     expect(renderGithub(r)).toContain('::error title=chat.busy');
     // --require-complete fails them whatever their share, as it fails every must left unjudged.
     const one = [must('chat.a', 'pass'), must('chat.b', 'pass'), busy];
