@@ -112,6 +112,17 @@ describe('a run the server judged little', () => {
     expect(renderPretty(report, { color: false })).toMatch(/FAILED: \d+ must not judged because of the server/);
   });
 
+  it("fails where the model list was turned away once after the probe, as the issue's run was: most musts blocked by a flaky models.list-shape", async () => {
+    let lists = 0;
+    const once = mockWith({ reply: (r, req) => (req.path.startsWith('/v1/models') && ++lists === 2 ? errorReply(503, 'Loading model', 'unavailable_error') : r) });
+    const report = await run(once);
+    expect(report.results.find((r) => r.id === 'models.list-shape')!.outcome).toBe('flaky');
+    const blocked = report.results.filter((r) => r.level === 'must' && r.unjudged === 'flaky-owner');
+    expect(blocked.length).toBeGreaterThan(30);
+    expect(report.exitCode).toBe(1);
+    expect(whyFailing(report)).toEqual([expect.stringMatching(new RegExp(`^\\d+ must not judged because of the server \\(\\d+ flaky, ${blocked.length} blocked by a flaky check\\); `))]);
+  });
+
   it('passes, saying so, where the catalog was turned away once: a glitch the run judged past', async () => {
     let turned = 0;
     const glitch = mockWith({ reply: (r, req) => (isCatalog(req) && turned++ === 0 ? errorReply(503, 'Busy.', 'server_error', 'overloaded') : r) });
