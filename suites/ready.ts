@@ -19,6 +19,8 @@ const POLL_MS = 1_000;
 /** The least time between two asks, whatever Retry-After says: a server that says "now" every time
  * is not asked in a loop. */
 const LEAST_MS = 250;
+/** The longest one timer takes (setTimeout's): a longer --wait is waited in several. */
+const TIMER_MS = 2 ** 31 - 1;
 
 export interface Readiness {
   /** The longest wait for a server answering 503; 0 asks once and never waits. */
@@ -46,7 +48,7 @@ export async function untilReady(target: Target, http: HttpClient, opts: Readine
   const ask = (bounded: boolean) =>
     http.send(
       { method: 'GET', url: `${target.baseUrl}/v1/models`, headers: { ...target.headers, authorization: `Bearer ${target.apiKey}` } },
-      AbortSignal.any([...(opts.signal ? [opts.signal] : []), ...(bounded ? [AbortSignal.timeout(Math.max(1, Math.ceil(endsAt - performance.now())))] : [])]),
+      AbortSignal.any([...(opts.signal ? [opts.signal] : []), ...(bounded ? [AbortSignal.timeout(Math.min(TIMER_MS, Math.max(1, Math.ceil(endsAt - performance.now()))))] : [])]),
     );
   let list = await ask(false);
   if (!loading(list) || waitMs === 0) return { list };
@@ -61,7 +63,7 @@ export async function untilReady(target: Target, http: HttpClient, opts: Readine
         notReady: `${target.baseUrl} is not ready after ${seconds(waitMs)}: GET /v1/models answered ${said}; give it longer with --wait (${seconds(waitMs)} now), e.g. --wait ${Math.max(2, Math.ceil((2 * waitMs) / 60_000))}m`,
       };
     const asked = retryAfterMs(list.headers);
-    await sleep(Math.min(left, Math.max(LEAST_MS, asked ?? POLL_MS)), undefined, { signal: opts.signal }).catch(() => {});
+    await sleep(Math.min(left, TIMER_MS, Math.max(LEAST_MS, asked ?? POLL_MS)), undefined, { signal: opts.signal }).catch(() => {});
     if (opts.signal?.aborted) return { list };
     const next = await ask(true);
     // Given up at the bound (no answer within it): the last answer the server gave is what it said.
