@@ -18,6 +18,7 @@ export const VALUE_INPUTS = [
   'concurrency',
   'max-body',
   'deadline',
+  'wait',
   'ca-cert',
   'client-cert',
   'client-key',

@@ -167,12 +167,15 @@ function listOf(name: string, whole: boolean) {
   };
 }
 
-/** `30s`, `500ms`, `2m`, or seconds: how long each step of a sweep lasts, in ms. */
-function durationMs(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(String(v));
-  if (!m || Number(m[1]) <= 0) usageExit(`--duration takes a time per step (30s, 500ms, 2m), got '${String(v)}'`);
-  return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+/** `30s`, `500ms`, `2m`, or seconds, in ms: how long each step of a sweep lasts (--duration, more than
+ * nothing), or the longest wait for a server getting ready (--wait, where 0 waits not at all). */
+function durationOf(flag: 'duration' | 'wait', what: string) {
+  return (v: unknown): number | undefined => {
+    if (v === undefined) return undefined;
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(String(v));
+    if (!m || (flag === 'duration' && Number(m[1]) <= 0)) usageExit(`--${flag} takes ${what} (30s, 500ms, 2m), got '${String(v)}'`);
+    return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
+  };
 }
 
 /** The parsed options of a command, as yargs gives them to its handler. */
@@ -220,7 +223,21 @@ async function runAndReport(
 /** The options every session takes from the target flags. */
 type CommonOptions = Pick<
   SessionOptions,
-  'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'headers' | 'tls' | 'timeoutMs' | 'maxBodyBytes' | 'deadlineMs' | 'expectedFailures' | 'updateBaseline' | 'flowIds'
+  | 'baseUrl'
+  | 'apiKey'
+  | 'secondApiKey'
+  | 'siteUrl'
+  | 'models'
+  | 'headers'
+  | 'tls'
+  | 'timeoutMs'
+  | 'maxBodyBytes'
+  | 'deadlineMs'
+  | 'waitMs'
+  | 'onWait'
+  | 'expectedFailures'
+  | 'updateBaseline'
+  | 'flowIds'
 >;
 
 /** A session (`run`, `fuzz`, `load`) from the target flags to its reports and its exit code. */
@@ -231,9 +248,12 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
   const color = argv.color ?? (!!process.stdout.isTTY && !process.env.NO_COLOR);
   const warning = argv['base-url'] ? baseUrlWarning(argv['base-url']) : undefined;
   if (warning) process.stderr.write(`conformance: warning: ${warning}\n`);
+  const waitMs = durationOf('wait', 'the longest wait for a server getting ready, 0 for none')(argv.wait);
   const interrupted = interruption();
   const apiKey = argv['api-key'] ?? process.env.CONFORMANCE_API_KEY;
   const secondApiKey = argv['second-api-key'] ?? process.env.CONFORMANCE_SECOND_API_KEY;
+  // What the server says while it gets ready reaches the terminal as every text of it does: redacted.
+  const redactor = redactorFor({ apiKey, secondApiKey, headers });
   try {
     const report = await session(
       {
@@ -247,6 +267,8 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
         timeoutMs: positiveInt('timeout')(argv.timeout),
         maxBodyBytes: positiveInt('max-body')(argv['max-body']),
         deadlineMs: positiveInt('deadline')(argv.deadline),
+        waitMs,
+        onWait: (line) => process.stderr.write(`conformance: ${sealText(line, redactor)}\n`),
         expectedFailures: argv['expected-failures'],
         updateBaseline: argv['update-baseline'],
         flowIds: FLOW_IDS,
@@ -265,7 +287,7 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
     for (const line of closingLines(command, reporters, report, process.exitCode)) process.stderr.write(`conformance: ${line}\n`);
   } catch (e) {
     // A usage error may quote what the server sent (a model id, the URL it could not reach).
-    if (e instanceof UsageError) usageExit(sealText(e.message, redactorFor({ apiKey, secondApiKey, headers })));
+    if (e instanceof UsageError) usageExit(sealText(e.message, redactor));
     throw e;
   }
 }
@@ -359,7 +381,7 @@ void yargs(hideBin(process.argv))
       const steps = {
         concurrency,
         rate,
-        durationMs: durationMs(argv.duration),
+        durationMs: durationOf('duration', 'a time per step')(argv.duration),
         requests: positiveInt('requests')(argv.requests),
         maxTokens: positiveInt('max-tokens')(argv['max-tokens']),
         seed: argv.seed,

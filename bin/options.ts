@@ -6,6 +6,7 @@ import type { Options, PositionalOptions } from 'yargs';
 import { REPORTER_NAMES } from '../report/index.js';
 import { SUITES } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS } from '../suites/session.js';
+import { DEFAULT_WAIT_MS } from '../suites/ready.js';
 import { FUZZ_DEFAULTS, FUZZ_PASS } from '../suites/fuzz/index.js';
 import { PROFILE_NAMES } from '../mock/core/content/profiles.js';
 import { TEST_ID_HEADER } from '../mock/record/server.js';
@@ -61,7 +62,17 @@ export const TARGET = {
     describe: 'A baseline (JSON or YAML) of accepted failures: listed failures do not fail the run, listed checks that pass again do (stale), an unknown check id is a usage error',
   },
   'update-baseline': { type: 'boolean', default: false, describe: 'Write the --expected-failures file from this run' },
-  deadline: { type: 'number', default: DEFAULT_DEADLINE_MS, describe: 'Deadline of the whole run, in ms: what has not finished by then is not-tested and the reports are written' },
+  deadline: {
+    type: 'number',
+    default: DEFAULT_DEADLINE_MS,
+    describe: 'Deadline of the whole run, in ms, from the moment the server is ready (--wait): what has not finished by then is not-tested and the reports are written',
+  },
+  wait: {
+    type: 'string',
+    default: `${DEFAULT_WAIT_MS / 1000}s`,
+    describe:
+      'Before the first check, how long to wait for a server that answers 503 as it gets ready (a model loading): GET /v1/models is asked again at its Retry-After (never past this bound) or each second; a server still not ready is exit 2. 30s, 500ms, 2m, or seconds; 0 does not wait',
+  },
   color: { type: 'boolean', describe: 'Force colour on or off (default: on for a terminal, off with NO_COLOR)' },
 } as const satisfies Record<string, Options>;
 

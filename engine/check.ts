@@ -31,8 +31,19 @@ export interface Evidence {
   reproduce?: string;
 }
 
+/** Why a rule went not-tested where the server, not the run's options nor a failed owner, kept it
+ * from judging: `busy`, a request it needed was turned away (429 beyond the retries, 503);
+ * `unanswered`, a request it needed got no answer (a dropped connection, a timeout) or a server
+ * error; `flaky-owner`, the owner of a part it reads saw the part broken once and sound when asked
+ * again. Set where the verdict is made (the runner sets `flaky-owner` once the owners are judged);
+ * a not-tested verdict without it is the run's own doing (one key, the models chosen, a catalog
+ * absent where it was looked for by default) or a failure's, which fails the run by itself. */
+export type Unjudged = 'busy' | 'unanswered' | 'flaky-owner';
+
 export interface Verdict {
   outcome: Outcome;
+  /** For not-tested: the server kept the rule from being judged (see Unjudged). */
+  unjudged?: Unjudged;
   /** Why: for a fail, the rule broken and what was seen; for not-tested, what is missing. */
   message?: string;
   /** Legal but noteworthy observations (extra fields, SSE comments); shown at level info. */
@@ -116,6 +127,8 @@ export interface PathResult {
   message?: string;
   notes?: string[];
   blockedBy?: string;
+  /** Not tested: the server's doing, not the run's options' (see Unjudged). */
+  unjudged?: Unjudged;
   evidence: Evidence[];
   durationMs: number;
 }
@@ -130,6 +143,8 @@ export interface CheckResult extends CheckMeta {
   notes?: string[];
   /** Not-tested: the checks whose failures kept its paths from being judged, one each. */
   blockedBy?: string[];
+  /** Not-tested: the server's doing on some path that gave the outcome (see Unjudged). */
+  unjudged?: Unjudged;
   /** The evidence of the paths that gave the outcome. */
   evidence: Evidence[];
   durationMs: number;
@@ -146,6 +161,8 @@ const PASSED: Verdict = Object.freeze({ outcome: 'pass' });
 export const pass = (notes?: string[]): Verdict => (notes?.length ? { outcome: 'pass', notes } : PASSED);
 export const fail = (message: string, notes?: string[]): Verdict => ({ outcome: 'fail', message, notes });
 export const notTested = (message: string, blockedBy?: string, breach?: string): Verdict => ({ outcome: 'not-tested', message, ...(blockedBy ? { blockedBy, ...(breach ? { breach } : {}) } : {}) });
+/** Not tested because the server turned away, or did not answer, a request the rule needed. */
+export const unjudgedBy = (unjudged: Exclude<Unjudged, 'flaky-owner'>, message: string): Verdict => ({ outcome: 'not-tested', message, unjudged });
 export const skip = (message: string): Verdict => ({ outcome: 'skip', message });
 export const unserved = (message: string): Verdict => ({ outcome: 'not-served', message });
 

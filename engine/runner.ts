@@ -239,6 +239,7 @@ class Run {
       message: verdict.message === undefined ? undefined : this.bound(verdict.message, BOUNDS.message),
       notes: verdict.notes?.map((n) => this.bound(n, BOUNDS.note)),
       ...(verdict.outcome === 'not-tested' && verdict.blockedBy ? { blockedBy: verdict.blockedBy } : {}),
+      ...(verdict.outcome === 'not-tested' && verdict.unjudged ? { unjudged: verdict.unjudged } : {}),
       // A discovery's exchanges (the model list, the catalog) are evidence only when the path sent
       // nothing of its own: otherwise they would bury the request that broke the rule.
       evidence: showEvidence ? (used.length ? used : inherited).map((ex) => evidenceOf(ex, redactor, this.opts.target.tls?.flags)) : [],
@@ -407,7 +408,10 @@ function attribute(checks: readonly AnyCheck[], paths: PathResult[][], run: Run)
         // a point the charge names (the model a field was refused on) is that point or none.
         const shared = (axis: string) => axis in p.path && own.some((o) => o.path[axis] === p.path[axis]);
         const same = (o: PathResult) => Object.entries(o.path).every(([axis, v]) => (axis in exact ? exact[axis] === v : !shared(axis) || p.path[axis] === v));
-        // An owner that saw it on a path of that point (and found it flaky) has said what there is to say.
+        // An owner that saw it on a path of that point (and found it flaky) has said what there is to
+        // say; a path it blocked is then unjudged by the server's doing (a glitch), not by a defect
+        // that fails the run.
+        if (s.at === undefined && own.some((o) => same(o) && o.outcome === 'flaky')) p.unjudged = 'flaky-owner';
         if (own.some((o) => same(o) && (o.outcome === 'fail' || o.outcome === 'flaky'))) continue;
         const at = own.findIndex(same);
         const failed: PathResult = {
@@ -455,6 +459,7 @@ export function combinePaths(check: AnyCheck, paths: PathResult[], run?: Pick<Ru
     }
   const allNotes = [...new Set(pathNotes)];
   const blockedBy = outcome === 'not-tested' ? [...new Set(deciding.flatMap((p) => (p.blockedBy ? [p.blockedBy] : [])))] : [];
+  const unjudged = outcome === 'not-tested' ? deciding.find((p) => p.unjudged)?.unjudged : undefined;
   return {
     ...meta,
     sections: sectionsOf(meta.section),
@@ -463,6 +468,7 @@ export function combinePaths(check: AnyCheck, paths: PathResult[], run?: Pick<Ru
     message: messages.length ? (run ? run.bound(messages.join('; '), BOUNDS.checkMessage) : messages.join('; ')) : undefined,
     notes: allNotes.length ? allNotes : undefined,
     ...(blockedBy.length ? { blockedBy } : {}),
+    ...(unjudged ? { unjudged } : {}),
     evidence,
     durationMs: paths.reduce((n, p) => Math.max(n, p.durationMs), 0),
     ...(named ? { axes: Object.keys(axes), paths } : {}),

@@ -5,7 +5,7 @@
 import type { CheckResult, Evidence } from '../engine/check.js';
 import { explanation } from './client-matrix.js';
 import type { FlowResult } from './clients.js';
-import { failsRun, flowFailsRun, type RunReport } from './report.js';
+import { failsRun, flowFailsRun, gateOf, type RunReport } from './report.js';
 import { safe } from './text.js';
 
 /** Escaping of a workflow command's message and of its properties (GitHub's toolkit rules), what
@@ -39,11 +39,10 @@ function flowAnnotation(kind: 'error' | 'warning', f: FlowResult): string {
 }
 
 export function renderGithub(report: RunReport): string {
-  const lines = report.results.flatMap((r) =>
-    failsRun(r, report.options) ? [annotation('error', r)] : (r.outcome === 'fail' || r.outcome === 'flaky') && r.level !== 'info' ? [annotation('warning', r)] : [],
-  );
+  const gate = gateOf(report);
+  const lines = report.results.flatMap((r) => (failsRun(r, gate) ? [annotation('error', r)] : (r.outcome === 'fail' || r.outcome === 'flaky') && r.level !== 'info' ? [annotation('warning', r)] : []));
   for (const f of report.clients?.results ?? [])
-    if (flowFailsRun(f, report.options)) lines.push(flowAnnotation('error', f));
+    if (flowFailsRun(f, gate)) lines.push(flowAnnotation('error', f));
     else if (f.outcome === 'fail' || f.outcome === 'flaky') lines.push(flowAnnotation('warning', f));
   for (const e of report.baseline?.stale ?? []) lines.push(`::error title=${property(`stale baseline entry: ${e.check}`)}::${data(`${e.why} (${report.baseline!.file}: ${e.reason})`)}`);
   if (report.stopped) lines.push(`::warning title=${property('run stopped before the end')}::${data(report.stopped)}`);

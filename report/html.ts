@@ -2,7 +2,7 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
-import { blockedUnder, failsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, failsRun, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { heldChart, latencyChart } from './charts.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './html-clients.js';
@@ -11,7 +11,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 /** Where a result stands in the page, worst first: what fails the run, findings, not tested, the rest. */
 function verdictOf(r: CheckResult, report: RunReport): 'failing' | 'finding' | Outcome {
-  if (failsRun(r, report.options)) return 'failing';
+  if (failsRun(r, gateOf(report))) return 'failing';
   return r.outcome === 'fail' ? 'finding' : r.outcome;
 }
 const ORDER = ['failing', 'finding', 'flaky', 'not-tested', 'not-served', 'pass', 'skip'];
@@ -113,7 +113,7 @@ export function renderHtml(report: RunReport): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <title>${esc(report.tool.name)}: ${passed ? 'passed' : 'failed'}</title><style>${STYLE}</style></head>
 <body><header><h1 class="verdict ${passed ? 'passed' : 'failed'}">${passed ? 'PASSED' : 'FAILED'} (exit code ${report.exitCode})</h1>
-${passed && whyPassing(report).length ? `<p class="expected" data-passing>Passed with ${esc(whyPassing(report).join('; '))}.</p>` : ''}
+${passed && whyPassing(report).length ? `<p class="expected" data-passing>Passed with ${esc(whyPassing(report).join('; '))}.</p>` : ''}${!passed && whyFailing(report).length ? `<p data-failing>Failed with ${esc(whyFailing(report).join(', '))}.</p>` : ''}
 <p>${esc(report.tool.name)} ${esc(report.tool.version)} → <code>${esc(report.target.baseUrl)}</code>${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${esc(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}</p>
 ${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}>${esc(tlsNote(report)!)}</p>` : ''}<p>${esc(counts)}</p>${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
     report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''

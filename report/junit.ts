@@ -8,7 +8,7 @@
 import type { CheckResult, Evidence } from '../engine/check.js';
 import { explanation } from './client-matrix.js';
 import type { FlowResult } from './clients.js';
-import { failsRun, flowFailsRun, OUTCOME_WORDS, type RunReport } from './report.js';
+import { failsRun, flowFailsRun, gateOf, OUTCOME_WORDS, type RunReport } from './report.js';
 import { header } from './text.js';
 
 /** Everything outside XML 1.0's Char production (controls but tab/LF/CR, lone surrogates,
@@ -85,7 +85,8 @@ function testcase(c: Case, report: RunReport): string {
   // A <failure> exactly where the run fails: the same rule as the exit code.
   if (c.fails) {
     const incomplete = c.outcome === 'not-tested' || c.outcome === 'not-served' || (c.outcome === 'flaky' && !report.options.strict);
-    const message = incomplete ? `${OUTCOME_WORDS[c.outcome]}, and --require-complete asks every must to be: ${c.message ?? 'no reason given'}` : (c.message ?? 'failed');
+    const asked = report.options.requireComplete ? '--require-complete asks every must to be' : 'the server left as many must paths unjudged as the run judged, or more';
+    const message = incomplete ? `${OUTCOME_WORDS[c.outcome]}, and ${asked}: ${c.message ?? 'no reason given'}` : (c.message ?? 'failed');
     const text = [message, ...c.evidence.map(evidenceText)].join('\n\n');
     body.push(`      <failure message="${xmlAttr(message)}" type="${c.outcome === 'fail' ? c.level : c.outcome}">${xmlText(text)}</failure>`);
   } else if (c.outcome === 'flaky') {
@@ -106,7 +107,7 @@ const checkCase = (r: CheckResult, report: RunReport): Case => ({
   outcome: r.outcome,
   message: r.message,
   evidence: r.evidence,
-  fails: failsRun(r, report.options),
+  fails: failsRun(r, gateOf(report)),
   expected: r.expected,
   about: [`section: ${r.section}`, `level: ${r.level}`, `outcome: ${r.outcome}`, ...(r.convention ? [`convention: ${r.convention}`] : [])],
   notes: r.notes ?? [],
@@ -126,7 +127,7 @@ const flowCase = (f: FlowResult, report: RunReport): Case => {
     outcome: f.outcome,
     message: said,
     evidence: failed.flatMap((p) => p.evidence),
-    fails: flowFailsRun(f, report.options),
+    fails: flowFailsRun(f, gateOf(report)),
     expected: f.expected,
     about: [`client flow: ${f.does}`, `rests on: ${f.restsOn.join(', ') || 'no check'}`, `level: ${level}`, `outcome: ${f.outcome}`, ...failed.map((p) => `[${p.label}] ${p.message ?? p.outcome}`)],
     notes: f.notes ?? [],

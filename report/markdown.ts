@@ -2,7 +2,7 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, flowFailsRun, onlyBlocked, OUTCOME_WORDS, tlsNote, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, failsRun, flowFailsRun, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './markdown-clients.js';
@@ -74,12 +74,13 @@ const TABLE = ['| check | level | section | what was found |', '|---|---|---|---
 
 export function renderMarkdown(report: RunReport): string {
   const o = report.options;
-  const failing = report.results.filter((r) => failsRun(r, o));
-  const flowsFailing = report.clients?.results.filter((f) => flowFailsRun(f, o)).length ?? 0;
-  const findings = report.results.filter((r) => (r.outcome === 'fail' || r.outcome === 'flaky') && !failsRun(r, o));
+  const gate = gateOf(report);
+  const failing = report.results.filter((r) => failsRun(r, gate));
+  const flowsFailing = report.clients?.results.filter((f) => flowFailsRun(f, gate)).length ?? 0;
+  const findings = report.results.filter((r) => (r.outcome === 'fail' || r.outcome === 'flaky') && !failsRun(r, gate));
   const under = blockedUnder(report.results);
   // A check blocked by a failure is shown under that failure, once.
-  const untested = report.results.filter((r) => (r.outcome === 'not-tested' || r.outcome === 'not-served') && !failsRun(r, o) && !onlyBlocked(r, under));
+  const untested = report.results.filter((r) => (r.outcome === 'not-tested' || r.outcome === 'not-served') && !failsRun(r, gate) && !onlyBlocked(r, under));
   // The rarer outcomes get a column only in a run that has them.
   const columns = (['pass', 'fail', 'flaky', 'not-tested', 'not-served', 'skip'] as const).filter(
     (x) => x === 'pass' || x === 'fail' || x === 'not-tested' || x === 'skip' || report.results.some((r) => r.outcome === x),
@@ -87,11 +88,13 @@ export function renderMarkdown(report: RunReport): string {
   const s = report.summary;
   const verdict = report.exitCode === 0 ? 'PASSED' : 'FAILED';
   const passing = report.exitCode === 0 ? whyPassing(report) : [];
+  const failingWhy = report.exitCode === 0 ? [] : whyFailing(report);
   const tls = tlsNote(report);
   const out = [
     `## ${report.exitCode === 0 ? '✅' : '❌'} ${report.tool.name}: ${verdict} (exit code ${report.exitCode})`,
     '',
     ...(passing.length ? [`Passed with ${passing.join('; ')}.`, ''] : []),
+    ...(failingWhy.length ? [`Failed with ${failingWhy.join(', ')}.`, ''] : []),
     `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks${report.clients ? `, ${report.clients.results.length} client flows${flowsFailing ? ` (${flowsFailing} failing the run)` : ''}` : ''}, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),

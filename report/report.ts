@@ -1,6 +1,6 @@
 // The run report every reporter renders. The JSON reporter writes it as it is, so its shape
 // is a published format: bump REPORT_FORMAT_VERSION on any incompatible change.
-import { OUTCOMES, type CheckResult, type Level, type Outcome } from '../engine/check.js';
+import { OUTCOMES, type CheckResult, type Level, type Outcome, type PathResult, type Unjudged } from '../engine/check.js';
 import type { StaleEntry } from './baseline.js';
 import type { LoadReport } from './load.js';
 import type { ClientsReport, FlowResult } from './clients.js';
@@ -78,26 +78,89 @@ export function summarize(results: CheckResult[]): Summary {
   return summary;
 }
 
+/** The gate's options: what the run was asked to hold besides its musts. */
 export interface GateOptions {
   strict: boolean;
   requireComplete: boolean;
 }
 
+/** What a result is weighed against: the options, and whether the server left the run short of
+ * judgement (`serverShort`, shortOfJudgement): then each must it left unjudged fails the run. Made
+ * from a run's results by gateOf, so no reporter can weigh a result by the options alone. */
+export interface Gate extends GateOptions {
+  serverShort: boolean;
+}
+
+/** Why the server, not the run's options nor a failed owner, left a verdict unjudged: a not-served
+ * one was turned away (`busy`: a 429 beyond the retries, a 503, an error event), a flaky one broke
+ * once and held when asked again, a not-tested one says why (engine/check.ts, Unjudged). */
+export type ServerReason = Unjudged | 'flaky';
+
+export function serverReason(v: Pick<PathResult, 'outcome' | 'unjudged'>): ServerReason | undefined {
+  if (v.outcome === 'flaky') return 'flaky';
+  if (v.outcome === 'not-served') return 'busy';
+  return v.outcome === 'not-tested' ? v.unjudged : undefined;
+}
+
+/** The reasons as a reader's words (the outcomes' own, docs/verdicts.md), in the order a line lists them. */
+const SERVER_REASON_WORDS: Record<ServerReason, string> = {
+  busy: 'not served',
+  unanswered: 'not answered',
+  flaky: 'flaky',
+  'flaky-owner': 'blocked by a flaky check',
+};
+
+/** The paths of the run's musts (a check without paths is its one path), judged (passed or failed)
+ * and kept from being judged by the server (serverReason): what the gate weighs. Counted by paths,
+ * not checks: a must judged on some paths and not served on one (a step of a load sweep where every
+ * request was refused, as overload may be) was judged. */
+export function mustPaths(results: readonly CheckResult[]): { judged: number; unjudged: number } {
+  let judged = 0;
+  let unjudged = 0;
+  for (const r of results) {
+    if (r.level !== 'must') continue;
+    for (const p of r.paths?.length ? r.paths : [r]) {
+      if (p.outcome === 'pass' || p.outcome === 'fail') judged++;
+      else if (serverReason(p)) unjudged++;
+    }
+  }
+  return { judged, unjudged };
+}
+
+/** A run the server left short of judgement: it kept as many must paths from being judged as the
+ * run judged, or more. Fewer is a run that judged most of what it was asked, whatever one 429 or
+ * one flaky answer cost it; as many is one whose verdict stands on a minority of its rules, and a
+ * gate that goes green on it vouches for what it never saw. */
+export function shortOfJudgement(results: readonly CheckResult[]): boolean {
+  const { judged, unjudged } = mustPaths(results);
+  return unjudged > 0 && unjudged >= judged;
+}
+
+const gates = new WeakMap<readonly CheckResult[], boolean>();
+
+/** The gate of a run: its options, and its results weighed once (shortOfJudgement). */
+export function gateOf({ options, results }: { options: GateOptions; results: readonly CheckResult[] }): Gate {
+  let short = gates.get(results);
+  if (short === undefined) gates.set(results, (short = shortOfJudgement(results)));
+  return { strict: options.strict, requireComplete: options.requireComplete, serverShort: short };
+}
+
 /** Whether a result fails the run: a failed must (with strict, a failed should too, and a flaky
- * must or should), a must left not-tested, not served or flaky under requireComplete; never a
- * failure the baseline expects. Every reporter that counts failures asks this, so the reports and
- * the exit code cannot disagree. */
-export function failsRun(r: Pick<CheckResult, 'level' | 'outcome' | 'expected'>, opts: GateOptions): boolean {
+ * must or should), a must left not-tested, not served or flaky under requireComplete, or by the
+ * server's doing in a run the server left short of judgement; never a failure the baseline expects.
+ * Every reporter that counts failures asks this, so the reports and the exit code cannot disagree. */
+export function failsRun(r: Pick<CheckResult, 'level' | 'outcome' | 'expected' | 'unjudged'>, gate: Gate): boolean {
   if (r.expected) return false;
-  const counted = r.level === 'must' || (opts.strict && r.level === 'should');
+  const counted = r.level === 'must' || (gate.strict && r.level === 'should');
+  const unjudged = r.level === 'must' && (gate.requireComplete || (gate.serverShort && serverReason(r) !== undefined));
   switch (r.outcome) {
     case 'fail':
       return counted;
     case 'flaky':
-      return (opts.strict && counted) || (opts.requireComplete && r.level === 'must');
+      return (gate.strict && counted) || unjudged;
     case 'not-tested':
     case 'not-served':
-      return opts.requireComplete && r.level === 'must';
+      return unjudged;
     default:
       return false;
   }
@@ -106,10 +169,32 @@ export function failsRun(r: Pick<CheckResult, 'level' | 'outcome' | 'expected'>,
 /** What a verdict's line weighs: the checks, the client flows, and the gate's options. */
 type Weighed = Pick<RawReport, 'results' | 'options' | 'clients'>;
 
+/** `3 flaky, 9 blocked by a flaky check`: the server's reasons among `results`, counted. */
+function reasonsOf(results: readonly CheckResult[]): string {
+  const count = (reason: ServerReason) => results.filter((r) => serverReason(r) === reason).length;
+  return (Object.keys(SERVER_REASON_WORDS) as ServerReason[])
+    .filter((reason) => count(reason))
+    .map((reason) => `${count(reason)} ${SERVER_REASON_WORDS[reason]}`)
+    .join(', ');
+}
+
+/** The musts the server left unjudged, said once with why and how much of the run it kept from
+ * being judged, against what the run judged: `12 must not judged because of the server (3 flaky, 9
+ * blocked by a flaky check); it left 12 must paths unjudged and the run judged 173`. */
+function serverLine(unjudged: readonly CheckResult[], results: readonly CheckResult[]): string {
+  const paths = mustPaths(results);
+  return `${unjudged.length} must not judged because of the server (${reasonsOf(unjudged)}); it left ${paths.unjudged} must path${paths.unjudged === 1 ? '' : 's'} unjudged and the run judged ${paths.judged}`;
+}
+
 /** What fails the run, counted per kind, for a verdict's one line: `2 must failed, 1 must flaky (strict),
- * 1 client flow failed`. */
-export function whyFailing({ results, options: opts, clients }: Weighed): string[] {
-  const failing = results.filter((r) => failsRun(r, opts));
+ * 1 client flow failed`; the musts that fail it only because the server left the run short of
+ * judgement, said once with why. */
+export function whyFailing(report: Weighed): string[] {
+  const { results, options: opts, clients } = report;
+  const gate = gateOf(report);
+  const all = results.filter((r) => failsRun(r, gate));
+  const byServer = gate.serverShort ? all.filter((r) => !failsRun(r, { ...gate, serverShort: false })) : [];
+  const failing = all.filter((r) => !byServer.includes(r));
   const count = (level: Level, outcome: Outcome) => failing.filter((r) => r.level === level && r.outcome === outcome).length;
   const kinds: [Level, Outcome, string][] = [
     ['must', 'fail', 'failed'],
@@ -119,28 +204,35 @@ export function whyFailing({ results, options: opts, clients }: Weighed): string
     ['must', 'not-tested', 'not tested (require-complete)'],
     ['must', 'not-served', 'not served (require-complete)'],
   ];
-  const flows = clients?.results.filter((f) => flowFailsRun(f, opts)).length ?? 0;
-  return [...kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`), ...(flows ? [`${flows} client flow${flows === 1 ? '' : 's'} failed`] : [])];
+  const flows = clients?.results.filter((f) => flowFailsRun(f, gate)).length ?? 0;
+  return [
+    ...kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`),
+    ...(byServer.length ? [serverLine(byServer, results)] : []),
+    ...(flows ? [`${flows} client flow${flows === 1 ? '' : 's'} failed`] : []),
+  ];
 }
 
 /** What broke or went unjudged without failing the run, counted per kind, with the option that
  * would make it fail: said beside a PASSED, so a verdict under a list of failures says why it holds.
- * A client flow is counted as a check of its failure's level. */
-export function whyPassing({ results, options: opts, clients }: Weighed): string[] {
+ * The musts the server left unjudged are said apart from those the run's own options did (one key,
+ * the models chosen): a run the server judged little does not pass quietly. A client flow is counted
+ * as a check of its failure's level. */
+export function whyPassing(report: Weighed): string[] {
+  const { results, clients } = report;
+  const gate = gateOf(report);
   const weighed = [...results, ...(clients?.results ?? []).map(asWeighed)];
-  const open = weighed.filter((r) => !failsRun(r, opts) && r.level !== 'info');
+  const open = weighed.filter((r) => !failsRun(r, gate) && r.level !== 'info');
   const count = (f: (r: (typeof open)[number]) => boolean) => open.filter(f).length;
   const plural = (n: number, one: string, more: string) => (n === 1 ? one : more);
   const expected = count((r) => !!r.expected && (r.outcome === 'fail' || r.outcome === 'flaky'));
+  const byServer = results.filter((r) => r.level === 'must' && !r.expected && serverReason(r) && !failsRun(r, gate));
   const said: [number, (n: number) => string][] = [
     [count((r) => !r.expected && r.level === 'should' && r.outcome === 'fail'), (n) => `${n} should failed, which ${plural(n, 'fails', 'fail')} the run only with --strict`],
+    [byServer.length, () => `${serverLine(byServer, results)}: as many would fail the run`],
+    [count((r) => !r.expected && r.outcome === 'flaky' && r.level !== 'must'), (n) => `${n} flaky, which ${plural(n, 'fails', 'fail')} the run only with --strict`],
     [
-      count((r) => !r.expected && r.outcome === 'flaky'),
-      (n) => `${n} flaky, which ${plural(n, 'fails', 'fail')} the run only with --strict${opts.strict ? '' : ' (a must also with --require-complete)'}`,
-    ],
-    [
-      count((r) => r.level === 'must' && (r.outcome === 'not-tested' || r.outcome === 'not-served')),
-      (n) => `${n} must not tested or not served, which ${plural(n, 'fails', 'fail')} the run only with --require-complete`,
+      count((r) => r.level === 'must' && (r.outcome === 'not-tested' || r.outcome === 'not-served') && !serverReason(r)),
+      (n) => `${n} must not tested, which ${plural(n, 'fails', 'fail')} the run only with --require-complete`,
     ],
     [expected, (n) => `${n} ${plural(n, 'failure', 'failures')} the baseline expects`],
   ];
@@ -155,12 +247,13 @@ export const OUTCOME_WORDS: Record<Outcome, string> = { pass: 'passed', fail: 'f
 const asWeighed = (f: Pick<FlowResult, 'level' | 'failureLevel' | 'outcome' | 'expected'>) => ({ level: f.failureLevel ?? f.level, outcome: f.outcome, expected: f.expected });
 
 /** Whether a client flow fails the run: as a check of the level of its failure would. */
-export const flowFailsRun = (f: Parameters<typeof asWeighed>[0], opts: GateOptions): boolean => failsRun(asWeighed(f), opts);
+export const flowFailsRun = (f: Parameters<typeof asWeighed>[0], gate: Gate): boolean => failsRun(asWeighed(f), gate);
 
 /** 0: nothing fails the run (no check, no client flow: see failsRun) and no baseline entry is stale.
  * 1: otherwise. Usage errors (2) never reach a report. */
 export function exitCodeFor(results: readonly CheckResult[], opts: GateOptions, stale: readonly unknown[] = [], flows: readonly FlowResult[] = []): 0 | 1 {
-  return results.some((r) => failsRun(r, opts)) || flows.some((f) => flowFailsRun(f, opts)) || stale.length ? 1 : 0;
+  const gate = gateOf({ options: opts, results });
+  return results.some((r) => failsRun(r, gate)) || flows.some((f) => flowFailsRun(f, gate)) || stale.length ? 1 : 0;
 }
 
 /** The checks each failure kept from judging their rule (a not-tested result whose every deciding

@@ -4,9 +4,25 @@
 // blocked by that owner. The part validators are pieces of the 2.3 and chunk schemas, so the whole
 // answer's schema is the union of its parts, not a second copy.
 import { validator } from '../schemas/index.js';
-import { catalog, cutShort, declaredParameters, describe, errorText, generated, is2xx, is4xx, readStream, sayOk, type StreamRead, type ApiPath, type ChatBody, type CheckDef } from './api.js';
+import {
+  catalog,
+  cutShort,
+  declaredParameters,
+  describe,
+  errorText,
+  generated,
+  is2xx,
+  is4xx,
+  readStream,
+  sayOk,
+  serverKept,
+  type StreamRead,
+  type ApiPath,
+  type ChatBody,
+  type CheckDef,
+} from './api.js';
 import { ask, locatedOf, refusalOwner, refusedFor } from './ask.js';
-import { fail, failIfAny, notTested, pass, unserved, type Verdict } from '../engine/check.js';
+import { fail, failIfAny, notTested, pass, unjudgedBy, unserved, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
@@ -595,6 +611,9 @@ export function controlVerdict(ex: Exchange, stream: boolean, why: (reason: stri
   if (reason === undefined) return undefined;
   const field = locatedOf(ex)?.fields.find((f) => f.owed);
   const by = field?.owner ?? owner;
+  // No owner answers for it: a control the server did not answer leaves the rule unjudged by its doing.
+  const kept = by ? undefined : serverKept(ex);
+  if (kept) return unjudgedBy(kept, why(reason));
   return notTested(why(field?.why ?? reason), by, by ? `${ex.label}: ${field?.why ?? reason}` : undefined);
 }
 

@@ -5,7 +5,7 @@ import { unowned } from './fields.js';
 import { bodyJson, bodySse, readOf, type Exchange } from '../engine/exchanges.js';
 import { parseJson } from '../engine/json.js';
 import type { SseParse } from '../engine/sse.js';
-import type { PathValue } from '../engine/check.js';
+import type { PathValue, Unjudged } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import type { RequestSpec } from '../engine/http.js';
 
@@ -86,6 +86,15 @@ export const generated = (ex: Exchange) => ex.label.startsWith(GENERATED_LABEL);
 
 export const is2xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 200 && ex.status < 300;
 export const is4xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 400 && ex.status < 500;
+
+/** How the server kept a request from being served, when it did: turned it away (429, 503) or gave
+ * no answer (a dropped connection, a timeout, a 5xx). Undefined for a refusal or a redirect (the
+ * request's, or the run's, to answer for) and for a request the run itself stopped. */
+export function serverKept(ex: Exchange): Exclude<Unjudged, 'flaky-owner'> | undefined {
+  if (ex.status === 429 || ex.status === 503) return 'busy';
+  if (ex.status === undefined) return ex.error?.kind === 'stopped' ? undefined : 'unanswered';
+  return ex.status >= 500 ? 'unanswered' : undefined;
+}
 
 /** The error message a refusal carries, as ` (message)`, or nothing. */
 export function errorText(ex: Exchange): string {

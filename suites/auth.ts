@@ -4,7 +4,7 @@
 import { catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
 import { ask } from './ask.js';
 import { controlUnserved, controlVerdict, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
-import { combine, fail, notTested, pass, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
+import { combine, fail, notTested, pass, unjudgedBy, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import { basicCredential, containsKey, KEY_VARIABLES } from '../engine/redact.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -139,8 +139,9 @@ async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise
       ? { notes: [] }
       : { blocked: notTested(`with the primary key, GET /v1/models answered ${describe(ex)}: a refusal without it proves nothing`, 'models.list-shape'), notes: [] };
   }
-  const { model, problem, owner } = await baseline(ctx);
-  if (problem) return { blocked: notTested(`${problem}: a refusal without it proves nothing`, owner), notes: [] };
+  const { model, problem, owner, unjudged } = await baseline(ctx);
+  const unproven = `${problem}: a refusal without it proves nothing`;
+  if (problem) return { blocked: unjudged ? unjudgedBy(unjudged, unproven) : notTested(unproven, owner), notes: [] };
   if (!model) return { body: sayOk(PLACEHOLDER_MODEL), notes: [`no model is listed; the chat requests named "${PLACEHOLDER_MODEL}"`] };
   // Served is all a control asks: a broken field of its answer is its owner's, and must not hide a refusal.
   const blocked = await controlUnserved(ctx, path, model, (why) => `with the primary key, the same request was not served (${why}): a refusal without it proves nothing`);

@@ -5,7 +5,7 @@
 import { enumAt } from '../schemas/index.js';
 import { chat, choicesOf, describe, errorText, fit, is2xx, readStream, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { controlUnserved, errorBodyProblem, onEachAnswer, readAnswer, refusalOf, type Refusal } from './answer.js';
-import { combine, fail, notTested, pass, skip, type Verdict } from '../engine/check.js';
+import { combine, fail, notTested, pass, skip, unjudgedBy, type Verdict } from '../engine/check.js';
 import { bodyJson, bodyText, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { baseline, BOTH_WAYS } from './paths.js';
@@ -72,8 +72,9 @@ const auditOf = (cases: Case[], faults: string[], also?: string) =>
  * same route, on the same path, must be served first (a key or URL refused everywhere answers 4xx
  * to anything). */
 async function answer(ctx: CheckContext, c: Case, path: ApiPath): Promise<{ ex?: Exchange; blocked?: Verdict }> {
-  const { model, problem, owner } = await baseline(ctx);
-  if (problem) return { blocked: notTested(`${problem}: an error answer proves nothing without a served request`, owner) };
+  const { model, problem, owner, unjudged } = await baseline(ctx);
+  const unproven = `${problem}: an error answer proves nothing without a served request`;
+  if (problem) return { blocked: unjudged ? unjudgedBy(unjudged, unproven) : notTested(unproven, owner) };
   if (c.needsModel && !model) return { blocked: notTested(`${c.what} needs a model the key can use; name one with --model`) };
   if (model) {
     const blocked = await controlUnserved(ctx, path, model, (why) => `the valid request on the same path was not served (${why}): an error answer proves nothing without it`);

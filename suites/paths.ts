@@ -1,7 +1,8 @@
 // The paths a rule of the API runs on: streamed and not, and the models under test, chosen one
 // per kind from what the key lists and the catalog says (every listed model with --all-models).
-import { catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk } from './api.js';
+import { catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk, serverKept } from './api.js';
 import { ask } from './ask.js';
+import type { Unjudged } from '../engine/check.js';
 import type { Axis, AxisPoint, AxisValues } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 
@@ -181,8 +182,9 @@ export const LISTED: Axis<CheckContext> = async (ctx) => {
 };
 
 /** Whether the primary key is served at all (a plain request to the first model under test, or the
- * model list when no model is known): without that, a refusal or a 4xx proves nothing. */
-export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?: string; owner?: string }> {
+ * model list when no model is known): without that, a refusal or a 4xx proves nothing. `unjudged`:
+ * the plain request was turned away or not answered, the server's doing (the list has its owner). */
+export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?: string; owner?: string; unjudged?: Exclude<Unjudged, 'flaky-owner'> }> {
   return ctx.memo('baseline', async (c) => {
     const { models } = await modelsUnderTest(c);
     if (!models.length) {
@@ -191,6 +193,8 @@ export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?:
     }
     const model = models[0].id;
     const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');
-    return is2xx(ex) ? { model } : { model, problem: `with the primary key, a plain chat request to ${model} answered ${describe(ex)}` };
+    if (is2xx(ex)) return { model };
+    const unjudged = serverKept(ex);
+    return { model, problem: `with the primary key, a plain chat request to ${model} answered ${describe(ex)}`, ...(unjudged ? { unjudged } : {}) };
   });
 }

@@ -8,20 +8,31 @@ import type { HttpClient, HttpResult } from '../engine/http.js';
 import type { Target } from '../engine/target.js';
 
 /** Whether an answer is one an API gives (whatever its rules think of it), false when it is what a
- * server gives that does not serve the route, undefined when it cannot tell (no answer, a 5xx). */
+ * server gives that does not serve the route, undefined when it cannot tell (no answer, a 5xx that
+ * is not a page). */
 function apiLike(r: HttpResult, sentModel?: string): boolean | undefined {
   // An answer cut short (a timeout, the cap) is a broken server's, whatever it is: its verdicts say.
-  if (r.status === undefined || r.status >= 500 || r.error) return undefined;
+  if (r.status === undefined || r.error) return undefined;
   const type = r.headers['content-type'] ?? '';
   // Only an API of this kind answers with events.
   if (/event-stream/i.test(type)) return true;
+  // A page is never the API's, whatever its status: a web server's 501 to a POST, a proxy's 502 or
+  // 503 page. A 5xx the API could give (JSON, a plain "Loading model") is a server in trouble or
+  // getting ready (suites/ready.ts), which its verdicts say.
+  if (isPage(r)) return false;
+  if (r.status >= 500) return undefined;
   const start = r.body.subarray(0, 256).toString('utf8').trimStart();
-  if (/html/i.test(type) || start.startsWith('<')) return false;
   const json = /json/i.test(type) || start.startsWith('{') || start.startsWith('[');
   // No such route, unless it is the model that was not found (OpenAI's model_not_found is a 404).
   if (r.status === 404 || r.status === 405) return sentModel !== undefined && json && r.body.includes(sentModel);
   // A 2xx of the API is JSON; a refusal of any kind is what an API gives a request it read.
   return r.status < 300 ? json : true;
+}
+
+/** Whether an answer is a page (HTML by its type or by its first character): what a web server or
+ * a proxy shows a browser, never an answer of the API. */
+export function isPage(r: HttpResult): boolean {
+  return /html/i.test(r.headers['content-type'] ?? '') || r.body.subarray(0, 256).toString('utf8').trimStart().startsWith('<');
 }
 
 /** What an answer was, in a few words: `200 text/html ("Sign in")`. */
@@ -31,6 +42,24 @@ function seen(r: HttpResult): string {
   const title = /<title[^>]*>([^<]{1,80})/i.exec(text)?.[1]?.trim();
   const type = (r.headers['content-type'] ?? 'no content-type').split(';')[0];
   return `${r.status} ${type}${title ? ` ("${title}")` : ''}`;
+}
+
+/** What an answer was, with what its body says when it is not a page: `503 application/json
+ * ("Loading model")`, the error's message of a JSON body or the first line of a text, cut short and
+ * with no control character (it is the server's text, printed on a terminal). */
+export function answerWords(r: HttpResult): string {
+  if (r.status === undefined || isPage(r)) return seen(r);
+  const text = r.body.subarray(0, 2048).toString('utf8');
+  let said: unknown = text.split('\n', 1)[0];
+  try {
+    const json = JSON.parse(text) as { error?: unknown; message?: unknown };
+    const error = json?.error;
+    said = typeof error === 'string' ? error : typeof error === 'object' && error ? (error as { message?: unknown }).message : json?.message;
+  } catch {
+    // not JSON: the first line of the text stands
+  }
+  const words = typeof said === 'string' ? said.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim() : '';
+  return `${seen(r)}${words ? ` ("${words.length > 80 ? `${words.slice(0, 79)}…` : words}")` : ''}`;
 }
 
 const stripped = (base: string) => base.replace(/\/v1$/, '');

@@ -3,7 +3,7 @@
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import type { ApiCheck } from './api.js';
-import { HttpClient, limitsFor, type Limits, type RequestSpec } from '../engine/http.js';
+import { HttpClient, limitsFor, type HttpResult, type Limits, type RequestSpec } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport, type RunReport } from '../report/report.js';
 import { seal } from '../report/boundary.js';
 import type { FlowResult } from '../report/clients.js';
@@ -21,6 +21,7 @@ import { existsSync } from 'node:fs';
 import { CHECKS } from './index.js';
 import { costOf } from './cost.js';
 import { notTheApi } from './sanity.js';
+import { untilReady } from './ready.js';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface SessionOptions extends Filters {
@@ -41,8 +42,13 @@ export interface SessionOptions extends Filters {
   maxBodyBytes?: number;
   /** Longest Retry-After waited for before a 429 leaves its checks not-tested. */
   maxRetryWaitMs?: number;
-  /** The whole run's deadline: what has not finished by then is not-tested. */
+  /** The whole run's deadline, from the moment the server is ready: what has not finished by then is not-tested. */
   deadlineMs?: number;
+  /** The longest wait, before the first check, for a server that answers 503 as it gets ready (its
+   * model loading); 0 does not wait. A minute by default (suites/ready.ts). */
+  waitMs?: number;
+  /** Told that the kit waits for the server and why, and when it is ready: a line for the terminal. */
+  onWait?: (line: string) => void;
   /** Stops the run from outside (Ctrl-C), its reason (a string) given to what did not finish. */
   signal?: AbortSignal;
   /** A baseline (JSON or YAML): the failures it lists are expected, its entries that pass are stale. */
@@ -101,12 +107,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
     const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes);
     const started = new Date();
     const t0 = performance.now();
-    // The deadline holds for the whole run, the probe included.
-    const { signal, timer } = runDeadline(opts);
-    await probe(target, limits.connectTimeoutMs, signal).catch((e) => {
-      clearTimeout(timer);
-      throw e;
-    });
+    const { signal, timer } = await begin(target, limits, opts);
     const [{ results, notes, requestsSent, requests, redactor }, beside] = await Promise.all([
       runChecks(selected, {
         target,
@@ -136,9 +137,36 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   }
 }
 
-/** The whole run's deadline (--deadline), joined with the caller's own signal (Ctrl-C): a session
- * clears `timer` when it ends. */
-export function runDeadline(opts: Pick<SessionOptions, 'deadlineMs' | 'signal'>): { signal: AbortSignal; timer: NodeJS.Timeout } {
+/** Where every command that judges a server starts (run, clients, fuzz, load, the vitest entry), so
+ * that none can forget a step: the wait for a server getting ready (suites/ready.ts, --wait), then the
+ * run's deadline, then the probe. The wait is bounded by --wait and the run from then on by
+ * --deadline: a server that loads for a minute does not eat the time its checks were given. The
+ * caller clears `timer` when it ends. */
+export async function begin(
+  target: Target,
+  limits: Pick<Limits, 'connectTimeoutMs'>,
+  opts: Pick<SessionOptions, 'deadlineMs' | 'signal' | 'waitMs' | 'onWait'>,
+): Promise<{ signal: AbortSignal; timer: NodeJS.Timeout }> {
+  const ms = limits.connectTimeoutMs;
+  const http = new HttpClient({ connectTimeoutMs: ms, idleTimeoutMs: ms, deadlineMs: ms, maxBodyBytes: 64 * 1024 }, target.tls);
+  try {
+    const { list, notReady } = await untilReady(target, http, { waitMs: opts.waitMs, signal: opts.signal, onWait: opts.onWait });
+    if (notReady) throw new UsageError(notReady);
+    const { signal, timer } = runDeadline(opts);
+    try {
+      await probe(target, http, ms, signal, list);
+    } catch (e) {
+      clearTimeout(timer);
+      throw e;
+    }
+    return { signal, timer };
+  } finally {
+    await http.close();
+  }
+}
+
+/** The whole run's deadline (--deadline), joined with the caller's own signal (Ctrl-C). */
+function runDeadline(opts: Pick<SessionOptions, 'deadlineMs' | 'signal'>): { signal: AbortSignal; timer: NodeJS.Timeout } {
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(`the run's deadline passed (--deadline ${deadlineMs} ms)`), deadlineMs);
@@ -300,37 +328,31 @@ export function tlsOfReport(tls: TlsSettings): NonNullable<RawReport['target']['
 
 /** A server that cannot be reached at all (refused, unknown, a TLS failure), that refuses the key
  * on every request, or that does not answer as the API (suites/sanity.ts) is a usage problem (exit
- * 2, one line), not fifty failed checks. */
-export async function probe(target: Target, connectTimeoutMs: number, signal: AbortSignal): Promise<void> {
-  const http = new HttpClient({ connectTimeoutMs, idleTimeoutMs: connectTimeoutMs, deadlineMs: connectTimeoutMs, maxBodyBytes: 64 * 1024 }, target.tls);
+ * 2, one line), not fifty failed checks. `list`: its answer to GET /v1/models, once it was ready. */
+async function probe(target: Target, http: HttpClient, connectTimeoutMs: number, signal: AbortSignal, list: HttpResult): Promise<void> {
   const auth = { ...target.headers, authorization: `Bearer ${target.apiKey}` };
   const refused = (status?: number) => status === 401 || status === 403;
-  try {
-    const list = await http.send({ method: 'GET', url: `${target.baseUrl}/v1/models`, headers: auth }, signal);
-    if (list.error?.kind === 'connect' || list.error?.kind === 'tls') throw new UsageError(`cannot reach ${target.baseUrl}: ${list.error.message}`);
-    if (list.error?.kind === 'reset' && list.status === undefined) {
-      const why = await closedByTls(target.baseUrl, target.tls, connectTimeoutMs);
-      if (why) throw new UsageError(`cannot reach ${target.baseUrl}: ${why}`);
-    }
-    if (!refused(list.status)) {
-      const elsewhere = target.embeddedMock ? undefined : await notTheApi(target, http, signal, list);
-      if (elsewhere) throw new UsageError(elsewhere);
-      return;
-    }
-    // The list may be the only route behind another policy: a chat request must be refused too.
-    const model = target.models[0] ?? 'any-model';
-    const chat = await http.send(
-      {
-        method: 'POST',
-        url: `${target.baseUrl}/v1/chat/completions`,
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 }),
-      },
-      signal,
-      true,
-    );
-    if (refused(chat.status)) throw new UsageError(`the server refused the key on every request (GET /v1/models: ${list.status}, POST /v1/chat/completions: ${chat.status}): check --api-key`);
-  } finally {
-    await http.close();
+  if (list.error?.kind === 'connect' || list.error?.kind === 'tls') throw new UsageError(`cannot reach ${target.baseUrl}: ${list.error.message}`);
+  if (list.error?.kind === 'reset' && list.status === undefined) {
+    const why = await closedByTls(target.baseUrl, target.tls, connectTimeoutMs);
+    if (why) throw new UsageError(`cannot reach ${target.baseUrl}: ${why}`);
   }
+  if (!refused(list.status)) {
+    const elsewhere = target.embeddedMock ? undefined : await notTheApi(target, http, signal, list);
+    if (elsewhere) throw new UsageError(elsewhere);
+    return;
+  }
+  // The list may be the only route behind another policy: a chat request must be refused too.
+  const model = target.models[0] ?? 'any-model';
+  const chat = await http.send(
+    {
+      method: 'POST',
+      url: `${target.baseUrl}/v1/chat/completions`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Say OK.' }], max_tokens: 16 }),
+    },
+    signal,
+    true,
+  );
+  if (refused(chat.status)) throw new UsageError(`the server refused the key on every request (GET /v1/models: ${list.status}, POST /v1/chat/completions: ${chat.status}): check --api-key`);
 }

@@ -13,7 +13,7 @@
 //   describeConformance({ baseUrl, apiKey, clients: true });   // and the client flows (docs/clients.md), one test per flow and model
 import { afterAll, describe, it, type TestContext } from 'vitest';
 import type { CheckResult, PathResult } from '../engine/check.js';
-import { failsRun, flowFailsRun } from '../report/report.js';
+import { failsRun, flowFailsRun, gateOf } from '../report/report.js';
 import type { FlowResult } from '../report/clients.js';
 import { explanation } from '../report/client-matrix.js';
 import { runSession, type SessionOptions } from './session.js';
@@ -87,13 +87,13 @@ function failure(r: CheckResult, p: PathResult | CheckResult): string {
 
 /** The tests a run's results make: one per check and path. */
 export function conformanceCases(results: CheckResult[], opts: { strict?: boolean; requireComplete?: boolean } = {}): ConformanceCase[] {
-  const gate = { strict: !!opts.strict, requireComplete: !!opts.requireComplete };
+  const gate = gateOf({ options: { strict: !!opts.strict, requireComplete: !!opts.requireComplete }, results });
   return results.flatMap((r) => {
     const paths: (PathResult | CheckResult)[] = r.paths?.length ? r.paths : [r];
     return paths.map((p): ConformanceCase => {
       // A path fails the test where the check, had it failed on this path alone, would fail the run;
       // any other outcome but a pass is shown as a skip with its reason, never as a pass.
-      const fails = failsRun({ ...r, outcome: p.outcome }, gate);
+      const fails = failsRun({ ...r, outcome: p.outcome, unjudged: p.unjudged }, gate);
       const shortfall = !fails && p.outcome !== 'pass';
       // What broke without failing the run: a failure (a should without strict, one the baseline
       // expects) or a flaky path (broken, then held when sent again).
@@ -171,7 +171,7 @@ export function describeConformance(opts: ConformanceOptions): void {
         for (const c of cases) it(c.path, (ctx) => judge(c, ctx, declaredAt));
       });
     if (report.clients) {
-      const flows = flowCases(report.clients.results, report.options);
+      const flows = flowCases(report.clients.results, report.options, report.results);
       describe('client flows', () => {
         for (const missing of report.clients!.clients.filter((c) => !c.installed)) it.skip(`${missing.name}: not installed (${missing.missing ?? ''}; ${report.clients!.install ?? ''})`, () => {});
         for (const flow of new Set(flows.map((c) => c.check)))
@@ -184,9 +184,10 @@ export function describeConformance(opts: ConformanceOptions): void {
 }
 
 /** The tests a run's client flows make: one per flow and model, failing where the flow fails the run
- * (conformance clients' gate), with the checks that explain it or the word that none does. */
-export function flowCases(flows: readonly FlowResult[], opts: { strict?: boolean; requireComplete?: boolean } = {}): ConformanceCase[] {
-  const gate = { strict: !!opts.strict, requireComplete: !!opts.requireComplete };
+ * (conformance clients' gate, weighed with the run's `results`), with the checks that explain it or
+ * the word that none does. */
+export function flowCases(flows: readonly FlowResult[], opts: { strict?: boolean; requireComplete?: boolean } = {}, results: readonly CheckResult[] = []): ConformanceCase[] {
+  const gate = gateOf({ options: { strict: !!opts.strict, requireComplete: !!opts.requireComplete }, results });
   return flows.flatMap((f) =>
     f.paths.map((p): ConformanceCase => {
       const fails = flowFailsRun({ ...f, outcome: p.outcome }, gate);

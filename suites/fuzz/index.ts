@@ -126,7 +126,8 @@ export function fuzzChecks(settings: FuzzSettings, note = `fuzz: seed ${settings
         const shrunk = f.steps ? `, shrunk in ${f.steps} steps (${f.attempts} requests tried) from ${size(f.first)} to ${size(f.shrunk)}` : '';
         return fail(`${describeCase(f.shrunk)}: ${f.why}; ${again}. Request ${f.index + 1} of ${out.generated} was the first to break it, ${f.count} of ${out.answered} answers did${shrunk}`, cut);
       }
-      if (unproven) return notTested(unproven);
+      // No model known because the list could not be read: the list's owner kept it from judging.
+      if (unproven) return notTested(unproven, out.space.noModel ? out.space.noModelBy : undefined);
       if (!judged) {
         // Nothing left to judge: named is only what really stood in the way, the property that failed
         // on the answers to this one's own requests (a 5xx, a hang), or the catalog that left none owed.

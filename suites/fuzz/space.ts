@@ -17,6 +17,8 @@ export interface Space {
   /** No model is known (the model list cannot be read, and --model names none): every request goes
    * to a model id nobody lists, and so is owed a refusal; this says why. */
   noModel?: string;
+  /** With noModel: the check whose rule kept every model unknown (models.list-shape, the list unread). */
+  noModelBy?: string;
   /** The catalog could not be read, so it declares no field for any model: no request that carries
    * an optional field is owed an answer. Why, and the check whose rule that breaks (catalog.available). */
   noCatalog?: { problem: string; owner?: string };
@@ -26,8 +28,8 @@ export interface Space {
 export const NO_SUCH_MODEL = 'conformance-no-such-model';
 
 export async function spaceOf(ctx: CheckContext): Promise<Space> {
-  const [{ models, problem }, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
-  if (!models.length) return { models: [{ id: NO_SUCH_MODEL }], noModel: problem ?? 'the key lists no model' };
+  const [{ models, problem, owner }, cat] = await Promise.all([modelsUnderTest(ctx), catalog(ctx)]);
+  if (!models.length) return { models: [{ id: NO_SUCH_MODEL }], noModel: problem ?? 'the key lists no model', ...(owner ? { noModelBy: owner } : {}) };
   return {
     models: models.map((m) => {
       const entry = cat.entries.get(m.id);

@@ -17,7 +17,7 @@ import { parseSlo, sloResults, SloError, type Slo } from '../../report/slo.js';
 import { CHECKS } from '../index.js';
 import { onEachOf } from '../each.js';
 import { modelsUnderTest } from '../paths.js';
-import { gatedReport, openTarget, probe, readBaseline, runDeadline, UsageError, type SessionOptions } from '../session.js';
+import { begin, gatedReport, openTarget, readBaseline, UsageError, type SessionOptions } from '../session.js';
 import { Judge, keeperFor, Step, type EachRule } from './judge.js';
 import { workloadFor, type Item, type Workload } from './workload.js';
 
@@ -41,6 +41,8 @@ export interface LoadOptions
     | 'flowIds'
     | 'signal'
     | 'deadlineMs'
+    | 'waitMs'
+    | 'onWait'
   > {
   /** The steps: requests in flight (a closed loop), or arrivals a second (`rate`, an open loop). */
   concurrency?: number[];
@@ -100,12 +102,14 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const opened = await openTarget(opts, warnings);
   const started = new Date();
   const t0 = performance.now();
-  const { signal, timer } = runDeadline(opts);
   const limits = limitsFor(timeoutMs, opts.maxBodyBytes);
   const { target, tls } = opened;
   const http = new HttpClient(limits, tls, { sweptDeadlines: true });
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await probe(target, limits.connectTimeoutMs, signal);
+    const begun = await begin(target, limits, opts);
+    const signal = begun.signal;
+    timer = begun.timer;
     // What the mix is made of, worked out as a run works it out (the model list, the catalog, the
     // reproducible answer a stop sequence is picked from).
     let model = opts.models?.[0];

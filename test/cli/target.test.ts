@@ -56,6 +56,28 @@ const noRoute = (res: ServerResponse) => {
   return true;
 };
 
+/** What `python3 -m http.server` answers where there is no file (404 to GET) and to a method it has
+ * no handler for (501 to POST), and a proxy's page when its upstream is down or not up yet. */
+const errorPage = (res: ServerResponse, status: number, title: string) => {
+  res.writeHead(status, { 'content-type': 'text/html;charset=utf-8' });
+  res.end(`<!DOCTYPE HTML>\n<html lang="en">\n    <head>\n        <meta charset="utf-8">\n        <title>${title}</title>\n    </head>\n    <body><h1>${title}</h1></body>\n</html>\n`);
+  return true;
+};
+const PAGES: Record<string, { answer: (req: IncomingMessage, res: ServerResponse) => boolean; answered: string }> = {
+  'a web server (python3 -m http.server)': {
+    answer: (req, res) => (req.method === 'POST' ? errorPage(res, 501, 'Error response') : errorPage(res, 404, 'Error response')),
+    answered: 'GET /v1/models answered 404 text/html ("Error response") and POST /v1/chat/completions 501 text/html ("Error response")',
+  },
+  "a proxy's 502 page": {
+    answer: (_req, res) => errorPage(res, 502, '502 Bad Gateway'),
+    answered: 'GET /v1/models answered 502 text/html ("502 Bad Gateway") and POST /v1/chat/completions 502 text/html ("502 Bad Gateway")',
+  },
+  "a proxy's 503 page": {
+    answer: (_req, res) => errorPage(res, 503, '503 Service Temporarily Unavailable'),
+    answered: 'GET /v1/models answered 503 text/html ("503 Service Temporarily Unavailable") and POST /v1/chat/completions 503 text/html ("503 Service Temporarily Unavailable")',
+  },
+};
+
 let urls: Record<string, string>;
 beforeAll(async () => {
   mock = await startMockServer();
@@ -66,6 +88,7 @@ beforeAll(async () => {
     'a model list that is not found': await serve((req, res) => req.url === '/v1/models' && noRoute(res)),
     'an API under /v1/v1': await serve(() => false, '/v1'),
   };
+  for (const [name, { answer }] of Object.entries(PAGES)) urls[name] = await serve(answer);
 });
 afterAll(async () => {
   for (const s of servers) s.close();
@@ -93,6 +116,18 @@ describe.concurrent('a target that is not the API', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`use --base-url ${mock.url}`);
     expect(r.stderr).toContain('ends in /v1, and the kit appends /v1/... itself');
+  });
+
+  // An error page is no API's answer whatever its status: a 5xx page is not a server in trouble to be
+  // judged (54 checks not tested), nor one getting ready to be waited for (test/cli/ready.test.ts).
+  it.each(Object.keys(PAGES))('%s is exit 2, one line naming what answered, no report', async (which) => {
+    const file = join(dir, `${which}.json`);
+    const r = await cli(['run', '--base-url', urls[which], '--api-key', KEY, '--timeout', '3000', '--reporter', `json=${file}`]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `conformance: ${urls[which]} does not answer as the API: ${PAGES[which].answered}; is --base-url the API's address (not a proxy's page, another port or path)?`,
+    ]);
+    expect(existsSync(file)).toBe(false);
   });
 
   it('a server that has neither route is exit 2', async () => {

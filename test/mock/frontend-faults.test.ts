@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMock } from '../../mock/core/handle.js';
 import type { Frame } from '../../mock/core/types.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
-import { chat, chatRequest, events, finishOf, frames, headersOf, json, scenarioMock, statusOf, user, withConfig } from './helpers.js';
+import { chat, chatRequest, events, finishOf, frames, headersOf, json, KEY, scenarioMock, statusOf, user, withConfig } from './helpers.js';
 
 const fault = (mock: ReturnType<typeof createMock>, name: string, body = {}) => chat(mock, { ...user('hi'), ...body }, { 'x-mock-fault': name });
 const dataFrames = (fs: Frame[]) => fs.filter((f) => 'bytes' in f && String(f.bytes).startsWith('data: '));
@@ -37,6 +37,25 @@ describe('frontend faults in the core', () => {
     const e503 = fault(mock, 'unavailable; retry_after_ms=3000');
     expect(statusOf(e503)).toBe(503);
     expect(headersOf(e503)).toMatchObject({ 'retry-after': '3', 'retry-after-ms': '3000' });
+  });
+
+  it('loading: 503 "Loading model" with Retry-After on every route while the model loads, then the right answers', async () => {
+    const loadingFor = (mock: ReturnType<typeof createMock>) => [
+      statusOf(chat(mock, user('hi'))),
+      statusOf(mock.handle({ method: 'GET', path: '/v1/models', headers: { authorization: `Bearer ${KEY}` } })),
+    ];
+    const counted = createMock(undefined, { faults: ['loading; times=2; retry_after_ms=1500'] });
+    const first = chat(counted, user('hi'));
+    expect(statusOf(first)).toBe(503);
+    expect(headersOf(first)).toMatchObject({ 'retry-after': '2', 'retry-after-ms': '1500' });
+    expect(json(first).error).toMatchObject({ message: 'Loading model', type: 'unavailable_error' });
+    expect(loadingFor(counted)).toEqual([503, 200]);
+    expect(loadingFor(createMock(undefined, { faults: ['loading; ms=1e15'] }))).toEqual([503, 503]);
+    // Timed from the first request it answers: loaded once that long has passed, on every route.
+    const timed = createMock(undefined, { faults: ['loading; ms=50'] });
+    expect(statusOf(chat(timed, user('hi')))).toBe(503);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(loadingFor(timed)).toEqual([200, 200]);
   });
 
   it('several faults in one header, applied in order', () => {

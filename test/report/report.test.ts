@@ -14,7 +14,7 @@ import { renderMarkdown } from '../../report/markdown.js';
 import { renderJunit } from '../../report/junit.js';
 import { renderHtml } from '../../report/html.js';
 import { compareSections, renderPretty } from '../../report/pretty.js';
-import { exitCodeFor, failsRun, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RawReport, type RunReport } from '../../report/report.js';
+import { exitCodeFor, failsRun, gateOf, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RawReport, type RunReport } from '../../report/report.js';
 import { seal } from '../../report/boundary.js';
 import { Redactor } from '../../engine/redact.js';
 import { within } from '../support/machine.js';
@@ -154,7 +154,7 @@ describe('junit reporter', () => {
 
   it('counts as failures exactly what fails the run: here the failed must; the failed should is a finding', () => {
     const failures = (xml.match(/<failure /g) ?? []).length;
-    expect(failures).toBe(results.filter((r) => failsRun(r, options)).length);
+    expect(failures).toBe(results.filter((r) => failsRun(r, gateOf(report))).length);
     expect(failures).toBe(1);
     expect(report.exitCode).toBe(1);
     expect(xml).toMatch(/<testsuites name="chat-api-conformance" tests="9" failures="1" errors="0" time="12\.345">/);
@@ -284,10 +284,78 @@ describe('pretty reporter', () => {
     ];
     const passing = sealed({ ...report, results: broke, summary: summarize(broke), exitCode: 0, warnings: [] });
     expect(renderPretty(passing, { color: false }).trimEnd().split('\n').at(-1)).toBe(
-      'PASSED (exit code 0): 2 should failed, which fail the run only with --strict; 1 flaky, which fails the run only with --strict (a must also with --require-complete); 1 must not tested or not served, which fails the run only with --require-complete; 1 failure the baseline expects',
+      'PASSED (exit code 0): 2 should failed, which fail the run only with --strict; 1 must not judged because of the server (1 flaky); it left 1 must path unjudged and the run judged 2: as many would fail the run; 1 must not tested, which fails the run only with --require-complete; 1 failure the baseline expects',
     );
     expect(renderMarkdown(passing)).toMatch(/^## ✅ chat-api-conformance: PASSED \(exit code 0\)\n\nPassed with 2 should failed, which fail the run only with --strict; .*\.$/m);
     expect(render('html', passing, { color: false })).toContain('<p class="expected" data-passing>Passed with 2 should failed, which fail the run only with --strict;');
+  });
+});
+
+// A run the server judged little does not pass quietly, and one it left short of judgement fails:
+// the gate weighs the must paths the server kept from being judged (not served, flaky, blocked by a
+// flaky check, not answered) against those the run judged; the run's own options leaving musts
+// unjudged (one key, the models chosen) weigh nothing, as before.
+describe("the server's share of a run's musts", () => {
+  const must = (id: string, outcome: CheckResult['outcome'], more: Partial<CheckResult> = {}) => result({ id, suite: 'chat', section: '4.1', level: 'must', outcome, ...more });
+  const busy = must('chat.busy', 'not-served', { message: 'status 503' });
+  const blocked = must('catalog.pricing', 'not-tested', { message: 'the catalog answered 503', blockedBy: ['catalog.available'], unjudged: 'flaky-owner' });
+  const flaky = must('catalog.available', 'flaky', { message: 'status 503; sent again, it held' });
+  const run = (rs: CheckResult[]) => sealed({ ...report, results: rs, summary: summarize(rs), exitCode: exitCodeFor(rs, options), warnings: [] });
+  const lastLine = (r: RunReport) => renderPretty(r, { color: false }).trimEnd().split('\n').at(-1);
+
+  it('says beside a PASSED how many musts the server kept from being judged, and why, when the run judged more', () => {
+    const r = run([must('chat.a', 'pass'), must('chat.b', 'pass'), must('chat.c', 'pass'), flaky, blocked]);
+    expect(r.exitCode).toBe(0);
+    const said = '2 must not judged because of the server (1 flaky, 1 blocked by a flaky check); it left 2 must paths unjudged and the run judged 3: as many would fail the run';
+    expect(lastLine(r)).toBe(`PASSED (exit code 0): ${said}`);
+    expect(renderMarkdown(r)).toContain(`Passed with ${said}.`);
+    expect(renderHtml(r)).toContain(`Passed with ${said}.`);
+    expect(renderJunit(r)).not.toContain('<failure ');
+  });
+
+  it('fails the run where it kept as many must paths from being judged as the run judged, each such must a failure of every report', () => {
+    const rs = [must('chat.a', 'pass'), must('chat.b', 'fail', { message: 'wrong', expected: { reason: 'known' } }), busy, blocked];
+    const r = run(rs);
+    expect(r.exitCode).toBe(1);
+    expect(rs.filter((x) => failsRun(x, gateOf(r))).map((x) => x.id)).toEqual(['chat.busy', 'catalog.pricing']);
+    expect(lastLine(r)).toBe('FAILED: 2 must not judged because of the server (1 not served, 1 blocked by a flaky check); it left 2 must paths unjudged and the run judged 2 (exit code 1)');
+    const junit = renderJunit(r);
+    expect((junit.match(/<failure /g) ?? []).length).toBe(2);
+    expect(junit).toContain('<failure message="not served, and the server left as many must paths unjudged as the run judged, or more: status 503" type="not-served">');
+    const md = renderMarkdown(r);
+    expect(md).toContain('### ❌ Failing the run (2)');
+    const said = 'Failed with 2 must not judged because of the server (1 not served, 1 blocked by a flaky check); it left 2 must paths unjudged and the run judged 2.';
+    expect(md.split('\n').slice(0, 3)).toEqual(['## ❌ chat-api-conformance: FAILED (exit code 1)', '', said]);
+    expect(renderHtml(r)).toContain(`<p data-failing>${said}</p>`);
+    expect(renderGithub(r)).toContain('::error title=chat.busy');
+    // --require-complete fails them whatever their share, as it fails every must left unjudged.
+    const one = [must('chat.a', 'pass'), must('chat.b', 'pass'), busy];
+    expect(exitCodeFor(one, options)).toBe(0);
+    expect(exitCodeFor(one, { strict: false, requireComplete: true })).toBe(1);
+  });
+
+  it('weighs paths: a must judged on some paths and not served on one was judged (a load step where every request was refused)', () => {
+    const steps = ['alone', 'concurrency 1', 'concurrency 4', 'concurrency 64'].map((label, i) => ({
+      path: { step: label },
+      label,
+      outcome: i < 3 ? ('pass' as const) : ('not-served' as const),
+      evidence: [],
+      durationMs: 1,
+    }));
+    const r = run([must('load.ids', 'not-served', { paths: steps }), must('load.tokens', 'not-served', { paths: steps })]);
+    expect(r.exitCode).toBe(0);
+    expect(lastLine(r)).toBe('PASSED (exit code 0): 2 must not judged because of the server (2 not served); it left 2 must paths unjudged and the run judged 6: as many would fail the run');
+  });
+
+  it('leaves a run whose options left musts unjudged passing as before, however many', () => {
+    const r = run([
+      must('chat.a', 'pass'),
+      must('auth.key-scope', 'not-tested', { message: 'needs --second-api-key' }),
+      must('tools.finish-reason', 'not-tested', { message: 'no model under test declares tools in the catalog' }),
+      must('catalog.pricing', 'not-tested', { message: 'no catalog at the default site URL: give --site-url' }),
+    ]);
+    expect(r.exitCode).toBe(0);
+    expect(lastLine(r)).toBe('PASSED (exit code 0): 3 must not tested, which fail the run only with --require-complete');
   });
 });
 

@@ -10,6 +10,9 @@ import { withJson, withPayloads } from './rewrite.js';
 /** setTimeout's longest delay: longer than any client waits. */
 export const FOREVER_MS = 2 ** 31 - 1;
 
+/** When the `loading` fault answered its first request: this mock's model loads from then. */
+const LOADING_SINCE = 'loading:since';
+
 /** A parameter's value, checked when the fault was chosen (select.ts), or its default. */
 const num = (ctx: FaultContext, name: string, fallback: number) => (ctx.params[name] !== undefined ? Number(ctx.params[name]) : fallback);
 
@@ -79,6 +82,24 @@ export const FRONTEND: Fault[] = [
     frontend: true,
     params: { retry_after_ms: { default: 1000, describe: 'the wait the Retry-After headers ask for' } },
     reply: (_r, _req, ctx) => errorReply(503, 'The engine is currently overloaded, please try again later.', 'server_error', 'overloaded', null, retryHeaders(num(ctx, 'retry_after_ms', 1000))),
+  },
+  {
+    name: 'loading',
+    description:
+      'Every request answered 503 "Loading model" with Retry-After, for ms from the first request it answers, as llama.cpp answers while its model loads (with times=N, the first N requests)',
+    fails: [],
+    frontend: true,
+    params: {
+      ms: { default: 3000, describe: 'how long the model loads, from the first request it answers' },
+      retry_after_ms: { default: 1000, describe: 'the wait the Retry-After headers ask for' },
+    },
+    reply: (r, _req, ctx) => {
+      const now = performance.now();
+      const since = (ctx.state?.get(LOADING_SINCE) as number | undefined) ?? now;
+      ctx.state?.set(LOADING_SINCE, since);
+      if (now - since >= num(ctx, 'ms', 3000)) return r;
+      return errorReply(503, 'Loading model', 'unavailable_error', null, null, retryHeaders(num(ctx, 'retry_after_ms', 1000)));
+    },
   },
   {
     name: 'slow',
