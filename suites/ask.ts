@@ -143,12 +143,12 @@ async function experiment(ctx: CheckContext, ex: Exchange, auth: Auth | undefine
   };
 }
 
-/** Where a refusal of a request the kit sent with the primary key lies, found once for the run; a
- * request with nothing to leave out, or answered otherwise than a refusal of what it holds, none. */
+/** Where a refusal of a request the kit sent lies, found once for the run; a request with nothing to
+ * leave out, or answered otherwise than a refusal of what it holds (a key refused, a 5xx), none. */
 export const locateRefusal = (ctx: CheckContext, ex: Exchange): Promise<Located | undefined> => (served(ex) ? Promise.resolve(undefined) : locate(ctx, ex, undefined));
 
 /** Whether `check` may be judged on the request without the field: one sent for the kit's own ends,
- * which neither its owner nor a check about it (CheckDef.about, or the request's `about`) is. */
+ * which neither its owner nor a check about it (CheckDef.about) is, nor a value the request tries. */
 const leaveOut = (field: string, value: unknown, check: string | undefined, tries: readonly string[] = []) =>
   !!FIELDS[field]?.convenience && FIELDS[field].owner(value) !== check && !tries.includes(field) && !(check && ABOUT.get(check)?.includes(field));
 
@@ -171,7 +171,6 @@ export async function ask(ctx: CheckContext, path: ApiPath, body: ChatBody, labe
  * as `ask` asks. */
 export async function serve(ctx: CheckContext, body: ChatBody, label: string, { auth, tries }: AskOptions = {}): Promise<Exchange> {
   const ex = await chat(ctx, body, { label, auth });
-  // A key refused (401, 403) is no refusal of a field: the auth suite's point, never asked again.
   if (served(ex)) return ex;
   const found = await locate(ctx, ex, auth);
   if (!found) return ex;

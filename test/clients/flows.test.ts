@@ -57,7 +57,9 @@ describe('the client flows', { timeout: 120_000 }, () => {
             ?.split('|')
             .map((x) => x.trim()) ?? [];
         const cell = cells[CLIENTS.indexOf(c) + 2] ?? '';
-        expect(cell, `${c.name}.${f.name}: rests`).toBe(`${levelOf(f.rests)}: ${f.rests.map((r) => `\`${r}\``).join(', ')}`);
+        // The browser's flows rest on their Node twins' checks (a test holds them equal): its column says so.
+        const twin = c.name === 'openai-browser' ? CLIENTS.find((n) => n.name === 'openai')!.flows.find((n) => n.name === f.name) : undefined;
+        expect(cell, `${c.name}.${f.name}: rests`).toBe(twin?.rests === f.rests ? 'as openai' : `${levelOf(f.rests)}: ${f.rests.map((r) => `\`${r}\``).join(', ')}`);
       }
   });
 });
