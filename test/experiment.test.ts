@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createMock } from '../mock/core/handle.js';
 import { faultNamed } from '../mock/core/faults/index.js';
+import { COLLATERAL_FAULTS } from '../mock/core/faults/collateral.js';
 import { REFUSAL_FAULTS } from '../mock/core/faults/refusals.js';
 import { FIELDS, owes } from '../suites/fields.js';
 import { ask } from '../suites/ask.js';
@@ -130,6 +131,14 @@ describe('refusals under load', () => {
     // Each path not judged says why: a kind left out, or a refusal alone.
     const open = report.results.filter((r) => r.level === 'must' && r.outcome === 'not-tested' && !r.blockedBy?.length);
     for (const r of open) expect(r.message, r.id).toMatch(/refused alone|no answer of its kind|none judged/);
+  });
+
+  // The other classes of collateral failure (test/collateral.test.ts, in a run): under load too, a
+  // rule that fails is one the fault declares, each at its level.
+  it.concurrent.each(COLLATERAL_FAULTS.map((f) => [f.name, f] as const))('%s fails under load only what it declares', async (_name, fault) => {
+    const report = await loadAgainstMock(createMock(undefined, { faults: [fault] }));
+    const failed = report.results.filter((r) => r.outcome === 'fail');
+    expect(failed.filter((r) => !fault.fails.includes(r.id)).map((r) => `${r.id}: ${r.message}`)).toEqual([]);
   });
 });
 
