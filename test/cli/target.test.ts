@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
+import { createMock } from '../../mock/core/handle.js';
 import { startMockServer, type MockServer } from '../../mock/http.js';
 import type { RawReport } from '../../report/report.js';
 import { cli } from '../support/cli.js';
@@ -116,6 +117,21 @@ describe.concurrent('a target that is not the API', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`use --base-url ${mock.url}`);
     expect(r.stderr).toContain('ends in /v1, and the kit appends /v1/... itself');
+  });
+
+  it("the mock's not-the-api-html fault (a web server's pages, 404 and 501) is exit 2, one line, no report", async () => {
+    const pages = await startMockServer({ mock: createMock(undefined, { faults: ['not-the-api-html'] }) });
+    try {
+      const file = join(dir, 'not-the-api-html.json');
+      const r = await cli(['run', '--base-url', pages.url, '--api-key', KEY, '--timeout', '3000', '--reporter', `json=${file}`]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toEqual([
+        `conformance: ${pages.url} does not answer as the API: GET /v1/models answered 404 text/html ("Error response") and POST /v1/chat/completions 501 text/html ("Error response"); is --base-url the API's address (not a proxy's page, another port or path)?`,
+      ]);
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await pages.close();
+    }
   });
 
   // An error page is no API's answer whatever its status: a 5xx page is not a server in trouble to be

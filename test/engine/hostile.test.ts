@@ -27,6 +27,7 @@ const ENDS: Record<string, (TransportErrorKind | 'complete')[]> = {
   'hostile-reset-mid-stream': ['reset', 'deadline'],
   'hostile-empty-200': ['complete', 'deadline'],
   'hostile-invalid-utf8': ['complete', 'deadline'],
+  'not-the-api-html': ['complete', 'deadline'],
 };
 
 describe.each(HOSTILE)('against the fault $name', (fault) => {

@@ -31,8 +31,8 @@ export interface Fault {
   /** The path the deviation is on (`stream`, `mock-reason-1`, `case`): every failing path of every
    * check it fails names it, so a check is shown to catch a fault that hides on one path. */
   on?: string;
-  /** Breaks HTTP itself (random bytes, resets, endless bodies): proves the runner's robustness,
-   * and no check by its failing. */
+  /** Breaks HTTP itself (random bytes, resets, endless bodies), or is not the API at all (a web
+   * server's pages): proves the runner's robustness, and no check by its failing. */
   hostile?: boolean;
   /** A failure a frontend must handle (429, 503, a dropped stream), served per request, per
    * scenario or at a rate; not a deviation from the document, so it proves no check. */

@@ -1,5 +1,6 @@
-// Faults of HTTP itself. They prove that the runner ends every run with verdicts and evidence,
-// within its limits, against a server that misbehaves at the transport; no check is proven by them.
+// Faults of HTTP itself, and a target that is not the API at all. They prove that the runner ends
+// every run with verdicts and evidence, within its limits, against a server that misbehaves at the
+// transport, or before the first check where the target is no API; no check is proven by them.
 import type { Frame, MockReply } from '../types.js';
 import type { Fault } from './fault.js';
 import { bytesOf, concatBytes, textOf } from '../bytes.js';
@@ -106,6 +107,22 @@ export const HOSTILE: Fault[] = [
       const at = bytesOf(bytes).indexOf(0x22) + 1;
       if (at <= 0) return r;
       return { ...r, body: concatBytes(bytesOf(bytes).subarray(0, at), Uint8Array.of(0xc3, 0x28, 0xff, 0xfe), bytesOf(bytes).subarray(at)) };
+    },
+  },
+  {
+    // Not the API at all: a run against it ends before the first check, exit 2 and one line
+    // (suites/sanity.ts), whatever the statuses, as an HTML page is never the API's answer.
+    name: 'not-the-api-html',
+    description: 'Every route answers an HTML error page as `python3 -m http.server` does where the API should be: 404 to a GET, 501 to any other method',
+    fails: [],
+    hostile: true,
+    reply: (_r, req) => {
+      const [status, title] = req.method === 'GET' ? [404, 'Error response'] : [501, 'Error response'];
+      return {
+        status,
+        headers: { 'content-type': 'text/html;charset=utf-8' },
+        body: `<!DOCTYPE HTML>\n<html lang="en">\n<head><meta charset="utf-8"><title>${title}</title></head>\n<body><h1>${title}</h1><p>Error code: ${status}</p></body>\n</html>\n`,
+      };
     },
   },
 ];
