@@ -9,8 +9,10 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { createGzip } from 'node:zlib';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { createMock } from '../mock/core/handle.js';
+import type { MockReply } from '../mock/core/types.js';
 import { startMockServer } from '../mock/http.js';
 
 export type HostileKind = 'big-content' | 'deep' | 'many-keys' | 'key-in-values' | 'huge-ids';
@@ -222,5 +224,136 @@ export async function stallingServer(kind: StallKind, opts: { everyMs?: number; 
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** What a client library meets where the kit's own requests were bounded (issue 41): each answers
+ * every chat request so, and every other route as the mock does (the model list, the catalog), so
+ * that the flows reach their chat requests. `retry-after-day`: a 429 asking to wait a day (in seconds;
+ * `retry-after-date`, as an HTTP date). `endless-stream`: chunks forever. `headers-then-silence`: a
+ * 200 and its headers, then nothing. `million-deltas`: a stream of a million one-character deltas.
+ * `gzip-bomb`: a gzip body that inflates to a gigabyte. `fifty-megabytes`: a 50 MB answer.
+ * `redirect`: a 307 to a server on another port, which counts what reaches it and whether a secret
+ * came with it. */
+export type ClientHostileKind = 'retry-after-day' | 'retry-after-date' | 'endless-stream' | 'headers-then-silence' | 'million-deltas' | 'gzip-bomb' | 'fifty-megabytes' | 'redirect';
+
+export interface ClientHostileServer {
+  url: string;
+  /** redirect: the requests that reached the other port, and those that carried a secret given. */
+  elsewhere(): { requests: number; withSecret: number };
+  close(): Promise<void>;
+}
+
+const DAY_S = 86_400;
+const MEGABYTE = 1024 * 1024;
+
+/** A gigabyte of zeros, gzipped (4.5 MB at the fastest level, made in a second or so): made once, in
+ * pieces, never held inflated. */
+let bomb: Promise<Buffer> | undefined;
+function gzipBomb(): Promise<Buffer> {
+  bomb ??= new Promise<Buffer>((resolve, reject) => {
+    const gzip = createGzip({ level: 1 });
+    const out: Buffer[] = [];
+    gzip.on('data', (b: Buffer) => out.push(b));
+    gzip.on('end', () => resolve(Buffer.concat(out)));
+    gzip.on('error', reject);
+    const zeros = Buffer.alloc(MEGABYTE);
+    let left = 1024;
+    const more = () => {
+      while (left > 0) {
+        left--;
+        if (!gzip.write(zeros)) return void gzip.once('drain', more);
+      }
+      gzip.end();
+    };
+    more();
+  });
+  return bomb;
+}
+
+export async function clientHostileServer(kind: ClientHostileKind, secrets: readonly string[] = []): Promise<ClientHostileServer> {
+  const elsewhere = { requests: 0, withSecret: 0 };
+  const other = createServer((req, res) => {
+    elsewhere.requests++;
+    const seen = JSON.stringify(req.headers) + (req.url ?? '');
+    if (secrets.some((s) => s && seen.includes(s))) elsewhere.withSecret++;
+    req.resume();
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"nothing here"}}');
+  });
+  other.listen(0, '127.0.0.1');
+  await once(other, 'listening');
+  const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  const zipped = kind === 'gzip-bomb' ? await gzipBomb() : undefined;
+  const base = createMock();
+  const sse = (events: Iterable<string>): Generator<{ delayMs: number; bytes: string }> =>
+    (function* () {
+      for (const e of events) yield { delayMs: 0, bytes: e };
+    })();
+  const chunkOf = (content: string) => `data: ${chunk('mock-chat-1', JSON.stringify({ content }), null)}\n\n`;
+  const chatReply = (streamed: boolean): MockReply => {
+    switch (kind) {
+      case 'retry-after-day':
+      case 'retry-after-date':
+        return {
+          status: 429,
+          headers: { 'content-type': 'application/json', 'retry-after': kind === 'retry-after-day' ? String(DAY_S) : new Date(Date.now() + DAY_S * 1000).toUTCString() },
+          body: '{"error":{"message":"Rate limit reached: retry tomorrow.","type":"rate_limit_error"}}',
+        };
+      case 'endless-stream':
+        return {
+          status: 200,
+          headers: { 'content-type': streamed ? 'text/event-stream' : 'application/json' },
+          stream: (function* () {
+            if (!streamed) yield { delayMs: 0, bytes: '{"id":"x","choices":[' };
+            for (;;) yield { delayMs: 2, bytes: streamed ? chunkOf('a') : ' ' };
+          })(),
+        };
+      case 'headers-then-silence':
+        return { status: 200, headers: { 'content-type': streamed ? 'text/event-stream' : 'application/json' }, stream: [{ delayMs: 2 ** 31 - 1, bytes: '' }] };
+      case 'million-deltas':
+        if (!streamed) break;
+        return {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          stream: sse(
+            (function* () {
+              yield `data: ${chunk('mock-chat-1', '{"role":"assistant","content":""}', null)}\n\n`;
+              const thousand = chunkOf('a').repeat(1000);
+              for (let i = 0; i < 1000; i++) yield thousand;
+              yield `data: ${chunk('mock-chat-1', '{}', 'stop')}\n\ndata: [DONE]\n\n`;
+            })(),
+          ),
+        };
+      case 'gzip-bomb':
+        return { status: 200, headers: { 'content-type': streamed ? 'text/event-stream' : 'application/json', 'content-encoding': 'gzip' }, body: zipped! };
+      case 'fifty-megabytes': {
+        const piece = 'a'.repeat(64 * 1024);
+        const pieces = (50 * MEGABYTE) / piece.length;
+        return streamed
+          ? { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: sse(Array.from({ length: pieces }, () => chunkOf(piece))) }
+          : { status: 200, headers: { 'content-type': 'application/json' }, stream: sse([`{"id":"x","object":"chat.completion","created":1750000000,"model":"mock-chat-1","choices":[{"index":0,"message":{"role":"assistant","content":"`, ...Array.from({ length: pieces }, () => piece), '"},"finish_reason":"stop"}]}']) };
+      }
+      case 'redirect':
+        return { status: 307, headers: { location: `${otherUrl}/v1/chat/completions`, 'content-type': 'application/json' }, body: '{"error":{"message":"moved"}}' };
+    }
+    return { status: 200, headers: { 'content-type': 'application/json' }, body: completion('mock-chat-1', WORDS.trim()) };
+  };
+  const server = await startMockServer({
+    mock: {
+      ...base,
+      handle: (req) => {
+        if (req.method !== 'POST' || req.path.split('?')[0] !== '/v1/chat/completions') return base.handle(req);
+        const body = JSON.parse(Buffer.from(req.body ?? '').toString('utf8') || '{}') as { stream?: unknown };
+        return chatReply(body.stream === true);
+      },
+    },
+  });
+  return {
+    url: server.url,
+    elsewhere: () => ({ ...elsewhere }),
+    close: async () => {
+      other.closeAllConnections();
+      await Promise.all([server.close(), new Promise<void>((r) => other.close(() => r()))]);
+    },
   };
 }

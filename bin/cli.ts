@@ -240,6 +240,9 @@ type CommonOptions = Pick<
   | 'flowIds'
 >;
 
+/** How long a command whose reports are written waits for what is still open to end by itself. */
+const EXIT_GRACE_MS = 1_000;
+
 /** A session (`run`, `fuzz`, `load`) from the target flags to its reports and its exit code. */
 async function reported(command: string, argv: TargetArgs, session: (common: CommonOptions, signal: AbortSignal) => Promise<RunReport>): Promise<void> {
   // Everything that can be wrong with the run itself is found before the first request.
@@ -275,16 +278,22 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
       },
       interrupted.signal,
     );
+    // The code the process exits with is the report's too: an interrupted run is 130 (143) in its JSON.
+    const stopped = interrupted.exitCode();
+    const final = stopped === undefined ? report : { ...report, exitCode: stopped };
     for (const r of reporters) {
-      const text = render(r.name, report, { color: r.file ? false : color });
+      const text = render(r.name, final, { color: r.file ? false : color });
       if (r.append) appendFileSync(r.file!, text);
       else if (r.file) {
         mkdirSync(dirname(r.file), { recursive: true });
         writeFileSync(r.file, text);
       } else process.stdout.write(text);
     }
-    process.exitCode = interrupted.exitCode() ?? report.exitCode;
-    for (const line of closingLines(command, reporters, report, process.exitCode)) process.stderr.write(`conformance: ${line}\n`);
+    process.exitCode = final.exitCode;
+    for (const line of closingLines(command, reporters, final, process.exitCode)) process.stderr.write(`conformance: ${line}\n`);
+    // The reports are written: the run is over, and so is the process, whatever a client library
+    // left waiting (a timer, a socket it keeps): a moment for the rest to end by itself, then out.
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
   } catch (e) {
     // A usage error may quote what the server sent (a model id, the URL it could not reach).
     if (e instanceof UsageError) usageExit(sealText(e.message, redactor));

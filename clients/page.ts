@@ -68,6 +68,11 @@ export class PageHost {
     const names = this.host === '127.0.0.1' ? [] : [`--host-resolver-rules=MAP ${this.host} 127.0.0.1`];
     return this.playwright.chromium.launch({
       executablePath: CHROMIUM,
+      // The browser is the run's to close: Playwright's own handlers would end the process at the
+      // first Ctrl-C, before the run writes what finished.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
       // A container has no sandbox to give; nothing is fetched by the browser itself.
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...names],
     });

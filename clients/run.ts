@@ -4,6 +4,7 @@
 // (impact.ts), against the checks of the same run.
 import { fail, notTested, worst, type Verdict } from '../engine/check.js';
 import type { RequestSpec } from '../engine/http.js';
+import { retryAfterMs } from '../engine/exchanges.js';
 import type { Redactor } from '../engine/redact.js';
 import type { TlsFlags } from '../engine/tls.js';
 import type { FlowPath, FlowResult } from '../report/clients.js';
@@ -94,7 +95,27 @@ export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
 const deadlineOf = (timeoutMs: number) => Math.max(4 * timeoutMs, 10_000);
 
 async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPath; sent: RequestSpec[] }> {
-  const recorder = new Recorder(opts.fetch, Object.keys(opts.headers ?? {}));
+  const limit = deadlineOf(opts.timeoutMs);
+  const started = performance.now();
+  // Everything the flow opened is closed when it ends, for whatever reason: a stream its client still
+  // reads, a request still waiting.
+  const flowEnd = new AbortController();
+  let askedToWait: ((v: Verdict) => void) | undefined;
+  const waited = new Promise<Verdict>((resolve) => (askedToWait = resolve));
+  const scoped: typeof fetch = async (input, init) => {
+    const res = await opts.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, flowEnd.signal]) : flowEnd.signal });
+    // A wait longer than the flow has is not slept: a client told to retry after a day would hold
+    // the process that long, whatever the run's deadline.
+    const wait = res.status === 429 || res.status === 503 ? retryAfterMs({ 'retry-after': res.headers.get('retry-after') ?? '', 'retry-after-ms': res.headers.get('retry-after-ms') ?? '' }) : undefined;
+    const left = limit - (performance.now() - started);
+    if (wait !== undefined && wait > left) {
+      await res.body?.cancel().catch(() => {});
+      askedToWait?.(notTested(`the server answered ${res.status} and asked to wait ${Math.ceil(wait / 1000)} s (Retry-After), more than the ${Math.max(0, Math.round(left / 1000))} s left of the flow: not waited`));
+      throw new DOMException('the server asked to wait longer than the flow has', 'AbortError');
+    }
+    return res;
+  };
+  const recorder = new Recorder(scoped, Object.keys(opts.headers ?? {}));
   const ctx: FlowContext = {
     baseURL: `${opts.baseUrl}/v1`,
     apiKey: opts.apiKey,
@@ -107,16 +128,15 @@ async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPa
     record: (e) => recorder.record(e),
     ...(opts.pageHost ? { pageHost: opts.pageHost } : {}),
   };
-  const started = performance.now();
   let verdict: Verdict;
   if (opts.signal?.aborted) verdict = notTested(String(opts.signal.reason ?? 'the run was stopped'));
   else {
     let timer: NodeJS.Timeout | undefined;
     let stop: (() => void) | undefined;
-    const limit = deadlineOf(opts.timeoutMs);
     try {
       verdict = await Promise.race([
         unit.flow.run(unit.sdk, ctx),
+        waited,
         new Promise<Verdict>((resolve) => (timer = setTimeout(() => resolve(fail(`the flow did not end within ${limit} ms`)), limit))),
         new Promise<Verdict>((resolve) => {
           stop = () => resolve(notTested(String(opts.signal?.reason ?? 'the run was stopped')));
@@ -128,6 +148,7 @@ async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPa
     } finally {
       clearTimeout(timer);
       if (stop) opts.signal?.removeEventListener('abort', stop);
+      flowEnd.abort('the flow ended');
     }
   }
   const evidence = verdict.outcome === 'pass' ? [] : recorder.evidence(opts.redactor, opts.tls);

@@ -62,7 +62,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
       const flows = FLOWS.filter((f) => !choice.flows?.length || choice.flows.includes(f.name)).map(({ name, title }) => ({ name, title }));
       const found = await withContext({ target, limits, retry: { maxRetries: 2, maxWaitMs: 20_000 }, signal }, (ctx) => modelsUnderTest(ctx));
       const models = found.value.models.map((m) => m.id);
-      const transport = transportFor(target.tls, limits.connectTimeoutMs);
+      const transport = transportFor(target.tls, limits);
       let results: FlowResult[] = [];
       let requests: import('../engine/http.js').RequestSpec[] = [];
       let logged: string[] = [];
@@ -107,7 +107,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
               .filter((c) => c.installed)
               .map((c) => `${c.name} ${c.packages[0].version ?? ''}`.trim())
               .join(', ') || 'no client installed'
-          }${missing.length ? `; not installed: ${missing.map((c) => c.name).join(', ')} (${install})` : ''}`,
+          }${missing.length ? `; not installed: ${missing.map((c) => (c.missing ? `${c.name} (${c.missing})` : c.name)).join(', ')}${install ? `; ${install}` : ''}` : ''}`,
         ],
         report: (checks: readonly CheckResult[]): { clients: ClientsReport } => ({
           clients: { clients: info, flows, absent, ...withImpact(results, checks), ...(install ? { install } : {}), requestsSent: requests.length, maxTokens: costOf(requests).maxTokens },

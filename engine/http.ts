@@ -79,6 +79,26 @@ export interface HttpResult {
   durationMs: number;
 }
 
+/** An answer being read (HttpClient.open): its body, decoded, yields as it comes. */
+export interface Opened {
+  status: number;
+  headers: Record<string, string>;
+  /** The Content-Encoding the body is decoded from. */
+  encoding?: string;
+  body: AsyncGenerator<Buffer>;
+}
+
+/** A transport's failure, of a kind a report names (a timeout, the cap, a reset). */
+export class TransportError extends Error {
+  constructor(
+    readonly kind: TransportErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
 export class HttpClient {
   private readonly dispatcher: Dispatcher;
 
@@ -240,6 +260,76 @@ export class HttpClient {
     } finally {
       if (abort instanceof SweptRequest) this.swept!.done(abort);
     }
+  }
+
+  /** The answer as it comes, for a reader that reads it as a client does (a client library's fetch):
+   * the status and headers once they came, and the body decoded, read by the caller, with every
+   * bound `send` has. One deadline from the sending to the last byte, which nothing the server sends
+   * restarts; the idle limit within the body; --max-body counted after decoding (a bomb ends at the
+   * cap, never inflated); `signal` ends it wherever it waits, and the caller's stopping to read (or
+   * the signal) closes the socket at once. A failure before the headers is thrown, one within the
+   * body ends the reading: both as a TransportError. Redirects are answers, never followed. */
+  async open(spec: Omit<RequestSpec, 'body'> & { body?: string | Uint8Array }, signal?: AbortSignal): Promise<Opened> {
+    const deadline = AbortSignal.timeout(this.limits.deadlineMs);
+    const abort = signal ? AbortSignal.any([deadline, signal]) : deadline;
+    let status: number | undefined;
+    let encoding: string | undefined;
+    const failure = (e: unknown) => {
+      if (e instanceof TransportError) return e;
+      const error = signal?.aborted
+        ? { kind: 'stopped' as const, message: stopError(signal).message }
+        : deadline.aborted && !(encoding && String((e as { code?: unknown })?.code).startsWith('Z_'))
+          ? deadlineError(this.limits, status !== undefined)
+          : classify(e, this.limits, this.clientCert, encoding);
+      return new TransportError(error.kind, error.message);
+    };
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(spec.url, { method: spec.method, headers: spec.headers, body: spec.body, dispatcher: this.dispatcher, signal: abort });
+    } catch (e) {
+      throw failure(e);
+    }
+    status = res.statusCode;
+    const headers = flattenHeaders(res.headers);
+    const raw = res.body as Readable;
+    raw.on('error', () => {});
+    const coding = contentCoding(headers['content-encoding']);
+    let source: Readable = raw;
+    if (coding) {
+      const decoder = decoderFor(coding);
+      if (!decoder) {
+        raw.destroy();
+        throw new TransportError('protocol', `the body is in content coding "${coding}", which this Node.js cannot decode`);
+      }
+      encoding = coding;
+      raw.on('error', (e) => decoder.destroy(e));
+      decoder.on('error', () => {});
+      source = raw.pipe(decoder);
+    }
+    const { maxBodyBytes } = this.limits;
+    const close = () => {
+      raw.destroy();
+      source.destroy();
+    };
+    // The signal's end (the deadline included) reaches a body no read is waiting on.
+    abort.addEventListener('abort', close, { once: true });
+    async function* body(): AsyncGenerator<Buffer> {
+      let read = 0;
+      try {
+        for await (const chunk of source as AsyncIterable<Buffer>) {
+          read += chunk.length;
+          if (read > maxBodyBytes) throw new TransportError('cap', `cut at ${size(maxBodyBytes)} (--max-body${encoding ? `, counted after ${encoding} decoding` : ''}); reading stopped`);
+          yield chunk;
+        }
+        if (abort.aborted) throw failure(abort.reason);
+      } catch (e) {
+        throw failure(e);
+      } finally {
+        abort.removeEventListener('abort', close);
+        close();
+      }
+    }
+    return { status, headers, ...(encoding ? { encoding } : {}), body: body() };
   }
 
   /** A request through the pool of its origin (swept deadlines, no proxy). */
