@@ -239,6 +239,8 @@ export type ClientHostileKind = 'retry-after-day' | 'retry-after-date' | 'endles
 
 export interface ClientHostileServer {
   url: string;
+  /** Chat requests answered so far, and those of them a page sent (they carry an Origin). */
+  chats(): { all: number; fromPage: number };
   /** redirect: the requests that reached the other port, and those that carried a secret given. */
   elsewhere(): { requests: number; withSecret: number };
   close(): Promise<void>;
@@ -273,6 +275,7 @@ function gzipBomb(): Promise<Buffer> {
 
 export async function clientHostileServer(kind: ClientHostileKind, secrets: readonly string[] = []): Promise<ClientHostileServer> {
   const elsewhere = { requests: 0, withSecret: 0 };
+  const chats = { all: 0, fromPage: 0 };
   const other = createServer((req, res) => {
     elsewhere.requests++;
     const seen = JSON.stringify(req.headers) + (req.url ?? '');
@@ -331,7 +334,15 @@ export async function clientHostileServer(kind: ClientHostileKind, secrets: read
         const pieces = (50 * MEGABYTE) / piece.length;
         return streamed
           ? { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: sse(Array.from({ length: pieces }, () => chunkOf(piece))) }
-          : { status: 200, headers: { 'content-type': 'application/json' }, stream: sse([`{"id":"x","object":"chat.completion","created":1750000000,"model":"mock-chat-1","choices":[{"index":0,"message":{"role":"assistant","content":"`, ...Array.from({ length: pieces }, () => piece), '"},"finish_reason":"stop"}]}']) };
+          : {
+              status: 200,
+              headers: { 'content-type': 'application/json' },
+              stream: sse([
+                `{"id":"x","object":"chat.completion","created":1750000000,"model":"mock-chat-1","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+                ...Array.from({ length: pieces }, () => piece),
+                '"},"finish_reason":"stop"}]}',
+              ]),
+            };
       }
       case 'redirect':
         return { status: 307, headers: { location: `${otherUrl}/v1/chat/completions`, 'content-type': 'application/json' }, body: '{"error":{"message":"moved"}}' };
@@ -343,6 +354,8 @@ export async function clientHostileServer(kind: ClientHostileKind, secrets: read
       ...base,
       handle: (req) => {
         if (req.method !== 'POST' || req.path.split('?')[0] !== '/v1/chat/completions') return base.handle(req);
+        chats.all++;
+        if (req.headers.origin) chats.fromPage++;
         const body = JSON.parse(Buffer.from(req.body ?? '').toString('utf8') || '{}') as { stream?: unknown };
         return chatReply(body.stream === true);
       },
@@ -350,6 +363,7 @@ export async function clientHostileServer(kind: ClientHostileKind, secrets: read
   });
   return {
     url: server.url,
+    chats: () => ({ ...chats }),
     elsewhere: () => ({ ...elsewhere }),
     close: async () => {
       other.closeAllConnections();

@@ -106,11 +106,16 @@ async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPa
     const res = await opts.fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, flowEnd.signal]) : flowEnd.signal });
     // A wait longer than the flow has is not slept: a client told to retry after a day would hold
     // the process that long, whatever the run's deadline.
-    const wait = res.status === 429 || res.status === 503 ? retryAfterMs({ 'retry-after': res.headers.get('retry-after') ?? '', 'retry-after-ms': res.headers.get('retry-after-ms') ?? '' }) : undefined;
+    const wait =
+      res.status === 429 || res.status === 503 ? retryAfterMs({ 'retry-after': res.headers.get('retry-after') ?? '', 'retry-after-ms': res.headers.get('retry-after-ms') ?? '' }) : undefined;
     const left = limit - (performance.now() - started);
     if (wait !== undefined && wait > left) {
       await res.body?.cancel().catch(() => {});
-      askedToWait?.(notTested(`the server answered ${res.status} and asked to wait ${Math.ceil(wait / 1000)} s (Retry-After), more than the ${Math.max(0, Math.round(left / 1000))} s left of the flow: not waited`));
+      askedToWait?.(
+        notTested(
+          `the server answered ${res.status} and asked to wait ${Math.ceil(wait / 1000)} s (Retry-After), more than the ${Math.max(0, Math.round(left / 1000))} s left of the flow: not waited`,
+        ),
+      );
       throw new DOMException('the server asked to wait longer than the flow has', 'AbortError');
     }
     return res;

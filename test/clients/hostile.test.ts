@@ -43,7 +43,26 @@ describe.concurrent.each(KINDS)('conformance clients against a server of kind %s
     try {
       const child = spawn(
         process.execPath,
-        [BIN, 'clients', '--base-url', server.url, '--api-key', KEY, '--header', SECRET, '--model', 'mock-chat-1', '--timeout', '2000', '--deadline', String(DEADLINE_MS), '--reporter', `json=${json}`, '--reporter', `html=${html}`],
+        [
+          BIN,
+          'clients',
+          '--base-url',
+          server.url,
+          '--api-key',
+          KEY,
+          '--header',
+          SECRET,
+          '--model',
+          'mock-chat-1',
+          '--timeout',
+          '2000',
+          '--deadline',
+          String(DEADLINE_MS),
+          '--reporter',
+          `json=${json}`,
+          '--reporter',
+          `html=${html}`,
+        ],
         { env: { ...process.env, NO_COLOR: '1' } },
       );
       let stderr = '';
