@@ -12,6 +12,8 @@ const LONGEST = [
   'test/faults-second-half.test.ts', // 59 s
   'test/clients/sweep.test.ts', // about 50 s, most of it in its beforeAll, which the report leaves out
   'test/tls/https.test.ts', // 41 s
+  'test/clients/hostile.test.ts', // 33 s: eight commands side by side, each waiting on its deadline
+  'test/cli/ready.test.ts', // waits on servers getting ready, every command
   'test/clients/cli.test.ts', // 40 s
   'test/cli/cli.test.ts', // 28 s
   'test/docs/commands.test.ts', // 26 s
