@@ -35,6 +35,7 @@ import { typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
 import { checksForFlows, clientsBeside, FLOW_IDS } from '../clients/session.js';
+import { clientProcess } from '../clients/isolated.js';
 
 const EXIT_USAGE = 2;
 
@@ -338,6 +339,8 @@ void yargs(hideBin(process.argv))
       );
     },
   )
+  // Not a user's command: one client's flows in a process of its own, for `clients` (clients/isolated.ts).
+  .command('__client', false, {}, () => clientProcess())
   .command(
     COMMANDS.clients.command,
     COMMANDS.clients.describe,

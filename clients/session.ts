@@ -3,8 +3,8 @@
 // flows run against the same target, and once the checks' results are known, each failed flow is
 // explained by them (impact.ts). suites/session.ts runs this beside its checks without importing it.
 import type { CheckResult } from '../engine/check.js';
-import type { Limits } from '../engine/http.js';
-import { redactorFor, withContext } from '../engine/runner.js';
+import type { Limits, RequestSpec } from '../engine/http.js';
+import { withContext } from '../engine/runner.js';
 import type { Target } from '../engine/target.js';
 import { OWNERS } from '../suites/answer.js';
 import { modelsUnderTest } from '../suites/paths.js';
@@ -16,8 +16,7 @@ import { FLOWS } from './flow.js';
 import { withImpact } from './impact.js';
 import { flowId, levelOf } from './levels.js';
 import { loadClients } from './load.js';
-import { runFlows } from './run.js';
-import { transportFor } from './transport.js';
+import { runInProcess } from './isolated.js';
 
 export interface ClientChoice {
   /** Only these clients (by name), all by default. */
@@ -62,39 +61,44 @@ export function clientsBeside(choice: ClientChoice): Beside {
       const flows = FLOWS.filter((f) => !choice.flows?.length || choice.flows.includes(f.name)).map(({ name, title }) => ({ name, title }));
       const found = await withContext({ target, limits, retry: { maxRetries: 2, maxWaitMs: 20_000 }, signal }, (ctx) => modelsUnderTest(ctx));
       const models = found.value.models.map((m) => m.id);
-      const transport = transportFor(target.tls, limits);
       let results: FlowResult[] = [];
-      let requests: import('../engine/http.js').RequestSpec[] = [];
-      let logged: string[] = [];
-      try {
-        if (loaded.length && models.length) {
-          const run = await runFlows({
-            baseUrl: target.baseUrl,
-            apiKey: target.apiKey,
-            models,
-            clients: loaded,
-            flows: choice.flows,
-            fetch: transport.fetch,
-            headers: target.headers,
-            timeoutMs: limits.deadlineMs,
-            concurrency: choice.concurrency ?? 4,
-            redactor: redactorFor(target),
-            tls: target.tls?.flags,
-            signal,
-            ...(choice.pageHost ? { pageHost: choice.pageHost } : {}),
-          });
-          results = run.results;
-          requests = run.requests;
-          logged = run.logged;
-        } else if (loaded.length)
-          results = unrun(
-            loaded.map((l) => l.client),
-            choice,
-            `no model to run the flows on: ${found.value.problem ?? 'none is listed'}`,
-          );
-      } finally {
-        await transport.close();
-      }
+      const requests: RequestSpec[] = [];
+      const logged: string[] = [];
+      if (loaded.length && models.length) {
+        // Each client in a process of its own (isolated.ts), side by side, ended with the run.
+        const runs = await Promise.all(
+          loaded.map(({ client }) =>
+            runInProcess(
+              {
+                client: client.name,
+                flows: choice.flows,
+                baseUrl: target.baseUrl,
+                apiKey: target.apiKey,
+                models,
+                headers: target.headers,
+                limits,
+                tls: target.tls,
+                concurrency: choice.concurrency ?? 4,
+                ...(choice.pageHost ? { pageHost: choice.pageHost } : {}),
+              },
+              signal,
+            ),
+          ),
+        );
+        runs.forEach((run, i) => {
+          if ('failed' in run) results.push(...unrun([loaded[i].client], choice, run.failed));
+          else {
+            results.push(...run.results);
+            requests.push(...run.requests);
+            logged.push(...run.logged);
+          }
+        });
+      } else if (loaded.length)
+        results = unrun(
+          loaded.map((l) => l.client),
+          choice,
+          `no model to run the flows on: ${found.value.problem ?? 'none is listed'}`,
+        );
       const missing = info.filter((c) => !c.installed);
       return {
         requestsSent: found.requestsSent + requests.length,

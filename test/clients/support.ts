@@ -5,6 +5,7 @@ import { loadClients } from '../../clients/load.js';
 import { runFlows } from '../../clients/run.js';
 import { transportFor } from '../../clients/transport.js';
 import { limitsFor } from '../../engine/http.js';
+import { within } from '../support/machine.js';
 import { redactorFor } from '../../engine/runner.js';
 import type { FlowResult } from '../../report/clients.js';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
@@ -27,7 +28,9 @@ export async function flowsAgainst(mock: Mock = createMock(), opts: { timeoutMs?
   // A dispatcher of this mock's own, closed with it, as a run has: the global one outlived each mock,
   // pooling connections across mocks that may be given one port in turn (the sweep met a reset once,
   // on a machine at load 9).
-  const transport = transportFor(undefined, limitsFor(opts.timeoutMs ?? 5_000));
+  // The flows' own timeout bounds each request, as --timeout does in a run; a connection on a machine
+  // busy with the suite's other files gets the time the machine's pace gives it.
+  const transport = transportFor(undefined, { ...limitsFor(opts.timeoutMs ?? 5_000), connectTimeoutMs: within(10_000) });
   try {
     const { results } = await runFlows({
       baseUrl: server.url,
