@@ -1,23 +1,25 @@
-// Each client library runs in a process of its own: the command line itself, as the hidden command
+// The client libraries run in a process of their own: the command line itself, as the hidden command
 // `conformance __client`, with a heap limit. Whatever a library does (loops on an answer, holds a
 // timer for a day, a browser that handles signals its own way), the run ends it: at the run's end
 // (its deadline, the first Ctrl-C) the process is told to stop, and a moment later it is killed. What
 // it ran comes back as the flows' results, their evidence already redacted, sealed again by the run.
+// One process for every client: each process of Node holds some 60 MB before it loads anything, and
+// the libraries are loaded there only (some 115 MB), never in the run's own process.
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Limits, RequestSpec } from '../engine/http.js';
 import type { TlsSettings } from '../engine/tls.js';
 import { redactorFor } from '../engine/runner.js';
-import type { FlowResult } from '../report/clients.js';
+import type { ClientInfo, FlowResult } from '../report/clients.js';
 import { CLIENTS } from './index.js';
 import { loadClients } from './load.js';
-import { runFlows } from './run.js';
+import { runFlows, unrunFlows } from './run.js';
 import { transportFor } from './transport.js';
 
-/** What one client's process is asked to run. */
+/** What the clients' process is asked to run. */
 export interface ClientJob {
-  client: string;
+  clients: readonly string[];
   flows?: readonly string[];
   baseUrl: string;
   apiKey: string;
@@ -27,16 +29,21 @@ export interface ClientJob {
   tls?: TlsSettings;
   concurrency: number;
   pageHost?: string;
+  /** No model to run the flows on, and why: the clients are loaded, and their flows not tested. */
+  noModel?: string;
 }
 
 export interface ClientDone {
   results: FlowResult[];
   requests: RequestSpec[];
   logged: string[];
+  /** The clients as loaded (versions, what is missing), and the npm command that adds the missing. */
+  info: ClientInfo[];
+  install?: string;
 }
 
-/** A client's heap: one that needs more (an answer it holds whole, many times over) is ended, and its
- * flows are not tested, said so. What reaches it is within --max-body a request already. */
+/** The clients' heap: libraries that need more (an answer held whole, many times over) are ended, and
+ * their flows not tested, said so. What reaches them is within --max-body a request already. */
 export const CLIENT_HEAP_MB = 512;
 /** From the run's end to the kill of a client's process that has not stopped by itself. */
 const GRACE_MS = 1_000;
@@ -53,7 +60,7 @@ function entry(): string {
   throw new Error('the command line is not built: npm run build');
 }
 
-/** One client's flows in a process of its own, ended with the run: its results, or why there are none. */
+/** The clients' flows in a process of their own, ended with the run: the results, or why there are none. */
 export function runInProcess(job: ClientJob, signal?: AbortSignal): Promise<ClientDone | { failed: string }> {
   return new Promise((resolve) => {
     const child = fork(entry(), ['__client'], {
@@ -80,10 +87,10 @@ export function runInProcess(job: ClientJob, signal?: AbortSignal): Promise<Clie
       const heap = /heap limit|out of memory/i.test(stderr);
       resolve({
         failed: heap
-          ? `the client's process ran out of its ${CLIENT_HEAP_MB} MB heap`
+          ? `the clients' process ran out of its ${CLIENT_HEAP_MB} MB heap`
           : killed === 'SIGKILL' && signal?.aborted
-            ? `the client was ended with the run (${String(signal.reason ?? 'stopped')})`
-            : `the client's process ended without its results (${killed ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
+            ? `the clients were ended with the run (${String(signal.reason ?? 'stopped')})`
+            : `the clients' process ended without its results (${killed ?? `exit ${code}`})${stderr ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`,
       });
     });
     child.send(job);
@@ -100,23 +107,33 @@ export function clientProcess(): void {
   process.once('message', async (job: ClientJob) => {
     const transport = transportFor(job.tls, job.limits);
     try {
-      const { loaded } = await loadClients(CLIENTS.filter((c) => c.name === job.client));
-      const run = await runFlows({
-        baseUrl: job.baseUrl,
-        apiKey: job.apiKey,
-        models: job.models,
-        clients: loaded,
-        flows: job.flows,
-        fetch: transport.fetch,
-        headers: job.headers,
-        timeoutMs: job.limits.deadlineMs,
-        concurrency: job.concurrency,
-        redactor: redactorFor({ apiKey: job.apiKey, headers: job.headers }),
-        tls: job.tls?.flags,
-        signal: stopped.signal,
-        ...(job.pageHost ? { pageHost: job.pageHost } : {}),
-      });
-      const done: ClientDone = { results: run.results, requests: run.requests, logged: run.logged };
+      const { loaded, info, install } = await loadClients(CLIENTS.filter((c) => job.clients.includes(c.name)));
+      const run = job.noModel
+        ? {
+            results: unrunFlows(
+              loaded.map((l) => l.client),
+              job.flows,
+              job.noModel,
+            ),
+            requests: [],
+            logged: [],
+          }
+        : await runFlows({
+            baseUrl: job.baseUrl,
+            apiKey: job.apiKey,
+            models: job.models,
+            clients: loaded,
+            flows: job.flows,
+            fetch: transport.fetch,
+            headers: job.headers,
+            timeoutMs: job.limits.deadlineMs,
+            concurrency: job.concurrency,
+            redactor: redactorFor({ apiKey: job.apiKey, headers: job.headers }),
+            tls: job.tls?.flags,
+            signal: stopped.signal,
+            ...(job.pageHost ? { pageHost: job.pageHost } : {}),
+          });
+      const done: ClientDone = { results: run.results, requests: run.requests, logged: run.logged, info, ...(install ? { install } : {}) };
       await new Promise<void>((r) => process.send!(done, () => r()));
     } finally {
       await transport.close().catch(() => {});

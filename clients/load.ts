@@ -40,6 +40,16 @@ export async function loadClients(clients: readonly AnyClient[]): Promise<Loaded
   return { loaded, info, ...(missing.length ? { install: `npm install --save-dev ${missing.join(' ')}` } : {}) };
 }
 
+/** What is known of clients without loading them (their packages' versions where Node finds them):
+ * what a run says of them when the process that was to load them never said. */
+export function describeClients(clients: readonly AnyClient[]): ClientInfo[] {
+  return clients.map((client) => {
+    const packages = client.packages.map((name) => ({ name, ...versionOf(name) }));
+    const absent = packages.filter((p) => !p.version).map((p) => p.name);
+    return { name: client.name, title: client.title, packages, installed: !absent.length, ...(absent.length ? { missing: `cannot find ${absent.join(', ')}` } : {}) };
+  });
+}
+
 /** Why a client did not load, in a line: the package Node could not find, or the error it threw. */
 function missingWhy(e: Error): string {
   const code = (e as NodeJS.ErrnoException).code;

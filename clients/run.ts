@@ -189,3 +189,25 @@ function resultOf(client: AnyClient, flow: Flow<unknown>, paths: FlowPath[]): Fl
     durationMs: paths.reduce((n, p) => n + p.durationMs, 0),
   };
 }
+
+/** Every chosen flow of these clients, not tested for `why` (no model to run them on, their process
+ * ended before it said). */
+export function unrunFlows(clients: readonly AnyClient[], flows: readonly string[] | undefined, why: string): FlowResult[] {
+  return clients.flatMap((c) =>
+    c.flows
+      .filter((f) => !flows?.length || flows.includes(f.name))
+      .map((f) => ({
+        id: flowId(c.name, f.name),
+        client: c.name,
+        flow: f.name,
+        title: FLOWS.find((x) => x.name === f.name)!.title,
+        does: f.does,
+        level: levelOf(f.rests),
+        restsOn: [...f.rests],
+        outcome: 'not-tested' as const,
+        message: why,
+        paths: [],
+        durationMs: 0,
+      })),
+  );
+}

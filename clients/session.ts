@@ -1,21 +1,22 @@
-// The client flows beside a run's checks (`conformance clients`, `run --clients`): the clients asked
-// for are loaded (the missing ones named), the models under test found as the checks find them, the
-// flows run against the same target, and once the checks' results are known, each failed flow is
+// The client flows beside a run's checks (`conformance clients`, `run --clients`): the models under
+// test found as the checks find them, the clients asked for loaded (the missing ones named) and their
+// flows run against the same target in a process of their own (isolated.ts), and once the checks' results are known, each failed flow is
 // explained by them (impact.ts). suites/session.ts runs this beside its checks without importing it.
 import type { CheckResult } from '../engine/check.js';
-import type { Limits, RequestSpec } from '../engine/http.js';
+import type { Limits } from '../engine/http.js';
 import { withContext } from '../engine/runner.js';
 import type { Target } from '../engine/target.js';
 import { OWNERS } from '../suites/answer.js';
 import { modelsUnderTest } from '../suites/paths.js';
 import type { Beside } from '../suites/session.js';
 import { costOf } from '../suites/cost.js';
-import type { ClientsReport, FlowResult } from '../report/clients.js';
+import type { ClientsReport } from '../report/clients.js';
 import { CLIENTS } from './index.js';
 import { FLOWS } from './flow.js';
 import { withImpact } from './impact.js';
-import { flowId, levelOf } from './levels.js';
-import { loadClients } from './load.js';
+import { flowId } from './levels.js';
+import { describeClients } from './load.js';
+import { unrunFlows } from './run.js';
 import { runInProcess } from './isolated.js';
 
 export interface ClientChoice {
@@ -56,49 +57,40 @@ export function checksForFlows(choice: ClientChoice): string[] {
 export function clientsBeside(choice: ClientChoice): Beside {
   return {
     async start({ target, limits, signal }: { target: Target; limits: Limits; signal: AbortSignal }) {
-      const { loaded, info, install } = await loadClients(chosen(choice));
       const absent = chosen(choice).flatMap((c) => Object.entries(c.absent).map(([flow, why]) => ({ client: c.name, flow, why: why! })));
       const flows = FLOWS.filter((f) => !choice.flows?.length || choice.flows.includes(f.name)).map(({ name, title }) => ({ name, title }));
       const found = await withContext({ target, limits, retry: { maxRetries: 2, maxWaitMs: 20_000 }, signal }, (ctx) => modelsUnderTest(ctx));
       const models = found.value.models.map((m) => m.id);
-      let results: FlowResult[] = [];
-      const requests: RequestSpec[] = [];
-      const logged: string[] = [];
-      if (loaded.length && models.length) {
-        // Each client in a process of its own (isolated.ts), side by side, ended with the run.
-        const runs = await Promise.all(
-          loaded.map(({ client }) =>
-            runInProcess(
-              {
-                client: client.name,
-                flows: choice.flows,
-                baseUrl: target.baseUrl,
-                apiKey: target.apiKey,
-                models,
-                headers: target.headers,
-                limits,
-                tls: target.tls,
-                concurrency: choice.concurrency ?? 4,
-                ...(choice.pageHost ? { pageHost: choice.pageHost } : {}),
-              },
-              signal,
-            ),
-          ),
-        );
-        runs.forEach((run, i) => {
-          if ('failed' in run) results.push(...unrun([loaded[i].client], choice, run.failed));
-          else {
-            results.push(...run.results);
-            requests.push(...run.requests);
-            logged.push(...run.logged);
-          }
-        });
-      } else if (loaded.length)
-        results = unrun(
-          loaded.map((l) => l.client),
-          choice,
-          `no model to run the flows on: ${found.value.problem ?? 'none is listed'}`,
-        );
+      // The libraries load and run in a process of their own (isolated.ts), ended with the run.
+      const run = await runInProcess(
+        {
+          clients: chosen(choice).map((c) => c.name),
+          flows: choice.flows,
+          baseUrl: target.baseUrl,
+          apiKey: target.apiKey,
+          models,
+          headers: target.headers,
+          limits,
+          tls: target.tls,
+          concurrency: choice.concurrency ?? 4,
+          ...(choice.pageHost ? { pageHost: choice.pageHost } : {}),
+          ...(models.length ? {} : { noModel: `no model to run the flows on: ${found.value.problem ?? 'none is listed'}` }),
+        },
+        signal,
+      );
+      // A process that ended before it said leaves what Node finds of the libraries, and every flow unjudged.
+      const described = 'failed' in run ? describeClients(chosen(choice)) : run.info;
+      const { info, install } = 'failed' in run ? { info: described, install: undefined } : run;
+      const results =
+        'failed' in run
+          ? unrunFlows(
+              chosen(choice).filter((c) => described.find((d) => d.name === c.name)?.installed),
+              choice.flows,
+              run.failed,
+            )
+          : run.results;
+      const requests = 'failed' in run ? [] : run.requests;
+      const logged = 'failed' in run ? [] : run.logged;
       const missing = info.filter((c) => !c.installed);
       return {
         requestsSent: found.requestsSent + requests.length,
@@ -119,25 +111,4 @@ export function clientsBeside(choice: ClientChoice): Beside {
       };
     },
   };
-}
-
-/** Every chosen flow of these clients, not tested for `why`. */
-function unrun(clients: readonly (typeof CLIENTS)[number][], choice: ClientChoice, why: string): FlowResult[] {
-  return clients.flatMap((c) =>
-    c.flows
-      .filter((f) => !choice.flows?.length || choice.flows.includes(f.name))
-      .map((f) => ({
-        id: flowId(c.name, f.name),
-        client: c.name,
-        flow: f.name,
-        title: FLOWS.find((x) => x.name === f.name)!.title,
-        does: f.does,
-        level: levelOf(f.rests),
-        restsOn: [...f.rests],
-        outcome: 'not-tested' as const,
-        message: why,
-        paths: [],
-        durationMs: 0,
-      })),
-  );
 }
