@@ -123,7 +123,7 @@ function upsertModel(config: MockConfig, m: ListedModel): void {
   config.models.push(def);
 }
 
-/** The file's YAML, every text in it redacted, a recording's pauses on one line each: a list of
+/** The file's YAML, every value in it redacted, a recording's pauses on one line each: a list of
  * numbers reads better flat. Each text is redacted as a value, not the YAML as a text: a redaction at
  * the start of a value (`key: [REDACTED]…`) would be YAML's flow sequence, or no YAML at all, where
  * the writer quotes the value it is given. */
@@ -133,8 +133,12 @@ function yamlOf(config: MockConfig, redact: (text: string) => string): string {
     Pair(_key, pair) {
       if (isPair(pair) && isScalar(pair.key) && pair.key.value === 'delays_ms' && isSeq(pair.value)) pair.value.flow = true;
     },
-    Scalar(_key, node) {
-      if (typeof node.value === 'string') node.value = redact(node.value);
+    // A key of a map names a field (the configuration's, a request's parameter, a kept header),
+    // and is left: a word of it may be a word of a test's key (`upstream`), and the file no
+    // configuration. What the client and the upstream said is in the values, and in the bodies,
+    // redacted before they were read (server.ts).
+    Scalar(key, node) {
+      if (key !== 'key' && typeof node.value === 'string') node.value = redact(node.value);
     },
   });
   return doc.toString({ lineWidth: 0 });
