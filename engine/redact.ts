@@ -16,8 +16,8 @@ export const CUT = '…';
  * four characters a dashboard shows of a key. */
 const MIN_PIECE = 4;
 /** The shortest run of a key's characters redacted wherever it stands: as short as a key that is
- * looked for at all, for the same reason (a text that short turns up by chance). */
-export const MIN_RUN = MIN_FREE_TEXT_KEY;
+ * looked for at all (MIN_FREE_TEXT_KEY), for the same reason: a shorter text turns up by chance. */
+export const MIN_RUN = 8;
 
 /** How a redactor reads a text: the runs of its forms, the forms that are all padding (looked for
  * whole: every run of them is padding, engine/secret-runs.ts), and the forms for the pieces at cuts. */
@@ -113,10 +113,13 @@ export class Redactor {
    * run of MIN_RUN of its characters. Its cost is linear in `s`: one pass, and a form's length of
    * reading around each cut. */
   text(s: string): string {
-    if (!this.forms.length) return s;
+    const firstCut = s.indexOf(CUT);
+    // Most texts of a report are a few characters (an id, an outcome, a label): shorter than a run
+    // and than any form, with no cut, they hold nothing to redact.
+    if (!this.forms.length || (s.length < MIN_RUN && firstCut < 0)) return s;
     this.finder ??= finderOf(this.forms);
     const cuts: number[] = [];
-    for (let at = s.indexOf(CUT); at >= 0; at = s.indexOf(CUT, at + CUT.length)) cuts.push(at);
+    for (let at = firstCut; at >= 0; at = s.indexOf(CUT, at + CUT.length)) cuts.push(at);
     const lengths = cuts.length ? new Int32Array(s.length) : undefined;
     const spans = this.finder.runs.spans(s, lengths);
     for (const form of this.finder.padding) for (let at = s.indexOf(form); at >= 0; at = s.indexOf(form, at + form.length)) spans.push([at, at + form.length]);

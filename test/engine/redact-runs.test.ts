@@ -6,7 +6,7 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { basicCredential, CUT, MIN_RUN, REDACTED, Redactor } from '../../engine/redact.js';
-import { MIN_KINDS } from '../../engine/secret-runs.js';
+import { MIN_KINDS, SecretRuns } from '../../engine/secret-runs.js';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { builtInWork, type Counted } from '../support/built-in-work.js';
 import { keys } from '../support/secrets.js';
@@ -45,6 +45,16 @@ describe('a run of a key', () => {
         const out = redactor.text(`${before}${f.slice(0, split)}${between}${f.slice(split)}${after}`);
         expect(runsShown(out, key).filter(informative)).toEqual([]);
       }
+    },
+  );
+
+  test.prop([keys, fc.array(fc.oneof(filler, fc.nat(60).map(String), fc.constant('\u2026')), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 12 })], { seed: 44, numRuns: 300 })(
+    'is found as a reading of every character finds it, though most are not read',
+    (key, fillers, cuts) => {
+      const runs = new SecretRuns(formsOf(key), MIN_RUN);
+      // Pieces of the key between fillers, each a start, a middle or an end of it.
+      const text = fillers.map((f, i) => f + key.slice(cuts[i] % key.length, (cuts[i] * 7) % (key.length + 1))).join('');
+      expect(runs.spans(text)).toEqual(runs.spans(text, new Int32Array(text.length)));
     },
   );
 
