@@ -80,7 +80,7 @@ export class Redactor {
     this.keys.set(key, shell);
     if (key.length >= MIN_FREE_TEXT_KEY) {
       for (const form of [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), basicCredential(key)]) if (!this.forms.includes(form)) this.forms.push(form);
-      // Longest first, so a form containing another is replaced whole.
+      // Longest first: longestForm() reads the first.
       this.forms.sort((a, b) => b.length - a.length);
       this.finder = undefined;
     }
