@@ -13,7 +13,8 @@ import { startMockServer } from '../mock/http.js';
 import { REPORTER_NAMES } from '../report/index.js';
 import { cli } from './support/cli.js';
 import { within } from './support/machine.js';
-import { runsShown, splitKeyMock } from './support/split-key.js';
+import { runsShown } from './support/secrets.js';
+import { splitKeyMock } from './support/split-key.js';
 
 /** A key as a provider makes them: no report of the kit writes 8 of its characters in a row by chance. */
 const KEY = 'sk-proj-7QZ3VX9KJ2MNP4GHWU8BYFcT5rLd';

@@ -18,8 +18,7 @@ import { seal } from '../report/boundary.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../report/report.js';
 import { errorText } from '../suites/api.js';
 import { readAnswer } from '../suites/answer.js';
-import { keys, piecesShown } from './support/secrets.js';
-import { runsShown } from './support/split-key.js';
+import { keys, piecesShown, runsShown } from './support/secrets.js';
 import { MIN_KINDS } from '../engine/secret-runs.js';
 import { within } from './support/machine.js';
 

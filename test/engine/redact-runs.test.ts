@@ -9,8 +9,7 @@ import { basicCredential, CUT, MIN_RUN, REDACTED, Redactor } from '../../engine/
 import { MIN_KINDS, SecretRuns } from '../../engine/secret-runs.js';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { builtInWork, type Counted } from '../support/built-in-work.js';
-import { keys } from '../support/secrets.js';
-import { runsShown } from '../support/split-key.js';
+import { keys, runsShown } from '../support/secrets.js';
 
 /** The forms a key is redacted in. */
 const formsOf = (key: string) => [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), basicCredential(key)];

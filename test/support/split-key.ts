@@ -51,11 +51,3 @@ export function splitKeyMock(key: string): Mock {
     createMock(configWithKey(key)),
   );
 }
-
-/** The runs of `length` characters of `key` (in any form the redactor knows) that `text` shows. */
-export function runsShown(text: string, key: string, length = 8): string[] {
-  const forms = [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), Buffer.from(`conformance:${key}`).toString('base64')];
-  const shown = new Set<string>();
-  for (const form of forms) for (let i = 0; i + length <= form.length; i++) if (text.includes(form.slice(i, i + length))) shown.add(form.slice(i, i + length));
-  return [...shown];
-}
