@@ -18,18 +18,22 @@ const quote = (s: string) => (s ? `'${s.replace(/'/g, `'\\''`)}'` : '');
 function word(text: string, secrets: readonly ShellSecret[]): string {
   // Longest first, so a secret that holds another is replaced whole.
   const sorted = [...secrets].filter((s) => s.value).sort((a, b) => b.value.length - a.value.length);
+  // Where each secret is next found: looked for again only once passed, so the text is read once
+  // per secret however many times they stand in it (a model id of the key a thousand times over was
+  // read once per occurrence, per secret).
+  const next = sorted.map((s) => text.indexOf(s.value));
   let out = '';
-  let rest = text;
+  let from = 0;
   for (;;) {
     let at = -1;
-    let hit: ShellSecret | undefined;
-    for (const s of sorted) {
-      const i = rest.indexOf(s.value);
-      if (i >= 0 && (at < 0 || i < at)) [at, hit] = [i, s];
+    let hit = -1;
+    for (let i = 0; i < sorted.length; i++) {
+      if (next[i] >= 0 && next[i] < from) next[i] = text.indexOf(sorted[i].value, from);
+      if (next[i] >= 0 && (at < 0 || next[i] < at)) [at, hit] = [next[i], i];
     }
-    if (!hit) return out + quote(rest) || "''";
-    out += quote(rest.slice(0, at)) + (hit.shell ?? quote(REDACTED));
-    rest = rest.slice(at + hit.value.length);
+    if (hit < 0) return out + quote(text.slice(from)) || "''";
+    out += quote(text.slice(from, at)) + (sorted[hit].shell ?? quote(REDACTED));
+    from = at + sorted[hit].value.length;
   }
 }
 

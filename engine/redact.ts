@@ -1,5 +1,8 @@
-// API keys never reach output. Every text shown to a reader passes through a Redactor that knows
-// every key of the run, in the forms a server might echo them (plain, URL-encoded, JSON-escaped).
+// API keys never reach output, whole or in pieces. Every text shown to a reader passes through a
+// Redactor that knows every key of the run, in the forms a server might echo them (plain,
+// URL-encoded, JSON-escaped, Basic), and redacts any run of MIN_RUN of their characters.
+import { type CutForm, formsForCuts, piecesAtCuts } from './cut-pieces.js';
+import { MIN_KINDS, SecretRuns, type Span } from './secret-runs.js';
 
 /** Keys shorter than this are only redacted where we know they stand (our own headers): replacing
  * a two-letter key everywhere would garble the evidence without protecting anything real. Every
@@ -9,8 +12,45 @@ export const REDACTED = '[REDACTED]';
 /** How every cut of a text is marked, wherever it is made (engine/bounded.ts, a suite's short show):
  * the redactor looks for pieces of keys beside it. */
 export const CUT = '…';
-/** The shortest piece of a key beside a cut that is redacted. */
+/** The shortest piece of a key beside a cut that is redacted: a shorter one tells as little as the
+ * four characters a dashboard shows of a key. */
 const MIN_PIECE = 4;
+/** The shortest run of a key's characters redacted wherever it stands: as short as a key that is
+ * looked for at all (MIN_FREE_TEXT_KEY), for the same reason: a shorter text turns up by chance. */
+export const MIN_RUN = 8;
+
+/** How a redactor reads a text: the runs of its forms, the forms that are all padding (looked for
+ * whole: every run of them is padding, engine/secret-runs.ts), and the forms for the pieces at cuts. */
+interface Finder {
+  runs: SecretRuns;
+  padding: string[];
+  cutForms: CutForm[];
+}
+
+function finderOf(forms: readonly string[]): Finder {
+  const padding = forms.filter((f) => new Set(f).size < MIN_KINDS);
+  return { runs: new SecretRuns(forms, MIN_RUN), padding, cutForms: formsForCuts(forms) };
+}
+
+/** `s` with each of `spans` (in any order, overlapping or not) replaced by one REDACTED: merged in
+ * one sweep of `s`, where sorting them would cost more than linear time for a text of many cuts. */
+function redacted(s: string, spans: readonly Span[]): string {
+  // The furthest end of a span starting at each offset, plus one (0: none starts there).
+  const reach = new Int32Array(s.length + 1);
+  for (const [from, to] of spans) reach[from] = Math.max(reach[from], to + 1);
+  let out = '';
+  let kept = 0;
+  for (let i = 0; i < s.length; i++) {
+    if (!reach[i]) continue;
+    // Spans that overlap or touch are one stretch, redacted once.
+    let to = reach[i] - 1;
+    for (let j = i + 1; j <= to && j < s.length; j++) if (reach[j]) to = Math.max(to, reach[j] - 1);
+    out += s.slice(kept, i) + REDACTED;
+    kept = to;
+    i = to - 1;
+  }
+  return out + s.slice(kept);
+}
 
 /** Where a secret stands in a shell command (curl.ts): what the shell expands to it, or a redaction. */
 export interface ShellSecret {
@@ -29,6 +69,8 @@ export const shellVariable = (variable: string) => `"$${variable}"`;
 export class Redactor {
   private readonly forms: string[] = [];
   private readonly keys = new Map<string, string | undefined>();
+  /** What text() reads texts with, made from the forms when it is first asked after an add. */
+  private finder?: Finder;
 
   /** `shell`: how a command that replays a request says the key: the environment variable a reader
    * holds it in (`shellVariable('CONFORMANCE_API_KEY')`), or an expression made from it; without one
@@ -38,8 +80,9 @@ export class Redactor {
     this.keys.set(key, shell);
     if (key.length >= MIN_FREE_TEXT_KEY) {
       for (const form of [key, encodeURIComponent(key), JSON.stringify(key).slice(1, -1), basicCredential(key)]) if (!this.forms.includes(form)) this.forms.push(form);
-      // Longest first, so a form containing another is replaced whole.
+      // Longest first: longestForm() reads the first.
       this.forms.sort((a, b) => b.length - a.length);
+      this.finder = undefined;
     }
     return this;
   }
@@ -64,39 +107,30 @@ export class Redactor {
     return this.forms[0]?.length ?? 0;
   }
 
-  /** Every form of every key replaced, and every piece of one that a cut left beside its `…`. */
+  /** `s` with every run of MIN_RUN characters of a form of a key redacted (but a run of padding,
+   * engine/secret-runs.ts), every whole form, and every piece of one that a cut left beside its `…`
+   * (engine/cut-pieces.ts). A key the server sent in pieces (two SSE deltas, two words) leaves no
+   * run of MIN_RUN of its characters. Its cost is linear in `s`: one pass, and a form's length of
+   * reading around each cut. */
   text(s: string): string {
-    let out = s;
-    for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-    return out.includes(CUT) ? this.piecesAtCuts(out) : out;
-  }
-
-  /** A text cut short for readability (`${s.slice(0, 80)}…`) may end in the first characters of a
-   * key, and a window taken from the middle (`…${tail}`) may start with its last ones: the key is
-   * no longer whole there for `text` to find. Each such piece of MIN_PIECE characters or more is
-   * redacted; a shorter one tells as little as the four characters a dashboard shows of a key. */
-  private piecesAtCuts(s: string): string {
-    const spans: [number, number][] = [];
-    for (let at = s.indexOf(CUT); at >= 0; at = s.indexOf(CUT, at + 1)) {
-      let before = 0;
-      let after = 0;
-      for (const form of this.forms) {
-        for (let k = Math.min(form.length - 1, at); k > before && k >= MIN_PIECE; k--) if (s.startsWith(form.slice(0, k), at - k)) before = k;
-        for (let k = Math.min(form.length - 1, s.length - at - 1); k > after && k >= MIN_PIECE; k--) if (s.startsWith(form.slice(form.length - k), at + 1)) after = k;
-      }
-      if (before) spans.push([at - before, at]);
-      if (after) spans.push([at + 1, at + 1 + after]);
+    const firstCut = s.indexOf(CUT);
+    // Most texts of a report are a few characters (an id, an outcome, a label): shorter than a run
+    // and than any form, with no cut, they hold nothing to redact.
+    if (!this.forms.length || (s.length < MIN_RUN && firstCut < 0)) return s;
+    this.finder ??= finderOf(this.forms);
+    const cuts: number[] = [];
+    for (let at = firstCut; at >= 0; at = s.indexOf(CUT, at + CUT.length)) cuts.push(at);
+    const lengths = cuts.length ? new Int32Array(s.length) : undefined;
+    const spans = this.finder.runs.spans(s, lengths);
+    for (const form of this.finder.padding) for (let at = s.indexOf(form); at >= 0; at = s.indexOf(form, at + form.length)) spans.push([at, at + form.length]);
+    if (lengths) {
+      // Only where MIN_PIECE characters beside a cut stand in some form can a piece of one stand
+      // there: the other cuts, nearly all of them, are not read again.
+      const ends = cuts.filter((at) => at >= MIN_PIECE && lengths[at - 1] >= MIN_PIECE);
+      const starts = cuts.map((at) => at + CUT.length).filter((from) => from + MIN_PIECE <= s.length && lengths[from + MIN_PIECE - 1] >= MIN_PIECE);
+      if (ends.length || starts.length) for (const piece of piecesAtCuts(s, ends, starts, this.finder.cutForms, MIN_PIECE)) spans.push(piece);
     }
-    // Pieces on both sides of two close cuts may overlap: each stretch is redacted once.
-    const merged: [number, number][] = [];
-    for (const [from, to] of spans.sort((a, b) => a[0] - b[0])) {
-      const last = merged.at(-1);
-      if (last && from <= last[1]) last[1] = Math.max(last[1], to);
-      else merged.push([from, to]);
-    }
-    let out = s;
-    for (const [from, to] of merged.reverse()) out = `${out.slice(0, from)}${REDACTED}${out.slice(to)}`;
-    return out;
+    return spans.length ? redacted(s, spans) : s;
   }
 
   /** A field sent more than once shows its values joined by a line break. */

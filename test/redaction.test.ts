@@ -3,7 +3,8 @@
 // body it cannot even send as JSON. Whatever the key's offset in such a value, so that it straddles
 // every cut a text goes through (a suite's short show at 80 characters, an error message at 200,
 // V8's quote of broken JSON, an excerpt at 1,200, the engine's bounds), no report format shows it,
-// nor any piece of it of four characters or more.
+// nor any piece of it of four characters or more; split in two words, no run of 8 of its characters
+// (test/redaction-split.test.ts: the same through every command, against a mock).
 import { fc } from '@fast-check/vitest';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -17,14 +18,17 @@ import { seal } from '../report/boundary.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RunReport } from '../report/report.js';
 import { errorText } from '../suites/api.js';
 import { readAnswer } from '../suites/answer.js';
-import { keys, piecesShown } from './support/secrets.js';
+import { keys, piecesShown, runsShown } from './support/secrets.js';
+import { MIN_KINDS } from '../engine/secret-runs.js';
 import { within } from './support/machine.js';
 
-/** `offset` characters of filler, the key, then more filler: a value the server sends back. */
-const around = (key: string, offset: number, tail: number) => `${'x'.repeat(offset)}${key}${'y'.repeat(tail)}`;
+/** `offset` characters of filler, the key (split in two words at `split`, if given), then more
+ * filler: a value the server sends back. */
+const around = (key: string, offset: number, tail: number, split = 0) => `${'x'.repeat(offset)}${split ? `${key.slice(0, split)} ${key.slice(split)}` : key}${'y'.repeat(tail)}`;
 
-/** Echoes the key (the `k` parameter) at `o` characters into every value it sends: the ids of its
- * model list, an error message, a header, and a 200 whose body is not JSON. */
+/** Echoes the key (the `k` parameter) at `o` characters into every value it sends, split in two
+ * words at `s` if given: the ids of its model list, an error message, a header, and a 200 whose body
+ * is not JSON. */
 let server: ReturnType<typeof createServer>;
 let base = '';
 beforeAll(async () => {
@@ -32,7 +36,7 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const key = url.searchParams.get('k') ?? '';
     const o = Number(url.searchParams.get('o'));
-    const echoed = around(key, o, 300);
+    const echoed = around(key, o, 300, Number(url.searchParams.get('s')));
     req.resume();
     res.setHeader('x-request-id', echoed);
     if (url.pathname === '/v1/models') {
@@ -52,6 +56,9 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+/** A run a reader learns something from: the keys of the property may be padded (engine/secret-runs.ts). */
+const informative = (run: string) => new Set(run).size >= MIN_KINDS;
+
 /** A suite's short show of a value (suites/answer.ts): its JSON, cut at 80 characters. */
 const show = (v: unknown) => {
   const s = JSON.stringify(v);
@@ -60,8 +67,8 @@ const show = (v: unknown) => {
 
 /** A check over the models the server lists, which puts what the server sent back in its message,
  * its notes and its evidence, through the suites' own readers. */
-function echoCheck(key: string, offset: number): Check<CheckContext> {
-  const q = `k=${encodeURIComponent(key)}&o=${offset}`;
+function echoCheck(key: string, offset: number, split = 0): Check<CheckContext> {
+  const q = `k=${encodeURIComponent(key)}&o=${offset}&s=${split}`;
   return {
     id: 'echo.key',
     suite: 'echo',
@@ -87,9 +94,9 @@ function echoCheck(key: string, offset: number): Check<CheckContext> {
   };
 }
 
-async function reportOf(key: string, offset: number): Promise<RunReport> {
+async function reportOf(key: string, offset: number, split = 0): Promise<RunReport> {
   const started = performance.now();
-  const { results, notes, requestsSent, redactor } = await runChecks([echoCheck(key, offset)], {
+  const { results, notes, requestsSent, redactor } = await runChecks([echoCheck(key, offset, split)], {
     target: { baseUrl: base, siteUrl: base, siteUrlExplicit: true, apiKey: key, models: [], headers: {}, embeddedMock: false },
     limits: limitsFor(2_000),
     concurrency: 2,
@@ -130,6 +137,20 @@ describe('a key the server sends back', () => {
           },
         ),
         { seed: 28, numRuns: 40 },
+      );
+    },
+    within(60_000),
+  );
+
+  it(
+    'split in two words at any place, at any offset of any value, leaves no run of 8 of it in any report format',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(keys, fc.oneof(fc.integer({ min: 0, max: 90 }), fc.integer({ min: 180, max: 220 }), fc.integer({ min: 1100, max: 1300 })), fc.nat(), async (key, offset, at) => {
+          const report = await reportOf(key, offset, 1 + (at % (key.length - 1)));
+          for (const format of REPORTER_NAMES) expect(runsShown(render(format, report), key).filter(informative), `${format}, key at ${offset}`).toEqual([]);
+        }),
+        { seed: 41, numRuns: 30 },
       );
     },
     within(60_000),

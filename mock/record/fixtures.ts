@@ -1,6 +1,6 @@
 // Recordings on disk: one file per test (named by a request header), each a complete configuration
 // of the mock, so a file also runs on its own with `conformance mock --config`. Secrets are removed
-// from the text before it is written; writes to one file are serialized and atomic.
+// from every text of it before it is written; writes to one file are serialized and atomic.
 import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isPair, isScalar, isSeq, visit } from 'yaml';
@@ -78,7 +78,9 @@ export class Fixtures {
     config.keys[0].models = config.models.map((m) => m.id);
     this.configs.set(name, config);
     this.versions.set(name, this.version(name) + 1);
-    const text = this.redactor.text(header(name) + yamlOf(config));
+    // The replay's own key is no secret (a replay takes any key as it), and shares `sk-mock-` with the
+    // mock's keys, which a recording of the mock redacts runs of.
+    const text = this.redactor.text(header(name)) + yamlOf(config, (value) => (value === REPLAY_KEY.key ? value : this.redactor.text(value)));
     const previous = this.writing.get(name) ?? Promise.resolve();
     const next = previous.then(() => {
       const file = this.file(name);
@@ -121,12 +123,22 @@ function upsertModel(config: MockConfig, m: ListedModel): void {
   config.models.push(def);
 }
 
-/** The file's YAML, a recording's pauses on one line each: a list of numbers reads better flat. */
-function yamlOf(config: MockConfig): string {
+/** The file's YAML, every value in it redacted, a recording's pauses on one line each: a list of
+ * numbers reads better flat. Each text is redacted as a value, not the YAML as a text: a redaction at
+ * the start of a value (`key: [REDACTED]…`) would be YAML's flow sequence, or no YAML at all, where
+ * the writer quotes the value it is given. */
+function yamlOf(config: MockConfig, redact: (text: string) => string): string {
   const doc = new Document(config);
   visit(doc, {
     Pair(_key, pair) {
       if (isPair(pair) && isScalar(pair.key) && pair.key.value === 'delays_ms' && isSeq(pair.value)) pair.value.flow = true;
+    },
+    // A key of a map names a field (the configuration's, a request's parameter, a kept header),
+    // and is left: a word of it may be a word of a test's key (`upstream`), and the file no
+    // configuration. What the client and the upstream said is in the values, and in the bodies,
+    // redacted before they were read (server.ts).
+    Scalar(key, node) {
+      if (key !== 'key' && typeof node.value === 'string') node.value = redact(node.value);
     },
   });
   return doc.toString({ lineWidth: 0 });

@@ -9,6 +9,7 @@ import { basicCredential, Redactor, shellVariable } from '../../engine/redact.js
 import { NEAR_MISSES } from '../../suites/auth.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 import { sh } from '../support/cli.js';
+import { builtInWork, type Counted } from '../support/built-in-work.js';
 import { curlRuns } from '../support/skips.js';
 
 describe('curl commands', () => {
@@ -20,6 +21,21 @@ describe('curl commands', () => {
     expect(cmd).toContain(`-H 'authorization: Bearer '"$CONFORMANCE_API_KEY"`);
     expect(cmd).toContain(`-H 'x-near: Bearer ''[REDACTED]'`);
     expect(cmd).not.toContain(KEY);
+  });
+
+  it('reads a body once per secret, however many times the key stands in it', () => {
+    // A model id of the key over and over, sent back in every request: a count, not a time.
+    const indexOf: Counted = { on: String.prototype, method: 'indexOf', cost: (self: string, [needle, from = 0]: any[], found: number) => (found < 0 ? self.length : found + needle.length) - from };
+    const perChar = [500, 2000].map((n) => {
+      const request = { method: 'POST' as const, url: 'http://h/v1/chat/completions', headers: {}, body: JSON.stringify({ model: `${KEY} `.repeat(n) }) };
+      let cmd = '';
+      const read = builtInWork([indexOf], () => (cmd = curlOf(request, redactor.shellSecrets())));
+      expect(cmd).not.toContain(KEY);
+      return read / request.body.length;
+    });
+    // Each secret reads the body about once (12 of them, the forms of three keys).
+    expect(perChar[1]).toBeLessThan(20);
+    expect(perChar[1]).toBeLessThan(perChar[0] * 1.05);
   });
 
   it('makes the TLS choices of the run: --cacert, -k, --cert and --key', () => {
