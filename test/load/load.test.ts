@@ -161,7 +161,7 @@ describe('conformance load', () => {
     ]);
     for (const step of merged.load!.steps) {
       expect(Object.keys(step.rules).slice(0, 3)).toEqual(['__proto__', 'constructor', 'toString']);
-      expect({ ...step.rules.__proto__ }).toEqual({ held: 10, broken: 2, unjudged: 0 });
+      expect(Object.getOwnPropertyDescriptor(step.rules, '__proto__')?.value).toEqual({ held: 10, broken: 2, unjudged: 0 });
       expect({ ...step.rules.constructor }).toEqual({ held: 14, broken: 0, unjudged: 0 });
       expect({ ...step.rules.toString }).toEqual({ held: 6, broken: 0, unjudged: 4 });
     }
