@@ -156,6 +156,11 @@ describe('the command line, given a file past a bound', () => {
     oneLine(await cli(['load', '--merge', deepReport]), /^conformance: .*deep\.json: cannot read a JSON report: JSON nested deeper than 64 levels\n$/);
   });
 
+  it('mock --config past its size: exit 2, one line naming the file and the bound, nothing parsed', async () => {
+    const big = file('big-config.yaml', `# ${'x'.repeat(FILE_LIMITS.yamlBytes)}\n`);
+    oneLine(await cli(['mock', '--config', big, '--port', '0']), /^conformance: .*big-config\.yaml: cannot read the configuration: larger than 2 MiB, the most conformance reads of one\n$/);
+  });
+
   it('mock --config and --expected-failures nested 100,000 deep: exit 2, one line naming the file and the place', async () => {
     const deep = file('deep.yaml', `models: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`);
     oneLine(await cli(['mock', '--config', deep, '--port', '0']), /^conformance: .*deep\.yaml:1:\d+: nested deeper than 64 levels/);
