@@ -47,7 +47,12 @@ export const HOSTILE_CASES: Case[] = [
   { name: 'a catalog declaring 10^8 stop sequences and an enum of 10^5 values', kind: 'huge-catalog', opts: {} },
   { name: 'load: a key-bearing model id, echoed', kind: 'key-in-values', opts: { key: KEY }, command: ['load'] },
   { name: 'load: ids and errors of 1 MB, 2 steps of 2,000', kind: 'huge-ids', opts: { idChars: 1_000_000, modelChars: 8, echoChars: 1_000_000, errorEvery: 7 }, command: TWO_STEPS },
-  { name: 'load: the same, 1 step of 2,000', kind: 'huge-ids', opts: { idChars: 1_000_000, modelChars: 8, echoChars: 1_000_000, errorEvery: 7 }, command: ['load', '--concurrency', '16', '--requests', '2000'] },
+  {
+    name: 'load: the same, 1 step of 2,000',
+    kind: 'huge-ids',
+    opts: { idChars: 1_000_000, modelChars: 8, echoChars: 1_000_000, errorEvery: 7 },
+    command: ['load', '--concurrency', '16', '--requests', '2000'],
+  },
 ];
 
 interface Outcome {

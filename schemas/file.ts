@@ -27,7 +27,7 @@ export const FILE_LIMITS = {
   /** A JSON report read back (`diff`, `load --merge`). */
   reportBytes: 64 * MiB,
   /** Collections open at once: the parsers and the walkers (a schema's validator, the report's
-   * boundary) recurse once per level, and the YAML parser runs out of stack past some 400. */
+   * boundary) recurse once per level, and the YAML parser runs out of stack past some 800. */
   depth: 64,
   /** Of a report: objects and arrays, and their members, in the whole document (as engine/json.ts
    * counts them): what parsing allocates most of. A report of a thousand models' paths holds some
