@@ -3,7 +3,7 @@
 // line numbers for either. A file is anyone's (a baseline from a pull request, a report from another
 // machine): it is read within a size, and its shape is bounded before a value is made of it.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { Composer, isMap, isScalar, isSeq, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
+import { Composer, CST, isMap, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
 import { validatorErrors, type SchemaName } from './index.js';
 
 export class FileError extends Error {}
@@ -77,9 +77,10 @@ export function parseAs<T>(text: string, file: string, schema: SchemaName, more:
     const pos = lines.linePos(offset);
     return `${file}:${pos.line}:${pos.col}`;
   };
-  // The syntax tree first, which the parser builds without recursing: a document nested past the
-  // limit is said there, before the composer (which recurses) or toJS sees it.
-  const tokens = [...new Parser(lines.addNewLine).parse(text)];
+  // The syntax tree first, which the parser builds without recursing, from tokens bounded as they
+  // come: a document nested past the limit is said there, before the composer (which recurses) or
+  // toJS sees it.
+  const tokens = syntaxTree(text, lines, (offset, message) => new ErrorType(`${at(offset)}: ${message}`));
   const shape = shapeProblem(tokens);
   if (shape) throw new ErrorType(`${at(shape.offset)}: ${shape.message}`);
   const doc = onlyDocument(tokens, text.length);
@@ -103,6 +104,47 @@ export function parseAs<T>(text: string, file: string, schema: SchemaName, more:
     .map((p) => `${where(file, doc, lines, p.path)}: ${p.message}`);
   if (further.length) throw new ErrorType(further.join('\n'));
   return value as T;
+}
+
+/** Columns a block collection may start at: a block nests only a column or more to the right of
+ * its parent, so this bounds its nesting as the tokens come, before the tree holds them. Eight
+ * columns a level, FILE_LIMITS.depth levels: no file indents more. */
+const INDENT_MAX = 8 * FILE_LIMITS.depth;
+
+/** The parser's syntax tree of `text`. The tree of a document nested a million levels (2 MB of `[`
+ * or of `- `) takes gigabytes, so each token is looked at before the parser takes it: flow
+ * collections open past FILE_LIMITS.depth, or a block collection past INDENT_MAX columns, end the
+ * reading with `past`'s error. */
+function syntaxTree(text: string, lines: LineCounter, past: (offset: number, message: string) => Error): CST.Token[] {
+  const parser = new Parser(lines.addNewLine);
+  lines.addNewLine(0);
+  const tokens: CST.Token[] = [];
+  let offset = 0;
+  let lineStart = 0;
+  let atLineStart = true;
+  let flow = 0;
+  for (const lexeme of new Lexer().lex(text)) {
+    const type = CST.tokenType(lexeme);
+    if (type === 'flow-seq-start' || type === 'flow-map-start') {
+      if (++flow > FILE_LIMITS.depth) throw past(offset, `nested deeper than ${FILE_LIMITS.depth} levels, the most conformance reads`);
+    } else if (type === 'flow-seq-end' || type === 'flow-map-end') flow = Math.max(0, flow - 1);
+    // Where a block collection can start: the first token of a line, and an indicator of a compact one (`- - x`).
+    const starts = atLineStart ? type !== 'space' && type !== 'newline' && type !== 'comment' : type === 'seq-item-ind' || type === 'explicit-key-ind';
+    if (flow === 0 && starts && offset - lineStart > INDENT_MAX) throw past(offset, `indented past ${INDENT_MAX} columns, the most conformance reads`);
+    // The markers the lexer adds (a scalar's, the document mode's) are no characters of the text. A
+    // line ends in a newline, or within a token (a block scalar, a quoted text over lines).
+    if (type !== 'scalar' && type !== 'doc-mode' && type !== 'flow-error-end') {
+      const newline = lexeme.lastIndexOf('\n');
+      if (newline >= 0) {
+        lineStart = offset + newline + 1;
+        atLineStart = /^[ \t]*$/.test(lexeme.slice(newline + 1));
+      } else if (type !== 'space') atLineStart = false;
+      offset += lexeme.length;
+    }
+    for (const token of parser.next(lexeme)) tokens.push(token);
+  }
+  for (const token of parser.end()) tokens.push(token);
+  return tokens;
 }
 
 /** The one document of the stream (a second is an error of the first), as `parseDocument` makes it;
