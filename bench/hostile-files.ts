@@ -37,7 +37,8 @@ async function craftedLoadReport(dir: string): Promise<string> {
   const made = await runChild([BIN, 'load', '--concurrency', '1', '--requests', '4', '--reporter', `json=${file}`], KILL_AFTER_MS);
   if (made.exitCode !== 0) throw new Error(`the load report was not made: ${made.stderr}`);
   const crafted = '"__proto__":{"held":5,"broken":1,"unjudged":0},"constructor":{"held":7,"broken":0,"unjudged":0},"toString":{"held":3,"broken":0,"unjudged":2}';
-  writeFileSync(file, readFileSync(file, 'utf8').replaceAll('"rules":{', `"rules":{${crafted},`));
+  // Written compact, so that each step's rules open as `"rules":{`.
+  writeFileSync(file, JSON.stringify(JSON.parse(readFileSync(file, 'utf8'))).replaceAll('"rules":{', `"rules":{${crafted},`));
   return file;
 }
 
