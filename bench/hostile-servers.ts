@@ -26,8 +26,14 @@ export interface HostileOptions {
   keys?: number;
   /** key-in-values: the run's key, which the server puts in its model id, error messages and a header. */
   key?: string;
-  /** huge-ids: characters of the model's id and of each answer's (each answer's its own). */
+  /** huge-ids: characters of each answer's id (each answer's its own), and of the listed model's
+   * id unless modelChars says otherwise. */
   idChars?: number;
+  /** huge-ids: characters of the listed model's id (idChars when not given). */
+  modelChars?: number;
+  /** huge-ids: every answer names a model of this many characters, whatever was asked for: a server
+   * that echoes a long model the list does not hold. */
+  echoChars?: number;
   /** huge-ids: every this many chats, a 500 whose error message is as long as an id. */
   errorEvery?: number;
 }
@@ -93,7 +99,8 @@ async function bodyOf(req: IncomingMessage): Promise<Record<string, unknown> | u
 
 export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}): Promise<HostileServer> {
   const key = opts.key ?? '';
-  const models = kind === 'key-in-values' ? [`model-${key}`] : kind === 'huge-ids' ? [`m-${'m'.repeat(opts.idChars ?? 1000)}`] : ['hostile-1'];
+  const models = kind === 'key-in-values' ? [`model-${key}`] : kind === 'huge-ids' ? [`m-${'m'.repeat(opts.modelChars ?? opts.idChars ?? 1000)}`] : ['hostile-1'];
+  const echoed = kind === 'huge-ids' && opts.echoChars ? `e-${'e'.repeat(opts.echoChars)}` : undefined;
   /** huge-ids: each answer's own id, as long as the model's. */
   const idOf = (n: number) => (kind === 'huge-ids' ? `chatcmpl-${n}-${'i'.repeat(opts.idChars ?? 1000)}` : undefined);
   // Built once: every answer of a kind carries the same extra field.
@@ -136,9 +143,9 @@ export async function hostileServer(kind: HostileKind, opts: HostileOptions = {}
       res.end(JSON.stringify({ error: { message: `failed: ${'e'.repeat(opts.idChars ?? 1000)}` } }));
       return;
     }
-    if (body.stream === true) return stream(res, model, content, extra, idOf(chats));
+    if (body.stream === true) return stream(res, echoed ?? model, content, extra, idOf(chats));
     res.writeHead(200, { 'content-type': 'application/json', ...echo });
-    res.end(completion(model, content, extra, idOf(chats)));
+    res.end(completion(echoed ?? model, content, extra, idOf(chats)));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -7,8 +7,9 @@
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
-// BENCH_ONLY=run-cost|memory|hostile-kit|fuzz|dashboard|load|hostile-mock|sse|instructions|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
-// the kit against hostile servers under its body cap, bench/hostile-kit.ts (hostile: both sides),
+// BENCH_ONLY=run-cost|memory|hostile-kit|hostile-files|fuzz|dashboard|load|hostile-mock|sse|instructions|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
+// the kit against hostile servers under its body cap, bench/hostile-kit.ts, the files it reads built to
+// exhaust it, bench/hostile-files.ts (hostile: all three),
 // generated requests against a plain loop, bench/fuzz.ts, the mock with a dashboard page open against none,
 // bench/dashboard.ts, conformance load's driver against autocannon, its measurement error and its scale,
 // bench/load.ts, hostile requests to the mock at full size against a normal one, bench/hostile-mock.ts, the SSE parser's
@@ -26,6 +27,7 @@ import { dashboardBench } from './dashboard.js';
 import { fuzzBench } from './fuzz.js';
 import { loadBench } from './load.js';
 import { hostileKitBench } from './hostile-kit.js';
+import { hostileFilesBench } from './hostile-files.js';
 import { hostileMockBench } from './hostile-mock.js';
 import { instructionsBench } from './instructions.js';
 import { memory } from './memory.js';
@@ -330,6 +332,7 @@ async function main(): Promise<void> {
   if (!only || only === 'run-cost') await runCost();
   if (!only || only === 'memory') await memory();
   if (!only || only === 'hostile' || only === 'hostile-kit') await hostileKitBench();
+  if (!only || only === 'hostile' || only === 'hostile-files') await hostileFilesBench();
   if (!only || only === 'fuzz') await fuzzBench();
   if (!only || only === 'dashboard') await dashboardBench();
   if (!only || only === 'load') await loadBench();

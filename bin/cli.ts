@@ -1,5 +1,5 @@
 // Flags in, exit code out. 0: every must passed; 1: a check failed; 2: usage error or unreachable.
-import { accessSync, appendFileSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -8,7 +8,9 @@ import { REPORT_FORMAT_VERSION, type RawReport, type RunReport } from '../report
 import { seal, sealText } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
 import { liveLine, loadLine } from '../report/progress.js';
-import { validator } from '../schemas/index.js';
+import { validatorErrors } from '../schemas/index.js';
+import { FILE_LIMITS, readText, shownPath } from '../schemas/file.js';
+import { parseJson } from '../engine/json.js';
 import { usePrecompiled } from '../schemas/precompiled.js';
 import { redactorFor, sectionsOf } from '../engine/runner.js';
 import { CHECKS, SUITES, withFuzz } from '../suites/index.js';
@@ -101,19 +103,24 @@ function writable(file: string, what: string): void {
   }
 }
 
-/** A JSON report of this format version, or exit 2 naming the file and what is wrong with it. Its
- * texts are as the file has them: a report made from it is sealed again. */
+/** A JSON report of this format version, or exit 2 naming the file and what is wrong with it: read
+ * within FILE_LIMITS (its size, its nesting, its count of objects and keys), so that a file of any
+ * shape is a usage error and never the stack or the heap of the process. Its texts are as the file
+ * has them: a report made from it is sealed again. */
 function readReport(file: string): RawReport {
-  let value: unknown;
+  let text: string;
   try {
-    value = JSON.parse(readFileSync(file, 'utf8'));
+    text = readText(file, 'JSON report', FILE_LIMITS.reportBytes);
   } catch (e) {
-    usageExit(`${file}: cannot read a JSON report: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    usageExit((e as Error).message);
   }
+  const parsed = parseJson(text, { depth: FILE_LIMITS.depth, keys: FILE_LIMITS.reportKeys, containers: FILE_LIMITS.reportContainers });
+  if (!parsed.ok) usageExit(`${file}: cannot read a JSON report: ${parsed.error}`);
+  const value = parsed.value;
   const version = (value as { formatVersion?: unknown })?.formatVersion;
   if (version !== REPORT_FORMAT_VERSION) usageExit(`${file}: formatVersion ${JSON.stringify(version)}; this conformance reads ${REPORT_FORMAT_VERSION}: run both with the same version`);
-  const v = validator('report')(value);
-  if (!v.ok) usageExit(`${file}: not a report of format ${REPORT_FORMAT_VERSION}: ${v.errors.slice(0, 3).join('; ')}`);
+  const problems = validatorErrors('report', value, 3);
+  if (problems.length) usageExit(`${file}: not a report of format ${REPORT_FORMAT_VERSION}: ${problems.map((p) => `${shownPath(p.path)}: ${p.message}`).join('; ')}`);
   return value as RawReport;
 }
 

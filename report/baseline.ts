@@ -3,7 +3,7 @@
 // shrinks; --update-baseline writes the list from a run, keeping the reasons of what still fails.
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { FileError, parseAs, readText, type Problem } from '../schemas/file.js';
+import { FILE_LIMITS, FileError, parseAs, readText, type Problem } from '../schemas/file.js';
 import { nearest } from '../schemas/nearest.js';
 import type { CheckResult, Outcome, PathResult } from '../engine/check.js';
 import type { FlowResult } from './clients.js';
@@ -33,35 +33,44 @@ const parts = (label: string) =>
     .map((p) => p.trim())
     .filter(Boolean);
 
-/** Whether the entry covers a path of its check or flow (every path, when it names none). */
-function covers(e: BaselineEntry, p: Pick<PathResult, 'label'> | undefined): boolean {
+/** Whether the entry covers a path of its check or flow (every path, when it names none), the path
+ * given by the parts of its label. */
+function covers(e: BaselineEntry, label: ReadonlySet<string> | undefined): boolean {
   if (!e.model && !e.path) return true;
-  if (!p) return false;
-  const label = parts(p.label);
-  return (!e.model || label.includes(e.model)) && (!e.path || parts(e.path).every((x) => label.includes(x)));
+  if (!label) return false;
+  return (!e.model || label.has(e.model)) && (!e.path || parts(e.path).every((x) => label.has(x)));
 }
 
 /** The baseline file, checked: its schema, and every entry naming a check of the registry or a
  * client flow (`openai.stream`). */
 export function loadBaseline(file: string, knownChecks: ReadonlySet<string>, knownFlows: ReadonlySet<string> = new Set()): Baseline {
-  const unknown = (b: Baseline): Problem[] =>
-    b.expected.flatMap((e, i) => {
-      if (knownChecks.has(e.check) || knownFlows.has(e.check)) return [];
-      const near = nearest(e.check, [...knownChecks, ...knownFlows]);
-      return [
-        {
-          path: ['expected', i, 'check'],
-          message: `expected the id of a check (conformance list)${knownFlows.size ? ' or of a client flow' : ''}; "${e.check}" is none${near ? `: did you mean ${near}?` : ''}`,
-        },
-      ];
-    });
+  const names = [...knownChecks, ...knownFlows];
+  const unknown = (b: Baseline): Problem[] => {
+    const out: Problem[] = [];
+    // The first few say what to fix: each is a did-you-mean against every name, and a file may
+    // hold a hundred thousand of them.
+    for (let i = 0; i < b.expected.length && out.length < FILE_LIMITS.problems; i++) {
+      const e = b.expected[i];
+      if (knownChecks.has(e.check) || knownFlows.has(e.check)) continue;
+      const near = nearest(e.check, names);
+      out.push({
+        path: ['expected', i, 'check'],
+        message: `expected the id of a check (conformance list)${knownFlows.size ? ' or of a client flow' : ''}; "${e.check}" is none${near ? `: did you mean ${near}?` : ''}`,
+      });
+    }
+    return out;
+  };
   return parseAs<Baseline>(readText(file, 'expected failures'), file, 'baseline', unknown);
 }
 
 /** The baseline's entries by the id they name. */
 function byId(baseline: Baseline | undefined): Map<string, BaselineEntry[]> {
   const map = new Map<string, BaselineEntry[]>();
-  for (const e of baseline?.expected ?? []) map.set(e.check, [...(map.get(e.check) ?? []), e]);
+  for (const e of baseline?.expected ?? []) {
+    const entries = map.get(e.check);
+    if (entries) entries.push(e);
+    else map.set(e.check, [e]);
+  }
   return map;
 }
 
@@ -69,14 +78,17 @@ function byId(baseline: Baseline | undefined): Map<string, BaselineEntry[]> {
  * expected, when it failed and every failing path is covered, and the entries gone stale, whose every
  * covered path passed. `paths` undefined: a result without paths, judged whole by its outcome. */
 function judged(name: string, entries: readonly BaselineEntry[], outcome: Outcome, paths: readonly Pick<PathResult, 'label' | 'outcome'>[] | undefined): { reason?: string; stale: StaleEntry[] } {
+  if (!entries.length) return { stale: [] };
+  // Each label split once, not once per entry that asks about it.
+  const labelled = paths?.map((p) => ({ outcome: p.outcome, label: new Set(parts(p.label)) }));
   const stale = entries
     .filter((e) => {
-      const covered = paths?.filter((p) => covers(e, p));
+      const covered = labelled?.filter((p) => covers(e, p.label));
       return covered ? covered.length > 0 && covered.every((p) => p.outcome === 'pass' || p.outcome === 'skip') : outcome === 'pass';
     })
     .map((e) => ({ ...e, why: `${name}${e.model || e.path ? ` [${[e.model, e.path].filter(Boolean).join(', ')}]` : ''} now passes: remove the entry` }));
-  const failing: (Pick<PathResult, 'label'> | undefined)[] = paths ? paths.filter((p) => p.outcome === 'fail') : outcome === 'fail' ? [undefined] : [];
-  if (!entries.length || outcome !== 'fail' || !failing.every((p) => entries.some((e) => covers(e, p)))) return { stale };
+  const failing: (ReadonlySet<string> | undefined)[] = labelled ? labelled.filter((p) => p.outcome === 'fail').map((p) => p.label) : outcome === 'fail' ? [undefined] : [];
+  if (outcome !== 'fail' || !failing.every((p) => entries.some((e) => covers(e, p)))) return { stale };
   return { stale, reason: [...new Set(entries.filter((e) => failing.some((p) => covers(e, p))).map((e) => e.reason))].join('; ') };
 }
 
@@ -87,7 +99,7 @@ export function applyBaseline(results: CheckResult[], baseline: Baseline): { res
   const stale: StaleEntry[] = [];
   const out = results.map((r) => {
     const { reason, stale: gone } = judged(r.id, entries.get(r.id) ?? [], r.outcome, r.paths);
-    stale.push(...gone);
+    for (const entry of gone) stale.push(entry);
     return reason === undefined ? r : { ...r, expected: { reason } };
   });
   return { results: out, stale };
@@ -102,7 +114,7 @@ export function applyFlowBaseline(flows: readonly FlowResult[], results: readonl
   const stale: StaleEntry[] = [];
   const out = flows.map((f) => {
     const { reason, stale: gone } = judged(`client flow ${f.id}`, entries.get(f.id) ?? [], f.outcome, f.paths);
-    stale.push(...gone);
+    for (const entry of gone) stale.push(entry);
     if (reason !== undefined) return { ...f, expected: { reason } };
     if ((f.outcome === 'fail' || f.outcome === 'flaky') && f.brokenBy?.length && f.brokenBy.every((id) => expected.has(id)))
       return { ...f, expected: { reason: f.brokenBy.map((id) => `${id}: ${expected.get(id)}`).join('; ') } };

@@ -11,25 +11,27 @@ import type { Bounded, RawReport, RunReport } from './report.js';
 
 /** The bound of a text by the name of the field that holds it. A path's message is bounded as one
  * message, a check's (its paths' joined) as checkMessage. */
-const BOUND_OF: Record<string, number> = {
-  message: BOUNDS.checkMessage,
-  notes: BOUNDS.note,
-  reason: BOUNDS.note,
-  label: BOUNDS.label,
-  path: BOUNDS.label,
-  model: BOUNDS.label,
-  kind: BOUNDS.label,
-  slo: BOUNDS.label,
-  url: BOUNDS.url,
-  baseUrl: BOUNDS.url,
-  siteUrl: BOUNDS.url,
-  file: BOUNDS.url,
-  body: BOUNDS.excerpt,
-  excerpt: BOUNDS.excerpt,
-  headers: BOUNDS.header,
-  error: BOUNDS.error,
-  reproduce: BOUNDS.curl,
-};
+const BOUND_OF: ReadonlyMap<string, number> = new Map(
+  Object.entries({
+    message: BOUNDS.checkMessage,
+    notes: BOUNDS.note,
+    reason: BOUNDS.note,
+    label: BOUNDS.label,
+    path: BOUNDS.label,
+    model: BOUNDS.label,
+    kind: BOUNDS.label,
+    slo: BOUNDS.label,
+    url: BOUNDS.url,
+    baseUrl: BOUNDS.url,
+    siteUrl: BOUNDS.url,
+    file: BOUNDS.url,
+    body: BOUNDS.excerpt,
+    excerpt: BOUNDS.excerpt,
+    headers: BOUNDS.header,
+    error: BOUNDS.error,
+    reproduce: BOUNDS.curl,
+  }),
+);
 /** Any other text: a title, a warning, an id, a section. */
 const DEFAULT_BOUND = BOUNDS.message;
 /** Fields whose members are named by the server or by a run (a header, an axis of a path): each
@@ -85,10 +87,12 @@ function walk(value: unknown, max: number, field: string, inPath: boolean, w: Wa
     return out;
   }
   if (!value || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
+  // A report read from a file names its own keys (a rule `__proto__` of a load step): they stay keys,
+  // never an object's prototype, and a key the report lacks is never found on one.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of Object.entries(value)) {
     // A path's message is one of the messages its check joins.
-    const bound = k === 'message' && inPath ? BOUNDS.message : (BOUND_OF[k] ?? (MAPS.has(field) ? max : DEFAULT_BOUND));
+    const bound = k === 'message' && inPath ? BOUNDS.message : (BOUND_OF.get(k) ?? (MAPS.has(field) ? max : DEFAULT_BOUND));
     // Names of fields are texts too (a header's name, an axis): as long as a label.
     out[bounded(k, BOUNDS.label, redactor)] = walk(v, bound, k, inPath || k === 'paths', w);
   }

@@ -100,7 +100,8 @@ export function percentiles(h: LatencyHistogram | undefined): Percentiles | unde
 export function mergeHistograms(hs: readonly (LatencyHistogram | undefined)[]): LatencyHistogram | undefined {
   const present = hs.filter((h): h is LatencyHistogram => !!h?.count);
   if (!present.length) return undefined;
-  const buckets: Record<string, number> = {};
+  // Keyed by what a report read from a file says: no key reaches a prototype.
+  const buckets: Record<string, number> = Object.create(null);
   for (const h of present) {
     if (h.base !== present[0].base) throw new Error(`histograms of bases ${h.base} and ${present[0].base} do not merge`);
     for (const [i, n] of Object.entries(h.buckets)) buckets[i] = (buckets[i] ?? 0) + n;

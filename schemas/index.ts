@@ -13,6 +13,7 @@ import report from './report.schema.json' with { type: 'json' };
 import control from './control.schema.json' with { type: 'json' };
 import ajvPackage from 'ajv/package.json' with { type: 'json' };
 import { nearest } from './nearest.js';
+import { firstViolations } from './first-violations.js';
 
 // ajv-formats is CommonJS with a default export; under nodenext it arrives wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => void;
@@ -135,15 +136,23 @@ function withSchemas(ajv: Ajv2020): Ajv2020 {
 export const compileAheadInputs = () => ({ keys: [...asked].sort(), instance: (first: boolean) => withSchemas(newAjv(true, !first, true)), schemaId });
 
 /** Violations with their place as a path, worded as what was expected (for configuration files,
- * whose readers need the place more than the schema's vocabulary). */
-export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`, data: unknown): { path: (string | number)[]; message: string }[] {
-  validator(ref)(data);
-  const fn = compiled.get(ref)!;
-  if (fn(data)) return [];
-  const errors = fn.errors ?? [];
+ * whose readers need the place more than the schema's vocabulary): at most `max`, those of the first
+ * items found failing, found in time linear in the data (schemas/first-violations.ts). */
+export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`, data: unknown, max = 10): { path: (string | number)[]; message: string }[] {
+  // Asked for by name, so that the build compiles both ahead.
+  validator(ref);
+  validator(ref, { first: true });
+  const errorsOf = (first: boolean) => (d: unknown) => {
+    const fn = compiledFor(ref, first);
+    return fn(d) ? null : (fn.errors ?? []);
+  };
+  const errors = firstViolations(errorsOf(true), errorsOf(false), data, max);
   const leaves = errors.filter((e) => !['oneOf', 'anyOf', 'if'].includes(e.keyword) || errors.length === 1);
+  // A misspelt field is often also a missing one: the unknown name, said first, explains both.
+  const unknownFirst = [...leaves.filter((e) => e.keyword === 'additionalProperties'), ...leaves.filter((e) => e.keyword !== 'additionalProperties')];
   const out = new Map<string, { path: (string | number)[]; message: string }>();
-  for (const e of leaves.length ? leaves : errors) {
+  for (const e of unknownFirst.length ? unknownFirst : errors) {
+    if (out.size >= max) break;
     const path: (string | number)[] = e.instancePath
       .split('/')
       .slice(1)
@@ -160,17 +169,23 @@ export function validatorErrors(ref: `${SchemaName}` | `${SchemaName}#${string}`
       message = `unknown field${unknownField(field, e.parentSchema)}`;
     } else if (e.keyword === 'enum') message = `expected one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     else if (e.keyword === 'const') message = `expected ${JSON.stringify(params.allowedValue)}`;
-    else if (e.keyword === 'type') message = `expected ${String(params.type).replace(',', ' or ')}, found ${JSON.stringify(e.data)}`;
-    else if (e.keyword === 'pattern') message = `expected text matching ${String(params.pattern)}, found ${JSON.stringify(e.data)}`;
+    else if (e.keyword === 'type') message = `expected ${String(params.type).replace(',', ' or ')}, found ${shown(e.data)}`;
+    else if (e.keyword === 'pattern') message = `expected text matching ${String(params.pattern)}, found ${shown(e.data)}`;
     else if (['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].includes(e.keyword))
-      message = `expected a number ${String(params.comparison)} ${String(params.limit)}, found ${JSON.stringify(e.data)}`;
+      message = `expected a number ${String(params.comparison)} ${String(params.limit)}, found ${shown(e.data)}`;
     else message = `expected a value that ${e.message}`;
     out.set(`${path.join('/')}|${message}`, { path, message });
   }
-  // A misspelt field is often also a missing one: the unknown name, said first, explains both.
-  const unknown = [...out.values()].filter((p) => p.message.startsWith('unknown field'));
-  return [...unknown, ...[...out.values()].filter((p) => !unknown.includes(p))].slice(0, 10);
+  return [...out.values()];
 }
+
+/** Most characters of a value found where another was expected: a message names it, and a value of
+ * a file can be megabytes. */
+const SHOWN = 120;
+const shown = (value: unknown) => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text;
+};
 
 /** What an unknown field was probably meant to be: the nearest field the place takes, or the fields
  * it takes when none is near. */

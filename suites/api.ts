@@ -112,13 +112,25 @@ export function describe(ex: Exchange): string {
 
 // --- Discovery --------------------------------------------------------------------------------
 
+/** The most characters of a model id the kit sends. Every chat request carries its model's id, and
+ * a run keeps its requests (for their evidence, and the commands that replay them): with a listed id
+ * of a megabyte, a run's memory followed the id's length (1 MB: 649 MB at its peak, 4 MB: over a
+ * gigabyte). A real id is some tens of characters, a cloud's resource name some hundreds. A listed id
+ * past this is the kit's own limit, as --max-body is, not the server's failure: it is left out of
+ * every model the kit tries, and the report says so. */
+export const MODEL_ID_MAX = 4_096;
+
 export interface ModelIds {
   ids: string[];
   /** Why the list could not be read, when it could not. */
   problem?: string;
+  /** What `ids` leaves out: the listed ids longer than MODEL_ID_MAX, said in a line (their count, the
+   * first one's start). */
+  leftOut?: string;
 }
 
-/** The ids in a key's model list, read leniently: the models suite judges the list's shape. */
+/** The ids in a key's model list, read leniently: the models suite judges the list's shape. An id
+ * longer than MODEL_ID_MAX is left out, said in `leftOut`, and held by nothing of the run. */
 export function modelIds(ctx: CheckContext, auth: 'primary' | 'second'): Promise<ModelIds> {
   return ctx.memo(`model-ids:${auth}`, async (c) => {
     const ex = await listModels(c, auth);
@@ -127,8 +139,15 @@ export function modelIds(ctx: CheckContext, auth: 'primary' | 'second'): Promise
     if (!json.ok) return { ids: [], problem: `the model list is unreadable: ${json.error}` };
     const data = (json.value as { data?: unknown })?.data;
     if (!Array.isArray(data)) return { ids: [], problem: 'the model list has no data array' };
-    const ids = data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string' && id.length > 0);
-    return { ids: [...new Set(ids)] };
+    const listed = data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string' && id.length > 0);
+    const long = listed.filter((id) => id.length > MODEL_ID_MAX);
+    const ids = [...new Set(long.length ? listed.filter((id) => id.length <= MODEL_ID_MAX) : listed)];
+    if (!long.length) return { ids };
+    const first = `${long[0].slice(0, 40)}… (${long[0].length} characters)`;
+    return {
+      ids,
+      leftOut: `${long.length} listed model id${long.length === 1 ? '' : 's'} longer than ${MODEL_ID_MAX} characters, the most conformance sends as a model, left out: ${first}${long.length > 1 ? ' and more' : ''}`,
+    };
   });
 }
 

@@ -1,6 +1,6 @@
 // The paths a rule of the API runs on: streamed and not, and the models under test, chosen one
 // per kind from what the key lists and the catalog says (every listed model with --all-models).
-import { catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk, serverKept } from './api.js';
+import { catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk, serverKept, type CatalogInfo } from './api.js';
 import { ask } from './ask.js';
 import type { Unjudged } from '../engine/check.js';
 import type { Axis, AxisPoint, AxisValues } from '../engine/check.js';
@@ -53,39 +53,49 @@ function kindsOf(params: Record<string, unknown> | undefined): Kind[] {
 export function modelsUnderTest(ctx: CheckContext): Promise<ModelsUnderTest> {
   return ctx.memo('models-under-test', async (c) => {
     const cat = await catalog(c);
-    const withKinds = (id: string): ModelUnderTest => ({ id, kinds: kindsOf(declaredParameters(cat.entries.get(id))) });
-    if (c.target.models.length) return { models: c.target.models.map(withKinds) };
-    const { ids, problem } = await modelIds(c, 'primary');
-    if (!ids.length) return { models: [], problem: `${problem ?? 'the model list is empty'}; name a model with --model`, ...(problem ? { owner: 'models.list-shape' } : {}) };
-    if (c.target.allModels) return { models: ids.map(withKinds), note: `models under test: all ${ids.length} listed (--all-models)` };
-    // Described: an entry that declares what the model takes. One without supported_parameters is
-    // catalog.supported-parameters' failure, and must not leave every chat rule without a model.
-    const described = ids.map(withKinds).filter((m) => m.kinds.length);
-    const usable = usableAmong(c);
-    if (!described.length) {
-      const ends = await usable([...new Set([ids[0], ids[ids.length - 1]])], ids.map(withKinds));
-      const why = cat.problem ?? (ids.some((id) => cat.entries.has(id)) ? 'their entries declare no supported_parameters' : 'no entry');
-      return {
-        ...ends,
-        note: `models under test: ${ends.models.map((m) => m.id).join(' and ') || 'none'}, ${ends.stand.length ? 'listed' : 'the first and the last listed'}, since the catalog describes none of the listed models (${why})${ends.said}; --all-models tests all ${ids.length}`,
-      };
+    if (c.target.models.length) return { models: c.target.models.map((id) => ({ id, kinds: kindsOf(declaredParameters(cat.entries.get(id))) })) };
+    const { ids, problem, leftOut } = await modelIds(c, 'primary');
+    if (!ids.length) {
+      const why = problem ?? (leftOut ? `no model id to send: ${leftOut}` : 'the model list is empty');
+      return { models: [], problem: `${why}; name a model with --model`, ...(problem ? { owner: 'models.list-shape' } : {}) };
     }
-    const chosen: ModelUnderTest[] = [];
-    for (const kind of KIND_ORDER) {
-      const first = described.find((m) => m.kinds.includes(kind));
-      if (first && !chosen.includes(first)) chosen.push(first);
-    }
-    const tested = await usable(
-      chosen.map((m) => m.id),
-      described,
-    );
-    const models = tested.models.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
-    return {
-      ...tested,
-      models,
-      note: `models under test: ${models.map((m) => `${m.id} (${m.kinds.join(', ')})`).join(', ') || 'none'}, one of each kind of the ${ids.length} listed${tested.said}; --all-models tests all of them`,
-    };
+    const chosen = await chooseModels(c, cat, ids);
+    // Said first: a note is cut at its bound, and the list of models under test may be long.
+    return leftOut ? { ...chosen, note: [leftOut, chosen.note].filter(Boolean).join('; ') } : chosen;
   });
+}
+
+/** The models under test among the listed `ids`, as modelsUnderTest says. */
+async function chooseModels(c: CheckContext, cat: CatalogInfo, ids: readonly string[]): Promise<ModelsUnderTest> {
+  const withKinds = (id: string): ModelUnderTest => ({ id, kinds: kindsOf(declaredParameters(cat.entries.get(id))) });
+  if (c.target.allModels) return { models: ids.map(withKinds), note: `models under test: all ${ids.length} listed (--all-models)` };
+  // Described: an entry that declares what the model takes. One without supported_parameters is
+  // catalog.supported-parameters' failure, and must not leave every chat rule without a model.
+  const described = ids.map(withKinds).filter((m) => m.kinds.length);
+  const usable = usableAmong(c);
+  if (!described.length) {
+    const ends = await usable([...new Set([ids[0], ids[ids.length - 1]])], ids.map(withKinds));
+    const why = cat.problem ?? (ids.some((id) => cat.entries.has(id)) ? 'their entries declare no supported_parameters' : 'no entry');
+    return {
+      ...ends,
+      note: `models under test: ${ends.models.map((m) => m.id).join(' and ') || 'none'}, ${ends.stand.length ? 'listed' : 'the first and the last listed'}, since the catalog describes none of the listed models (${why})${ends.said}; --all-models tests all ${ids.length}`,
+    };
+  }
+  const chosen: ModelUnderTest[] = [];
+  for (const kind of KIND_ORDER) {
+    const first = described.find((m) => m.kinds.includes(kind));
+    if (first && !chosen.includes(first)) chosen.push(first);
+  }
+  const tested = await usable(
+    chosen.map((m) => m.id),
+    described,
+  );
+  const models = tested.models.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+  return {
+    ...tested,
+    models,
+    note: `models under test: ${models.map((m) => `${m.id} (${m.kinds.join(', ')})`).join(', ') || 'none'}, one of each kind of the ${ids.length} listed${tested.said}; --all-models tests all of them`,
+  };
 }
 
 /** Stand-ins a chosen model that chat answers 404 may have, tried in the list's order: each costs a
@@ -172,12 +182,12 @@ export const takes = async (ctx: CheckContext, model: string, field: OptionalFie
 /** The listed models a check tries by name: the first, the last and the models under test (every
  * listed one with --all-models), with a note of how many of how many. */
 export const LISTED: Axis<CheckContext> = async (ctx) => {
-  const [{ ids, problem }, under] = await Promise.all([modelIds(ctx, 'primary'), modelsUnderTest(ctx)]);
-  if (!ids.length) return { points: [], problem: problem ?? 'the model list is empty', ...(problem ? { blockedBy: 'models.list-shape' } : {}) };
+  const [{ ids, problem, leftOut }, under] = await Promise.all([modelIds(ctx, 'primary'), modelsUnderTest(ctx)]);
+  if (!ids.length) return { points: [], problem: problem ?? (leftOut ? `no model id to send: ${leftOut}` : 'the model list is empty'), ...(problem ? { blockedBy: 'models.list-shape' } : {}) };
   const tried = ctx.target.allModels ? ids : ids.filter((id, i) => i === 0 || i === ids.length - 1 || under.models.some((m) => m.id === id) || under.unusable?.includes(id));
   return {
     points: tried.map((id) => ({ value: id, label: id })),
-    note: `models.ids-usable tried ${tried.length} of the ${ids.length} listed models${tried.length < ids.length ? ' (the first, the last and one of each kind; --all-models tries every one)' : ''}`,
+    note: `models.ids-usable tried ${tried.length} of the ${ids.length} listed models${tried.length < ids.length ? ' (the first, the last and one of each kind; --all-models tries every one)' : ''}${leftOut ? `; ${leftOut}` : ''}`,
   };
 };
 

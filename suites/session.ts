@@ -2,7 +2,7 @@
 // target once, select and run checks, and build the report. The CLI only parses flags around it.
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
-import type { ApiCheck } from './api.js';
+import { MODEL_ID_MAX, type ApiCheck } from './api.js';
 import { HttpClient, limitsFor, type HttpResult, type Limits, type RequestSpec } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport, type RunReport } from '../report/report.js';
 import { seal } from '../report/boundary.js';
@@ -254,6 +254,8 @@ export async function openTarget(
       throw new UsageError(`--base-url is not an http(s) URL: ${baseUrl}${meant ? `: did you mean ${meant}? (a URL names its scheme)` : ''}`);
     }
     withoutCredentials('--base-url', parsed);
+    const long = opts.models?.find((m) => m.length > MODEL_ID_MAX);
+    if (long !== undefined) throw new UsageError(`--model names an id of ${long.length} characters; conformance sends ids of at most ${MODEL_ID_MAX}`);
     // Said in the report too; the command line says it before the first request.
     const warning = baseUrlWarning(baseUrl);
     if (warning) warnings.push(warning);

@@ -345,7 +345,9 @@ function mergeSteps(steps: readonly LoadStepReport[]): LoadStepReport {
   const sum = (f: (s: LoadStepReport) => number) => steps.reduce((n, s) => n + f(s), 0);
   const requests = sum((s) => s.requests);
   const histograms = Object.fromEntries(METRICS.flatMap((m) => (steps.some((s) => s.histograms[m]) ? [[m, mergeHistograms(steps.map((s) => s.histograms[m]))!]] : [])));
-  const rules: LoadStepReport['rules'] = {};
+  // Rule ids are read from the reports merged: `__proto__` or `toString` is a key like any other,
+  // never the prototype's (where `??=` finds a value and `+=` writes into every object's).
+  const rules: LoadStepReport['rules'] = Object.create(null);
   for (const s of steps)
     for (const [id, c] of Object.entries(s.rules)) {
       const r = (rules[id] ??= { held: 0, broken: 0, unjudged: 0 });

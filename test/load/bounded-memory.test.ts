@@ -28,7 +28,9 @@ beforeAll(async () => {
     WRAPPER,
     `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.RSS_FILE, String(process.resourceUsage().maxRSS)));\nawait import(${JSON.stringify(BIN)});\n`,
   );
-  server = await hostileServer('huge-ids', { idChars: ID_CHARS, errorEvery: 7 });
+  // The model it lists is short (a listed id past MODEL_ID_MAX is not sent); the model each answer
+  // names is as long as its id.
+  server = await hostileServer('huge-ids', { idChars: ID_CHARS, modelChars: 8, echoChars: ID_CHARS, errorEvery: 7 });
 });
 afterAll(async () => {
   await server.close();

@@ -14,6 +14,7 @@ import { renderMarkdown } from '../../report/markdown.js';
 import { renderPretty } from '../../report/pretty.js';
 import type { LoadProgress } from '../../report/progress.js';
 import { parseSlo, SloError } from '../../report/slo.js';
+import type { RawReport } from '../../report/report.js';
 import { validator } from '../../schemas/index.js';
 import { cli } from '../support/cli.js';
 import { loadAgainstMock } from '../support/load.js';
@@ -146,6 +147,29 @@ describe('conformance load', () => {
     const r = await cli(['load', '--merge', join(dir, 'a.json'), join(dir, 'b.json'), '--reporter', 'markdown']);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/❌ `stream\.complete` held alone, broke at concurrency 4 × 2 processes/);
+  });
+
+  it('merges rules named as the prototype names its members like any other: counted, kept, and no object altered', async () => {
+    const report = await loadAgainstMock(createMock(), { concurrency: [1], requests: 4 });
+    // As a report read from a file holds them (JSON.parse makes `__proto__` an own key; a literal would not).
+    const crafted = '"__proto__":{"held":5,"broken":1,"unjudged":0},"constructor":{"held":7,"broken":0,"unjudged":0},"toString":{"held":3,"broken":0,"unjudged":2}';
+    const text = JSON.stringify(report).replaceAll('"rules":{', `"rules":{${crafted},`);
+    const read = () => JSON.parse(text) as RawReport;
+    const merged = mergeLoads([
+      { file: 'a.json', report: read() },
+      { file: 'b.json', report: read() },
+    ]);
+    for (const step of merged.load!.steps) {
+      expect(Object.keys(step.rules).slice(0, 3)).toEqual(['__proto__', 'constructor', 'toString']);
+      expect(Object.getOwnPropertyDescriptor(step.rules, '__proto__')?.value).toEqual({ held: 10, broken: 2, unjudged: 0 });
+      expect({ ...step.rules.constructor }).toEqual({ held: 14, broken: 0, unjudged: 0 });
+      expect({ ...step.rules.toString }).toEqual({ held: 6, broken: 0, unjudged: 4 });
+    }
+    expect(({} as { held?: unknown }).held).toBeUndefined();
+    expect(Object.getOwnPropertyNames(Object.prototype)).not.toContain('held');
+    // A key the reports lack is not found on a prototype either: a step without the rule has none.
+    expect(merged.load!.steps[0].rules.valueOf).toBeUndefined();
+    expect(renderMarkdown(merged)).not.toMatch(/NaN|undefined|\[object/);
   });
 
   it('sends at an open arrival rate (Poisson) as well as a closed loop', async () => {

@@ -114,6 +114,18 @@ describe('the report boundary', () => {
     for (const name of REPORTER_NAMES) expect(render(name, once).length, name).toBeLessThan(2 * BOUNDS.curl + 150_000);
   });
 
+  it("keeps a field named as a prototype's member a field, bounded as any other", () => {
+    // As a report read from a file holds them: JSON.parse makes `__proto__` an own key.
+    const headers = JSON.parse('{"__proto__":"a","constructor":"b","toString":"c"}') as Record<string, string>;
+    const sealed = seal(rawReport([{ ...result, message: 'm', notes: [], evidence: [{ ...evidence, headers }], paths: [] }]), new Redactor());
+    const kept = sealed.results[0].evidence[0].headers ?? {};
+    expect(Object.keys(kept)).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(Object.values(kept)).toEqual(['a', 'b', 'c']);
+    // A text in a field named toString is bounded as any other text, not emptied.
+    const named = seal(rawReport([result], JSON.parse(`{"toString":${JSON.stringify('t'.repeat(50))}}`)), new Redactor()) as unknown as Record<string, unknown>;
+    expect(Object.getOwnPropertyDescriptor(named, 'toString')?.value).toBe('t'.repeat(50));
+  });
+
   it('spends a budget of characters on the replaying commands of a report, the same way when sealed again', () => {
     const many = Array.from({ length: 100 }, (_, i) => ({ ...result, id: `chat.check-${i}`, notes: [], paths: [], evidence: [{ ...evidence, reproduce: `curl ${'q'.repeat(200_000)}` }] }));
     const once = seal(rawReport(many), new Redactor());

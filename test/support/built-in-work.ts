@@ -5,7 +5,7 @@
 /** A built-in method to count, and what one call of it costs (characters scanned or copied, say). */
 export interface Counted {
   on: object;
-  method: string;
+  method: PropertyKey;
   cost: (self: any, args: any[], result: any) => number;
 }
 
@@ -15,7 +15,7 @@ export function builtInWork(counted: readonly Counted[], work: () => void): numb
   const undo: (() => void)[] = [];
   try {
     for (const { on, method, cost } of counted) {
-      const target = on as Record<string, unknown>;
+      const target = on as Record<PropertyKey, unknown>;
       const original = target[method] as (...args: unknown[]) => unknown;
       target[method] = function (this: unknown, ...args: unknown[]) {
         const result = original.apply(this, args);
