@@ -81,6 +81,7 @@ export const AI_SDK: Client<Sdk> = {
         'chat.natural-stop',
         'chat.usage',
         'chat.usage-details',
+        'chat.length-only-at-cap',
       ],
       async run(sdk, ctx) {
         const r = await withRoom(CAPS.completion, (maxOutputTokens) => sdk.ai.generateText({ model: modelOf(sdk, ctx), prompt: PROMPTS.count, maxOutputTokens, ...settings(ctx) }), cutOf);
@@ -90,7 +91,17 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'stream',
       does: 'streamText() with includeUsage: textStream joined, then its text, finishReason and usage promises',
-      rests: ['chat.max-tokens', 'chat.role.user', 'stream.events', 'stream.complete', 'stream.chunk-json', 'chat.finish-reason', 'chat.natural-stop', 'usage.stream-present'],
+      rests: [
+        'chat.max-tokens',
+        'chat.role.user',
+        'stream.events',
+        'stream.complete',
+        'stream.chunk-json',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'usage.stream-present',
+        'chat.length-only-at-cap',
+      ],
       async run(sdk, ctx) {
         const errors: unknown[] = [];
         let pieces: string[] = [];
@@ -125,6 +136,7 @@ export const AI_SDK: Client<Sdk> = {
         'chat.natural-stop',
         'chat.usage',
         'chat.usage-details',
+        'chat.length-only-at-cap',
       ],
       async run(sdk, ctx) {
         const inputs: unknown[] = [];

@@ -41,7 +41,7 @@ export interface FlowContext {
   /** The chat requests the flow sent so far: their status (429 for the kit's), and when each was sent. */
   chatRequests(): { status?: number; sentAt: number }[];
   /** An exchange the flow's client made without `fetch` (a browser's), kept as evidence and counted. */
-  record(exchange: { request: import('../engine/http.js').RequestSpec; status?: number; headers?: Record<string, string>; error?: string }): void;
+  record(exchange: { request: import('../engine/http.js').RequestSpec; status?: number; headers?: Record<string, string>; error?: string; origin?: string }): void;
   /** The host name the browser client's page is served as (its origin, for CORS); 127.0.0.1 by default. */
   pageHost?: string;
 }

@@ -31,6 +31,8 @@ export interface ClientJob {
   pageHost?: string;
   /** No model to run the flows on, and why: the clients are loaded, and their flows not tested. */
   noModel?: string;
+  /** The catalog's entries of the models, by id, for the rules a failed flow is judged by. */
+  entries?: Record<string, Record<string, unknown>>;
 }
 
 export interface ClientDone {
@@ -132,6 +134,7 @@ export function clientProcess(): void {
             tls: job.tls?.flags,
             signal: stopped.signal,
             ...(job.pageHost ? { pageHost: job.pageHost } : {}),
+            ...(job.entries ? { entries: job.entries } : {}),
           });
       const done: ClientDone = { results: run.results, requests: run.requests, logged: run.logged, info, ...(install ? { install } : {}) };
       await new Promise<void>((r) => process.send!(done, () => r()));

@@ -86,7 +86,18 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'completion',
       does: 'invoke(): content, response_metadata.finish_reason, usage_metadata',
-      rests: ['chat.max-tokens', 'chat.role.user', 'chat.stream-false', 'chat.served-when-valid', 'chat.assistant-role', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
+      rests: [
+        'chat.max-tokens',
+        'chat.role.user',
+        'chat.stream-false',
+        'chat.served-when-valid',
+        'chat.assistant-role',
+        'chat.finish-reason',
+        'chat.natural-stop',
+        'chat.usage',
+        'chat.usage-total',
+        'chat.length-only-at-cap',
+      ],
       async run(sdk, ctx) {
         const m = await withRoom(CAPS.completion, (cap) => chatOf(sdk, ctx, cap).invoke(PROMPTS.count), cutOf);
         return failIfAny(answered(m, 'the answer'));
@@ -108,6 +119,7 @@ export const LANGCHAIN: Client<Sdk> = {
         'chat.natural-stop',
         'usage.stream-present',
         'usage.stream-total',
+        'chat.length-only-at-cap',
       ],
       async run(sdk, ctx) {
         let chunks = 0;
@@ -145,6 +157,7 @@ export const LANGCHAIN: Client<Sdk> = {
         'chat.natural-stop',
         'chat.usage',
         'chat.usage-total',
+        'chat.length-only-at-cap',
       ],
       async run(sdk, ctx) {
         const Weather = sdk.z.object({ city: sdk.z.string(), unit: sdk.z.enum(['celsius', 'fahrenheit']), days: sdk.z.number().int().min(1).max(7) });
@@ -165,7 +178,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'structured',
       does: 'withStructuredOutput(zod schema, { includeRaw: true }).invoke(): parsed',
-      rests: ['chat.max-tokens', 'structured.json-schema', 'chat.natural-stop', 'chat.stream-false'],
+      rests: ['chat.max-tokens', 'structured.json-schema', 'chat.natural-stop', 'chat.stream-false', 'chat.length-only-at-cap'],
       async run(sdk, ctx) {
         const Person = personSchema(sdk.z);
         const r = await withRoom(

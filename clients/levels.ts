@@ -16,3 +16,6 @@ export function levelOf(rests: readonly string[]): Level {
 
 /** The rests that name no check of the registry (a test holds every flow to none). */
 export const unknownRests = (rests: readonly string[]) => rests.filter((id) => !LEVEL.has(id));
+
+/** A check's level, by its id. */
+export const checkLevel = (id: string): Level | undefined => LEVEL.get(id);

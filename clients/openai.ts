@@ -77,7 +77,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'completion',
       does: 'chat.completions.create(): choices[0].message.content, finish_reason, usage',
-      rests: ['chat.max-tokens', 'chat.role.user', 'chat.served-when-valid', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total'],
+      rests: ['chat.max-tokens', 'chat.role.user', 'chat.served-when-valid', 'chat.finish-reason', 'chat.natural-stop', 'chat.usage', 'chat.usage-total', 'chat.length-only-at-cap'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const r = await withRoom(CAPS.completion, (max_tokens) => c.chat.completions.create({ model: ctx.model, messages: user(PROMPTS.count), max_tokens }), cutOf);
@@ -99,6 +99,7 @@ export const OPENAI: Client<Sdk> = {
         'usage.stream-present',
         'usage.stream-position',
         'usage.stream-total',
+        'chat.length-only-at-cap',
       ],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
@@ -133,6 +134,7 @@ export const OPENAI: Client<Sdk> = {
         'chat.natural-stop',
         'chat.usage',
         'chat.usage-total',
+        'chat.length-only-at-cap',
       ],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
@@ -162,7 +164,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'structured',
       does: 'chat.completions.parse() with zodResponseFormat(Person): choices[0].message.parsed',
-      rests: ['chat.max-tokens', 'structured.json-schema', 'chat.natural-stop'],
+      rests: ['chat.max-tokens', 'structured.json-schema', 'chat.natural-stop', 'chat.length-only-at-cap'],
       async run(sdk, ctx) {
         const c = clientOf(sdk, ctx);
         const Person = personSchema(sdk.z);

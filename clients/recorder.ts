@@ -6,7 +6,7 @@
 // and changed how openai's stream helper ends an aborted stream.
 import type { Evidence } from '../engine/check.js';
 import { curlOf } from '../engine/curl.js';
-import type { RequestSpec } from '../engine/http.js';
+import { TransportError, type RequestSpec, type TransportErrorKind } from '../engine/http.js';
 import type { Redactor } from '../engine/redact.js';
 import type { TlsFlags } from '../engine/tls.js';
 
@@ -30,6 +30,32 @@ interface Recorded {
   durationMs?: number;
   /** What the client read of the body, not yet kept as head or tail. */
   rest: string;
+  /** The body's bytes as the client read them (within --max-body: the transport cut it there), for
+   * the rules a failed flow is judged by (judge.ts); dropped once the flow is judged. */
+  bytes: Uint8Array[];
+  /** Every header of the answer, for the rules that read them (CORS, for a page). */
+  allHeaders: Record<string, string>;
+  /** The body came to its end, as the client read it. */
+  whole: boolean;
+  /** The client itself stopped the body (an abort it was asked for): no rule reads what is left. */
+  stoppedByClient: boolean;
+  /** The kit's own limit cut the answer (the deadline, the idle limit, --max-body): its kind. */
+  cut?: TransportErrorKind;
+  /** The origin of the page that sent it (the browser client). */
+  origin?: string;
+}
+
+/** An answer as the client read it, for the rules a failed flow is judged by. */
+export interface OwnAnswer {
+  request: RequestSpec;
+  status?: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  whole: boolean;
+  stoppedByClient: boolean;
+  cut?: TransportErrorKind;
+  origin?: string;
+  durationMs: number;
 }
 
 export class Recorder {
@@ -65,6 +91,10 @@ export class Recorder {
       tail: '',
       length: 0,
       rest: '',
+      bytes: [],
+      allHeaders: {},
+      whole: false,
+      stoppedByClient: false,
     };
     this.exchanges.push(rec);
     if (this.busy !== undefined && method === 'POST' && url.includes('/chat/completions')) {
@@ -73,13 +103,15 @@ export class Recorder {
       rec.label = '429 answered by the kit, as a busy server does (Retry-After); the retry goes to the server';
       const text = JSON.stringify({ error: { message: 'Rate limit reached: retry after the time given in Retry-After.', type: 'rate_limit_error', code: 'rate_limit_exceeded' } });
       const res = new Response(text, { status: 429, headers: { 'content-type': 'application/json', 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))), 'retry-after-ms': String(ms) } });
-      Object.assign(rec, { status: 429, head: text, length: text.length, durationMs: 0, headers: shownOf(res.headers) });
+      Object.assign(rec, { status: 429, head: text, length: text.length, durationMs: 0, headers: shownOf(res.headers), whole: true });
+      rec.bytes.push(new TextEncoder().encode(text));
       return res;
     }
     try {
       const res = await this.base(input, init);
       rec.status = res.status;
       rec.headers = shownOf(res.headers);
+      for (const [k, v] of res.headers) rec.allHeaders[k] = v;
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
       return res.body ? watched(res, rec, init?.signal ?? request?.signal) : res;
     } catch (e) {
@@ -87,13 +119,15 @@ export class Recorder {
         (e as Error)?.name === 'AbortError'
           ? 'aborted by the client'
           : `${(e as Error)?.message ?? e}${(e as { cause?: Error }).cause?.message ? ` (${(e as { cause?: Error }).cause!.message})` : ''}`;
+      if ((e as Error)?.name === 'AbortError') rec.stoppedByClient = true;
+      rec.cut = kitCut(e);
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
       throw e;
     }
   };
 
   /** An exchange made without this fetch (a browser's), as evidence and in the count. */
-  record(e: { request: RequestSpec; status?: number; headers?: Record<string, string>; error?: string }): void {
+  record(e: { request: RequestSpec; status?: number; headers?: Record<string, string>; error?: string; origin?: string }): void {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(e.request.headers)) if (SHOWN_REQUEST.includes(k.toLowerCase())) headers[k.toLowerCase()] = String(v);
     this.exchanges.push({
@@ -106,8 +140,34 @@ export class Recorder {
       tail: '',
       length: 0,
       rest: '',
+      bytes: [],
+      allHeaders: e.headers ?? {},
+      // The page read the body; the kit sees its status and headers only.
+      whole: false,
+      stoppedByClient: false,
       ...(e.error ? { error: e.error } : {}),
+      ...(e.origin ? { origin: e.origin } : {}),
     });
+  }
+
+  /** Every answer as the client read it, for the rules its flow is judged by (judge.ts). */
+  answers(): OwnAnswer[] {
+    return this.exchanges.map((e) => ({
+      request: e.request,
+      ...(e.status !== undefined ? { status: e.status } : {}),
+      headers: e.allHeaders,
+      body: Buffer.concat(e.bytes),
+      whole: e.whole,
+      stoppedByClient: e.stoppedByClient,
+      ...(e.cut ? { cut: e.cut } : {}),
+      ...(e.origin ? { origin: e.origin } : {}),
+      durationMs: e.durationMs ?? 0,
+    }));
+  }
+
+  /** Lets go of the bodies kept for judging: the flow is judged, or passed. */
+  forget(): void {
+    for (const e of this.exchanges) e.bytes = [];
   }
 
   /** The requests sent (the kit's 429 counted: the client sent it), for the run's cost. */
@@ -169,6 +229,7 @@ function watched(res: Response, rec: Recorded, signal: AbortSignal | null | unde
         'abort',
         () => {
           rec.error ??= 'the body was aborted by the client';
+          rec.stoppedByClient = true;
           controller.error(signal.reason ?? new DOMException('This operation was aborted', 'AbortError'));
           reader.cancel(signal.reason).catch(() => {});
         },
@@ -180,18 +241,23 @@ function watched(res: Response, rec: Recorded, signal: AbortSignal | null | unde
         const { done, value } = await reader.read();
         if (done) {
           keep(decoder.decode());
+          rec.whole = true;
           controller.close();
           return;
         }
         keep(decoder.decode(value, { stream: true }));
+        rec.bytes.push(value);
         controller.enqueue(value);
       } catch (e) {
         rec.error ??= (e as Error)?.name === 'AbortError' ? 'the body was aborted by the client' : `the body ended with an error: ${(e as Error)?.message ?? e}`;
+        if ((e as Error)?.name === 'AbortError') rec.stoppedByClient = true;
+        rec.cut ??= kitCut(e);
         controller.error(e);
       }
     },
     cancel(reason) {
       rec.error ??= 'the client stopped reading the body';
+      rec.stoppedByClient = true;
       return reader.cancel(reason);
     },
   });
@@ -206,4 +272,11 @@ function settle(e: Recorded): Recorded {
   if (!e.rest) return e;
   const kept = e.head ? { tail: e.rest } : { head: e.rest };
   return { ...e, ...kept, length: e.length + e.rest.length, rest: '' };
+}
+
+/** Where the kit's own transport cut an answer (its deadline, its idle limit, --max-body): the kind of
+ * that cut, from the error the client was given (clients/transport.ts wraps it as its cause). */
+function kitCut(e: unknown): TransportErrorKind | undefined {
+  const cause = (e as { cause?: unknown })?.cause;
+  return cause instanceof TransportError && (cause.kind === 'deadline' || cause.kind === 'timeout' || cause.kind === 'cap') ? cause.kind : undefined;
 }

@@ -11,7 +11,8 @@ import type { FlowPath, FlowResult } from '../report/clients.js';
 import { FLOWS, thrownName, type AnyClient, type Flow, type FlowContext } from './flow.js';
 import { flowId, levelOf } from './levels.js';
 import { hushed } from './console.js';
-import { Recorder } from './recorder.js';
+import { Recorder, type OwnAnswer } from './recorder.js';
+import { judgeOwn } from './judge.js';
 
 export interface FlowRunOptions {
   /** The base URL of the API, without /v1. */
@@ -33,6 +34,8 @@ export interface FlowRunOptions {
   signal?: AbortSignal;
   /** The host name the browser client's page is served as. */
   pageHost?: string;
+  /** The catalog's entries of the models, by id: what the rules a failed flow is judged by know. */
+  entries?: Record<string, Record<string, unknown>>;
 }
 
 export interface FlowRun {
@@ -157,17 +160,53 @@ async function runUnit(unit: Unit, opts: FlowRunOptions): Promise<{ path: FlowPa
     }
   }
   const evidence = verdict.outcome === 'pass' ? [] : recorder.evidence(opts.redactor, opts.tls);
+  // A failure is judged on the flow's own answers: what rule they broke, or what else it was.
+  const failed = verdict.outcome === 'fail' || verdict.outcome === 'flaky';
+  const own = failed ? judgeOwn(recorder.answers(), { model: unit.model, entry: opts.entries?.[unit.model], refs: {} }) : undefined;
+  recorder.forget();
+  const outside = own?.outside ?? (failed && unit.client.name === 'openai-browser' ? await corsProblem(recorder.answers(), opts.fetch) : undefined);
   return {
     path: {
       label: unit.label,
       outcome: verdict.outcome,
       ...(verdict.message !== undefined ? { message: verdict.message } : {}),
       ...(verdict.notes?.length ? { notes: verdict.notes } : {}),
+      ...(own?.broke.length ? { broke: own.broke.map((b) => b.id), brokeWhy: own.broke.map((b) => `${b.id}: ${b.why}`) } : {}),
+      ...(outside ? { outside } : {}),
+      ...(own?.precondition ? { precondition: own.precondition } : {}),
       evidence,
       durationMs: Math.round(performance.now() - started),
     },
     sent: recorder.requests(),
   };
+}
+
+/** Whether a page's requests met the browsers' requirement the document does not state (CORS): an
+ * answer without an Access-Control-Allow-Origin for the page's origin, or a preflight the API does not
+ * allow, asked again of the API by the kit as the browser asked it. */
+async function corsProblem(answers: readonly OwnAnswer[], fetch: typeof globalThis.fetch): Promise<string | undefined> {
+  const fromPage = answers.filter((a) => a.origin);
+  const origin = fromPage[0]?.origin;
+  if (!origin) return undefined;
+  const allows = (headers: Record<string, string>) => {
+    const allowed = headers['access-control-allow-origin'];
+    return allowed === '*' || allowed === origin;
+  };
+  const bare = fromPage.find((a) => a.status !== undefined && !allows(a.headers));
+  if (bare) return `the API answered the page (origin ${origin}) with no Access-Control-Allow-Origin for it: a browser's requirement (CORS), outside the document`;
+  const sent = fromPage.find((a) => a.request.method === 'POST') ?? fromPage[0];
+  try {
+    const res = await fetch(sent.request.url, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': sent.request.method, 'access-control-request-headers': 'authorization,content-type' },
+    });
+    await res.body?.cancel();
+    const headers = Object.fromEntries(res.headers);
+    if (res.status >= 200 && res.status < 300 && allows(headers)) return undefined;
+    return `the API answered the page's preflight (OPTIONS from origin ${origin}) with status ${res.status}${allows(headers) ? '' : ' and no Access-Control-Allow-Origin for it'}: a browser's requirement (CORS), outside the document`;
+  } catch {
+    return undefined;
+  }
 }
 
 function resultOf(client: AnyClient, flow: Flow<unknown>, paths: FlowPath[]): FlowResult {

@@ -8,6 +8,7 @@ import { withContext } from '../engine/runner.js';
 import type { Target } from '../engine/target.js';
 import { OWNERS } from '../suites/answer.js';
 import { modelsUnderTest } from '../suites/paths.js';
+import { catalog } from '../suites/api.js';
 import type { Beside } from '../suites/session.js';
 import { costOf } from '../suites/cost.js';
 import type { ClientsReport } from '../report/clients.js';
@@ -59,7 +60,11 @@ export function clientsBeside(choice: ClientChoice): Beside {
     async start({ target, limits, signal }: { target: Target; limits: Limits; signal: AbortSignal }) {
       const absent = chosen(choice).flatMap((c) => Object.entries(c.absent).map(([flow, why]) => ({ client: c.name, flow, why: why! })));
       const flows = FLOWS.filter((f) => !choice.flows?.length || choice.flows.includes(f.name)).map(({ name, title }) => ({ name, title }));
-      const found = await withContext({ target, limits, retry: { maxRetries: 2, maxWaitMs: 20_000 }, signal }, (ctx) => modelsUnderTest(ctx));
+      const found = await withContext({ target, limits, retry: { maxRetries: 2, maxWaitMs: 20_000 }, signal }, async (ctx) => {
+        const under = await modelsUnderTest(ctx);
+        const { entries } = await catalog(ctx);
+        return { ...under, entries: Object.fromEntries(under.models.flatMap((m) => (entries.has(m.id) ? [[m.id, entries.get(m.id)!]] : []))) };
+      });
       const models = found.value.models.map((m) => m.id);
       // The libraries load and run in a process of their own (isolated.ts), ended with the run.
       const run = await runInProcess(
@@ -74,7 +79,7 @@ export function clientsBeside(choice: ClientChoice): Beside {
           tls: target.tls,
           concurrency: choice.concurrency ?? 4,
           ...(choice.pageHost ? { pageHost: choice.pageHost } : {}),
-          ...(models.length ? {} : { noModel: `no model to run the flows on: ${found.value.problem ?? 'none is listed'}` }),
+          ...(models.length ? { entries: found.value.entries } : { noModel: `no model to run the flows on: ${found.value.problem ?? 'none is listed'}` }),
         },
         signal,
       );

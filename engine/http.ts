@@ -283,11 +283,16 @@ export class HttpClient {
           : classify(e, this.limits, this.clientCert, encoding);
       return new TransportError(error.kind, error.message);
     };
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(spec.url, { method: spec.method, headers: spec.headers, body: spec.body, dispatcher: this.dispatcher, signal: abort });
-    } catch (e) {
-      throw failure(e);
+    let res: Dispatcher.ResponseData | undefined;
+    // A connection the pool kept alive, closed by the server as it was taken again, resets before any
+    // answer: sent once more on a new connection, as browsers do. A reset of that one is the server's.
+    for (let attempt = 0; !res; attempt++) {
+      try {
+        res = await request(spec.url, { method: spec.method, headers: spec.headers, body: spec.body, dispatcher: this.dispatcher, signal: abort });
+      } catch (e) {
+        const error = failure(e);
+        if (error.kind !== 'reset' || attempt > 0 || abort.aborted) throw error;
+      }
     }
     status = res.statusCode;
     const headers = flattenHeaders(res.headers);

@@ -35,10 +35,13 @@ export function failureWhy(f: FlowResult, max = 160): string {
   return `${said} ${explanation(f)}`;
 }
 
-/** `← tools.stream failed`, or the plain word that no failed rule explains it; `named` writes a check's
+/** `← tools.stream failed`, a requirement outside the document, a precondition never reached, or the
+ * plain word that no failed rule explains it; `named` writes a check's
  * id that broke it (the HTML report links it to the check's section). */
 export function explanation(f: FlowResult, named: (id: string) => string = (id) => id): string {
   if (f.brokenBy?.length) return `← ${f.brokenBy.map(named).join(', ')} failed${f.expected ? ', expected by the baseline' : ''}`;
+  if (f.cause?.kind === 'outside') return `← a requirement outside the document: ${f.cause.why}`;
+  if (f.cause?.kind === 'precondition') return `← it never reached what it is about: ${f.cause.why}`;
   if (f.unjudged?.length) return `← none of its checks failed, but ${f.unjudged.join(', ')} did not run`;
   return '← no failed rule explains it: the kit lacks a rule here';
 }

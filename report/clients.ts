@@ -26,8 +26,25 @@ export interface FlowPath {
   outcome: Outcome;
   message?: string;
   notes?: string[];
+  /** A failed path: the rules its own answers broke (clients/judge.ts), and what was seen. */
+  broke?: string[];
+  brokeWhy?: string[];
+  /** A failed path: a requirement outside the document its answers did not meet (CORS, a client's
+   * own check of tool arguments). */
+  outside?: string;
+  /** A failed path: what it never reached (a model that did not stop within the cap, a cut by the
+   * kit's own limit). */
+  precondition?: string;
   evidence: Evidence[];
   durationMs: number;
+}
+
+/** Why a failed flow failed, in the words an implementer acts on: a rule of the document its own
+ * answers broke; a requirement outside the document; a precondition it never reached; or nothing
+ * the kit knows: it lacks a rule. */
+export interface FlowCause {
+  kind: 'rule' | 'outside' | 'precondition' | 'unexplained';
+  why?: string;
 }
 
 /** A flow as a client runs it: its verdict, the rules it rests on, and what explains a failure. */
@@ -55,6 +72,8 @@ export interface FlowResult {
   brokenBy?: string[];
   /** A failed flow whose checks all held: no rule of the kit explains it. */
   unexplained?: boolean;
+  /** A failed flow: what kind of cause explains it. */
+  cause?: FlowCause;
   /** A failed flow none of whose checks failed, some not run (`run --clients --suite ...`): they may. */
   unjudged?: string[];
   /** A failed flow explained only by failures the baseline expects: it fails nothing (baseline.ts). */

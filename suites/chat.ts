@@ -4,7 +4,24 @@
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
 import { contextLength, describe, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { ask } from './ask.js';
-import { answerTo, BASE, BASIC_OWNERS, blockedOn, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
+import {
+  answerTo,
+  BASE,
+  BASIC_OWNERS,
+  blockedOn,
+  heldOnEvery,
+  judged,
+  needed,
+  ownPart,
+  partOnEveryAnswer,
+  readAnswer,
+  unservedVerdict,
+  wayOf,
+  type Answer,
+  type Asked,
+  type Part,
+  type Way,
+} from './answer.js';
 import { failIfAny, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import { parseJson } from '../engine/json.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
@@ -29,13 +46,13 @@ const BASIC: Asked = { what: 'the basic request', ...BASIC_OWNERS };
 
 /** A rule about the answer to the basic request, judged when the parts it reads are sound; under
  * load, about each answer of `kinds` (every kind, by default). */
-const onBasic = (reads: Part[], rule: (a: Answer, known: Known) => Verdict, kinds?: readonly Kind[]) => ({
+const onBasic = (reads: Part[], rule: (a: Answer, known: Known) => Verdict, kinds?: readonly Kind[], way?: Way) => ({
   ...judged<{ answer: Answer }>(
     reads,
     async (ctx, path) => answerTo(ctx, await basic(ctx, path), path, reads, BASIC),
     async (got, ctx, path) => rule(got.answer, await knownOf(ctx, path.model!)),
   ),
-  onEach: eachReading(reads, rule, kinds ? { kinds } : {}),
+  onEach: eachReading(reads, rule, { ...(kinds ? { kinds } : {}), ...(way ? { way } : {}) }),
 });
 
 /** The owner of a part of an answer (2.3, must): it fails when that part is broken on the basic
@@ -138,10 +155,15 @@ export const usageTotal: CheckDef = {
     'Reads usage in the JSON answer to the basic request: a total_tokens other than prompt_tokens + completion_tokens (one off, reasoning counted twice) fails; shown by fault chat-usage-total-off.',
   convention: 'The document lists total_tokens without defining it; the convention is the sum of prompt and completion tokens.',
   paths: JSON_EACH,
-  ...onBasic(['usage'], (a) => {
-    const { prompt_tokens: p, completion_tokens: c, total_tokens: t } = a.usage as Record<string, number>;
-    return t === p + c ? pass() : fail(`total_tokens ${t} is not prompt_tokens ${p} + completion_tokens ${c} = ${p + c}`);
-  }),
+  ...onBasic(
+    ['usage'],
+    (a) => {
+      const { prompt_tokens: p, completion_tokens: c, total_tokens: t } = a.usage as Record<string, number>;
+      return t === p + c ? pass() : fail(`total_tokens ${t} is not prompt_tokens ${p} + completion_tokens ${c} = ${p + c}`);
+    },
+    undefined,
+    'json',
+  ),
 };
 
 export const usageDetails: CheckDef = {

@@ -32,7 +32,8 @@ export const FIELDS: Readonly<Record<string, FieldRule>> = {
   // A listed model that chat refuses is the list's failure; a conversation refused, the basic one's.
   model: { kind: 'required', owner: () => 'models.ids-usable', owed: 'document' },
   messages: { kind: 'required', owner: () => 'chat.role.user', owed: 'document' },
-  stream: { kind: 'path', owner: () => 'stream.events', owed: 'document' },
+  // stream: false said aloud is chat.stream-false's (a JSON answer owed); a stream asked, stream.events'.
+  stream: { kind: 'path', owner: (v) => (v === false ? 'chat.stream-false' : 'stream.events'), owed: 'document' },
   // 6.2: the documented way to ask for usage in a stream; the kit asks it on every stream to share one.
   stream_options: { kind: 'optional', convenience: true, owner: () => 'usage.stream-present', owed: 'document' },
   // Section 8: max_tokens caps every completion; the kit sends the smallest cap that proves a rule.

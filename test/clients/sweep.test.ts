@@ -88,6 +88,24 @@ describe('the client sweep: every flow of every client against every fault', () 
     ).toEqual([]);
   });
 
+  // Blame from a flow's own answers (clients/judge.ts): a rule its own answers broke is a rule the fault
+  // fails (no flow is blamed on a rule that held), and one the flow declares it rests on.
+  it.each(SWEPT.map((f) => [f.name, f] as const))('%s: what a broken flow is blamed on, its own answers broke, and it rests on', (name, fault) => {
+    const failing = new Set(checksOf(fault));
+    const wrong = broken
+      .get(name)!
+      .flatMap((f) =>
+        f.paths.flatMap((p) =>
+          (p.broke ?? []).flatMap((id, i) =>
+            failing.has(id) && f.restsOn.includes(id)
+              ? []
+              : [`${f.id} [${p.label}]: ${p.brokeWhy?.[i] ?? id}${failing.has(id) ? ', a rule it does not declare it rests on' : ', a rule the fault does not fail'}`],
+          ),
+        ),
+      );
+    expect(wrong, `fault ${name}`).toEqual([]);
+  });
+
   it.each(FLOWS.map((f) => [f.id, f] as const))('%s: every check it rests on was seen to break it', (id, flow) => {
     const unseen = flow.rests.filter((check) => !SWEPT.some((fault) => checksOf(fault).includes(check) && broken.get(fault.name)!.some((f) => f.id === id)));
     expect(unseen, `${id} rests on checks no fault that fails them broke it through`).toEqual([]);
