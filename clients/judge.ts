@@ -14,9 +14,6 @@ import { onEachOf, type Kind, type Known, type OnEach } from '../suites/each.js'
 import { CHECKS } from '../suites/index.js';
 import type { OwnAnswer } from './recorder.js';
 
-/** Why a failed flow failed, as an implementer acts on it. */
-export type CauseKind = 'rule' | 'outside' | 'precondition' | 'unexplained';
-
 export interface OwnJudgement {
   /** The rules its own answers broke, by check id, with what was seen. */
   broke: { id: string; why: string }[];
