@@ -108,10 +108,10 @@ function watch(page: Page, ctx: FlowContext): { console: string[] } {
   page.on('requestfinished', async (r) => {
     if (!r.url().startsWith(api)) return;
     const res = await r.response().catch(() => null);
-    ctx.record({ request: request(r), origin: r.headers().origin, ...(res ? { status: res.status(), headers: res.headers() } : {}) });
+    ctx.record({ request: request(r), origin: new URL(page.url()).origin, ...(res ? { status: res.status(), headers: res.headers() } : {}) });
   });
   page.on('requestfailed', (r) => {
-    if (r.url().startsWith(api)) ctx.record({ request: request(r), origin: r.headers().origin, error: `the browser failed the request: ${r.failure()?.errorText ?? 'no reason given'}` });
+    if (r.url().startsWith(api)) ctx.record({ request: request(r), origin: new URL(page.url()).origin, error: `the browser failed the request: ${r.failure()?.errorText ?? 'no reason given'}` });
   });
   return { console: said };
 }

@@ -142,6 +142,8 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
   const modelContent = new Map(config.models.map((m) => [m.id, m.content ? mergeContent(content, parseContent(m.content)) : content]));
   const scenarioContent = new Map<Scenario, ContentChoice>((config.scenarios ?? []).filter((s) => s.content).map((s) => [s, parseContent(s.content!)]));
   const always = resolveFaults([...(config.faults?.always ?? []), ...(opts.faults ?? [])]);
+  /** A fault of the whole mock that takes CORS away (a preflight carries no fault header of its own). */
+  const corsOff = always.some((f) => f.fault.withoutCors);
   const random = config.faults?.random;
   const pool = random ? resolveFaults(random.pool) : [];
   const draw = prng(random?.seed ?? 1);
@@ -368,7 +370,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
 
   const handle = (req: MockRequest): MockReply => {
     const method = req.method.toUpperCase();
-    if (method === 'OPTIONS') return preflight(req, config.cors);
+    if (method === 'OPTIONS') return corsOff ? errorReply(404, 'Not found.', 'invalid_request_error', 'not_found') : preflight(req, config.cors);
     const path = routePath(req.path);
     // Before anything reads the body (the control, the faults, validation, the journal): a body
     // past a limit is refused, and journaled as text, never parsed.
@@ -439,7 +441,7 @@ export function createMock(config: MockConfig = DEFAULT_CONFIG, opts: MockOption
       // What the shape says holds for the body as sent, not for one a fault rewrote.
       { longText: r === req ? shape?.longText : undefined, parsed: trace.parsed, read: trace.read },
     );
-    return withCors(req, reply, config.cors);
+    return corsOff ? reply : withCors(req, reply, config.cors);
   };
 
   /** A request refused before it was read: who sent it, and the refusal. */

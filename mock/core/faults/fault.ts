@@ -43,6 +43,9 @@ export interface Fault {
   /** The parameters it takes (`drop-after; chunks=3`), each a number with its default; any other
    * parameter, or one that is not a number, is refused. Every fault also takes `times`. */
   params?: Readonly<Record<string, { default: number; describe: string }>>;
+  /** Configured for the whole mock (not asked per request): no CORS, a preflight answered 404 and
+   * no Access-Control-Allow-Origin on any answer, as an API meant for servers only. */
+  withoutCors?: true;
   /** Rewrites the request before the core sees it. */
   request?(req: MockRequest, ctx: FaultContext): MockRequest;
   /** Answers before the mock reads the body at all, its own limits on size and depth included: a

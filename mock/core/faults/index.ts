@@ -4,6 +4,7 @@
 import { nearest } from '../../../schemas/nearest.js';
 import { AUTH_FAULTS } from './auth.js';
 import { CATALOG_FAULTS } from './catalog.js';
+import { CAUSE_FAULTS } from './causes.js';
 import { CHAT_FAULTS } from './chat.js';
 import { COLLATERAL_FAULTS } from './collateral.js';
 import { EDGE_FAULTS } from './edges.js';
@@ -46,6 +47,7 @@ export const FAULTS: readonly Fault[] = [
   ...EDGE_FAULTS,
   ...REFUSAL_FAULTS,
   ...COLLATERAL_FAULTS,
+  ...CAUSE_FAULTS,
   ...HOSTILE,
   ...FRONTEND,
   ...LOAD_FAULTS,
