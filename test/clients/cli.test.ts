@@ -232,7 +232,10 @@ describe('without the optional clients installed', { timeout: 120_000 }, () => {
         'conformance: not installed: --client ai-sdk: cannot find ai, @ai-sdk/openai-compatible; --client langchain: cannot find @langchain/openai, @langchain/core; to add them: npm install --save-dev ai @ai-sdk/openai-compatible @langchain/openai @langchain/core\n',
       ]);
       const browser = await cli(['clients', ...target, '--client', 'openai-browser'], {}, undefined, bin);
-      expect([browser.code, browser.stderr]).toEqual([2, expect.stringMatching(/^conformance: not installed: --client openai-browser: cannot find playwright-core.*; to add it: npm install --save-dev playwright-core\n$/)]);
+      expect([browser.code, browser.stderr]).toEqual([
+        2,
+        expect.stringMatching(/^conformance: not installed: --client openai-browser: cannot find playwright-core.*; to add it: npm install --save-dev playwright-core\n$/),
+      ]);
       expect(mock.journal.list()).toEqual([]);
       // The one installed, named, runs.
       const openai = await cli(['clients', ...target, '--client', 'openai', '--flow', 'completion'], {}, undefined, bin);

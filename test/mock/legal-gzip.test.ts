@@ -64,7 +64,15 @@ describe('legal-gzip', () => {
   });
 
   it('ends at a reset, with nothing after it', () => {
-    const cut: MockReply = { status: 200, headers: {}, stream: [{ delayMs: 0, bytes: 'data: {}\n\n' }, { delayMs: 0, reset: true }, { delayMs: 0, bytes: 'never' }] };
+    const cut: MockReply = {
+      status: 200,
+      headers: {},
+      stream: [
+        { delayMs: 0, bytes: 'data: {}\n\n' },
+        { delayMs: 0, reset: true },
+        { delayMs: 0, bytes: 'never' },
+      ],
+    };
     const sent = frames(GZIP.reply!(cut, chatRequest({}), CTX));
     expect(sent.map((f) => ('reset' in f ? 'reset' : 'bytes'))).toEqual(['bytes', 'reset']);
     const first = Buffer.from((sent[0] as { bytes: Uint8Array }).bytes);
