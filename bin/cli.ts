@@ -36,7 +36,7 @@ import { COMMANDS, type CHECKED, type TARGET } from './options.js';
 import { typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
-import { checksForFlows, clientsBeside, FLOW_IDS } from '../clients/session.js';
+import { checksForFlows, clientsBeside, FLOW_IDS, notInstalledChoice } from '../clients/session.js';
 import { clientProcess } from '../clients/isolated.js';
 
 const EXIT_USAGE = 2;
@@ -355,6 +355,9 @@ void yargs(hideBin(process.argv))
     async (argv) => {
       // The checks the flows rest on run beside them: each failed flow is explained by this run's verdicts.
       const choice = { clients: argv.client, flows: argv.flow, concurrency: positiveInt('concurrency')(argv.concurrency), pageHost: argv['page-host'] };
+      // A client asked for by name that cannot run would leave nothing run, and a run that passes.
+      const missing = notInstalledChoice(choice);
+      if (missing) usageExit(missing);
       await runAndReport('clients', argv, { checks: checksForFlows(choice), strict: argv.strict, requireComplete: argv['require-complete'], without: ['fuzz'], beside: clientsBeside(choice) });
     },
   )

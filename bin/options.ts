@@ -102,7 +102,7 @@ const RUN = {
 
 /** Which client flows run: `clients` takes them, `run --clients` runs them all. */
 const CLIENT_CHOICE = {
-  client: { type: 'string', array: true, choices: CLIENTS.map((c) => c.name), describe: 'Only these clients (repeatable; default: every one installed)' },
+  client: { type: 'string', array: true, choices: CLIENTS.map((c) => c.name), describe: 'Only these clients (repeatable; default: every one installed); one not installed is a usage error' },
   flow: { type: 'string', array: true, choices: FLOWS.map((f) => f.name), describe: 'Only these flows (repeatable)' },
   'page-host': {
     type: 'string',

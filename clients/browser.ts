@@ -155,9 +155,11 @@ export const BROWSER: Client<Sdk> = {
   packages: ['openai', 'playwright-core'],
   load: async () => {
     const playwright = await import('playwright-core');
-    if (!existsSync(CHROMIUM)) throw new Error(CHROMIUM_HOW);
+    const lacks = BROWSER.lacks?.();
+    if (lacks) throw new Error(lacks);
     return { playwright, openai: openaiFolder(), hosts: new Map() };
   },
+  lacks: () => (existsSync(CHROMIUM) ? undefined : CHROMIUM_HOW),
   close: async (sdk) => {
     await Promise.all([...sdk.hosts.values()].map((h) => h.close()));
     sdk.hosts.clear();

@@ -68,6 +68,10 @@ export interface Client<Sdk> {
   packages: readonly string[];
   /** Imports them: only when the client is asked for, so a missing one costs nothing. */
   load(): Promise<Sdk>;
+  /** What it needs besides its packages (a browser), looked for without loading anything: why it
+   * cannot run here, with how to get it, or nothing. A run asked for this client says so before
+   * its first request. */
+  lacks?(): string | undefined;
   flows: readonly Flow<Sdk>[];
   /** The flows the client does not offer, with why. */
   absent: Partial<Record<FlowName, string>>;

@@ -36,18 +36,27 @@ export async function loadClients(clients: readonly AnyClient[]): Promise<Loaded
   );
   // Only packages Node did not find: a client whose packages are there but did not load (no Chromium
   // for the browser client) says what it lacks in its own line.
-  const missing = [...new Set(info.filter((c) => !c.installed).flatMap((c) => c.packages.filter((p) => !p.version).map((p) => p.name)))];
-  return { loaded, info, ...(missing.length ? { install: `npm install --save-dev ${missing.join(' ')}` } : {}) };
+  const install = installCommand(info);
+  return { loaded, info, ...(install ? { install } : {}) };
 }
 
-/** What is known of clients without loading them (their packages' versions where Node finds them):
- * what a run says of them when the process that was to load them never said. */
+/** What is known of clients without loading them (their packages' versions where Node finds them,
+ * and what else they lack, a Chromium): what a run says of them when the process that was to load
+ * them never said, and what `--client` is held to before the first request. */
 export function describeClients(clients: readonly AnyClient[]): ClientInfo[] {
   return clients.map((client) => {
     const packages = client.packages.map((name) => ({ name, ...versionOf(name) }));
     const absent = packages.filter((p) => !p.version).map((p) => p.name);
-    return { name: client.name, title: client.title, packages, installed: !absent.length, ...(absent.length ? { missing: `cannot find ${absent.join(', ')}` } : {}) };
+    const lacks = client.lacks?.();
+    const missing = [...(absent.length ? [`cannot find ${absent.join(', ')}`] : []), ...(lacks ? [lacks] : [])];
+    return { name: client.name, title: client.title, packages, installed: !missing.length, ...(missing.length ? { missing: missing.join('; ') } : {}) };
   });
+}
+
+/** The one command that adds the packages Node did not find, among those clients'. */
+export function installCommand(info: readonly ClientInfo[]): string | undefined {
+  const missing = [...new Set(info.filter((c) => !c.installed).flatMap((c) => c.packages.filter((p) => !p.version).map((p) => p.name)))];
+  return missing.length ? `npm install --save-dev ${missing.join(' ')}` : undefined;
 }
 
 /** Why a client did not load, in a line: the package Node could not find, or the error it threw. */

@@ -16,7 +16,7 @@ import { CLIENTS } from './index.js';
 import { FLOWS } from './flow.js';
 import { withImpact } from './impact.js';
 import { flowId } from './levels.js';
-import { describeClients } from './load.js';
+import { describeClients, installCommand } from './load.js';
 import { unrunFlows } from './run.js';
 import { runInProcess } from './isolated.js';
 
@@ -39,6 +39,17 @@ export function unknownChoice(choice: ClientChoice): string | undefined {
   const badFlow = choice.flows?.find((f) => !flows.includes(f));
   if (badFlow) return `no flow named "${badFlow}" (choose from ${flows.join(', ')})`;
   return undefined;
+}
+
+/** The clients named with --client that cannot run here (a package Node does not find, no Chromium),
+ * in one line with how to add them: said before the first request, as a usage error. The clients a
+ * run takes by default are not held to it: the missing ones are named in its report. */
+export function notInstalledChoice(choice: ClientChoice): string | undefined {
+  if (!choice.clients?.length) return undefined;
+  const missing = describeClients(chosen(choice)).filter((c) => !c.installed);
+  if (!missing.length) return undefined;
+  const install = installCommand(missing);
+  return `not installed: ${missing.map((c) => `--client ${c.name}: ${c.missing}`).join('; ')}${install ? `; to add ${missing.length === 1 ? 'it' : 'them'}: ${install}` : ''}`;
 }
 
 /** Every flow's id (`openai.stream`): what a baseline may list beside the checks. */

@@ -2,7 +2,7 @@
 // first, filters by suite, level and verdict, and per check its paths, evidence and the command that
 // replays each exchange. The page reads without its script too: the filters only hide.
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
-import { blockedUnder, failsRun, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, failsRun, flowCountLine, flowCounts, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { heldChart, latencyChart } from './charts.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './html-clients.js';
@@ -108,6 +108,7 @@ export function renderHtml(report: RunReport): string {
           .join(', ')}`,
     )
     .join(' · ');
+  const flows = flowCounts(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
@@ -115,7 +116,7 @@ export function renderHtml(report: RunReport): string {
 <body><header><h1 class="verdict ${passed ? 'passed' : 'failed'}">${passed ? 'PASSED' : 'FAILED'} (exit code ${report.exitCode})</h1>
 ${passed && whyPassing(report).length ? `<p class="expected" data-passing>Passed with ${esc(whyPassing(report).join('; '))}.</p>` : ''}${!passed && whyFailing(report).length ? `<p data-failing>Failed with ${esc(whyFailing(report).join(', '))}.</p>` : ''}
 <p>${esc(report.tool.name)} ${esc(report.tool.version)} → <code>${esc(report.target.baseUrl)}</code>${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${esc(report.startedAt)}, ${(report.durationMs / 1000).toFixed(1)} s${report.options.strict ? ', strict' : ''}${report.options.requireComplete ? ', require-complete' : ''}</p>
-${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}>${esc(tlsNote(report)!)}</p>` : ''}<p>${esc(counts)}</p>${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
+${tlsNote(report) ? `<p${report.target.tls?.insecure ? ' class="expected"' : ''}>${esc(tlsNote(report)!)}</p>` : ''}<p>${esc(counts)}</p>${flows ? `<p data-flows>client flows: ${esc(flowCountLine(flows))}</p>` : ''}${report.stopped ? `<p class="expected">Stopped before the end: ${esc(report.stopped)}</p>` : ''}${
     report.baseline?.stale.length ? `<ul>${report.baseline.stale.map((e) => `<li class="expected">stale baseline entry: ${esc(e.why)}</li>`).join('')}</ul>` : ''
   }</header>
 <nav class="filters">${select('suite', suites)}${select('level', ['must', 'should', 'info'])}${select('verdict', verdicts, (v) => LABEL[v])}<span id="shown">${results.length} checks</span></nav>

@@ -2,7 +2,7 @@
 // comment): the verdict first, then what fails the run with its evidence and the command that
 // replays it, then findings that do not fail it, then what was not tested.
 import type { CheckResult, Evidence } from '../engine/check.js';
-import { blockedUnder, failsRun, flowFailsRun, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, failsRun, flowCountLine, flowCounts, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
 import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './markdown-clients.js';
@@ -76,7 +76,7 @@ export function renderMarkdown(report: RunReport): string {
   const o = report.options;
   const gate = gateOf(report);
   const failing = report.results.filter((r) => failsRun(r, gate));
-  const flowsFailing = report.clients?.results.filter((f) => flowFailsRun(f, gate)).length ?? 0;
+  const flows = flowCounts(report);
   const findings = report.results.filter((r) => (r.outcome === 'fail' || r.outcome === 'flaky') && !failsRun(r, gate));
   const under = blockedUnder(report.results);
   // A check blocked by a failure is shown under that failure, once.
@@ -95,7 +95,7 @@ export function renderMarkdown(report: RunReport): string {
     '',
     ...(passing.length ? [`Passed with ${passing.join('; ')}.`, ''] : []),
     ...(failingWhy.length ? [`Failed with ${failingWhy.join(', ')}.`, ''] : []),
-    `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks${report.clients ? `, ${report.clients.results.length} client flows${flowsFailing ? ` (${flowsFailing} failing the run)` : ''}` : ''}, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
+    `Target \`${report.target.baseUrl}\`${report.target.embeddedMock ? ' (embedded mock)' : ''}, ${report.results.length} checks${flows ? `, ${flows.total} client flows (${flowCountLine(flows)})` : ''}, ${(report.durationMs / 1000).toFixed(1)} s${o.strict ? ', strict' : ''}${o.requireComplete ? ', require-complete' : ''}.`,
     '',
     ...(tls ? [`${report.target.tls?.insecure ? '> ⚠️ ' : ''}${cell(tls)}.`, ''] : []),
     `| level | ${columns.map((x) => OUTCOME_WORDS[x]).join(' | ')} |`,

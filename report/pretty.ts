@@ -2,7 +2,7 @@
 // failures with their evidence, counts per level, warnings, and the verdict with exit code.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
-import { blockedUnder, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
+import { blockedUnder, flowCountLine, flowCounts, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { header, safe } from './text.js';
 import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, rateRows, ruleRows, type LoadReport } from './load.js';
 import { clientLines } from './pretty-clients.js';
@@ -237,6 +237,9 @@ export function renderPretty(report: RunReport, opts: { color: boolean }): strin
     // No check is info-level today; its line appears once one exists.
     if (level !== 'info' || Object.values(counts).some((n) => n > 0)) out.push(`  ${countLine(level, counts, c)}`);
   }
+  // The matrix's cells, counted as it shows them; which of them fail the run, apart.
+  const flows = flowCounts(report);
+  if (flows) out.push(`  client flows: ${safe(flowCountLine(flows))}`);
 
   if (report.baseline) {
     const b = report.baseline;

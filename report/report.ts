@@ -187,10 +187,11 @@ function serverLine(unjudged: readonly CheckResult[], results: readonly CheckRes
 }
 
 /** What fails the run, counted per kind, for a verdict's one line: `2 must failed, 1 must flaky (strict),
- * 1 client flow failed`; the musts that fail it only because the server left the run short of
- * judgement, said once with why. */
+ * 17 client flows failed, 6 of which fail the run`; the musts that fail it only because the server left the
+ * run short of judgement, said once with why. The failed flows are all counted, as the matrix shows
+ * them, with how many fail the run where that is fewer. */
 export function whyFailing(report: Weighed): string[] {
-  const { results, options: opts, clients } = report;
+  const { results, options: opts } = report;
   const gate = gateOf(report);
   const all = results.filter((r) => failsRun(r, gate));
   const byServer = gate.serverShort ? all.filter((r) => !failsRun(r, { ...gate, serverShort: false })) : [];
@@ -204,27 +205,76 @@ export function whyFailing(report: Weighed): string[] {
     ['must', 'not-tested', 'not tested (require-complete)'],
     ['must', 'not-served', 'not served (require-complete)'],
   ];
-  const flows = clients?.results.filter((f) => flowFailsRun(f, gate)).length ?? 0;
+  const flows = flowCounts(report);
+  // The flows as the matrix shows them (each ✗), and apart how many of them fail the run; then those
+  // that fail it without a ✗ (left not tested, under --require-complete).
+  const failedWhy =
+    !flows?.failed || flows.failedFailingRun === flows.failed
+      ? ''
+      : `, ${flows.failedFailingRun || 'none'} of which ${flows.failedFailingRun === 1 || !flows.failedFailingRun ? 'fails' : 'fail'} the run`;
+  const unjudged = (flows?.failingRun ?? 0) - (flows?.failedFailingRun ?? 0);
   return [
     ...kinds.filter(([l, o]) => count(l, o)).map(([l, o, words]) => `${count(l, o)} ${l} ${words}`),
     ...(byServer.length ? [serverLine(byServer, results)] : []),
-    ...(flows ? [`${flows} client flow${flows === 1 ? '' : 's'} failed`] : []),
+    ...(flows?.failed ? [`${flows.failed} client flow${flows.failed === 1 ? '' : 's'} failed${failedWhy}`] : []),
+    ...(unjudged ? [`${unjudged} client flow${unjudged === 1 ? '' : 's'} not tested (require-complete)`] : []),
   ];
+}
+
+/** The client flows as the matrix shows them (report/client-matrix.ts), a cell (a client's flow, on
+ * every model) each: passed (✓), failed (✗: failed or flaky), and the others by their outcome; and,
+ * apart, how many fail the run (`failingRun`), of them how many failed (`failedFailingRun`). The
+ * gate weighs a flow as a check of its failure's level, so a failed should-level flow is a ✗ that
+ * fails the run only with --strict. */
+export interface FlowCounts {
+  total: number;
+  passed: number;
+  failed: number;
+  /** Flows that ran to neither (not tested, not served, skipped), by outcome: "not run" in the matrix. */
+  other: Partial<Record<Outcome, number>>;
+  failingRun: number;
+  failedFailingRun: number;
+}
+
+export function flowCounts(report: Weighed): FlowCounts | undefined {
+  if (!report.clients) return undefined;
+  const gate = gateOf(report);
+  const flows = report.clients.results;
+  const failed = flows.filter((f) => f.outcome === 'fail' || f.outcome === 'flaky');
+  const other: Partial<Record<Outcome, number>> = {};
+  for (const f of flows) if (f.outcome !== 'pass' && f.outcome !== 'fail' && f.outcome !== 'flaky') other[f.outcome] = (other[f.outcome] ?? 0) + 1;
+  return {
+    total: flows.length,
+    passed: flows.filter((f) => f.outcome === 'pass').length,
+    failed: failed.length,
+    other,
+    failingRun: flows.filter((f) => flowFailsRun(f, gate)).length,
+    failedFailingRun: failed.filter((f) => flowFailsRun(f, gate)).length,
+  };
+}
+
+/** `18 passed, 17 failed; 6 fail the run`: the flows' line of a summary. */
+export function flowCountLine(c: FlowCounts): string {
+  const others = (Object.entries(c.other) as [Outcome, number][]).map(([o, n]) => `, ${n} ${OUTCOME_WORDS[o]}`).join('');
+  const run = c.failingRun ? `; ${c.failingRun} ${c.failingRun === 1 ? 'fails' : 'fail'} the run` : c.failed ? '; none fails the run' : '';
+  return `${c.passed} passed, ${c.failed} failed${others}${run}`;
 }
 
 /** What broke or went unjudged without failing the run, counted per kind, with the option that
  * would make it fail: said beside a PASSED, so a verdict under a list of failures says why it holds.
  * The musts the server left unjudged are said apart from those the run's own options did (one key,
- * the models chosen): a run the server judged little does not pass quietly. A client flow is counted
- * as a check of its failure's level. */
+ * the models chosen): a run the server judged little does not pass quietly. The client flows are
+ * counted apart from the checks, as the summary counts them. */
 export function whyPassing(report: Weighed): string[] {
   const { results, clients } = report;
   const gate = gateOf(report);
-  const weighed = [...results, ...(clients?.results ?? []).map(asWeighed)];
-  const open = weighed.filter((r) => !failsRun(r, gate) && r.level !== 'info');
+  const open = results.filter((r) => !failsRun(r, gate) && r.level !== 'info');
   const count = (f: (r: (typeof open)[number]) => boolean) => open.filter(f).length;
+  // The flows apart from the checks, as the summary counts them: a failed flow is no failed should.
+  const flows = (clients?.results ?? []).filter((f) => !flowFailsRun(f, gate));
+  const countFlows = (f: (r: (typeof flows)[number]) => boolean) => flows.filter(f).length;
   const plural = (n: number, one: string, more: string) => (n === 1 ? one : more);
-  const expected = count((r) => !!r.expected && (r.outcome === 'fail' || r.outcome === 'flaky'));
+  const expected = count((r) => !!r.expected && (r.outcome === 'fail' || r.outcome === 'flaky')) + countFlows((f) => !!f.expected && (f.outcome === 'fail' || f.outcome === 'flaky'));
   const byServer = results.filter((r) => r.level === 'must' && !r.expected && serverReason(r) && !failsRun(r, gate));
   const said: [number, (n: number) => string][] = [
     [count((r) => !r.expected && r.level === 'should' && r.outcome === 'fail'), (n) => `${n} should failed, which ${plural(n, 'fails', 'fail')} the run only with --strict`],
@@ -233,6 +283,15 @@ export function whyPassing(report: Weighed): string[] {
     [
       count((r) => r.level === 'must' && (r.outcome === 'not-tested' || r.outcome === 'not-served') && !serverReason(r)),
       (n) => `${n} must not tested, which ${plural(n, 'fails', 'fail')} the run only with --require-complete`,
+    ],
+    // A failed flow that fails nothing is one of a should's level, or flaky: --strict fails it.
+    [
+      countFlows((f) => !f.expected && (f.outcome === 'fail' || f.outcome === 'flaky')),
+      (n) => `${n} client ${plural(n, 'flow', 'flows')} failed, which ${plural(n, 'fails', 'fail')} the run only with --strict`,
+    ],
+    [
+      countFlows((f) => (f.failureLevel ?? f.level) === 'must' && (f.outcome === 'not-tested' || f.outcome === 'not-served')),
+      (n) => `${n} client ${plural(n, 'flow', 'flows')} not tested, which ${plural(n, 'fails', 'fail')} the run only with --require-complete`,
     ],
     [expected, (n) => `${n} ${plural(n, 'failure', 'failures')} the baseline expects`],
   ];

@@ -2,7 +2,8 @@
 // passes on every model, exit 0, with the matrix and the cost printed as for `run`; against a server
 // that breaks what only a client expects (errors-422), the report says no failed rule explains it; and
 // where the optional clients are not installed (a copy of the kit whose node_modules lacks them, so
-// Node cannot resolve them), it names them with the command that adds them and runs the rest.
+// Node cannot resolve them), it names them with the command that adds them and runs the rest. A
+// client named with --client that cannot run (a package missing, no Chromium) is a usage error.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,39 @@ describe('conformance clients', { timeout: 120_000 }, () => {
     expect(rep.cost!.maxTokens).toBeGreaterThan(0);
     // The checks the flows rest on ran beside them, and only those and the owners of parts.
     expect(rep.results.some((c) => c.suite === 'catalog' || c.suite === 'fuzz')).toBe(false);
+  });
+
+  // Nothing would run, and a run of nothing passes: a client asked for by name must be there.
+  it('--client naming the browser client where no Chromium is: exit 2 before the first request, one line saying what to install; by default the browser is named missing and the rest run', async () => {
+    const mock = createMock(DEFAULT_CONFIG);
+    const server = await startMockServer({ mock });
+    try {
+      const target = ['--base-url', server.url, '--api-key', KEY];
+      const named = await cli(['clients', ...target, '--client', 'openai', '--client', 'openai-browser'], { CONFORMANCE_CHROMIUM: join(dir, 'no-chromium') });
+      expect([named.code, named.stdout, named.stderr]).toEqual([
+        2,
+        '',
+        `conformance: not installed: --client openai-browser: no Chromium at ${join(dir, 'no-chromium')}: apt-get install chromium-headless-shell (Debian, Ubuntu), or set CONFORMANCE_CHROMIUM to a Chromium or Chrome binary\n`,
+      ]);
+      expect(mock.journal.list()).toEqual([]);
+      const json = join(dir, 'no-chromium.json');
+      const all = await cli(['clients', ...target, '--flow', 'completion', '--reporter', `json=${json}`], { CONFORMANCE_CHROMIUM: join(dir, 'no-chromium') });
+      expect(all.code, all.stderr).toBe(0);
+      const clients = report(json).clients!;
+      expect(clients.clients.map((c) => [c.name, c.installed])).toEqual([
+        ['openai', true],
+        ['ai-sdk', true],
+        ['langchain', true],
+        ['openai-browser', false],
+      ]);
+      expect(clients.results.map((f) => [f.id, f.outcome])).toEqual([
+        ['openai.completion', 'pass'],
+        ['ai-sdk.completion', 'pass'],
+        ['langchain.completion', 'pass'],
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   describe('against a server no check faults but the clients do (errors-422)', () => {
@@ -183,5 +217,32 @@ describe('without the optional clients installed', { timeout: 120_000 }, () => {
       ['openai-browser', false],
     ]);
     expect(clients.results.every((f) => f.client === 'openai' && f.outcome === 'pass')).toBe(true);
+  });
+
+  it('--client naming clients not installed: exit 2 before the first request, one line with the npm command that adds them', async () => {
+    const mock = createMock(DEFAULT_CONFIG);
+    const server = await startMockServer({ mock });
+    try {
+      const target = ['--base-url', server.url, '--api-key', KEY];
+      const bin = join(root, 'dist/bin/conformance.js');
+      const r = await cli(['clients', ...target, '--client', 'openai', '--client', 'ai-sdk', '--client', 'langchain'], {}, undefined, bin);
+      expect([r.code, r.stdout, r.stderr]).toEqual([
+        2,
+        '',
+        'conformance: not installed: --client ai-sdk: cannot find ai, @ai-sdk/openai-compatible; --client langchain: cannot find @langchain/openai, @langchain/core; to add them: npm install --save-dev ai @ai-sdk/openai-compatible @langchain/openai @langchain/core\n',
+      ]);
+      const browser = await cli(['clients', ...target, '--client', 'openai-browser'], {}, undefined, bin);
+      expect([browser.code, browser.stderr]).toEqual([
+        2,
+        expect.stringMatching(/^conformance: not installed: --client openai-browser: cannot find playwright-core.*; to add it: npm install --save-dev playwright-core\n$/),
+      ]);
+      expect(mock.journal.list()).toEqual([]);
+      // The one installed, named, runs.
+      const openai = await cli(['clients', ...target, '--client', 'openai', '--flow', 'completion'], {}, undefined, bin);
+      expect(openai.code, openai.stderr).toBe(0);
+      expect(mock.journal.list().length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
   });
 });

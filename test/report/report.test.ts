@@ -16,6 +16,8 @@ import { renderHtml } from '../../report/html.js';
 import { compareSections, renderPretty } from '../../report/pretty.js';
 import { exitCodeFor, failsRun, gateOf, REPORT_FORMAT_VERSION, summarize, type GateOptions, type RawReport, type RunReport } from '../../report/report.js';
 import { seal } from '../../report/boundary.js';
+import { matrix } from '../../report/client-matrix.js';
+import { closingLines } from '../../bin/closing.js';
 import { Redactor } from '../../engine/redact.js';
 import { within } from '../support/machine.js';
 
@@ -444,7 +446,14 @@ describe('client flows pass every gate a check passes', () => {
   // Every check passes: what fails the run is a flow alone.
   const passing = results.filter((r) => r.outcome === 'pass');
   const onlyFlows = (opts: GateOptions, list = flows): RunReport =>
-    sealed({ ...report, options: opts, results: passing, summary: summarize(passing), exitCode: exitCodeFor(passing, opts, [], list), clients: { ...clients, results: list } });
+    sealed({
+      ...report,
+      options: opts,
+      results: passing,
+      summary: summarize(passing),
+      exitCode: exitCodeFor(passing, opts, [], list),
+      clients: { ...clients, flows: [...new Set(list.map((f) => f.flow))].map((name) => ({ name, title: name })), results: list },
+    });
 
   it('a flow that fails the run fails it in the exit code and in every reporter, and one that does not is told apart', () => {
     const r = onlyFlows(options);
@@ -454,12 +463,15 @@ describe('client flows pass every gate a check passes', () => {
     expect(renderGithub(r)).toMatch(/^::warning title=client flow ai-sdk\.bad-request \(should\)::.*no failed rule explains it/m);
     expect(renderGithub(r)).not.toContain('langchain.stream');
     expect(renderGithub(r)).toContain('3 client flows against');
-    // The verdict's line counts flows with checks, failing and passing.
-    expect(renderPretty(r, { color: false })).toMatch(/^FAILED: 1 client flow failed \(exit code 1\)$/m);
+    // The verdict's line counts the failed flows as the matrix shows them, and how many fail the run.
+    expect(renderPretty(r, { color: false })).toMatch(/^FAILED: 2 client flows failed, 1 of which fails the run \(exit code 1\)$/m);
     const shouldOnly = onlyFlows(options, flows.slice(1));
     expect(shouldOnly.exitCode).toBe(0);
-    for (const text of [renderPretty(shouldOnly, { color: false }), renderMarkdown(shouldOnly), renderHtml(shouldOnly)])
-      expect(text).toContain('1 should failed, which fails the run only with --strict');
+    // A failed flow is no failed check: the checks' summary says no should failed.
+    for (const text of [renderPretty(shouldOnly, { color: false }), renderMarkdown(shouldOnly), renderHtml(shouldOnly)]) {
+      expect(text).toContain('1 client flow failed, which fails the run only with --strict');
+      expect(text).not.toContain('1 should failed');
+    }
     expect(
       renderPretty(
         onlyFlows(options, applyFlowBaseline(flows, [result({ id: 'tools.call-valid', suite: 'tools', section: '2.4', level: 'must', outcome: 'fail', expected: { reason: 'r' } })]).flows),
@@ -467,7 +479,51 @@ describe('client flows pass every gate a check passes', () => {
           color: false,
         },
       ),
-    ).toMatch(/^PASSED \(exit code 0\): 1 should failed, which fails the run only with --strict; 1 failure the baseline expects$/m);
+    ).toMatch(/^PASSED \(exit code 0\): 1 client flow failed, which fails the run only with --strict; 1 failure the baseline expects$/m);
+  });
+
+  // A run with many ✗ in its matrix, few of them failing the run: every count says both.
+  it('counts the flows as the matrix shows them (✓, ✗, not run), and apart how many fail the run, in the summary, the verdict, the closing line, the HTML header and markdown', () => {
+    const many: FlowResult[] = [
+      flow({ id: 'openai.tools', outcome: 'fail', failureLevel: 'must', brokenBy: ['tools.call-valid'], message: 'threw TypeError' }),
+      flow({ id: 'ai-sdk.tools', outcome: 'fail', failureLevel: 'must', brokenBy: ['tools.call-valid'], message: 'threw TypeError' }),
+      flow({ id: 'openai.bad-request', outcome: 'fail', failureLevel: 'should', unexplained: true }),
+      flow({ id: 'ai-sdk.bad-request', outcome: 'fail', failureLevel: 'should', unexplained: true }),
+      flow({ id: 'langchain.bad-request', outcome: 'flaky', failureLevel: 'should', unexplained: true }),
+      flow({ id: 'openai.stream', outcome: 'pass' }),
+      flow({ id: 'openai.retry', outcome: 'not-tested', message: 'Retry-After past the flow' }),
+    ];
+    const r = onlyFlows(options, many);
+    const cells = matrix(r.clients!).flatMap((row) => row.cells);
+    // What the matrix shows of these flows: 5 ✗, 1 ✓, and one run to no verdict.
+    const shown = (mark: string) => cells.filter((c) => c.result && c.mark === mark).length;
+    expect([shown('✗'), shown('✓'), shown('not run')]).toEqual([5, 1, 1]);
+    const counted = '1 passed, 5 failed, 1 not tested; 2 fail the run';
+    const pretty = renderPretty(r, { color: false });
+    expect(pretty).toMatch(new RegExp(`^Summary\n(  (must|should|info): .*\n)+  client flows: ${counted}$`, 'm'));
+    expect(pretty).toMatch(/^FAILED: 5 client flows failed, 2 of which fail the run \(exit code 1\)$/m);
+    expect(closingLines('clients', [{ name: 'json', file: 'r.json' }], r, r.exitCode)).toEqual(['FAILED (exit code 1): 5 client flows failed, 2 of which fail the run; json report in r.json']);
+    const html = renderHtml(r);
+    expect(html).toContain(`<p data-flows>client flows: ${counted}</p>`);
+    expect(html).toContain('<p data-failing>Failed with 5 client flows failed, 2 of which fail the run.</p>');
+    const md = renderMarkdown(r);
+    expect(md).toContain(`, 7 client flows (${counted}),`);
+    expect(md).toContain('Failed with 5 client flows failed, 2 of which fail the run.');
+    // None failing the run (every failed flow a should): said so, and the run passes.
+    const shoulds = onlyFlows(options, many.slice(2));
+    expect(shoulds.exitCode).toBe(0);
+    expect(renderPretty(shoulds, { color: false })).toMatch(/^ {2}client flows: 1 passed, 3 failed, 1 not tested; none fails the run$/m);
+    expect(renderPretty(shoulds, { color: false })).toMatch(
+      /^PASSED \(exit code 0\): 3 client flows failed, which fail the run only with --strict; 1 client flow not tested, which fails the run only with --require-complete$/m,
+    );
+    // --strict: each ✗ fails the run, and the line needs no second figure.
+    const strict = onlyFlows({ strict: true, requireComplete: false }, many);
+    expect(renderPretty(strict, { color: false })).toMatch(/^FAILED: 5 client flows failed \(exit code 1\)$/m);
+    expect(renderPretty(strict, { color: false })).toMatch(/^ {2}client flows: 1 passed, 5 failed, 1 not tested; 5 fail the run$/m);
+    // --require-complete: a must-level flow left not tested fails the run too, said apart from the ✗.
+    const complete = onlyFlows({ strict: false, requireComplete: true }, many);
+    expect(renderPretty(complete, { color: false })).toMatch(/^FAILED: 5 client flows failed, 2 of which fail the run, 1 client flow not tested \(require-complete\) \(exit code 1\)$/m);
+    expect(renderPretty(complete, { color: false })).toMatch(/^ {2}client flows: 1 passed, 5 failed, 1 not tested; 3 fail the run$/m);
   });
 
   it(

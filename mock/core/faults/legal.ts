@@ -3,14 +3,54 @@
 import { isRaw, isStream, type Frame } from '../types.js';
 import type { Fault } from './fault.js';
 import { isChat, withJson, withPayloads, withStreamText } from './rewrite.js';
-import { bytesOf, textOf } from '../bytes.js';
+import { bytesOf, concatBytes, textOf } from '../bytes.js';
 
-/** Node's gzip, reached at run time: the core imports nothing of Node, and in a browser (which
+/** Node's zlib, reached at run time: the core imports nothing of Node, and in a browser (which
  * decompresses for the page anyway) this variation is refused. */
-function gzip(b: Uint8Array): Uint8Array {
+function nodeZlib(): typeof import('node:zlib') {
   const zlib = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:zlib') as typeof import('node:zlib') | undefined;
   if (!zlib) throw new Error('the gzip variation needs Node');
-  return zlib.gzipSync(b);
+  return zlib;
+}
+
+const gzip = (b: Uint8Array): Uint8Array => nodeZlib().gzipSync(b);
+
+// RFC 1952: ID1 ID2, CM deflate, no flags, no time, no extra flags, OS unknown.
+const GZIP_HEADER = Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255);
+
+/** A stream's writes as one gzip member, its deflate data flushed (Z_SYNC_FLUSH) at the end of each
+ * write, so that a client decodes each write as it arrives; the last block and the trailer follow the
+ * last write. This is what a server compressing a stream sends. A member per write (which RFC 1952
+ * allows) is not: Chromium's decoder ends the body at the end of the first member, without an
+ * error, so a page read one event of each stream. Each write is deflated on its own (no reference
+ * back into an earlier one), which a single deflate stream allows. Iterable again, from the start. */
+function gzipStream(frames: Iterable<Frame>): Iterable<Frame> {
+  return {
+    *[Symbol.iterator]() {
+      const zlib = nodeZlib();
+      let crc = 0;
+      let size = 0;
+      let header: Uint8Array = GZIP_HEADER;
+      for (const f of frames) {
+        if (!('bytes' in f)) {
+          // A reset cuts the connection: nothing after it reaches the client.
+          yield f;
+          return;
+        }
+        const bytes = bytesOf(f.bytes);
+        crc = zlib.crc32(bytes, crc);
+        size += bytes.length;
+        yield { ...f, bytes: concatBytes(header, zlib.deflateRawSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH })) };
+        header = new Uint8Array();
+      }
+      // The last (empty) block, then CRC32 and ISIZE, little-endian.
+      const trailer = new Uint8Array(8);
+      const view = new DataView(trailer.buffer);
+      view.setUint32(0, crc >>> 0, true);
+      view.setUint32(4, size % 2 ** 32, true);
+      yield { delayMs: 0, bytes: concatBytes(header, zlib.deflateRawSync(new Uint8Array()), trailer) };
+    },
+  };
 }
 
 // In this order a CR is always followed by CRLF, never by LF: a CR then an LF would read as one
@@ -88,14 +128,13 @@ export const LEGAL: Fault[] = [
   },
   {
     name: 'legal-gzip',
-    description: 'Every response is sent with Content-Encoding: gzip (a stream as one gzip member per write); with no Accept-Encoding any coding is acceptable (RFC 9110, 12.5.3)',
+    description: 'Every response is sent with Content-Encoding: gzip (a stream as one gzip member, flushed at every write); with no Accept-Encoding any coding is acceptable (RFC 9110, 12.5.3)',
     fails: [],
     reply: (r) => {
       if (isRaw(r)) return r;
       const headers = { ...r.headers, 'content-encoding': 'gzip' };
       if (!isStream(r)) return { ...r, headers, body: gzip(bytesOf(r.body)) };
-      // Each write is a gzip member of its own, so a client decodes it as it arrives.
-      return { ...r, headers, stream: [...r.stream].map((f): Frame => ('bytes' in f ? { ...f, bytes: gzip(bytesOf(f.bytes)) } : f)) };
+      return { ...r, headers, stream: gzipStream(r.stream) };
     },
   },
   {
