@@ -55,12 +55,15 @@ describe.skipIf(!browserRuns)('the openai SDK in a page of headless Chromium', {
     expect(report.exitCode).toBe(0);
   });
 
-  it("fails where the API refuses the page's origin, with the browser's words, no failed rule explaining it", async () => {
+  it("fails where the API refuses the page's origin, with the browser's words, blamed on CORS (outside the document), no rule", async () => {
     const report = await run('app.test');
     expect(report.exitCode).toBe(0);
     expect(report.results.every((r) => r.outcome === 'pass')).toBe(true);
     const completion = report.clients!.results.find((f) => f.flow === 'completion')!;
-    expect(completion).toMatchObject({ outcome: 'fail', unexplained: true, failureLevel: 'should' });
+    expect(completion).toMatchObject({ outcome: 'fail', failureLevel: 'should', cause: { kind: 'outside' } });
+    expect(completion.cause!.why).toMatch(/CORS|Access-Control-Allow-Origin/);
+    expect(completion.brokenBy).toBeUndefined();
+    expect(completion.unexplained).toBeUndefined();
     expect(completion.message).toMatch(/blocked by CORS policy/);
     expect(completion.message).toMatch(/from origin 'http:\/\/app\.test:\d+'/);
     expect(completion.paths[0].evidence[0].error).toMatch(/the browser failed the request/);
