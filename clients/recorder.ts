@@ -6,7 +6,8 @@
 // and changed how openai's stream helper ends an aborted stream.
 import type { Evidence } from '../engine/check.js';
 import { curlOf } from '../engine/curl.js';
-import type { RequestSpec } from '../engine/http.js';
+import { TransportError, type RequestSpec } from '../engine/http.js';
+import { cutByKit } from '../suites/api.js';
 import type { Redactor } from '../engine/redact.js';
 import type { TlsFlags } from '../engine/tls.js';
 
@@ -30,6 +31,16 @@ interface Recorded {
   durationMs?: number;
   /** What the client read of the body, not yet kept as head or tail. */
   rest: string;
+  /** The kit cut the exchange at its own limit (suites/api.ts, cutByKit): why, naming the option. */
+  cut?: string;
+}
+
+/** Why the kit cut an exchange at its own limit, from the error a client got (its cause, as fetch
+ * wraps it, or the cause's cause, as a client library wraps that), or undefined. */
+function kitCut(e: unknown): string | undefined {
+  for (let at = e, depth = 0; at && depth < 4; at = (at as { cause?: unknown }).cause, depth++)
+    if (at instanceof TransportError) return cutByKit({ error: { kind: at.kind, message: at.message }, status: undefined, bytesRead: 0 });
+  return undefined;
 }
 
 export class Recorder {
@@ -87,6 +98,7 @@ export class Recorder {
         (e as Error)?.name === 'AbortError'
           ? 'aborted by the client'
           : `${(e as Error)?.message ?? e}${(e as { cause?: Error }).cause?.message ? ` (${(e as { cause?: Error }).cause!.message})` : ''}`;
+      rec.cut ??= kitCut(e);
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
       throw e;
     }
@@ -108,6 +120,11 @@ export class Recorder {
       rest: '',
       ...(e.error ? { error: e.error } : {}),
     });
+  }
+
+  /** Why the kit cut an exchange of the flow at its own limit, the first it cut; or undefined. */
+  cut(): string | undefined {
+    return this.exchanges.find((e) => e.cut)?.cut;
   }
 
   /** The requests sent (the kit's 429 counted: the client sent it), for the run's cost. */
@@ -187,6 +204,7 @@ function watched(res: Response, rec: Recorded, signal: AbortSignal | null | unde
         controller.enqueue(value);
       } catch (e) {
         rec.error ??= (e as Error)?.name === 'AbortError' ? 'the body was aborted by the client' : `the body ended with an error: ${(e as Error)?.message ?? e}`;
+        rec.cut ??= kitCut(e);
         controller.error(e);
       }
     },

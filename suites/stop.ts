@@ -3,7 +3,7 @@
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { ask, askToRefuse, refusalOwner } from './ask.js';
-import { answerTo, blockedOn, controlVerdict, errorBodyProblem, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
+import { answerTo, blockedOn, controlVerdict, cutOf, errorBodyProblem, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -336,6 +336,7 @@ export const fiveRefused: CheckDef = {
     // Over the limit of section 8 by the document itself: a 5xx whose error says why refuses it too,
     // its status stop.five-4xx's to judge.
     const r = refusalOf(ex, { unservable: true });
+    if (r.kind === 'cut') return cutOf(ex)!;
     if (r.kind === 'refused') return pass(r.toldBy ? [`five stop sequences were refused with ${r.toldBy}: its status is stop.five-4xx's to judge`] : undefined);
     return fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
   }),
@@ -353,6 +354,8 @@ export const five4xx: CheckDef = {
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
   reads: [],
   run: onFive((ex) => {
+    // Whether it is a 4xx tells from its status; its body, from all of it.
+    if ((ex.status === undefined || is4xx(ex)) && cutOf(ex)) return cutOf(ex)!;
     if (!is4xx(ex)) return fail(`five stop sequences got status ${ex.status ?? 'none'}, not a 4xx${errorText(ex)}`);
     const problem = errorBodyProblem(ex);
     return problem ? fail(problem) : pass();

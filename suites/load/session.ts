@@ -36,6 +36,7 @@ export interface LoadOptions
     | 'strict'
     | 'requireComplete'
     | 'maxBodyBytes'
+    | 'idleTimeoutMs'
     | 'expectedFailures'
     | 'updateBaseline'
     | 'flowIds'
@@ -102,7 +103,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const opened = await openTarget(opts, warnings);
   const started = new Date();
   const t0 = performance.now();
-  const limits = limitsFor(timeoutMs, opts.maxBodyBytes);
+  const limits = limitsFor(timeoutMs, opts.maxBodyBytes, opts.idleTimeoutMs);
   const { target, tls } = opened;
   const http = new HttpClient(limits, tls, { sweptDeadlines: true });
   let timer: NodeJS.Timeout | undefined;
