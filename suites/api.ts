@@ -5,7 +5,7 @@ import { unowned } from './fields.js';
 import { bodyJson, bodySse, readOf, type Exchange } from '../engine/exchanges.js';
 import { parseJson } from '../engine/json.js';
 import type { SseParse } from '../engine/sse.js';
-import type { PathValue, Unjudged } from '../engine/check.js';
+import { notTested, unjudgedBy, type PathValue, type Unjudged, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
 import { KIT_LIMITS, type RequestSpec } from '../engine/http.js';
 
@@ -177,9 +177,11 @@ export interface CatalogInfo {
   /** The check whose rule the problem breaks: catalog.available when the catalog is not served as
    * JSON, catalog.schema when it has no data array. */
   owner?: string;
-  /** The catalog cannot be judged: absent at a site URL the user did not choose, or its origin
-   * (another than the API's, which the run reached) failed TLS. Its checks are not-tested. */
+  /** The catalog cannot be judged: absent at a site URL the user did not choose, its origin
+   * (another than the API's, which the run reached) failed TLS, or the kit cut it at its own limit
+   * (`cut`, said as the reason they are not judged). Its checks are not-tested. */
   notTested?: boolean;
+  cut?: boolean;
 }
 
 export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
@@ -189,7 +191,7 @@ export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
     if (ex.error?.kind === 'tls') return { entries, notTested: true, problem: `the catalog at ${ex.request.url} could not be fetched over TLS: ${ex.error.message}` };
     // Not seen whole, the catalog is judged by no rule: the kit's limit is nobody's failure.
     const cut = cutByKit(ex);
-    if (cut && (ex.status === undefined || is2xx(ex))) return { entries, notTested: true, problem: `the catalog at ${ex.request.url}: ${cut}` };
+    if (cut && (ex.status === undefined || is2xx(ex))) return { entries, notTested: true, cut: true, problem: `the catalog at ${ex.request.url}: ${cut}` };
     if (!is2xx(ex)) {
       const absentAtDefault = !c.target.siteUrlExplicit && (ex.status === 404 || ex.status === undefined);
       return {
@@ -207,6 +209,9 @@ export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
     return { entries };
   });
 }
+
+/** The verdict of a catalog check where the catalog cannot be judged (CatalogInfo.notTested). */
+export const catalogUnjudged = (info: CatalogInfo): Verdict => (info.cut ? unjudgedBy('cut', info.problem!) : notTested(info.problem!));
 
 export type ParameterDescriptor = { type: string; min?: number; max?: number; values?: unknown[]; max_items?: number; default?: unknown };
 

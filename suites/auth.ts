@@ -1,7 +1,7 @@
 // Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
-import { catalog, catalogUrl, cutByKit, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
+import { catalog, catalogUnjudged, catalogUrl, cutByKit, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
 import { ask } from './ask.js';
 import { controlUnserved, controlVerdict, cutOf, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, unjudgedBy, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
@@ -419,7 +419,7 @@ export const catalogPublic: CheckDef = {
   async run(ctx) {
     if (Object.keys(ctx.target.headers).some((h) => CREDENTIAL_HEADER.test(h))) return notTested("--header sends credentials with every request, the catalog's too");
     const info = await catalog(ctx);
-    if (info.notTested) return notTested(info.problem!);
+    if (info.notTested) return catalogUnjudged(info);
     const ex = await getCatalog(ctx);
     if (!is2xx(ex)) return fail(`GET ${catalogUrl(ctx)} without credentials answered ${describe(ex)}; the catalog needs no authentication`);
     // A status alone proves nothing: the document must come whole (its shape is the catalog suite's).

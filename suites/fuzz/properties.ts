@@ -5,6 +5,7 @@
 import { choicesOf, cutByKit, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
 import { errorBodyProblem, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
 import { bodyJson, type Exchange } from '../../engine/exchanges.js';
+import { KIT_LIMITS } from '../../engine/http.js';
 import type { FuzzCase } from './case.js';
 import { undeclaredIn, type ModelSpace } from './space.js';
 
@@ -62,7 +63,7 @@ const noServerError =
  * the answer unread. */
 const withinTimeout: Judge = (_c, ex) =>
   timedOut(ex)
-    ? `no complete answer within the kit's limits: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}; a server this slow by design is let through by ${ex.error!.kind === 'timeout' ? '--idle-timeout' : '--timeout'}`
+    ? `not answered in time: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}; a server this slow by design is let through by raising ${KIT_LIMITS[ex.error!.kind]}`
     : undefined;
 
 const validServed: Judge = (c, ex, model) => {
