@@ -273,7 +273,13 @@ function ruleResults(steps: readonly Step[], items: readonly Item[], judge: Judg
       if (t.held) return { ...base, outcome: 'pass', ...(t.unjudged ? { notes: [`${t.unjudged} answers not judged: ${t.open!.message}`] } : {}) };
       // None judged: not served where the server could serve none of them, otherwise not-tested, with why.
       const outcome = t.unserved === t.unjudged ? 'not-served' : 'not-tested';
-      return { ...base, outcome, message: `${t.unjudged} answers, none judged: ${t.open!.message}`, ...(outcome === 'not-tested' && t.open!.blockedBy ? { blockedBy: t.open!.blockedBy } : {}) };
+      return {
+        ...base,
+        outcome,
+        message: `${t.unjudged} answers, none judged: ${t.open!.message}`,
+        ...(outcome === 'not-tested' && t.open!.blockedBy ? { blockedBy: t.open!.blockedBy } : {}),
+        ...(outcome === 'not-tested' && t.open!.unjudged ? { unjudged: t.open!.unjudged } : {}),
+      };
     });
     return combinePaths({ ...check, paths: { step: [] } }, paths);
   });

@@ -57,6 +57,10 @@ describe("the load's judge, on requests that did not end in time", () => {
     const message = step.rules.get('load.no-starvation')!.first!.message;
     expect(message).toBe('basic chat completion stalled after 0 bytes: server silent for 300 ms in the body (--idle-timeout) (a server that pauses this long by design is let through by raising it)');
     expect(message).not.toMatch(/--timeout/);
+    // Its headers came: the other rules judge what came, and leave what the kit cut unjudged, saying so.
+    const others = [...step.rules].filter(([id]) => id !== 'load.no-starvation');
+    expect(others.filter(([, t]) => t.broken).map(([id]) => id)).toEqual([]);
+    for (const [id, t] of others.filter(([, t]) => t.unjudged)) expect([id, t.open!.unjudged, t.open!.message]).toEqual([id, 'cut', expect.stringMatching(/raise --idle-timeout to judge it$/)]);
   });
 
   it('names as the slowest of a step a request that timed out, not the slowest one served', async () => {
