@@ -61,7 +61,7 @@ export const TARGET = {
   'max-body': {
     type: 'number',
     default: 8 * 1024 * 1024,
-    describe: 'Most bytes read of one response, counted after decoding: reading stops there, and of a cut body only its start is kept',
+    describe: 'Most bytes read of one response, counted after decoding: reading stops there, and of a cut body only its start is kept; what it cuts is not-tested, never failed',
   },
   'expected-failures': {
     type: 'string',
