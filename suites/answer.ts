@@ -416,7 +416,7 @@ export function cutOf(ex: Exchange): Verdict | undefined {
 }
 
 /** Whether the kit's cut kept `part` of an answer from being seen. */
-const cutOff = (a: Answer, part: Part): boolean => a.cut !== undefined && a.cut.parts.includes(part);
+const cutOff = (a: Answer, part: Part): boolean => !!a.cut?.parts.includes(part);
 
 export const wayOf = (stream: boolean | undefined): Way => (stream ? 'stream' : 'json');
 

@@ -1,7 +1,25 @@
 // Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
-import { catalog, catalogUnjudged, catalogUrl, cutByKit, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
+import {
+  catalog,
+  catalogUnjudged,
+  catalogUrl,
+  cutByKit,
+  cutShort,
+  describe,
+  getCatalog,
+  is2xx,
+  listModels,
+  modelIds,
+  sayOk,
+  inSuite,
+  shownBy,
+  type ApiCheck,
+  type CheckDef,
+  type Auth,
+  type ApiPath,
+} from './api.js';
 import { ask } from './ask.js';
 import { controlUnserved, controlVerdict, cutOf, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, unjudgedBy, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';

@@ -4,7 +4,24 @@
 import { enumAt, schemaAt, validator } from '../schemas/index.js';
 import { contextLength, describe, generated, isUnixSeconds, is2xx, outputLength, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { ask } from './ask.js';
-import { answerTo, BASE, BASIC_OWNERS, blockedOn, cutVerdict, heldOnEvery, judged, needed, ownPart, partOnEveryAnswer, readAnswer, unservedVerdict, wayOf, type Answer, type Asked, type Part } from './answer.js';
+import {
+  answerTo,
+  BASE,
+  BASIC_OWNERS,
+  blockedOn,
+  cutVerdict,
+  heldOnEvery,
+  judged,
+  needed,
+  ownPart,
+  partOnEveryAnswer,
+  readAnswer,
+  unservedVerdict,
+  wayOf,
+  type Answer,
+  type Asked,
+  type Part,
+} from './answer.js';
 import { failIfAny, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import { parseJson } from '../engine/json.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';

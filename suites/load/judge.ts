@@ -287,7 +287,10 @@ export class Judge {
     const rules = this.about(item);
     const tallies = step.talliesOf(rules);
     for (let i = 0; i < rules.length; i++) step.record(tallies[i], rules[i].onEach.judge(a, this.known), ex);
-    if (!a.cut) return this.answersApart(step, item, a, ex, loaded);
+    if (!a.cut) {
+      this.answersApart(step, item, a, ex, loaded);
+      return;
+    }
     const cut = cutVerdict(a);
     step.count('load.ids-unique', cut, ex);
     if (loaded) step.count('load.usage-independent', cut, ex);

@@ -91,7 +91,11 @@ describe.concurrent.each(Object.keys(CUT_ONLY))('a run against %s, which the kit
         retry: { maxRetries: 0, maxWaitMs: 0 },
       });
       const charged = results.flatMap((r) =>
-        PROMPTNESS.has(r.id) ? [] : (r.paths ?? [r]).filter((p) => (p.outcome === 'fail' || p.outcome === 'flaky') && CUT_WORDS.test(p.message ?? '') && !JUDGED_BEFORE_THE_CUT.test(p.message ?? '')).map((p) => `${r.id}: ${p.message}`),
+        PROMPTNESS.has(r.id)
+          ? []
+          : (r.paths ?? [r])
+              .filter((p) => (p.outcome === 'fail' || p.outcome === 'flaky') && CUT_WORDS.test(p.message ?? '') && !JUDGED_BEFORE_THE_CUT.test(p.message ?? ''))
+              .map((p) => `${r.id}: ${p.message}`),
       );
       expect(charged).toEqual([]);
       const cut = results.flatMap(cutPaths);
