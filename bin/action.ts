@@ -15,6 +15,7 @@ export const VALUE_INPUTS = [
   'check',
   'expected-failures',
   'timeout',
+  'idle-timeout',
   'concurrency',
   'max-body',
   'deadline',

@@ -239,6 +239,7 @@ type CommonOptions = Pick<
   | 'headers'
   | 'tls'
   | 'timeoutMs'
+  | 'idleTimeoutMs'
   | 'maxBodyBytes'
   | 'deadlineMs'
   | 'waitMs'
@@ -276,6 +277,7 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
         headers,
         tls: { caCert: argv['ca-cert'], insecure: argv.insecure, clientCert: argv['client-cert'], clientKey: argv['client-key'] },
         timeoutMs: positiveInt('timeout')(argv.timeout),
+        idleTimeoutMs: positiveInt('idle-timeout')(argv['idle-timeout']),
         maxBodyBytes: positiveInt('max-body')(argv['max-body']),
         deadlineMs: positiveInt('deadline')(argv.deadline),
         waitMs,

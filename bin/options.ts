@@ -50,12 +50,18 @@ export const TARGET = {
     type: 'number',
     default: 60_000,
     describe:
-      'Deadline of each request, in ms, from its sending to its last byte: the wait for headers included, however many 1xx answers come first. The connect limit (10 s) and the idle limit (30 s of silence within a body) are capped by it',
+      'Deadline of each request, in ms, from its sending to its last byte: the wait for headers included, however many 1xx answers come first. The connect limit (10 s) is capped by it. An answer it cuts is not-tested, never failed (but by fuzz.within-timeout and load.no-starvation, whose rule it is)',
+  },
+  'idle-timeout': {
+    type: 'number',
+    default: 30_000,
+    describe:
+      'Longest silence within a body, in ms, once its headers came: an engine busy with other work may pause longer mid-stream. An answer it cuts is not-tested, never failed (but by fuzz.within-timeout and load.no-starvation); at or above --timeout it never fires, the deadline coming first',
   },
   'max-body': {
     type: 'number',
     default: 8 * 1024 * 1024,
-    describe: 'Most bytes read of one response, counted after decoding: reading stops there, and of a cut body only its start is kept',
+    describe: 'Most bytes read of one response, counted after decoding: reading stops there, and of a cut body only its start is kept; what it cuts is not-tested, never failed',
   },
   'expected-failures': {
     type: 'string',

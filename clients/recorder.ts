@@ -7,6 +7,7 @@
 import type { Evidence } from '../engine/check.js';
 import { curlOf } from '../engine/curl.js';
 import { TransportError, type RequestSpec, type TransportErrorKind } from '../engine/http.js';
+import { cutByKit } from '../suites/api.js';
 import type { Redactor } from '../engine/redact.js';
 import type { TlsFlags } from '../engine/tls.js';
 
@@ -39,8 +40,10 @@ interface Recorded {
   whole: boolean;
   /** The client itself stopped the body (an abort it was asked for): no rule reads what is left. */
   stoppedByClient: boolean;
-  /** The kit's own limit cut the answer (the deadline, the idle limit, --max-body): its kind. */
+  /** The kit's own limit cut the answer (the deadline, the idle limit, --max-body): its kind, and why
+   * in words naming the option (suites/api.ts, cutByKit). */
   cut?: TransportErrorKind;
+  cutWhy?: string;
   /** The origin of the page that sent it (the browser client). */
   origin?: string;
 }
@@ -120,7 +123,7 @@ export class Recorder {
           ? 'aborted by the client'
           : `${(e as Error)?.message ?? e}${(e as { cause?: Error }).cause?.message ? ` (${(e as { cause?: Error }).cause!.message})` : ''}`;
       if ((e as Error)?.name === 'AbortError') rec.stoppedByClient = true;
-      rec.cut = kitCut(e);
+      cutOf(rec, e);
       rec.durationMs = Math.round(performance.now() - rec.sentAt);
       throw e;
     }
@@ -168,6 +171,11 @@ export class Recorder {
   /** Lets go of the bodies kept for judging: the flow is judged, or passed. */
   forget(): void {
     for (const e of this.exchanges) e.bytes = [];
+  }
+
+  /** Why the kit cut an exchange of the flow at its own limit, the first it cut; or undefined. */
+  cut(): string | undefined {
+    return this.exchanges.find((e) => e.cutWhy)?.cutWhy;
   }
 
   /** The requests sent (the kit's 429 counted: the client sent it), for the run's cost. */
@@ -251,7 +259,7 @@ function watched(res: Response, rec: Recorded, signal: AbortSignal | null | unde
       } catch (e) {
         rec.error ??= (e as Error)?.name === 'AbortError' ? 'the body was aborted by the client' : `the body ended with an error: ${(e as Error)?.message ?? e}`;
         if ((e as Error)?.name === 'AbortError') rec.stoppedByClient = true;
-        rec.cut ??= kitCut(e);
+        cutOf(rec, e);
         controller.error(e);
       }
     },
@@ -274,9 +282,18 @@ function settle(e: Recorded): Recorded {
   return { ...e, ...kept, length: e.length + e.rest.length, rest: '' };
 }
 
-/** Where the kit's own transport cut an answer (its deadline, its idle limit, --max-body): the kind of
- * that cut, from the error the client was given (clients/transport.ts wraps it as its cause). */
-function kitCut(e: unknown): TransportErrorKind | undefined {
-  const cause = (e as { cause?: unknown })?.cause;
-  return cause instanceof TransportError && (cause.kind === 'deadline' || cause.kind === 'timeout' || cause.kind === 'cap') ? cause.kind : undefined;
+/** Where the kit's own transport cut an answer (its deadline, its idle limit, --max-body), from the
+ * error the client was given: its cause, as clients/transport.ts wraps it, or the cause's cause, as a
+ * client library wraps that. The first cut of an exchange is the one kept. */
+function cutOf(rec: Recorded, e: unknown): void {
+  if (rec.cut) return;
+  for (let at = e, depth = 0; at && depth < 4; at = (at as { cause?: unknown }).cause, depth++) {
+    if (!(at instanceof TransportError)) continue;
+    const why = cutByKit({ error: { kind: at.kind, message: at.message }, status: rec.status, bytesRead: rec.bytes.reduce((n, b) => n + b.length, 0) });
+    if (why) {
+      rec.cut = at.kind;
+      rec.cutWhy = why;
+    }
+    return;
+  }
 }

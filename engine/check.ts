@@ -31,14 +31,16 @@ export interface Evidence {
   reproduce?: string;
 }
 
-/** Why a rule went not-tested where the server, not the run's options nor a failed owner, kept it
+/** Why a rule went not-tested where the answers, not the run's choices nor a failed owner, kept it
  * from judging: `busy`, a request it needed was turned away (429 beyond the retries, 503);
- * `unanswered`, a request it needed got no answer (a dropped connection, a timeout) or a server
- * error; `flaky-owner`, the owner of a part it reads saw the part broken once and sound when asked
- * again. Set where the verdict is made (the runner sets `flaky-owner` once the owners are judged);
- * a not-tested verdict without it is the run's own doing (one key, the models chosen, a catalog
- * absent where it was looked for by default) or a failure's, which fails the run by itself. */
-export type Unjudged = 'busy' | 'unanswered' | 'flaky-owner';
+ * `unanswered`, a request it needed got no answer (a dropped connection) or a server error;
+ * `flaky-owner`, the owner of a part it reads saw the part broken once and sound when asked again;
+ * `cut`, the kit cut an answer it needed at a limit of its own (--idle-timeout, --timeout,
+ * --max-body), which is never the server's failure, and no more a judgement. Set where the verdict
+ * is made (the runner sets `flaky-owner` once the owners are judged); a not-tested verdict without
+ * it is the run's own doing (one key, the models chosen, a catalog absent where it was looked for by
+ * default) or a failure's, which fails the run by itself. */
+export type Unjudged = 'busy' | 'unanswered' | 'flaky-owner' | 'cut';
 
 export interface Verdict {
   outcome: Outcome;

@@ -10,7 +10,8 @@ import type { TlsSettings } from './tls.js';
 
 export interface Limits {
   connectTimeoutMs: number;
-  /** Longest silence within a body, once its headers came (the wait for headers is the deadline's). */
+  /** Longest silence within a body, once its headers came (the wait for headers is the deadline's):
+   * --idle-timeout. At or above the deadline it never fires: the deadline comes first. */
   idleTimeoutMs: number;
   /** Whole exchange, from the moment it is sent to the last body byte: --timeout. */
   deadlineMs: number;
@@ -28,16 +29,27 @@ export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 8 * 1024 * 1024,
 };
 
-/** The limits of a run's --timeout: it bounds the wait for headers and for the end, with no cap below
- * it; silence within a body has a limit of its own, at most the timeout. */
-export function limitsFor(timeoutMs: number, maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes): Limits {
+/** The limits of a run's --timeout, --max-body and --idle-timeout: the timeout bounds the wait for
+ * headers and for the end, with no cap below it; silence within a body has a limit of its own, which
+ * a slow engine may need above 30 s. It is kept as given: one at or above the timeout never fires
+ * first, and a lower one is what its option says (a limit of the timeout's would be no option). */
+export function limitsFor(timeoutMs: number, maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes, idleTimeoutMs = DEFAULT_LIMITS.idleTimeoutMs): Limits {
   return {
     connectTimeoutMs: Math.min(timeoutMs, DEFAULT_LIMITS.connectTimeoutMs),
-    idleTimeoutMs: Math.min(timeoutMs, DEFAULT_LIMITS.idleTimeoutMs),
+    idleTimeoutMs,
     deadlineMs: timeoutMs,
     maxBodyBytes,
   };
 }
+
+/** The transport errors that are the kit's own limits, not the server's doing, each with the option
+ * that moves it: a server may be slower, pause longer or answer more than the kit waits for or
+ * keeps, and what the kit did not see is not judged (suites/api.ts, cutByKit). */
+export const KIT_LIMITS: Partial<Record<TransportErrorKind, '--idle-timeout' | '--timeout' | '--max-body'>> = {
+  timeout: '--idle-timeout',
+  deadline: '--timeout',
+  cap: '--max-body',
+};
 
 export interface RequestSpec {
   method: 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
@@ -60,8 +72,8 @@ export interface ReadTimes {
   reads: number[];
 }
 
-/** `timeout`: silence within a body past the idle limit; `deadline`: no answer, or no end, within
- * --timeout; `stopped`: the caller's signal ended it (the run's deadline, Ctrl-C). */
+/** `timeout`: silence within a body past the idle limit (--idle-timeout); `deadline`: no answer, or
+ * no end, within --timeout; `stopped`: the caller's signal ended it (the run's deadline, Ctrl-C). */
 export type TransportErrorKind = 'connect' | 'tls' | 'timeout' | 'deadline' | 'stopped' | 'reset' | 'protocol' | 'cap' | 'other';
 
 export interface HttpResult {
@@ -405,7 +417,7 @@ function classify(e: unknown, limits: Limits, clientCert: boolean, encoding?: st
   if (tls) return { kind: 'tls', message: tls };
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'connect', message: `connect timed out after ${limits.connectTimeoutMs} ms` };
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') return { kind: 'connect', message: `cannot connect: ${code}` };
-  if (code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: `server silent for ${limits.idleTimeoutMs} ms in the body (the idle limit)` };
+  if (code === 'UND_ERR_BODY_TIMEOUT') return { kind: 'timeout', message: `server silent for ${limits.idleTimeoutMs} ms in the body (--idle-timeout)` };
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return { kind: 'reset', message: `connection closed or reset by the server (${code})` };
   if (code === 'HPE_INVALID_CONSTANT' || code.startsWith('HPE_') || err?.name === 'HTTPParserError' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
     return { kind: 'protocol', message: `not a valid HTTP response: ${err.message ?? code}` };

@@ -91,9 +91,11 @@ export interface Gate extends GateOptions {
   serverShort: boolean;
 }
 
-/** Why the server, not the run's options nor a failed owner, left a verdict unjudged: a not-served
+/** Why the answers, not the run's options nor a failed owner, left a verdict unjudged: a not-served
  * one was turned away (`busy`: a 429 beyond the retries, a 503, an error event), a flaky one broke
- * once and held when asked again, a not-tested one says why (engine/check.ts, Unjudged). */
+ * once and held when asked again, a not-tested one says why (engine/check.ts, Unjudged). `cut` is no
+ * fault of the server's: the kit cut an answer at its own limit. It weighs all the same, as a run left
+ * short of judgement vouches for nothing whoever is why; its line says which options let it through. */
 export type ServerReason = Unjudged | 'flaky';
 
 export function serverReason(v: Pick<PathResult, 'outcome' | 'unjudged'>): ServerReason | undefined {
@@ -108,6 +110,7 @@ const SERVER_REASON_WORDS: Record<ServerReason, string> = {
   unanswered: 'not answered',
   flaky: 'flaky',
   'flaky-owner': 'blocked by a flaky check',
+  cut: 'cut by the kit',
 };
 
 /** The paths of the run's musts (a check without paths is its one path), judged (passed or failed)
@@ -183,7 +186,12 @@ function reasonsOf(results: readonly CheckResult[]): string {
  * blocked by a flaky check); it left 12 must paths unjudged and the run judged 173`. */
 function serverLine(unjudged: readonly CheckResult[], results: readonly CheckResult[]): string {
   const paths = mustPaths(results);
-  return `${unjudged.length} must not judged because of the server (${reasonsOf(unjudged)}); it left ${paths.unjudged} must path${paths.unjudged === 1 ? '' : 's'} unjudged and the run judged ${paths.judged}`;
+  const many = `${paths.unjudged} must path${paths.unjudged === 1 ? '' : 's'}`;
+  const cut = unjudged.filter((r) => serverReason(r) === 'cut').length;
+  if (!cut) return `${unjudged.length} must not judged because of the server (${reasonsOf(unjudged)}); it left ${many} unjudged and the run judged ${paths.judged}`;
+  // The kit's own limits are no fault of the server's: the line says so, and what lets the answers through.
+  const by = cut === unjudged.length ? 'because the kit cut their answers at its own limits' : "because of the server or the kit's own limits";
+  return `${unjudged.length} must not judged ${by} (${reasonsOf(unjudged)}: raise --idle-timeout, --timeout or --max-body, as each check says); ${many} left unjudged and the run judged ${paths.judged}`;
 }
 
 /** What fails the run, counted per kind, for a verdict's one line: `2 must failed, 1 must flaky (strict),

@@ -6,6 +6,7 @@
 import { validator } from '../schemas/index.js';
 import {
   catalog,
+  cutByKit,
   cutShort,
   declaredParameters,
   describe,
@@ -84,6 +85,12 @@ export interface Answer {
   /** The server said it could not serve the request (429, 503, a stream that ends in an error
    * event): no rule is broken by it, and none can be judged on it. */
   unserved?: string;
+  /** The kit cut the answer at a limit of its own (cutByKit: the idle limit, --timeout, --max-body):
+   * `parts` are those it kept from being seen, in `broken` with `why`. A rule that needs one is
+   * not-tested, naming the option (cutVerdict), and their owners fail nothing: a server may be slower
+   * or answer more than the kit waits for. What came before the cut (the status, the events
+   * dispatched, each chunk) is read and judged as on any answer. */
+  cut?: { why: string; parts: readonly Part[] };
 }
 
 const v = (ref: Parameters<typeof validator>[0]) => validator(ref);
@@ -164,6 +171,9 @@ const BUSY = new Set([429, 503]);
 export function readAnswer(ex: Exchange, stream: boolean): Answer {
   const empty: Answer = { stream, ex, content: '', toolCalls: [], finishReason: undefined, models: [], created: [], broken: {} };
   if (!is2xx(ex)) {
+    // No status line within --timeout: whether it would have been served is not known.
+    const cut = ex.status === undefined ? cutByKit(ex) : undefined;
+    if (cut) return { ...empty, broken: { served: cut }, cut: { why: cut, parts: ['served'] } };
     const served = `the request was not served: ${describe(ex)}${errorText(ex)}`;
     return { ...empty, broken: { served }, ...(ex.status !== undefined && BUSY.has(ex.status) ? { unserved: served } : {}) };
   }
@@ -180,6 +190,9 @@ function errorEvent(read: StreamRead): string | undefined {
 }
 
 function readJson(ex: Exchange, empty: Answer): Answer {
+  const kit = cutByKit(ex);
+  // A body cut short is no JSON to read: by the kit, nothing of it is known.
+  if (kit) return { ...empty, broken: { served: kit }, cut: { why: kit, parts: ['served'] } };
   const cut = cutShort(ex);
   if (cut) return { ...empty, broken: { served: cut } };
   const json = bodyJson(ex);
@@ -262,14 +275,18 @@ function readJsonTail(empty: Answer, body: Record<string, unknown>, choices: unk
 function readStreamed(ex: Exchange, empty: Answer): Answer {
   const read = readStream(ex);
   const broken: Answer['broken'] = {};
-  const cut = cutShort(ex);
+  const kit = cutByKit(ex);
+  const cut = kit ?? cutShort(ex);
   if (cut) broken.complete = cut;
-  if (!read.sse.events.length)
+  if (!read.sse.events.length) {
+    // Cut by the kit before its first event: whether it would have dispatched any is not known.
+    if (kit) return { ...empty, read, broken: { events: kit, complete: kit }, cut: { why: kit, parts: ['events', 'complete'] } };
     return {
       ...empty,
       read,
       broken: { events: `no server-sent event was dispatched (${ex.body.length ? `${ex.body.length} bytes, content-type ${ex.headers['content-type'] ?? 'none'}` : 'the body is empty'})` },
     };
+  }
   broken['chunk-json'] = first(
     read.payloads.filter((p) => p.data !== '[DONE]' && !isObject(p.json)).map((p) => `event ${p.at} is ${p.error !== undefined ? `not JSON (${p.error})` : `JSON but not an object: ${show(p.json)}`}`),
   );
@@ -333,20 +350,25 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
     }
   }
   const joined = toolCalls.done();
+  // Cut by the kit, a stream is judged on what came: a chunk that came broken is broken, whatever
+  // follows; what had not come yet (a role, a finish_reason, the usage, the rest of a tool call) is
+  // not missing, only unseen.
   Object.assign(broken, {
     envelope: first(envelope),
     object: first(object),
     index: first(index),
-    role: read.chunks.length && !roleSeen ? 'no chunk carries a delta of choice 0' : role,
+    role: read.chunks.length && !roleSeen && !kit ? 'no chunk carries a delta of choice 0' : role,
     content: first(content),
-    'tool-calls': first([...calls, ...joined.problems]),
+    'tool-calls': first(kit ? calls : [...calls, ...joined.problems]),
   });
   const bad = reasons.filter((r) => !JSON_PARTS.finishReason(r).ok);
   if (bad.length) broken.finish_reason = `finish_reason ${show(bad[0])} is not one of stop, length, tool_calls, content_filter`;
-  else if (!reasons.length) broken.finish_reason = `no chunk gives choice 0 a finish_reason (${read.chunks.length} chunks)`;
-  const u = usage !== undefined ? usageProblems(usage, 'the streamed usage') : { usage: `no chunk carries the usage (${read.chunks.length} chunks)`, details: 'no chunk carries the usage' };
-  broken.usage = u.usage;
-  broken['usage-details'] = u.details;
+  else if (!reasons.length && !kit) broken.finish_reason = `no chunk gives choice 0 a finish_reason (${read.chunks.length} chunks)`;
+  if (!kit) {
+    const u = usage !== undefined ? usageProblems(usage, 'the streamed usage') : { usage: `no chunk carries the usage (${read.chunks.length} chunks)`, details: 'no chunk carries the usage' };
+    broken.usage = u.usage;
+    broken['usage-details'] = u.details;
+  }
   // Written out as the JSON path's is (readJsonTail); an error event, rare, is added to it.
   const answer: Answer = {
     stream: empty.stream,
@@ -360,6 +382,7 @@ function readStreamed(ex: Exchange, empty: Answer): Answer {
     read,
     broken: prune(broken),
   };
+  if (kit) answer.cut = { why: kit, parts: ['complete'] };
   const event = errorEvent(read);
   if (event) answer.unserved = event;
   return answer;
@@ -379,7 +402,21 @@ function prune(broken: Answer['broken']): Answer['broken'] {
 }
 
 /** Whether an answer was served and no part of it is broken: nothing blocks a rule that reads it. */
-export const sound = (a: Answer): boolean => a.broken === NONE_BROKEN && a.unserved === undefined;
+export const sound = (a: Answer): boolean => a.broken === NONE_BROKEN && a.unserved === undefined && a.cut === undefined;
+
+/** The verdict of a rule that needs a part of an answer the kit cut at its own limit: not-tested,
+ * naming the option that lets the answer through, and nobody's failure. */
+export const cutVerdict = (a: Answer): Verdict => unjudgedBy('cut', `${a.ex.label}: ${a.cut?.why ?? cutByKit(a.ex)}`);
+
+/** The verdict of a rule that reads what the kit cut of `ex` (the rest of a refusal's body, the
+ * status that never came), or undefined where the kit cut nothing. */
+export function cutOf(ex: Exchange): Verdict | undefined {
+  const cut = cutByKit(ex);
+  return cut === undefined ? undefined : unjudgedBy('cut', `${ex.label}: ${cut}`);
+}
+
+/** Whether the kit's cut kept `part` of an answer from being seen. */
+const cutOff = (a: Answer, part: Part): boolean => !!a.cut?.parts.includes(part);
 
 export const wayOf = (stream: boolean | undefined): Way => (stream ? 'stream' : 'json');
 
@@ -424,6 +461,7 @@ export function blockedOn(a: Answer, parts: readonly Part[], { servedBy, readabl
   for (const part of parts) {
     const why = a.broken[part];
     if (why === undefined) continue;
+    if (cutOff(a, part)) return cutVerdict(a);
     const field = part === 'served' ? refusalOwner(a.ex) : undefined;
     const owner = field ?? (part === 'served' ? servedBy : part === 'events' ? (readableBy ?? servedBy) : OWNERS[part][way]);
     if (!owner) continue;
@@ -444,6 +482,7 @@ export function ownPart(a: Answer, part: Part, first: readonly Part[], served?: 
     served,
   );
   if (before) return before;
+  if (cutOff(a, part)) return cutVerdict(a);
   if (part === 'served' && a.broken.served) return fail(a.broken.served);
   const why = a.broken[part];
   return why === undefined ? pass() : fail(why);
@@ -489,6 +528,7 @@ export async function answerTo(
 ): Promise<{ answer: Answer; verdict?: undefined } | { answer?: undefined; verdict: Verdict }> {
   const a = readAnswer(ex, !!path.stream);
   if (a.unserved !== undefined) return { verdict: unservedVerdict(a) };
+  if (cutOff(a, 'served')) return { verdict: cutVerdict(a) };
   const unserved = a.broken.served;
   if (unserved !== undefined) {
     const located = locatedVerdict(ex, ctx.check, asked.what);
@@ -501,7 +541,8 @@ export async function answerTo(
   }
   const parts = needed(wayOf(a.stream), reads);
   // A stream of the caller's own that dispatches nothing was not answered as asked.
-  if (a.broken.events !== undefined && parts.includes('events') && !(asked.readableBy ?? asked.servedBy)) return { verdict: fail(`${asked.what} got no stream: ${a.broken.events}`) };
+  if (a.broken.events !== undefined && parts.includes('events') && !(asked.readableBy ?? asked.servedBy) && !cutOff(a, 'events'))
+    return { verdict: fail(`${asked.what} got no stream: ${a.broken.events}`) };
   const verdict = blockedOn(a, parts, asked);
   return verdict ? { verdict } : { answer: a };
 }
@@ -566,7 +607,7 @@ export async function partOnEveryAnswer(ctx: CheckContext, model: string, stream
     answers,
     (ex) => {
       const b = readAnswer(ex, stream);
-      if (b.unserved !== undefined || first.some((p) => b.broken[p] !== undefined) || CARRIED_IN[part]?.(b) === false) return undefined;
+      if (b.unserved !== undefined || first.some((p) => b.broken[p] !== undefined) || cutOff(b, part) || CARRIED_IN[part]?.(b) === false) return undefined;
       return b.broken[part];
     },
     'answers',
@@ -600,6 +641,13 @@ export function notServed(ex: Exchange, stream: boolean): string | undefined {
   return a.broken.served ?? a.broken.events;
 }
 
+/** The verdict of a rule that asks whether `ex` was served, where the kit cut it before that could
+ * tell (no status line, a JSON body cut, a stream cut before its first event); else undefined. */
+export function servedCut(ex: Exchange, stream: boolean): Verdict | undefined {
+  const a = readAnswer(ex, stream);
+  return a.cut && (cutOff(a, 'served') || cutOff(a, 'events')) ? cutVerdict(a) : undefined;
+}
+
 /** The verdict of a rule whose positive control was not served, or undefined when it was: not served
  * when the server said so (a 503, an error event), blocked by the owner of a field its rule is not
  * about that was refused (ask.ts), otherwise not-tested as `why` says, blocked by `owner` (the check whose rule the
@@ -609,6 +657,8 @@ export function controlVerdict(ex: Exchange, stream: boolean, why: (reason: stri
   if (a.unserved !== undefined) return unservedVerdict(a);
   const reason = a.broken.served ?? a.broken.events;
   if (reason === undefined) return undefined;
+  // Nobody's failure: an owner named here would be charged with the kit's cut.
+  if (a.cut) return unjudgedBy('cut', why(a.cut.why));
   const field = locatedOf(ex)?.fields.find((f) => f.owed);
   const by = field?.owner ?? owner;
   // No owner answers for it: a control the server did not answer leaves the rule unjudged by its doing.
@@ -638,8 +688,10 @@ export function onEachAnswer<T>(answers: readonly T[], whyNone: readonly (string
 /** How an answer to a request that must not be served reads. A refusal is a 4xx that says the
  * request was wrong; a missing route or model (404, 405), a redirect, a server error or a dropped
  * connection is no refusal, and neither is a 200 that opens a stream to carry an error. `toldBy`: a
- * refusal told with a 5xx, as `unservable` allows, described for a note. */
-export type Refusal = { kind: 'refused'; toldBy?: string } | { kind: 'served'; why: string } | { kind: 'neither'; why: string };
+ * refusal told with a 5xx, as `unservable` allows, described for a note. `cut`: the kit cut the
+ * answer at its own limit before what tells (the status; the error body of a 5xx that must say why):
+ * nothing is known, and a rule judges nothing on it (cutByKit). */
+export type Refusal = { kind: 'refused'; toldBy?: string } | { kind: 'served'; why: string } | { kind: 'neither'; why: string } | { kind: 'cut'; why: string };
 
 export interface RefusalOptions {
   /** A 404 is a fitting refusal: the model is what is missing or unknown. */
@@ -654,12 +706,14 @@ export interface RefusalOptions {
 
 export function refusalOf(ex: Exchange, opts: RefusalOptions = {}): Refusal {
   const s = ex.status;
-  if (s === undefined) return { kind: 'neither', why: `no answer: ${describe(ex)}` };
+  const cut = cutByKit(ex);
+  if (s === undefined) return cut ? { kind: 'cut', why: cut } : { kind: 'neither', why: `no answer: ${describe(ex)}` };
   if (is2xx(ex)) return { kind: 'served', why: `it was served (${describe(ex)})` };
   if (s >= 300 && s < 400) return { kind: 'neither', why: `status ${s} is a redirect${ex.headers.location ? ` to ${ex.headers.location}` : ''}, not a refusal` };
   if ((s === 404 && !opts.notFoundRefuses) || s === 405) return { kind: 'neither', why: `status ${s} says the route${s === 404 ? ' or model' : ''} is missing, not that the request was refused` };
   if (s === 429) return { kind: 'neither', why: 'status 429 is a rate limit, not a refusal' };
   if (s >= 400 && s < 500) return { kind: 'refused' };
+  if (opts.unservable && s >= 500 && !BUSY.has(s) && cut) return { kind: 'cut', why: cut };
   if (opts.unservable && s >= 500 && !BUSY.has(s) && errorSaysWhy(ex)) return { kind: 'refused', toldBy: `status ${s}, with an error that says why${errorText(ex)}` };
   const said = opts.unservable && !BUSY.has(s) ? ', and no error body says why' : '';
   return { kind: 'neither', why: `status ${s} is a server error, not a refusal${errorText(ex)}${said}` };
@@ -676,7 +730,8 @@ function errorSaysWhy(ex: Exchange): boolean {
 
 const validError = validator('error');
 
-/** What keeps an error answer's body from the convention ({"error": {"message": ...}}), or nothing. */
+/** What keeps an error answer's body from the convention ({"error": {"message": ...}}), or nothing.
+ * A body the kit cut is none to judge: the caller asks cutByKit first. */
 export function errorBodyProblem(ex: Exchange): string | undefined {
   const json = bodyJson(ex);
   if (!json.ok) return `the error body: ${json.error}`;

@@ -5,9 +5,9 @@ import { unowned } from './fields.js';
 import { bodyJson, bodySse, readOf, type Exchange } from '../engine/exchanges.js';
 import { parseJson } from '../engine/json.js';
 import type { SseParse } from '../engine/sse.js';
-import type { PathValue, Unjudged } from '../engine/check.js';
+import { notTested, unjudgedBy, type PathValue, type Unjudged, type Verdict } from '../engine/check.js';
 import type { CheckContext } from '../engine/runner.js';
-import type { RequestSpec } from '../engine/http.js';
+import { KIT_LIMITS, type RequestSpec } from '../engine/http.js';
 
 /** The point of a check's path, as the checks of the API read it. */
 export interface ApiPath {
@@ -87,13 +87,28 @@ export const generated = (ex: Exchange) => ex.label.startsWith(GENERATED_LABEL);
 export const is2xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 200 && ex.status < 300;
 export const is4xx = (ex: Exchange) => ex.status !== undefined && ex.status >= 400 && ex.status < 500;
 
-/** How the server kept a request from being served, when it did: turned it away (429, 503) or gave
- * no answer (a dropped connection, a timeout, a 5xx). Undefined for a refusal or a redirect (the
- * request's, or the run's, to answer for) and for a request the run itself stopped. */
+/** How a request was kept from being served, when it was: the server turned it away (429, 503) or
+ * gave no answer (a dropped connection, a 5xx), or the kit cut its answer at a limit of its own
+ * (`cut`, cutByKit). Undefined for a refusal or a redirect (the request's, or the run's, to answer
+ * for) and for a request the run itself stopped. */
 export function serverKept(ex: Exchange): Exclude<Unjudged, 'flaky-owner'> | undefined {
   if (ex.status === 429 || ex.status === 503) return 'busy';
+  if (ex.status !== undefined && ex.status >= 500) return 'unanswered';
+  if (cutByKit(ex)) return 'cut';
   if (ex.status === undefined) return ex.error?.kind === 'stopped' ? undefined : 'unanswered';
-  return ex.status >= 500 ? 'unanswered' : undefined;
+  return undefined;
+}
+
+/** Why the kit, not the server, ended an answer: it cut it at a limit of its own (the idle limit,
+ * --timeout, --max-body), with the option that lets it through; undefined for an answer that ended
+ * otherwise (whole, reset, stopped). A server may be slower, pause longer or answer more than the kit
+ * waits for or keeps, so what the kit did not see is judged by no rule, and is never the server's
+ * failure; what came before the cut is judged as any answer is. */
+export function cutByKit(ex: Pick<Exchange, 'error' | 'status' | 'bytesRead'>): string | undefined {
+  const option = ex.error && KIT_LIMITS[ex.error.kind];
+  if (!option) return undefined;
+  const after = ex.status === undefined ? '' : ` after ${ex.bytesRead} bytes`;
+  return `the kit cut the answer${after} at its own limit: ${ex.error!.message}; raise ${option} to judge it`;
 }
 
 /** The error message a refusal carries, as ` (message)`, or nothing. */
@@ -127,6 +142,8 @@ export interface ModelIds {
   /** What `ids` leaves out: the listed ids longer than MODEL_ID_MAX, said in a line (their count, the
    * first one's start). */
   leftOut?: string;
+  /** The kit cut the list at its own limit (cutByKit): `problem` says so, and no owner fails for it. */
+  cut?: boolean;
 }
 
 /** The ids in a key's model list, read leniently: the models suite judges the list's shape. An id
@@ -134,6 +151,8 @@ export interface ModelIds {
 export function modelIds(ctx: CheckContext, auth: 'primary' | 'second'): Promise<ModelIds> {
   return ctx.memo(`model-ids:${auth}`, async (c) => {
     const ex = await listModels(c, auth);
+    const cut = cutByKit(ex);
+    if (cut && (ex.status === undefined || is2xx(ex))) return { ids: [], problem: `the model list: ${cut}`, cut: true };
     if (!is2xx(ex)) return { ids: [], problem: `the model list answered ${describe(ex)}` };
     const json = bodyJson(ex);
     if (!json.ok) return { ids: [], problem: `the model list is unreadable: ${json.error}` };
@@ -158,9 +177,11 @@ export interface CatalogInfo {
   /** The check whose rule the problem breaks: catalog.available when the catalog is not served as
    * JSON, catalog.schema when it has no data array. */
   owner?: string;
-  /** The catalog cannot be judged: absent at a site URL the user did not choose, or its origin
-   * (another than the API's, which the run reached) failed TLS. Its checks are not-tested. */
+  /** The catalog cannot be judged: absent at a site URL the user did not choose, its origin
+   * (another than the API's, which the run reached) failed TLS, or the kit cut it at its own limit
+   * (`cut`, said as the reason they are not judged). Its checks are not-tested. */
   notTested?: boolean;
+  cut?: boolean;
 }
 
 export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
@@ -168,6 +189,9 @@ export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
     const ex = await getCatalog(c);
     const entries = new Map<string, Record<string, unknown>>();
     if (ex.error?.kind === 'tls') return { entries, notTested: true, problem: `the catalog at ${ex.request.url} could not be fetched over TLS: ${ex.error.message}` };
+    // Not seen whole, the catalog is judged by no rule: the kit's limit is nobody's failure.
+    const cut = cutByKit(ex);
+    if (cut && (ex.status === undefined || is2xx(ex))) return { entries, notTested: true, cut: true, problem: `the catalog at ${ex.request.url}: ${cut}` };
     if (!is2xx(ex)) {
       const absentAtDefault = !c.target.siteUrlExplicit && (ex.status === 404 || ex.status === undefined);
       return {
@@ -185,6 +209,9 @@ export function catalog(ctx: CheckContext): Promise<CatalogInfo> {
     return { entries };
   });
 }
+
+/** The verdict of a catalog check where the catalog cannot be judged (CatalogInfo.notTested). */
+export const catalogUnjudged = (info: CatalogInfo): Verdict => (info.cut ? unjudgedBy('cut', info.problem!) : notTested(info.problem!));
 
 export type ParameterDescriptor = { type: string; min?: number; max?: number; values?: unknown[]; max_items?: number; default?: unknown };
 

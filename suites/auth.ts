@@ -1,9 +1,27 @@
 // Section 5: who may call. Requests without a valid Bearer key are refused on 4.1 (streamed and
 // not) and 4.2, whatever the near miss; the model list is per key; the catalog is public. A refusal
 // counts only where the same request with the right key was served.
-import { catalog, catalogUrl, cutShort, describe, getCatalog, is2xx, listModels, modelIds, sayOk, inSuite, shownBy, type ApiCheck, type CheckDef, type Auth, type ApiPath } from './api.js';
+import {
+  catalog,
+  catalogUnjudged,
+  catalogUrl,
+  cutByKit,
+  cutShort,
+  describe,
+  getCatalog,
+  is2xx,
+  listModels,
+  modelIds,
+  sayOk,
+  inSuite,
+  shownBy,
+  type ApiCheck,
+  type CheckDef,
+  type Auth,
+  type ApiPath,
+} from './api.js';
 import { ask } from './ask.js';
-import { controlUnserved, controlVerdict, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
+import { controlUnserved, controlVerdict, cutOf, errorBodyProblem, onEachAnswer, refusalOf } from './answer.js';
 import { combine, fail, notTested, pass, unjudgedBy, type Axis, type AxisPoint, type Verdict } from '../engine/check.js';
 import { bodyJson, type Exchange } from '../engine/exchanges.js';
 import { basicCredential, containsKey, KEY_VARIABLES } from '../engine/redact.js';
@@ -135,6 +153,8 @@ function credential(ctx: CheckContext, kind: Kind, form?: string): Credential | 
 async function control(ctx: CheckContext, op: Operation, path: ApiPath): Promise<{ body?: ReturnType<typeof sayOk>; blocked?: Verdict; notes: string[] }> {
   if (op === 'models') {
     const ex = await listModels(ctx);
+    const cut = cutOf(ex);
+    if (cut) return { blocked: cut, notes: [] };
     return is2xx(ex) && bodyJson(ex).ok
       ? { notes: [] }
       : { blocked: notTested(`with the primary key, GET /v1/models answered ${describe(ex)}: a refusal without it proves nothing`, 'models.list-shape'), notes: [] };
@@ -229,13 +249,16 @@ function refusedCheck(op: Operation, kind: Kind, title: string): CheckDef {
       if (kind === 'key-elsewhere') {
         // The key elsewhere proves something only where no credential at all is refused: a server
         // that serves anyone is auth.<op>.missing's to fail, once.
-        const bare = refusalOf(await send(ctx, op, { stream: false }, credential(ctx, 'missing')!, body));
+        const none = await send(ctx, op, { stream: false }, credential(ctx, 'missing')!, body);
+        const bare = refusalOf(none);
+        if (bare.kind === 'cut') return cutOf(none)!;
         if (bare.kind !== 'refused') return notTested(`a request with no credential at all was not refused either (${bare.why}): see auth.${op}.missing`, `auth.${op}.missing`);
       }
       const ex = await send(ctx, op, path, cred, body);
       ctx.cite(ex);
       const r = refusalOf(ex);
       if (r.kind === 'refused') return pass(notes);
+      if (r.kind === 'cut') return cutOf(ex)!;
       const which = kind === 'key-elsewhere' && r.kind === 'served' ? await namesRead(ctx, op, path, ELSEWHERE[path.form as string], body) : '';
       return fail(`${ROUTES[op]} with ${cred.label} was not refused: ${r.why}${which}; it requires Authorization: Bearer <API_KEY>`);
     },
@@ -302,10 +325,13 @@ async function refusals(ctx: CheckContext): Promise<{ refusals: Refusal[]; probl
   return { refusals: out, problems };
 }
 
-/** The rule applied to every refusal; with none to look at, not-tested. */
-async function onEachRefusal(ctx: CheckContext, rule: (r: Refusal) => string | undefined): Promise<Verdict> {
+/** The rule applied to every refusal; with none to look at, not-tested. A rule that reads the body
+ * reads only the refusals the kit did not cut at its own limit (`whole`). */
+async function onEachRefusal(ctx: CheckContext, rule: (r: Refusal) => string | undefined, whole = false): Promise<Verdict> {
   const { refusals: all, problems } = await refusals(ctx);
-  return onEachAnswer(all, problems, 'no request was refused', rule);
+  const read = whole ? all.filter((r) => !cutByKit(r.ex)) : all;
+  const cut = all.filter((r) => !read.includes(r)).map((r) => `${r.what}: ${cutByKit(r.ex)}`);
+  return onEachAnswer(read, [...problems, ...cut], 'no request was refused', rule);
 }
 
 export const status401: CheckDef = {
@@ -326,10 +352,14 @@ export const errorBody: CheckDef = {
   audit: 'Reads every refusal the credential checks got: a refusal in plain text, or a JSON error without error.message, fails; shown by faults auth-refusal-plain-text and auth-refusal-no-message.',
   convention: 'The document does not show the error body; the convention is the OpenAI-compatible {"error": {"message", "type", "param", "code"}}.',
   run: (ctx) =>
-    onEachRefusal(ctx, (r) => {
-      const problem = errorBodyProblem(r.ex);
-      return problem && `${r.what}: ${problem}`;
-    }),
+    onEachRefusal(
+      ctx,
+      (r) => {
+        const problem = errorBodyProblem(r.ex);
+        return problem && `${r.what}: ${problem}`;
+      },
+      true,
+    ),
 };
 
 export const noEcho: CheckDef = {
@@ -366,7 +396,7 @@ export const keyScope: CheckDef = {
     if (!ctx.target.secondApiKey) return notTested('needs --second-api-key');
     const [primary, second] = await Promise.all([modelIds(ctx, 'primary'), modelIds(ctx, 'second')]);
     // An unreadable list is models.list-shape's failure (it reads the primary key's).
-    if (primary.problem) return notTested(`primary key: ${primary.problem}`, 'models.list-shape');
+    if (primary.problem) return notTested(`primary key: ${primary.problem}`, primary.cut ? undefined : 'models.list-shape');
     if (second.problem) return notTested(`second key: ${second.problem}`);
     const directions = [
       { model: primary.ids.find((id) => !second.ids.includes(id)), owner: 'primary', other: 'second' },
@@ -387,6 +417,7 @@ export const keyScope: CheckDef = {
         ctx.cite(asked);
         const r = refusalOf(asked, { notFoundRefuses: true });
         if (r.kind === 'refused') return pass();
+        if (r.kind === 'cut') return cutOf(asked)!;
         return fail(`the ${lacking} key asking for ${model}, which only the ${owner} key's list holds, was not refused: ${r.why}; the list holds the models a key can use`);
       }),
     );
@@ -406,7 +437,7 @@ export const catalogPublic: CheckDef = {
   async run(ctx) {
     if (Object.keys(ctx.target.headers).some((h) => CREDENTIAL_HEADER.test(h))) return notTested("--header sends credentials with every request, the catalog's too");
     const info = await catalog(ctx);
-    if (info.notTested) return notTested(info.problem!);
+    if (info.notTested) return catalogUnjudged(info);
     const ex = await getCatalog(ctx);
     if (!is2xx(ex)) return fail(`GET ${catalogUrl(ctx)} without credentials answered ${describe(ex)}; the catalog needs no authentication`);
     // A status alone proves nothing: the document must come whole (its shape is the catalog suite's).

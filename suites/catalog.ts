@@ -1,7 +1,7 @@
 // Sections 2.5 and 4.3: the public catalog, in the provider-listing schema 2.4 (catalog-2.4.md).
 import { catalogRuleViolations } from '../schemas/catalog-rules.js';
 import { schemaAt, validator } from '../schemas/index.js';
-import { catalog, catalogUrl, declaredParameters, describe, getCatalog, is2xx, modelIds, inSuite, type ApiCheck, type CheckDef } from './api.js';
+import { catalog, catalogUnjudged, catalogUrl, declaredParameters, describe, getCatalog, is2xx, modelIds, inSuite, type ApiCheck, type CheckDef } from './api.js';
 import { combine, fail, notTested, pass, type Verdict } from '../engine/check.js';
 import { bodyJson } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -17,7 +17,7 @@ type Entry = Record<string, unknown>;
  * point, or a fail when it is not there to be read. */
 async function catalogDocument(ctx: CheckContext): Promise<{ doc: unknown; verdict?: undefined } | { verdict: Verdict }> {
   const info = await catalog(ctx);
-  if (info.notTested) return { verdict: notTested(info.problem!) };
+  if (info.notTested) return { verdict: catalogUnjudged(info) };
   const ex = await getCatalog(ctx);
   if (!is2xx(ex)) return { verdict: fail(`GET ${catalogUrl(ctx)} without authentication answered ${describe(ex)}; 4.3: the catalog is public`) };
   const json = bodyJson(ex);
@@ -90,7 +90,7 @@ export const status200: CheckDef = {
   convention: 'The document gives no status code; a successful GET of a document answers 200.',
   async run(ctx) {
     const info = await catalog(ctx);
-    if (info.notTested) return notTested(info.problem!);
+    if (info.notTested) return catalogUnjudged(info);
     const ex = await getCatalog(ctx);
     return ex.status === 200 ? pass() : fail(`GET ${catalogUrl(ctx)} answered ${describe(ex)}, not 200`);
   },

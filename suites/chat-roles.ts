@@ -6,7 +6,7 @@ import { notTested, pass, type Axis, type AxisPoint, type Verdict } from '../eng
 import type { CheckContext } from '../engine/runner.js';
 import { shownBy, type ApiPath, type ChatBody, type CheckDef } from './api.js';
 import { ask } from './ask.js';
-import { answerTo, readAnswer, unservedVerdict } from './answer.js';
+import { answerTo, cutVerdict, readAnswer, unservedVerdict } from './answer.js';
 import { eachOwning } from './each.js';
 import { MODELS, modelsTaking, STREAM } from './paths.js';
 
@@ -182,6 +182,7 @@ function conversation(role: Role, path: ApiPath): { body: ChatBody; what: string
 async function otherRoleServed(ctx: CheckContext, path: ApiPath, role: Role): Promise<Verdict | undefined> {
   const a = readAnswer(await ask(ctx, { model: path.model }, CONVERSATIONS[role](path.model!), `conversation with ${aRole(role)}`), false);
   if (a.unserved !== undefined) return unservedVerdict(a);
+  if (a.cut) return cutVerdict(a);
   return a.broken.served === undefined ? undefined : notTested(`the ${role} message alone was not answered either (${a.broken.served}): see chat.role.${role}`, `chat.role.${role}`);
 }
 

@@ -3,8 +3,8 @@
 // not answered with a stream that carries an error. An error counts only where a valid request on
 // the same route and path was served.
 import { enumAt } from '../schemas/index.js';
-import { chat, choicesOf, describe, errorText, fit, is2xx, readStream, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
-import { controlUnserved, errorBodyProblem, onEachAnswer, readAnswer, refusalOf, type Refusal } from './answer.js';
+import { chat, choicesOf, cutByKit, describe, errorText, fit, is2xx, readStream, inSuite, shownBy, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
+import { controlUnserved, cutOf, errorBodyProblem, onEachAnswer, readAnswer, refusalOf, type Refusal } from './answer.js';
 import { combine, fail, notTested, pass, skip, unjudgedBy, type Verdict } from '../engine/check.js';
 import { bodyJson, bodyText, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -112,6 +112,7 @@ function refusedCheck(id: string, c: Case, title: string, faults: string[]): Che
       const { ex, blocked } = await answer(ctx, c, path);
       if (!ex) return blocked!;
       const r = refusal(c, ex, true);
+      if (r.kind === 'cut') return cutOf(ex)!;
       if (r.kind === 'refused') return pass(r.toldBy ? [`${c.what} was refused with ${r.toldBy}: its status is errors.missing-field-4xx's to judge`] : undefined);
       return fail(`${c.what} got no error answer: ${r.kind === 'served' ? served(ex) : r.why}; the request is incomplete without it`);
     },
@@ -120,6 +121,7 @@ function refusedCheck(id: string, c: Case, title: string, faults: string[]): Che
 
 const client4xx = (c: Case, ex: Exchange): Verdict => {
   const r = refusal(c, ex);
+  if (r.kind === 'cut') return cutOf(ex)!;
   return r.kind === 'refused' ? pass() : fail(`${c.what} was not refused with a 4xx: ${r.kind === 'served' ? served(ex) : r.why}; the fault is the client's`);
 };
 
@@ -220,10 +222,11 @@ export const errorBody: CheckDef = {
   paths: BOTH_WAYS,
   async run(ctx, path) {
     const answers = await Promise.all(Object.values(CASES).map(async (c: Case) => ({ c, ...(await answer(ctx, c, path)) })));
-    const errors = answers.filter((a): a is typeof a & { ex: Exchange } => a.ex !== undefined && a.ex.status !== undefined && !is2xx(a.ex));
+    // An error body the kit cut at its own limit is none to judge.
+    const errors = answers.filter((a): a is typeof a & { ex: Exchange } => a.ex !== undefined && a.ex.status !== undefined && !is2xx(a.ex) && !cutByKit(a.ex));
     return onEachAnswer(
       errors,
-      answers.map((a) => a.blocked?.message),
+      answers.map((a) => a.blocked?.message ?? (a.ex && cutByKit(a.ex) ? `${a.c.what}: ${cutByKit(a.ex)}` : undefined)),
       'no request of this suite got an error answer',
       ({ c, ex }) => {
         const problem = errorBodyProblem(ex);
@@ -261,7 +264,8 @@ export const contentFilter: CheckDef = {
       if (!is2xx(ex) && filterError(ex)) {
         seen++;
         wrong.push(`${ex.label} was answered ${describe(ex)}${errorText(ex)}: a content filter is a completed response (7), not an error`);
-      } else if (is2xx(ex) && filtered(ex)) {
+      } else if (is2xx(ex) && !cutByKit(ex) && filtered(ex)) {
+        // What the kit cut at its own limit is not known to be incomplete: its rest was not waited for.
         seen++;
         const stream = /^text\/event-stream/i.test(ex.headers['content-type'] ?? '') || !bodyJson(ex).ok;
         const read = readAnswer(ex, stream);

@@ -72,7 +72,7 @@ export const noStarvation: CheckDef = {
   level: 'should',
   convention: 'The document sets no time (4.1); the convention is that a queue serves every request in time, not some at once and one never. The report names the slowest request of each step.',
   audit:
-    'Times every request of each step from its sending to its first byte and its end, within --timeout: a scheduler that lets a request wait in its queue while later ones are served times it out at the steps where the queue is full, and a body that falls silent past the idle limit (30 s, or --timeout if shorter) is a stall, counted here and said to be one; shown by fault load-starve.',
+    'Times every request of each step from its sending to its first byte and its end, within --timeout: a scheduler that lets a request wait in its queue while later ones are served times it out at the steps where the queue is full, and a body that falls silent past the idle limit (--idle-timeout, 30 s by default) is a stall, counted here and said to be one; shown by fault load-starve.',
   ...onlyUnderLoad,
 };
 

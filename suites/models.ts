@@ -2,7 +2,7 @@
 import { schemaAt, validator } from '../schemas/index.js';
 import { cutShort, describe, is2xx, isUnixSeconds, listModels, sayOk, inSuite, type ApiCheck, type CheckDef } from './api.js';
 import { ask } from './ask.js';
-import { notServed } from './answer.js';
+import { cutOf, notServed, servedCut } from './answer.js';
 import { failIfAny, fail, pass, type Verdict } from '../engine/check.js';
 import { LISTED } from './paths.js';
 import { bodyJson } from '../engine/exchanges.js';
@@ -18,6 +18,8 @@ const onList =
   (wrong: (body: ListBody) => string[]) =>
   async (ctx: CheckContext): Promise<Verdict> => {
     const ex = await listModels(ctx);
+    const kit = cutOf(ex);
+    if (kit && (ex.status === undefined || is2xx(ex))) return kit;
     if (!is2xx(ex)) return fail(`GET /v1/models answered ${describe(ex)}`);
     const cut = cutShort(ex);
     if (cut) return fail(cut);
@@ -96,7 +98,10 @@ export const idsUsable: CheckDef = {
   paths: { model: LISTED },
   async run(ctx, path) {
     // Accepted and answered: the answer's fields are the response checks' to judge.
-    const unserved = notServed(await ask(ctx, path, sayOk(path.model!), `chat with listed model ${path.model}`), false);
+    const ex = await ask(ctx, path, sayOk(path.model!), `chat with listed model ${path.model}`);
+    const unserved = notServed(ex, false);
+    // A body the kit cut does not say it was not served.
+    if (unserved !== undefined && servedCut(ex, false)) return servedCut(ex, false)!;
     return unserved === undefined ? pass() : fail(`listed model ${path.model} was not served: ${unserved}`);
   },
 };

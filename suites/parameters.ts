@@ -2,7 +2,7 @@
 // parameter a model under test declares is a path; the values tried come from its descriptor, never
 // from this file: both ends and a value inside are accepted, just beyond each end refused.
 import { catalog, chat, declaredParameters, declaredRange, fit, inSuite, type ApiCheck, type CheckDef, type ParameterDescriptor, type ApiPath } from './api.js';
-import { locatedVerdict, notServed, refusalOf } from './answer.js';
+import { cutOf, locatedVerdict, notServed, refusalOf, servedCut } from './answer.js';
 import { locatedOf, refusedFor, serve, withoutRefused, type RefusedField } from './ask.js';
 import { combine, fail, notTested, pass, type Axis, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
@@ -166,6 +166,9 @@ async function eachTrial(ctx: CheckContext, path: ApiPath, trials: Trial[], wron
   const whole = refused ? undefined : refusedWhole(sent, name);
   const verdicts = sent.map(({ t, ex }): Verdict => {
     if (whole) return notTested(`${shown(path, t)} got no answer, as no value of ${name} tried was: ${whole.why}; see ${whole.owner}`, whole.owner, `${ex.label}: ${whole.why}`);
+    // What the kit cut at its own limit says neither served nor refused.
+    const cut = refused ? (refusalOf(ex).kind === 'cut' ? cutOf(ex) : undefined) : servedCut(ex, false);
+    if (cut) return cut;
     // A refusal of a field sent beside the value (max_tokens beside temperature) is that field's owner's.
     const located = refused ? undefined : locatedVerdict(ex, ctx.check, shown(path, t), [name]);
     if (located) return located;
@@ -227,6 +230,8 @@ export const outOfRangeRefused: CheckDef = {
     for (const { t, ex } of controls) {
       const unserved = notServed(ex, false);
       if (unserved === undefined) continue;
+      const cut = servedCut(ex, false);
+      if (cut) return cut;
       // A field sent beside the value, refused, is its owner's (max_tokens: chat.max-tokens), and so
       // is the parameter refused at every value; otherwise the value refused is parameters.in-range's.
       const owner = refusedFor(ex, ctx.check, [String(path.parameter)])?.others.find((f) => f.owed)?.owner ?? whole?.owner ?? 'parameters.in-range';

@@ -54,10 +54,10 @@ export function modelsUnderTest(ctx: CheckContext): Promise<ModelsUnderTest> {
   return ctx.memo('models-under-test', async (c) => {
     const cat = await catalog(c);
     if (c.target.models.length) return { models: c.target.models.map((id) => ({ id, kinds: kindsOf(declaredParameters(cat.entries.get(id))) })) };
-    const { ids, problem, leftOut } = await modelIds(c, 'primary');
+    const { ids, problem, leftOut, cut } = await modelIds(c, 'primary');
     if (!ids.length) {
       const why = problem ?? (leftOut ? `no model id to send: ${leftOut}` : 'the model list is empty');
-      return { models: [], problem: `${why}; name a model with --model`, ...(problem ? { owner: 'models.list-shape' } : {}) };
+      return { models: [], problem: `${why}; name a model with --model`, ...(problem && !cut ? { owner: 'models.list-shape' } : {}) };
     }
     const chosen = await chooseModels(c, cat, ids);
     // Said first: a note is cut at its bound, and the list of models under test may be long.
@@ -182,8 +182,8 @@ export const takes = async (ctx: CheckContext, model: string, field: OptionalFie
 /** The listed models a check tries by name: the first, the last and the models under test (every
  * listed one with --all-models), with a note of how many of how many. */
 export const LISTED: Axis<CheckContext> = async (ctx) => {
-  const [{ ids, problem, leftOut }, under] = await Promise.all([modelIds(ctx, 'primary'), modelsUnderTest(ctx)]);
-  if (!ids.length) return { points: [], problem: problem ?? (leftOut ? `no model id to send: ${leftOut}` : 'the model list is empty'), ...(problem ? { blockedBy: 'models.list-shape' } : {}) };
+  const [{ ids, problem, leftOut, cut }, under] = await Promise.all([modelIds(ctx, 'primary'), modelsUnderTest(ctx)]);
+  if (!ids.length) return { points: [], problem: problem ?? (leftOut ? `no model id to send: ${leftOut}` : 'the model list is empty'), ...(problem && !cut ? { blockedBy: 'models.list-shape' } : {}) };
   const tried = ctx.target.allModels ? ids : ids.filter((id, i) => i === 0 || i === ids.length - 1 || under.models.some((m) => m.id === id) || under.unusable?.includes(id));
   return {
     points: tried.map((id) => ({ value: id, label: id })),
@@ -199,7 +199,8 @@ export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?:
     const { models } = await modelsUnderTest(c);
     if (!models.length) {
       const ex = await listModels(c);
-      return is2xx(ex) ? {} : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}`, owner: 'models.list-shape' };
+      if (is2xx(ex)) return {};
+      return { problem: `with the primary key, GET /v1/models answered ${describe(ex)}`, ...(serverKept(ex) === 'cut' ? { unjudged: 'cut' as const } : { owner: 'models.list-shape' }) };
     }
     const model = models[0].id;
     const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');

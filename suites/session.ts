@@ -38,6 +38,9 @@ export interface SessionOptions extends Filters {
   strict?: boolean;
   requireComplete?: boolean;
   timeoutMs?: number;
+  /** The longest silence within a body (--idle-timeout): 30 s by default. The kit's own limit, as
+   * --timeout and --max-body are: what it cuts is not-tested, naming it, never failed. */
+  idleTimeoutMs?: number;
   concurrency?: number;
   maxBodyBytes?: number;
   /** Longest Retry-After waited for before a 429 leaves its checks not-tested. */
@@ -104,7 +107,7 @@ export async function runSession(opts: SessionOptions): Promise<RunReport> {
   const opened = await openTarget(opts, warnings);
   try {
     const { target, tls } = opened;
-    const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes);
+    const limits = limitsFor(opts.timeoutMs ?? 60_000, opts.maxBodyBytes, opts.idleTimeoutMs);
     const started = new Date();
     const t0 = performance.now();
     const { signal, timer } = await begin(target, limits, opts);

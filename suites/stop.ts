@@ -3,8 +3,8 @@
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { ask, askToRefuse, refusalOwner } from './ask.js';
-import { answerTo, blockedOn, controlVerdict, errorBodyProblem, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
-import { fail, notTested, pass, type AxisPoint, type Verdict } from '../engine/check.js';
+import { answerTo, blockedOn, controlVerdict, cutOf, errorBodyProblem, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
+import { fail, notTested, pass, unjudgedBy, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { modelsTaking, STREAM } from './paths.js';
@@ -55,12 +55,13 @@ function pick(text: string): Omit<Reference, 'text'> | undefined {
 
 /** The JSON answer sent twice: sequences are picked only from an answer that reproduces. A stream
  * path also needs its own unstopped answer to match, or a cut in it could not be judged. */
-function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { problem: string; blockedBy?: string }> {
+function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | NoReference> {
   return ctx.memo(`stop-reference:${path.model}:${path.stream ? 'stream' : 'json'}`, async (c) => {
     const once = await ask(c, { model: path.model }, repeatBody(path.model!), 'reproducible answer without stop');
     const again = await c.send({ ...once.request, repeat: 1 }, `${once.label}, sent again`);
     const reads = [once, again].map((ex) => readAnswer(ex, false));
     for (const r of reads) {
+      if (r.cut) return { problem: `the reproducible request without stop: ${r.cut.why}`, cut: true };
       if (r.broken.served !== undefined) return { problem: `the reproducible request without stop got no answer: ${r.broken.served}`, blockedBy: refusalOwner(r.ex) };
       const blocked = blockedOn(r, ['content']);
       if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
@@ -71,9 +72,10 @@ function reference(ctx: CheckContext, path: ApiPath): Promise<Reference | { prob
     if (!picked) return { problem: `the answer is too short to pick stop sequences from: ${show(first)}` };
     if (path.stream) {
       const streamed = readAnswer(await ask(c, path, repeatBody(path.model!), 'reproducible answer without stop'), true);
-      if (streamed.broken.served !== undefined) return { problem: `the reproducible request without stop, streamed, got no answer: ${streamed.broken.served}`, blockedBy: refusalOwner(streamed.ex) };
+      if (streamed.broken.served !== undefined && !streamed.cut)
+        return { problem: `the reproducible request without stop, streamed, got no answer: ${streamed.broken.served}`, blockedBy: refusalOwner(streamed.ex) };
       const blocked = blockedOn(streamed, needed('stream', ['content']));
-      if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy };
+      if (blocked) return { problem: blocked.message!, blockedBy: blocked.blockedBy, cut: blocked.unjudged === 'cut' };
       if (streamed.content !== first) return { problem: `streamed, the same request answers ${show(streamed.content)}, not ${show(first)}` };
     }
     return { text: first, ...picked };
@@ -103,8 +105,15 @@ async function referenceOrFillers(ctx: CheckContext, path: ApiPath): Promise<{ r
   return 'problem' in ref ? { notes: [`no sequence could be picked from the answer (${ref.problem}): fillers it never holds were sent, which acceptance needs no more than`] } : { ref };
 }
 
+/** Why there is no reference answer: whose failure it is, or that the kit cut it at its own limit. */
+interface NoReference {
+  problem: string;
+  blockedBy?: string;
+  cut?: boolean;
+}
+
 /** Without a reference answer the cut cannot be known. */
-const noReference = (ref: { problem: string; blockedBy?: string }) => notTested(ref.problem, ref.blockedBy);
+const noReference = (ref: NoReference) => (ref.cut ? unjudgedBy('cut', ref.problem) : notTested(ref.problem, ref.blockedBy));
 
 /** Whose request is the stopped one of a form: the string and the largest array are the acceptance
  * checks' own; the sequence across tokens is stop.ends-generation's. */
@@ -336,6 +345,7 @@ export const fiveRefused: CheckDef = {
     // Over the limit of section 8 by the document itself: a 5xx whose error says why refuses it too,
     // its status stop.five-4xx's to judge.
     const r = refusalOf(ex, { unservable: true });
+    if (r.kind === 'cut') return cutOf(ex)!;
     if (r.kind === 'refused') return pass(r.toldBy ? [`five stop sequences were refused with ${r.toldBy}: its status is stop.five-4xx's to judge`] : undefined);
     return fail(`five stop sequences were not refused: ${r.why}; section 8 allows at most ${DOCUMENT_LIMIT}`);
   }),
@@ -353,6 +363,8 @@ export const five4xx: CheckDef = {
   // A refusal: it reads no part of an answer (its control, four sequences, asks only to be served).
   reads: [],
   run: onFive((ex) => {
+    // Whether it is a 4xx tells from its status; its body, from all of it.
+    if ((ex.status === undefined || is4xx(ex)) && cutOf(ex)) return cutOf(ex)!;
     if (!is4xx(ex)) return fail(`five stop sequences got status ${ex.status ?? 'none'}, not a 4xx${errorText(ex)}`);
     const problem = errorBodyProblem(ex);
     return problem ? fail(problem) : pass();

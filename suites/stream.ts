@@ -2,12 +2,12 @@
 // The document shows neither the chunks nor the end marker; those checks hold the server to the
 // OpenAI-compatible convention.
 import { validator } from '../schemas/index.js';
-import { DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
+import { cutByKit, DONE_MARKER, fit, inSuite, readStream, type ApiCheck, type CheckDef, type StreamRead, type ApiPath } from './api.js';
 import { ask, serve } from './ask.js';
 import { basicBody } from './chat.js';
 import { MODELS } from './paths.js';
-import { answersOfRun, BASIC_OWNERS, blockedOn, readAnswer, soundChunk, unservedVerdict, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
-import { fail, notTested, pass, type Verdict } from '../engine/check.js';
+import { answersOfRun, BASIC_OWNERS, blockedOn, cutVerdict, readAnswer, soundChunk, unservedVerdict, wrongOnEach, type Answer, type Part, type RequestOwners } from './answer.js';
+import { fail, notTested, pass, unjudgedBy, type Verdict } from '../engine/check.js';
 import { excerpt, type Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
 import { parseSse, type SseFinding, type SseFindingKind } from '../engine/sse.js';
@@ -48,6 +48,7 @@ export const onStream = (
     const ex = await send(ctx, path.model!);
     const a = readAnswer(ex, true);
     if (a.unserved !== undefined) return unservedVerdict(a);
+    if (owners === null && a.cut && (a.cut.parts.includes('served') || (reads.includes('events') && a.cut.parts.includes('events')))) return cutVerdict(a);
     const own = owners === null ? (a.broken.served ?? (reads.includes('events') ? a.broken.events : undefined)) : undefined;
     if (own !== undefined) return fail(own);
     const verdict = blockedOn(a, reads, owners ?? {}) ?? rule(a.read ?? readStream(ex), ex, a);
@@ -147,10 +148,14 @@ export const events: CheckDef = {
   audit:
     'Parses the basic stream and every other stream the run received for the model (tool calls, stop sequences, structured output) by the WHATWG rules, as a client does: a stream that dispatches no event, ends inside an event, or carries bytes that are not UTF-8 loses data in a client; shown by faults stream-basic-empty, stream-unterminated-last-event, stream-invalid-utf8-tool-calls and stream-invalid-utf8-structured.',
   paths: STREAM_PATHS,
-  ...onEveryStream(streamed, ['served'], ({ sse }) => {
+  ...onEveryStream(streamed, ['served'], ({ sse }, ex) => {
+    // Cut by the kit, the stream is judged on the events that came: its tail is where the kit stopped
+    // reading, not where the stream ends, and one cut before its first event is not known to have none.
+    const cut = cutByKit(ex);
+    if (cut && !sse.events.length) return unjudgedBy('cut', `${ex.label}: ${cut}`);
     const wrong: string[] = [];
     if (!sse.events.length) wrong.push('no server-sent event was dispatched (an event is data: lines ended by a blank line)');
-    if (tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
+    if (!cut && tailLosesData(sse.tail)) wrong.push(`the stream ends inside an event, without the blank line that dispatches it, so a client drops its data: ${excerpt(sse.tail, 120)}`);
     const bad = sse.findings.find((f) => f.kind === 'invalid-utf8');
     if (bad) wrong.push(`the stream is not valid UTF-8 (bytes ${bad.excerpt} at offset ${bad.offset}); a client replaces them`);
     const notes = framingNotes(sse.findings.filter((f) => f.kind !== 'unterminated-event' || !tailLosesData(sse.tail)));
@@ -163,10 +168,13 @@ export const complete: CheckDef = {
   title: 'The stream reaches its end: the server does not cut the connection mid-stream',
   section: '6.1',
   level: 'must',
-  audit: 'Reads whether the basic stream, and every other stream of the run, reaches its end: a server that resets the connection mid-stream fails; shown by fault stream-reset.',
+  audit:
+    "Reads whether the basic stream, and every other stream of the run, reaches its end: a server that resets the connection mid-stream fails; shown by fault stream-reset. A stream the kit cut at its own limit (the idle limit, --timeout, --max-body) is not-tested, naming the option: a slow or long stream is no cut of the server's.",
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], ({ sse }, ex) => {
     if (ex.complete && !ex.error) return pass();
+    const cut = cutByKit(ex);
+    if (cut) return unjudgedBy('cut', `${ex.label}: ${cut} (${sse.events.length} events came)`);
     const seen = ex.body.length ? `; the last bytes seen: ${ex.body.length > 160 ? '…' : ''}${excerpt(ex.body.subarray(-160).toString('utf8'), 160)}` : '';
     return fail(
       `the stream was cut before its end (${ex.error?.kind ?? 'incomplete'}: ${ex.error?.message ?? 'the body did not end normally'}) after ${ex.bytesRead} bytes and ${sse.events.length} events${seen}`,

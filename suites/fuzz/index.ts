@@ -64,11 +64,12 @@ const META: Record<PropertyId, Omit<CheckDef, 'id' | 'run' | 'paths'>> = {
   },
   'within-timeout': {
     audit:
-      'Times every answer to a generated request against the request timeout: a server that hangs on an input it did not expect (a long string) never answers that one; shown by fault fuzz-long-string-hang.',
+      'Times every answer to a generated request against the request timeout and the idle limit: a server that hangs on an input it did not expect (a long string) never answers that one; shown by fault fuzz-long-string-hang.',
     title: 'Every generated request is answered within the request timeout',
     section: '4.1',
     level: 'should',
-    convention: "The document shows no time limit; an answer that does not come within the client's timeout (--timeout) serves no client.",
+    convention:
+      "The document shows no time limit; an answer that does not come within the client's timeout (--timeout), or falls silent past its idle limit (--idle-timeout), serves no client. The one rule that judges the kit's limits: a server slow by design is let through by raising them.",
   },
 };
 

@@ -2,9 +2,10 @@
 // defect breaks one property: a 5xx or a dropped connection is no-5xx's where the document obliges
 // the server to serve the request, no-5xx-refusable's where it may refuse it (section 7 leaves how
 // open), a hang within-timeout's; the others judge only answers that are neither.
-import { choicesOf, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
+import { choicesOf, cutByKit, describe, errorText, is2xx, readStream, type ChatBody } from '../api.js';
 import { errorBodyProblem, firstBroken, readAnswer, refusalOf, type Part } from '../answer.js';
 import { bodyJson, type Exchange } from '../../engine/exchanges.js';
+import { KIT_LIMITS } from '../../engine/http.js';
 import type { FuzzCase } from './case.js';
 import { undeclaredIn, type ModelSpace } from './space.js';
 
@@ -33,7 +34,8 @@ export function unasked(body: ChatBody): Part[] {
 
 const TIMEOUTS = new Set(['deadline', 'timeout']);
 const timedOut = (ex: Exchange) => !!ex.error && TIMEOUTS.has(ex.error.kind);
-/** An answer a rule of content can judge: it came, whole or cut at the cap, and is no server error. */
+/** An answer a rule of content can judge: it came, whole or cut at the cap, and is no server error.
+ * What the kit cut of it (the rest past --max-body) is judged by none: what came is. */
 const judgeable = (ex: Exchange) => ex.status !== undefined && ex.status < 500 && !ex.rateLimited && (!ex.error || ex.error.kind === 'cap');
 
 /** The document obliges the server to serve the request: one of 2.1, every optional field declared
@@ -55,14 +57,22 @@ const noServerError =
   (c, ex, model) =>
     owed(c, model) === side ? serverError(ex) : null;
 
+/** The one property whose rule is the kit's own limits: a client gives up where the kit does (a
+ * generated request a server hangs on is a finding no other request shows), so it fails here, at
+ * should, naming the option that lets a server slow by design through; every other property leaves
+ * the answer unread. */
 const withinTimeout: Judge = (_c, ex) =>
-  timedOut(ex) ? `no complete answer within the request timeout: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}` : undefined;
+  timedOut(ex)
+    ? `not answered in time: ${ex.error!.message}${ex.status !== undefined ? ` (after status ${ex.status})` : ''}; a server this slow by design is let through by raising ${KIT_LIMITS[ex.error!.kind]}`
+    : undefined;
 
 const validServed: Judge = (c, ex, model) => {
   if (c.expect !== 'served') return null;
   if (!judgeable(ex) || ex.status === 429) return UNREAD;
   if (is2xx(ex)) return undefined;
   const undeclared = undeclaredIn(c.body, model);
+  // Whether the refusal carries a JSON error tells from its whole body, which the kit cut.
+  if (ex.status! >= 400 && undeclared.length && cutByKit(ex)) return UNREAD;
   const error = bodyJson(ex).ok && errorText(ex);
   if (ex.status! >= 400 && undeclared.length && error) return undefined;
   const why = undeclared.length ? `; its error body is not JSON with a message` : model?.params ? `; the catalog declares every field it carries for ${model.id}` : '';
@@ -78,6 +88,7 @@ const invalidRefused: Judge = (c, ex) => {
     return errorEvent ? `it was answered ${describe(ex)} with a stream that carries an error event, instead of an HTTP error` : `it was served (${describe(ex)})`;
   }
   if (r.kind === 'neither') return r.why;
+  if (r.kind === 'cut' || cutByKit(ex)) return UNREAD;
   const body = errorBodyProblem(ex);
   return body ? `it was refused (${describe(ex)}), but ${body}` : undefined;
 };
@@ -89,7 +100,9 @@ const servedShape: Judge = (c, ex, _model, ignore = []) => {
   const a = readAnswer(ex, (c.body as ChatBody).stream === true);
   // A stream that ends in an error event is the server saying it could not serve: no shape to judge.
   if (a.unserved !== undefined) return null;
-  const broken = firstBroken(a, [...unasked(c.body as ChatBody), ...ignore]);
+  // Cut by the kit, an answer is judged on what came: a part broken in it is broken, whatever follows.
+  const broken = firstBroken(a, [...unasked(c.body as ChatBody), ...ignore, ...(a.cut?.parts ?? [])]);
+  if (broken === undefined && a.cut) return UNREAD;
   return broken === undefined ? undefined : `the answer is no ${(c.body as ChatBody).stream === true ? 'complete stream of chunks' : 'chat completion'}: ${broken}`;
 };
 

@@ -346,7 +346,12 @@ class ShapeControl {
     }
     const plain = await p;
     const parts = PARTS.filter((part) => plain.broken[part] !== undefined);
-    for (const part of parts) this.skipped.add(`${part} (${model}${stream ? ', streamed' : ''}: ${plain.broken[part]}): see ${OWNERS[part][wayOf(stream)] ?? 'chat.role.user'}`);
+    for (const part of parts)
+      this.skipped.add(
+        plain.cut?.parts.includes(part)
+          ? `${part} (${model}${stream ? ', streamed' : ''}: ${plain.cut.why})`
+          : `${part} (${model}${stream ? ', streamed' : ''}: ${plain.broken[part]}): see ${OWNERS[part][wayOf(stream)] ?? 'chat.role.user'}`,
+      );
     return parts;
   }
 

@@ -5,7 +5,7 @@
 // window of recent ids (a long one as its digest), never the answers: its memory does not follow
 // what the server sends, nor how many answers it sends.
 import { createHash } from 'node:crypto';
-import { pass, type Evidence, type Verdict } from '../../engine/check.js';
+import { pass, type Evidence, type Unjudged, type Verdict } from '../../engine/check.js';
 import { BOUNDS, bounded } from '../../engine/bounded.js';
 import { evidenceOf, forgetReads, readsOwn, retryAfterMs, type Exchange } from '../../engine/exchanges.js';
 import type { Redactor } from '../../engine/redact.js';
@@ -13,7 +13,7 @@ import type { TlsFlags } from '../../engine/tls.js';
 import type { TimedAnswer } from '../../engine/load.js';
 import { Histogram } from '../../engine/histogram.js';
 import { describe, errorText, is2xx, type StreamRead } from '../api.js';
-import { readAnswer, type Answer } from '../answer.js';
+import { cutVerdict, readAnswer, type Answer } from '../answer.js';
 import { refusesContent } from '../ask.js';
 import type { Known, OnEach } from '../each.js';
 import type { Item } from './workload.js';
@@ -26,8 +26,9 @@ export interface Tally {
   /** Of the unjudged, those the server could not serve (a 429 or 503 past the resends): no rule is broken by them. */
   unserved: number;
   first?: { message: string; evidence: Evidence };
-  /** Why an answer was not judged (the first reason that is not a refusal to serve, else the first), and the owner that blocked it. */
-  open?: { message: string; blockedBy?: string };
+  /** Why an answer was not judged (the first reason that is not a refusal to serve, else the first),
+   * the owner that blocked it, and whose doing it was where the answers' (the kit's cut). */
+  open?: { message: string; blockedBy?: string; unjudged?: Unjudged };
 }
 
 /** How long ids are remembered: answers this far apart in a step are not concurrent. */
@@ -110,7 +111,8 @@ export class Step {
       t.unjudged++;
       if (v.outcome === 'not-served') t.unserved++;
       // A reason that names what kept the rule from judging comes before a refusal to serve.
-      if (!t.open || (v.outcome !== 'not-served' && t.unserved === t.unjudged - 1)) t.open = { message: this.keep.text(v.message ?? v.outcome), ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}) };
+      if (!t.open || (v.outcome !== 'not-served' && t.unserved === t.unjudged - 1))
+        t.open = { message: this.keep.text(v.message ?? v.outcome), ...(v.blockedBy ? { blockedBy: v.blockedBy } : {}), ...(v.unjudged ? { unjudged: v.unjudged } : {}) };
     }
   }
 
@@ -224,19 +226,19 @@ export class Judge {
     if (!step.slowest || t.durationMs > step.slowest.ms)
       step.slowest = { label: t.error?.kind === 'deadline' ? `${item.label} (timed out)` : t.error?.kind === 'timeout' ? `${item.label} (stalled)` : item.label, ms: t.durationMs };
     // No first byte, or no end, within --timeout: the request starved; or its body fell silent past
-    // the idle limit, which is a limit of its own.
-    if (t.error?.kind === 'deadline') {
+    // the idle limit, which is a limit of its own. The kit's limits are load.no-starvation's rule, a
+    // should that names the option a server slow by design is let through by; no other rule judges
+    // what they cut.
+    if (t.error?.kind === 'deadline' || t.error?.kind === 'timeout') {
       step.timedOut++;
-      const why = `${item.label} got ${t.status === undefined ? 'no first byte' : 'no end'} within --timeout ${this.timeoutMs} ms`;
+      const why =
+        t.error.kind === 'deadline'
+          ? `${item.label} got ${t.status === undefined ? 'no first byte' : 'no end'} within --timeout ${this.timeoutMs} ms (a server this slow by design is let through by raising it)`
+          : `${item.label} stalled after ${t.bytesRead} bytes: ${t.error.message} (a server that pauses this long by design is let through by raising it)`;
       step.count('load.no-starvation', fail(why), ex);
-      this.unjudged(step, item, ex, loaded, open(`${why}: see load.no-starvation`, 'load.no-starvation'));
-      return undefined;
-    }
-    if (t.error?.kind === 'timeout') {
-      step.timedOut++;
-      const why = `${item.label} stalled after ${t.bytesRead} bytes: ${t.error.message}`;
-      step.count('load.no-starvation', fail(why), ex);
-      this.unjudged(step, item, ex, loaded, open(`${why}: see load.no-starvation`, 'load.no-starvation'));
+      // Its headers came: what came is judged as in a run, and what the kit cut is not-tested.
+      if (is2xx(ex)) this.judgeRules(step, item, ex, readAnswer(ex, item.stream), loaded);
+      else this.unjudged(step, item, ex, loaded, open(`${why}: see load.no-starvation`, 'load.no-starvation'));
       return undefined;
     }
     step.count('load.no-starvation', pass(), ex);
@@ -274,12 +276,25 @@ export class Judge {
     }
     step.served++;
     step.count('load.overload-refused', pass(), ex);
+    this.judgeRules(step, item, ex, a, loaded);
+    this.times(step, a, t);
+    return undefined;
+  }
+
+  /** The rules of the run on an answer, and the load's own; of one the kit cut at its own limit, the
+   * load's own read what they need of the whole (the usage, the seeded content) and are not-tested. */
+  private judgeRules(step: Step, item: Item, ex: Exchange, a: Answer, loaded: boolean): void {
     const rules = this.about(item);
     const tallies = step.talliesOf(rules);
     for (let i = 0; i < rules.length; i++) step.record(tallies[i], rules[i].onEach.judge(a, this.known), ex);
-    this.answersApart(step, item, a, ex, loaded);
-    this.times(step, a, t);
-    return undefined;
+    if (!a.cut) {
+      this.answersApart(step, item, a, ex, loaded);
+      return;
+    }
+    const cut = cutVerdict(a);
+    step.count('load.ids-unique', cut, ex);
+    if (loaded) step.count('load.usage-independent', cut, ex);
+    if (item.kind === 'seeded') step.count('load.seed-reproducible', cut, ex);
   }
 
   /** An answer that was no answer to judge (a timeout, a failure, a refusal for good): every rule that

@@ -36,6 +36,7 @@ export interface LoadOptions
     | 'strict'
     | 'requireComplete'
     | 'maxBodyBytes'
+    | 'idleTimeoutMs'
     | 'expectedFailures'
     | 'updateBaseline'
     | 'flowIds'
@@ -102,7 +103,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const opened = await openTarget(opts, warnings);
   const started = new Date();
   const t0 = performance.now();
-  const limits = limitsFor(timeoutMs, opts.maxBodyBytes);
+  const limits = limitsFor(timeoutMs, opts.maxBodyBytes, opts.idleTimeoutMs);
   const { target, tls } = opened;
   const http = new HttpClient(limits, tls, { sweptDeadlines: true });
   let timer: NodeJS.Timeout | undefined;
@@ -272,7 +273,13 @@ function ruleResults(steps: readonly Step[], items: readonly Item[], judge: Judg
       if (t.held) return { ...base, outcome: 'pass', ...(t.unjudged ? { notes: [`${t.unjudged} answers not judged: ${t.open!.message}`] } : {}) };
       // None judged: not served where the server could serve none of them, otherwise not-tested, with why.
       const outcome = t.unserved === t.unjudged ? 'not-served' : 'not-tested';
-      return { ...base, outcome, message: `${t.unjudged} answers, none judged: ${t.open!.message}`, ...(outcome === 'not-tested' && t.open!.blockedBy ? { blockedBy: t.open!.blockedBy } : {}) };
+      return {
+        ...base,
+        outcome,
+        message: `${t.unjudged} answers, none judged: ${t.open!.message}`,
+        ...(outcome === 'not-tested' && t.open!.blockedBy ? { blockedBy: t.open!.blockedBy } : {}),
+        ...(outcome === 'not-tested' && t.open!.unjudged ? { unjudged: t.open!.unjudged } : {}),
+      };
     });
     return combinePaths({ ...check, paths: { step: [] } }, paths);
   });

@@ -8,6 +8,7 @@ import { levelOf, unknownRests } from '../../clients/levels.js';
 import { CHECKS } from '../../suites/index.js';
 import { flowsAgainst, MODELS, notPassing } from './support.js';
 import { browserRuns } from '../support/chromium.js';
+import { createMock } from '../../mock/core/handle.js';
 
 // The flows of every client on every model: on a busy machine more than vitest's default.
 describe('the client flows', { timeout: 120_000 }, () => {
@@ -22,6 +23,16 @@ describe('the client flows', { timeout: 120_000 }, () => {
         f.paths.map((p) => p.label),
         f.id,
       ).toEqual(f.flow === 'models' ? ['all'] : [...MODELS]);
+  });
+
+  it("leaves a flow whose stream the kit cut at its idle limit not-tested, naming --idle-timeout: the kit's limit is no failure of the server", async () => {
+    // A pause that outlasts the idle limit and the test: the kit cuts it, whatever the machine's pace.
+    const flows = await flowsAgainst(createMock(undefined, { faults: ['stream-pause; ms=600000'] }), { clients: ['openai'], models: ['mock-chat-1'], idleTimeoutMs: 100 });
+    const failed = flows.filter((f) => f.outcome === 'fail').map((f) => `${f.id}: ${f.message}`);
+    expect(failed).toEqual([]);
+    const cut = flows.filter((f) => f.outcome === 'not-tested');
+    expect(cut.map((f) => f.id)).toContain('openai.stream');
+    for (const f of cut) expect(f.message).toMatch(/server silent for 100 ms in the body \(--idle-timeout\); raise --idle-timeout to judge it/);
   });
 
   it('each client runs every flow or says why it does not offer it', () => {

@@ -23,14 +23,17 @@ export const NODE_CLIENTS = CLIENTS.filter((c) => c.name !== 'openai-browser').m
 
 /** Every flow of every client against `mock`, on every model, over loopback HTTP (a content coding
  * is decoded, a reset is a reset, as a client meets them). */
-export async function flowsAgainst(mock: Mock = createMock(), opts: { timeoutMs?: number; concurrency?: number; clients?: readonly string[]; models?: readonly string[] } = {}): Promise<FlowResult[]> {
+export async function flowsAgainst(
+  mock: Mock = createMock(),
+  opts: { timeoutMs?: number; idleTimeoutMs?: number; concurrency?: number; clients?: readonly string[]; models?: readonly string[] } = {},
+): Promise<FlowResult[]> {
   const server = await startMockServer({ mock });
   // A dispatcher of this mock's own, closed with it, as a run has: the global one outlived each mock,
   // pooling connections across mocks that may be given one port in turn (the sweep met a reset once,
   // on a machine at load 9).
   // The flows' own timeout bounds each request, as --timeout does in a run; a connection on a machine
   // busy with the suite's other files gets the time the machine's pace gives it.
-  const transport = transportFor(undefined, { ...limitsFor(opts.timeoutMs ?? 5_000), connectTimeoutMs: within(10_000) });
+  const transport = transportFor(undefined, { ...limitsFor(opts.timeoutMs ?? 5_000, undefined, opts.idleTimeoutMs), connectTimeoutMs: within(10_000) });
   try {
     const { results } = await runFlows({
       baseUrl: server.url,

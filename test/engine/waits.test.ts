@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { stallingServer } from '../../bench/hostile-servers.js';
-import { HttpClient, type Limits } from '../../engine/http.js';
+import { HttpClient, limitsFor, type Limits } from '../../engine/http.js';
 import { runChecks } from '../../engine/runner.js';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
 import { createMock } from '../../mock/core/handle.js';
@@ -77,8 +77,23 @@ describe.concurrent.each([
       const r = await http.send(chat(server.url));
       expect(r.status).toBe(200);
       expect(r.complete).toBe(false);
-      expect(r.error).toEqual({ kind: 'timeout', message: 'server silent for 300 ms in the body (the idle limit)' });
+      expect(r.error).toEqual({ kind: 'timeout', message: 'server silent for 300 ms in the body (--idle-timeout)' });
       expect(r.error!.message).not.toMatch(/--timeout/);
+    } finally {
+      await http.close();
+      await server.close();
+    }
+  });
+
+  it('ends a silent body at --timeout where the idle limit is above it (--idle-timeout is not capped by --timeout)', async () => {
+    const server = await stallingServer('headers-then-silence');
+    const limits = limitsFor(LIMITS.deadlineMs, LIMITS.maxBodyBytes, 600_000);
+    expect(limits.idleTimeoutMs).toBe(600_000);
+    const http = client(limits);
+    try {
+      const r = await http.send(chat(server.url));
+      expect(r.status).toBe(200);
+      expect(r.error).toEqual({ kind: 'deadline', message: 'no complete answer within --timeout 1500 ms' });
     } finally {
       await http.close();
       await server.close();
@@ -165,11 +180,14 @@ describe('a run against a slow engine', () => {
     expect(notPassing(results)).toEqual([]);
   });
 
-  it('fails one whose answer comes past --timeout, with a timeout that names --timeout', async () => {
+  it("leaves one whose answer comes past --timeout not-tested, naming --timeout: the kit's limit is no failure of the server", async () => {
     const results = await runSlowMock(10_000, { ...LIMITS, deadlineMs: 1_000 });
+    for (const r of results) {
+      expect([r.id, r.outcome, r.unjudged], r.message).toEqual([r.id, 'not-tested', 'cut']);
+      expect(r.blockedBy).toBeUndefined();
+    }
     const r = results.find((x) => x.id === 'chat.stream-false')!;
-    expect(r.outcome).toBe('fail');
-    expect(r.message).toMatch(/no status line and headers within --timeout 1000 ms/);
+    expect(r.message).toMatch(/no status line and headers within --timeout 1000 ms; raise --timeout to judge it/);
     expect(r.message).not.toMatch(/idle|silent/);
   });
 });

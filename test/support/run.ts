@@ -20,6 +20,8 @@ export interface RunAgainstMock {
   mock?: Mock;
   target?: Partial<Target>;
   timeoutMs?: number;
+  /** The idle limit (--idle-timeout), 30 s unless given. */
+  idleTimeoutMs?: number;
 }
 
 /** Results by check id. */
@@ -39,7 +41,7 @@ export async function runAgainstMock(checks: ApiCheck[], opts: RunAgainstMock = 
     };
     const { results } = await runChecks(checks, {
       target,
-      limits: limitsFor(opts.timeoutMs ?? 5_000),
+      limits: limitsFor(opts.timeoutMs ?? 5_000, undefined, opts.idleTimeoutMs),
       concurrency: 4,
       retry: { maxRetries: 1, maxWaitMs: 200 },
     });

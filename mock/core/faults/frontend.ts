@@ -36,6 +36,17 @@ function delayed(reply: MockReply, ms: number): MockReply {
   };
 }
 
+/** A stream whose middle event comes `ms` late: it falls silent after half its events, then goes on
+ * as it would have. Its frames are taken at once (the core's streams end), to find the middle. */
+function pausedMidway(reply: MockReply, ms: number): MockReply {
+  if (!isStream(reply)) return reply;
+  const frames = [...reply.stream];
+  const events = frames.flatMap((f, i) => ('bytes' in f && String(f.bytes).startsWith('data:') ? [i] : []));
+  const at = events[Math.floor(events.length / 2)];
+  if (at === undefined) return { ...reply, stream: frames };
+  return { ...reply, stream: frames.map((f, i) => (i === at ? { ...f, delayMs: f.delayMs + ms } : f)) };
+}
+
 /** The first `n` frames that carry data, then what `end` gives. */
 function cutAfter(reply: MockReply, n: number, end: Frame[]): MockReply {
   if (!isStream(reply)) return reply;
@@ -108,6 +119,16 @@ export const FRONTEND: Fault[] = [
     frontend: true,
     params: { delay_ms: { default: 60_000, describe: 'how long the answer waits' } },
     reply: (r, _req, ctx) => delayed(r, num(ctx, 'delay_ms', 60_000)),
+  },
+  {
+    // Legal (the document sets no time), and what a UI must wait out; the kit judges it in full only
+    // with an idle limit above the pause (--idle-timeout), and leaves what it cut not-tested below it.
+    name: 'stream-pause',
+    description: 'A stream falls silent after half its events for ms (an engine busy with other work), then finishes normally',
+    fails: [],
+    frontend: true,
+    params: { ms: { default: 45_000, describe: 'how long the stream is silent' } },
+    reply: (r, _req, ctx) => pausedMidway(r, num(ctx, 'ms', 45_000)),
   },
   {
     name: 'hang',
