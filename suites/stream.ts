@@ -169,7 +169,7 @@ export const complete: CheckDef = {
   section: '6.1',
   level: 'must',
   audit:
-    "Reads whether the basic stream, and every other stream of the run, reaches its end: a server that resets the connection mid-stream fails; shown by fault stream-reset. A stream the kit cut at its own limit (the idle limit, --timeout, --max-body) is not-tested, naming the option: a slow or long stream is no cut of the server's.",
+    "Reads whether the basic stream, and every other stream of the run, reaches its end. A stream the kit cut at its own limit (the idle limit, --timeout, --max-body) is not-tested, naming the option: a slow or long stream is no cut of the server's. A server that resets the connection mid-stream fails; shown by fault stream-reset.",
   paths: STREAM_PATHS,
   ...onEveryStream(streamed, ['served'], ({ sse }, ex) => {
     if (ex.complete && !ex.error) return pass();
