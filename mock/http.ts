@@ -70,7 +70,11 @@ export function serverFor(handler: RequestListener, tls?: MockTls): Server {
   const server: Server = tls
     ? createHttpsServer({ cert: tls.cert, key: tls.key, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, listener)
     : createServer(listener);
-  server.keepAliveTimeout = 5_000;
+  // Longer than a client of the kit keeps an idle connection (the kit's 4 s, undici's default 4 s),
+  // so that the client always lets one go first: at Node's 5 s, a client a busy moment kept from its
+  // own 4 s timer sent a request on a connection the mock closed as it came (ECONNRESET), most of all
+  // with the mock and the client in one process, their timers firing in the same late tick.
+  server.keepAliveTimeout = 65_000;
   return server;
 }
 

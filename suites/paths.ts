@@ -1,6 +1,6 @@
 // The paths a rule of the API runs on: streamed and not, and the models under test, chosen one
 // per kind from what the key lists and the catalog says (every listed model with --all-models).
-import { catalog, declaredParameters, describe, is2xx, listModels, modelIds, sayOk, serverKept, type CatalogInfo } from './api.js';
+import { catalog, cutByKit, declaredParameters, describe, is2xx, listModels, modelIds, sayOk, serverKept, type CatalogInfo } from './api.js';
 import { ask } from './ask.js';
 import type { Unjudged } from '../engine/check.js';
 import type { Axis, AxisPoint, AxisValues } from '../engine/check.js';
@@ -200,12 +200,15 @@ export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?:
     if (!models.length) {
       const ex = await listModels(c);
       if (is2xx(ex)) return {};
-      return { problem: `with the primary key, GET /v1/models answered ${describe(ex)}`, ...(serverKept(ex) === 'cut' ? { unjudged: 'cut' as const } : { owner: 'models.list-shape' }) };
+      const cut = cutByKit(ex);
+      return cut ? { problem: `with the primary key, GET /v1/models: ${cut}`, unjudged: 'cut' } : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}`, owner: 'models.list-shape' };
     }
     const model = models[0].id;
     const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');
     if (is2xx(ex)) return { model };
     const unjudged = serverKept(ex);
-    return { model, problem: `with the primary key, a plain chat request to ${model} answered ${describe(ex)}`, ...(unjudged ? { unjudged } : {}) };
+    // A cut is the kit's: its words name the option that lets the answer through.
+    const cut = cutByKit(ex);
+    return { model, problem: `with the primary key, a plain chat request to ${model}${cut ? `: ${cut}` : ` answered ${describe(ex)}`}`, ...(unjudged ? { unjudged } : {}) };
   });
 }

@@ -20,7 +20,7 @@ import { errorText } from '../suites/api.js';
 import { readAnswer } from '../suites/answer.js';
 import { keys, piecesShown, runsShown } from './support/secrets.js';
 import { MIN_KINDS } from '../engine/secret-runs.js';
-import { within } from './support/machine.js';
+import { ONLY_A_HANG_MS, within } from './support/machine.js';
 
 /** `offset` characters of filler, the key (split in two words at `split`, if given), then more
  * filler: a value the server sends back. */
@@ -98,7 +98,7 @@ async function reportOf(key: string, offset: number, split = 0): Promise<RunRepo
   const started = performance.now();
   const { results, notes, requestsSent, redactor } = await runChecks([echoCheck(key, offset, split)], {
     target: { baseUrl: base, siteUrl: base, siteUrlExplicit: true, apiKey: key, models: [], headers: {}, embeddedMock: false },
-    limits: limitsFor(2_000),
+    limits: limitsFor(ONLY_A_HANG_MS),
     concurrency: 2,
     retry: { maxRetries: 0, maxWaitMs: 0 },
   });

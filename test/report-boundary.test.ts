@@ -20,7 +20,8 @@ import { within } from './support/machine.js';
 
 /** Of characters no report of the kit writes by itself, so any four of them in a row come from it. */
 const KEY = 'sk-7QZ3VX9KJ2MNP4GHWU8BYF';
-/** Short enough that a busy machine cuts a run by it: what is held is that the deadline ends it. */
+/** Short enough that a busy machine cuts a run by it: what is held is that the run or the deadline
+ * ends it, either way. */
 const DEADLINE_MS = 15_000;
 /** How long past its deadline a command is waited for (its reports are made then) before it counts
  * as hung: a guard, not a speed; the machine's slowdown scales it. */

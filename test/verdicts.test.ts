@@ -16,13 +16,14 @@ import { whyFailing, whyPassing } from '../report/report.js';
 import { errorReply } from '../mock/core/errors.js';
 import { isCatalog, isChat } from '../mock/core/faults/rewrite.js';
 import { mockWith } from './support/run.js';
+import { ONLY_A_HANG_MS } from './support/machine.js';
 
 const CHECKS = ['chat.role.user', 'chat.usage', 'chat.usage-total', 'chat.max-tokens', 'chat.length-only-at-cap', 'chat.served-when-valid'];
 
 async function runWith(fault: string, opts: Partial<SessionOptions> = {}) {
   const server = await startMockServer({ mock: createMock(undefined, { faults: [faultNamed(fault)] }) });
   try {
-    return await runSession({ baseUrl: server.url, siteUrl: server.url, apiKey: DEFAULT_CONFIG.keys[0].key, checks: CHECKS, timeoutMs: 5_000, ...opts });
+    return await runSession({ baseUrl: server.url, siteUrl: server.url, apiKey: DEFAULT_CONFIG.keys[0].key, checks: CHECKS, timeoutMs: ONLY_A_HANG_MS, ...opts });
   } finally {
     await server.close();
   }
@@ -95,7 +96,7 @@ describe('a run the server judged little', () => {
   async function run(mock: ReturnType<typeof createMock>, opts: Partial<SessionOptions> = {}) {
     const server = await startMockServer({ mock });
     try {
-      return await runSession({ baseUrl: server.url, apiKey: KEY, secondApiKey: DEFAULT_CONFIG.keys[1].key, timeoutMs: 5_000, ...opts });
+      return await runSession({ baseUrl: server.url, apiKey: KEY, secondApiKey: DEFAULT_CONFIG.keys[1].key, timeoutMs: ONLY_A_HANG_MS, ...opts });
     } finally {
       await server.close();
     }

@@ -11,6 +11,7 @@ import { startMockServer } from '../../mock/http.js';
 import { runSession } from '../../suites/session.js';
 import { browserRuns } from '../support/chromium.js';
 import { KEY } from '../clients/support.js';
+import { within } from '../support/machine.js';
 
 const run = async (pageHost?: string, mock = createMock()) => {
   const server = await startMockServer({ mock });
@@ -22,7 +23,7 @@ const run = async (pageHost?: string, mock = createMock()) => {
   }
 };
 
-describe.skipIf(!browserRuns)('the openai SDK in a page of headless Chromium', { timeout: 120_000 }, () => {
+describe.skipIf(!browserRuns)('the openai SDK in a page of headless Chromium', { timeout: within(240_000) }, () => {
   it('passes its four flows on every model against the mock, the page on another origin', async () => {
     const report = await run();
     const flows = report.clients!.results;

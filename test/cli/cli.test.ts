@@ -123,6 +123,7 @@ describe('conformance CLI', () => {
   // limits end it (--timeout's defaults), so a run its deadline does not end outlasts the test's timeout.
   it.concurrent.each(['hostile-drip', 'hostile-stream-forever', 'hostile-headers-then-nothing'])('ends a run against %s at the run deadline, with a report of what finished', (fault) =>
     dripping(async (url, dir) => {
+      // Servers that never answer whole.
       const r = await cli(['run', '--base-url', url, '--api-key', KEY, '--deadline', '3000', '--reporter', `json=${join(dir, 'r.json')}`]);
       expect(existsSync(join(dir, 'r.json')), `no report: exit ${r.code}, ${r.stderr.slice(-2000)}`).toBe(true);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8'));
@@ -156,6 +157,7 @@ describe('conformance CLI', () => {
     const unknown = await cli(['run', '--suite', 'no-such-suite']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+    // Nothing listens at port 9.
     const unreachable = await cli(['run', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--timeout', '2000']);
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toMatch(/cannot reach/);

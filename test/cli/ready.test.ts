@@ -36,7 +36,7 @@ async function against(fault: string, args: string[]) {
   const server = await startMockServer({ mock: createMock(undefined, { faults: [fault] }) });
   const file = join(dir, `${args[0]}-${fault.split(';')[1].trim()}.json`);
   try {
-    const r = await cli([...args, '--base-url', server.url, '--api-key', KEY, '--timeout', '5000', '--reporter', `json=${file}`]);
+    const r = await cli([...args, '--base-url', server.url, '--api-key', KEY, '--reporter', `json=${file}`]);
     return { ...r, file, lines: r.stderr.trim().split('\n'), url: server.url };
   } finally {
     await server.close();

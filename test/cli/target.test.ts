@@ -100,7 +100,7 @@ afterAll(async () => {
 describe.concurrent('a target that is not the API', () => {
   it.each(['run', 'fuzz', 'load'])('%s: a page where the API should be is exit 2, one line naming what answered, no report', async (command) => {
     const file = join(dir, `page-${command}.json`);
-    const r = await cli([command, '--base-url', urls.page, '--api-key', KEY, '--timeout', '3000', '--reporter', `json=${file}`]);
+    const r = await cli([command, '--base-url', urls.page, '--api-key', KEY, '--reporter', `json=${file}`]);
     expect(r.code).toBe(2);
     const said = r.stderr
       .trim()
@@ -113,7 +113,7 @@ describe.concurrent('a target that is not the API', () => {
   });
 
   it('a base URL given with /v1 is exit 2, saying the one to give', async () => {
-    const r = await cli(['run', '--base-url', `${mock.url}/v1`, '--api-key', KEY, '--timeout', '3000']);
+    const r = await cli(['run', '--base-url', `${mock.url}/v1`, '--api-key', KEY]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`use --base-url ${mock.url}`);
     expect(r.stderr).toContain('ends in /v1, and the kit appends /v1/... itself');
@@ -123,7 +123,7 @@ describe.concurrent('a target that is not the API', () => {
     const pages = await startMockServer({ mock: createMock(undefined, { faults: ['not-the-api-html'] }) });
     try {
       const file = join(dir, 'not-the-api-html.json');
-      const r = await cli(['run', '--base-url', pages.url, '--api-key', KEY, '--timeout', '3000', '--reporter', `json=${file}`]);
+      const r = await cli(['run', '--base-url', pages.url, '--api-key', KEY, '--reporter', `json=${file}`]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toEqual([
         `conformance: ${pages.url} does not answer as the API: GET /v1/models answered 404 text/html ("Error response") and POST /v1/chat/completions 501 text/html ("Error response"); is --base-url the API's address (not a proxy's page, another port or path)?`,
@@ -138,7 +138,7 @@ describe.concurrent('a target that is not the API', () => {
   // judged (54 checks not tested), nor one getting ready to be waited for (test/cli/ready.test.ts).
   it.each(Object.keys(PAGES))('%s is exit 2, one line naming what answered, no report', async (which) => {
     const file = join(dir, `${which}.json`);
-    const r = await cli(['run', '--base-url', urls[which], '--api-key', KEY, '--timeout', '3000', '--reporter', `json=${file}`]);
+    const r = await cli(['run', '--base-url', urls[which], '--api-key', KEY, '--reporter', `json=${file}`]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([
       `conformance: ${urls[which]} does not answer as the API: ${PAGES[which].answered}; is --base-url the API's address (not a proxy's page, another port or path)?`,
@@ -147,7 +147,7 @@ describe.concurrent('a target that is not the API', () => {
   });
 
   it('a server that has neither route is exit 2', async () => {
-    const r = await cli(['run', '--base-url', urls['no route'], '--api-key', KEY, '--timeout', '3000']);
+    const r = await cli(['run', '--base-url', urls['no route'], '--api-key', KEY]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('GET /v1/models answered 404 application/json and POST /v1/chat/completions 404 application/json');
   });
@@ -163,7 +163,7 @@ describe.concurrent('the API', () => {
 
   it.each(['a broken model list', 'a model list that is not found'])('with %s keeps its verdicts', async (which) => {
     const file = join(dir, `${which}.json`);
-    const r = await cli(['run', '--base-url', urls[which], '--api-key', KEY, '--model', 'mock-chat-1', '--suite', 'models', '--suite', 'chat', '--timeout', '3000', '--reporter', `json=${file}`]);
+    const r = await cli(['run', '--base-url', urls[which], '--api-key', KEY, '--model', 'mock-chat-1', '--suite', 'models', '--suite', 'chat', '--reporter', `json=${file}`]);
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(readFileSync(file, 'utf8')) as RawReport;
     expect(report.results.find((x) => x.id === 'models.list-shape')!.outcome).toBe('fail');

@@ -16,6 +16,7 @@ import { BIN, cli } from '../support/cli.js';
 import { KEY } from '../support/run.js';
 import { within } from '../support/machine.js';
 
+// Against servers that never answer: any limit cuts them.
 const TIMEOUT_MS = 1_500;
 /** Each command's --deadline. A fuzz session sends nothing once the deadline is near (a request's
  * timeout before it): 6 s left a command that a busy machine was slow to start no request to send.

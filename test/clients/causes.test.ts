@@ -10,6 +10,7 @@ import type { RunReport } from '../../report/report.js';
 import { runSession } from '../../suites/session.js';
 import { browserRuns } from '../support/chromium.js';
 import { KEY } from './support.js';
+import { within } from '../support/machine.js';
 
 async function clientsAgainst(fault: string, clients: string[]): Promise<RunReport> {
   const server = await startMockServer({ mock: createMock(undefined, { faults: [fault] }) });
@@ -23,7 +24,7 @@ async function clientsAgainst(fault: string, clients: string[]): Promise<RunRepo
 
 const failedFlows = (report: RunReport) => report.clients!.results.filter((f) => f.outcome === 'fail');
 
-describe.concurrent('the kind of cause of a failed flow', { timeout: 120_000 }, () => {
+describe.concurrent('the kind of cause of a failed flow', { timeout: within(240_000) }, () => {
   it('tool arguments the declared parameters do not allow: outside the document, no rule failed', async () => {
     const report = await clientsAgainst('tools-arguments-off-schema', ['langchain', 'ai-sdk', 'openai']);
     expect(report.results.filter((r) => r.outcome === 'fail').map((r) => r.id)).toEqual([]);

@@ -17,6 +17,7 @@ import type { RawReport } from '../../report/report.js';
 import { validator } from '../../schemas/index.js';
 import { cli } from '../support/cli.js';
 import { browserRuns } from '../support/chromium.js';
+import { within } from '../support/machine.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'conformance-clients-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +25,7 @@ const KEY = DEFAULT_CONFIG.keys[0].key;
 const report = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as RawReport;
 
 // Each test runs the command (or the flows) whole: on a busy machine that is more than vitest's default.
-describe('conformance clients', { timeout: 120_000 }, () => {
+describe('conformance clients', { timeout: within(240_000) }, () => {
   it('against the embedded mock: every flow of every client passes on every model, exit 0, the matrix and the cost printed', async () => {
     const json = join(dir, 'clients.json');
     const r = await cli(['clients', '--reporter', 'pretty', '--reporter', `json=${json}`]);
@@ -184,7 +185,7 @@ describe('conformance clients', { timeout: 120_000 }, () => {
   });
 });
 
-describe('without the optional clients installed', { timeout: 120_000 }, () => {
+describe('without the optional clients installed', { timeout: within(240_000) }, () => {
   // A copy of the built kit whose node_modules holds every package but the AI SDK's, LangChain's and
   // playwright-core: Node cannot resolve them, as in a project that never installed them.
   const root = join(dir, 'kit');

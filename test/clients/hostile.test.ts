@@ -18,6 +18,7 @@ import { KEY } from '../support/run.js';
 const KINDS: ClientHostileKind[] = ['retry-after-day', 'retry-after-date', 'endless-stream', 'headers-then-silence', 'million-deltas', 'gzip-bomb', 'fifty-megabytes', 'redirect'];
 /** A --header value the redirect must not carry elsewhere. */
 const SECRET = 'x-conformance-secret: hdr-secret-0123456789abcdef';
+// The servers never answer whole (or ask to wait a day): the deadline ends every run.
 const DEADLINE_MS = 8_000;
 /** Past its deadline, the command is waited for this long before it counts as hung: a guard, not a
  * speed (the servers never end some answers, so a command whose limits do not hold never ends). */

@@ -5,7 +5,7 @@ import { loadClients } from '../../clients/load.js';
 import { runFlows } from '../../clients/run.js';
 import { transportFor } from '../../clients/transport.js';
 import { limitsFor } from '../../engine/http.js';
-import { within } from '../support/machine.js';
+import { ONLY_A_HANG_MS, within } from '../support/machine.js';
 import { redactorFor } from '../../engine/runner.js';
 import type { FlowResult } from '../../report/clients.js';
 import { DEFAULT_CONFIG } from '../../mock/config/default.js';
@@ -33,7 +33,7 @@ export async function flowsAgainst(
   // on a machine at load 9).
   // The flows' own timeout bounds each request, as --timeout does in a run; a connection on a machine
   // busy with the suite's other files gets the time the machine's pace gives it.
-  const transport = transportFor(undefined, { ...limitsFor(opts.timeoutMs ?? 5_000, undefined, opts.idleTimeoutMs), connectTimeoutMs: within(10_000) });
+  const transport = transportFor(undefined, { ...limitsFor(opts.timeoutMs ?? ONLY_A_HANG_MS, undefined, opts.idleTimeoutMs), connectTimeoutMs: within(10_000) });
   try {
     const { results } = await runFlows({
       baseUrl: server.url,
@@ -41,7 +41,7 @@ export async function flowsAgainst(
       models: [...(opts.models ?? MODELS)],
       clients: (await loaded).loaded.filter((l) => !opts.clients || opts.clients.includes(l.client.name)),
       fetch: transport.fetch,
-      timeoutMs: opts.timeoutMs ?? 5_000,
+      timeoutMs: opts.timeoutMs ?? ONLY_A_HANG_MS,
       concurrency: opts.concurrency ?? 8,
       redactor: redactorFor({ apiKey: KEY, headers: {} }),
     });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { z } from 'zod';
 import { createMock, DEFAULT_CONFIG, DEFAULT_INTERCEPT_URL, interceptMock, startMockServer, type Mock } from '../../mock/index.js';
 import type { JournalEntry } from '../../mock/core/journal.js';
+import { ONLY_A_HANG_MS } from '../support/machine.js';
 
 export const ALPHA = DEFAULT_CONFIG.keys[0];
 export const BETA = DEFAULT_CONFIG.keys[1];
@@ -20,8 +21,9 @@ export const STREAM_ERROR = 'stream-error; chunks=2';
 /** What the stream-error fault's error event says. */
 export const STREAM_ERROR_MESSAGE = 'The model stopped with an internal error.';
 
-/** Small deadlines: a hung request fails the test in seconds, never waits out a default minute. */
-export const TIMEOUT_MS = 5_000;
+/** The clients' own timeout against the mock: one only a hang reaches (a hung request fails the test
+ * at the test's own limit first). */
+export const TIMEOUT_MS = ONLY_A_HANG_MS;
 export const MAX_RETRIES = 1;
 
 export interface Transport {

@@ -27,6 +27,7 @@ async function run(kind: HostileKind, opts: HostileOptions): Promise<{ code: num
   const server = await hostileServer(kind, opts);
   const file = join(dir, `${kind}.json`);
   try {
+    // The hostile servers never answer whole.
     const args = [`--max-old-space-size=${HEAP_MB}`, BIN, 'run', '--base-url', server.url, '--api-key', KEY, ...SUITES, '--timeout', '20000', '--reporter', `json=${file}`];
     const { code, signal, stderr } = await new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) =>
       execFile(process.execPath, args, { env: { ...process.env, NO_COLOR: '1' }, timeout: 90_000 }, (err, _stdout, stderr) =>

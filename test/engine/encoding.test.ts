@@ -8,8 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { evidenceOf } from '../../engine/exchanges.js';
 import { HttpClient, KEPT_OF_A_CUT_BODY, type Limits } from '../../engine/http.js';
 import { Redactor } from '../../engine/redact.js';
+import { ONLY_A_HANG_MS } from '../support/machine.js';
 
-const LIMITS: Limits = { connectTimeoutMs: 1_000, idleTimeoutMs: 1_000, deadlineMs: 3_000, maxBodyBytes: 64 * 1024 };
+const LIMITS: Limits = { connectTimeoutMs: ONLY_A_HANG_MS, idleTimeoutMs: ONLY_A_HANG_MS, deadlineMs: ONLY_A_HANG_MS, maxBodyBytes: 64 * 1024 };
 const TEXT = JSON.stringify({ object: 'list', data: Array.from({ length: 50 }, (_, i) => ({ id: `model-${i}` })) });
 
 let server: Server | undefined;

@@ -10,6 +10,7 @@ import { HttpClient, type RequestSpec, type TransportErrorKind } from '../../eng
 import { runChecks } from '../../engine/runner.js';
 import { KEY, SECOND_KEY } from '../support/run.js';
 
+// The hostile servers never answer whole: any limit cuts them.
 const LIMITS = { connectTimeoutMs: 300, idleTimeoutMs: 300, deadlineMs: 400, maxBodyBytes: 64 * 1024 };
 /** One read from a socket is at most this large on Linux loopback with Node's defaults. */
 const ONE_READ = 64 * 1024;

@@ -31,12 +31,12 @@ const cutPaths = (r: CheckResult) => (r.paths ?? [r]).filter((p) => p.outcome ==
 
 describe('a slow engine whose streams fall silent in the middle', () => {
   it('passes every check with an idle limit above the pause', async () => {
-    const results = await runAgainstMock(CHECKS, { mock: slowEngine(PAUSE_MS), idleTimeoutMs: IDLE_ABOVE_MS, timeoutMs: 10_000 });
+    const results = await runAgainstMock(CHECKS, { mock: slowEngine(PAUSE_MS), idleTimeoutMs: IDLE_ABOVE_MS });
     expect(notPassing(results)).toEqual([]);
   });
 
   it('below it, leaves the streams the kit cut not-tested, naming --idle-timeout, and fails no must', async () => {
-    const results = await runAgainstMock(CHECKS, { mock: slowEngine(FOREVER_MS), idleTimeoutMs: IDLE_BELOW_MS, timeoutMs: 10_000 });
+    const results = await runAgainstMock(CHECKS, { mock: slowEngine(FOREVER_MS), idleTimeoutMs: IDLE_BELOW_MS });
     const all = [...results.values()];
     const failedMusts = all.filter((r) => r.level === 'must' && (r.outcome === 'fail' || r.outcome === 'flaky')).map((r) => `${r.id}: ${r.message}`);
     expect(failedMusts).toEqual([]);
@@ -86,6 +86,7 @@ describe.concurrent.each(Object.keys(CUT_ONLY))('a run against %s, which the kit
     try {
       const { results } = await runChecks(CHECKS, {
         target: { baseUrl: server.url, siteUrl: server.url, siteUrlExplicit: true, apiKey: KEY, secondApiKey: SECOND_KEY, models: ['mock-chat-1'], headers: {}, embeddedMock: false },
+        // The hostile transports never answer whole: any limit cuts them.
         limits: { connectTimeoutMs: 300, idleTimeoutMs: 300, deadlineMs: 600, maxBodyBytes: 64 * 1024 },
         concurrency: 8,
         retry: { maxRetries: 0, maxWaitMs: 0 },

@@ -35,6 +35,7 @@ describe('the runner', () => {
       run: async () => notTested('needs the owner: see x.owner', 'x.owner', 'the part was broken'),
     };
     const target = { baseUrl: 'http://127.0.0.1:9', siteUrl: 'http://127.0.0.1:9', siteUrlExplicit: true, apiKey: KEY, models: [], headers: {}, embeddedMock: false };
+    // Nothing listens at port 9 (never answers); no check here sends a request.
     const { results } = await runChecks([owner, blocked], { target, limits: limitsFor(1_000), concurrency: 1, retry: { maxRetries: 0, maxWaitMs: 0 } });
     const paths = results[0].paths!.map((p) => `${p.label}=${p.outcome}`);
     // Its first path on the same model, and no path of a point it does not have.

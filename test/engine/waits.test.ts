@@ -15,7 +15,9 @@ import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import { CHECKS } from '../../suites/index.js';
 import { KEY, notPassing, SECOND_KEY } from '../support/run.js';
+import { ONLY_A_HANG_MS } from '../support/machine.js';
 
+// Proven against servers that never answer, or answer long after these limits.
 const LIMITS: Limits = { connectTimeoutMs: 1_000, idleTimeoutMs: 300, deadlineMs: 1_500, maxBodyBytes: 64 * 1024 };
 const chat = (url: string) => ({ method: 'POST' as const, url: `${url}/v1/chat/completions`, headers: { 'content-type': 'application/json' }, body: '{}' });
 
@@ -102,7 +104,7 @@ describe.concurrent.each([
 
   it('waits for headers past the idle limit, up to --timeout: an answer after 800 ms is served', async () => {
     const server = await slowServer(800);
-    const http = client({ ...LIMITS, deadlineMs: 5_000 });
+    const http = client({ ...LIMITS, deadlineMs: ONLY_A_HANG_MS });
     try {
       const r = await http.send(chat(server.url));
       expect(r.error).toBeUndefined();
@@ -116,7 +118,8 @@ describe.concurrent.each([
   });
 
   it('ends a wait for headers past --timeout with a timeout that names --timeout', async () => {
-    const server = await slowServer(60_000);
+    // A server that never answers within the test.
+    const server = await slowServer(600_000);
     const http = client({ ...LIMITS, deadlineMs: 800 });
     try {
       const r = await http.send(chat(server.url));
@@ -175,13 +178,14 @@ async function runSlowMock(ttftMs: number, limits: Limits) {
 
 describe('a run against a slow engine', () => {
   it('is served when its answers come after the idle limit but within --timeout: every check that reads them passes', async () => {
-    const results = await runSlowMock(800, { ...LIMITS, deadlineMs: 5_000 });
+    const results = await runSlowMock(800, { ...LIMITS, deadlineMs: ONLY_A_HANG_MS });
     expect(results.map((r) => r.id).sort()).toEqual([...READ_THE_ANSWER].sort());
     expect(notPassing(results)).toEqual([]);
   });
 
   it("leaves one whose answer comes past --timeout not-tested, naming --timeout: the kit's limit is no failure of the server", async () => {
-    const results = await runSlowMock(10_000, { ...LIMITS, deadlineMs: 1_000 });
+    // An engine that never answers within the test.
+    const results = await runSlowMock(600_000, { ...LIMITS, deadlineMs: 1_000 });
     for (const r of results) {
       expect([r.id, r.outcome, r.unjudged], r.message).toEqual([r.id, 'not-tested', 'cut']);
       expect(r.blockedBy).toBeUndefined();

@@ -65,6 +65,7 @@ describe('conformance fuzz', () => {
   });
 
   it('exits 2 for a usage or connection problem', async () => {
+    // Nothing listens at port 9.
     const [seed, unreachable] = await Promise.all([cli(['fuzz', '--seed', '-1']), cli(['fuzz', '--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--timeout', '2000'])]);
     expect([seed.code, unreachable.code]).toEqual([2, 2]);
     expect(seed.stderr).toMatch(/--seed takes a whole number/);
@@ -259,6 +260,7 @@ describe('against servers that break HTTP or refuse everything', () => {
         return pass();
       },
     };
+    // A stream that never answers whole.
     const results = await runAgainstMock([probe], { mock: createMock(undefined, { faults: ['hostile-stream-forever'] }), timeoutMs: 100 });
     expect(results.get('probe.window')!.outcome, results.get('probe.window')!.message).toBe('pass');
     // runAgainstMock's concurrency, as a run's.

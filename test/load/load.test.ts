@@ -24,7 +24,7 @@ import { UsageError } from '../../suites/session.js';
 describe('conformance load', () => {
   it('passes against the embedded mock, with a JSON report of the format and the profile of every step', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'load-')), 'load.json');
-    const r = await cli(['load', '--concurrency', '1,4', '--requests', '12', '--timeout', '5000', '--reporter', 'pretty', '--reporter', `json=${out}`, '--slo', 'error_rate<1%']);
+    const r = await cli(['load', '--concurrency', '1,4', '--requests', '12', '--reporter', 'pretty', '--reporter', `json=${out}`, '--slo', 'error_rate<1%']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Load \(requests in flight; mock-chat-1; 10 requests in the mix\)/);
     expect(r.stdout).toMatch(/PASSED \(exit code 0\)/);

@@ -15,6 +15,7 @@ import { EACH_RULES } from '../../suites/load/session.js';
 import type { Item } from '../../suites/load/workload.js';
 import { KEY } from '../support/run.js';
 
+// Proven against servers that never answer (a drip, a silent body): any limit cuts them.
 const LIMITS: Limits = { connectTimeoutMs: 1_000, idleTimeoutMs: 300, deadlineMs: 1_500, maxBodyBytes: 64 * 1024 };
 const MODEL = 'mock-chat-1';
 

@@ -7,12 +7,13 @@ import { createMock } from '../../mock/core/handle.js';
 import { startMockServer } from '../../mock/http.js';
 import { runSession } from '../../suites/session.js';
 import { notPassing } from '../support/run.js';
+import { ONLY_A_HANG_MS } from '../support/machine.js';
 
 it('conformance run --strict against conformance mock --config examples/full.yaml passes every check', async () => {
   const config = loadConfigFile(fileURLToPath(new URL('../../examples/full.yaml', import.meta.url)));
   const server = await startMockServer({ mock: createMock(config) });
   try {
-    const report = await runSession({ baseUrl: server.url, apiKey: config.keys[0].key, secondApiKey: config.keys[1].key, strict: true, requireComplete: true, timeoutMs: 10_000 });
+    const report = await runSession({ baseUrl: server.url, apiKey: config.keys[0].key, secondApiKey: config.keys[1].key, strict: true, requireComplete: true, timeoutMs: ONLY_A_HANG_MS });
     expect(notPassing(report.results)).toEqual([]);
     expect(report.exitCode).toBe(0);
   } finally {

@@ -19,7 +19,7 @@ import { fixtureName } from '../../mock/record/fixtures.js';
 import { startRecorder } from '../../mock/record/server.js';
 import { makeCertificates } from '../tls/certificates.js';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { within } from '../support/machine.js';
+import { ONLY_A_HANG_MS, within } from '../support/machine.js';
 
 const UPSTREAM_KEY = DEFAULT_CONFIG.keys[0].key;
 const CLIENT_KEY = 'sk-client-side-test-key-0042';
@@ -37,7 +37,7 @@ const client = (baseURL: string, testId?: string) =>
     apiKey: CLIENT_KEY,
     baseURL: `${baseURL}/v1`,
     maxRetries: 0,
-    timeout: 10_000,
+    timeout: ONLY_A_HANG_MS,
     defaultHeaders: { ...(testId ? { 'x-test-id': testId } : {}), 'x-org-secret': ORG_SECRET, cookie: `session=${COOKIE_SECRET}` },
   });
 
@@ -374,6 +374,7 @@ describe('record and replay', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
+    // Nothing listens there: the upstream never answers.
     const rec = await startRecorder({ dir: deadDir, mode: 'record', upstream: `http://127.0.0.1:${port}`, upstreamKey: UPSTREAM_KEY, timeoutMs: 2_000 });
     try {
       const r = await fetch(`${rec.url}/v1/chat/completions`, {

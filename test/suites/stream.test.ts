@@ -14,6 +14,7 @@ import { STREAM } from '../../suites/stream.js';
 import { CHECKS as ALL } from '../../suites/index.js';
 import { USAGE } from '../../suites/usage.js';
 import { KEY, notPassing, runAgainstMock } from '../support/run.js';
+import { ONLY_A_HANG_MS } from '../support/machine.js';
 
 const CHECKS = [...STREAM, ...USAGE];
 
@@ -48,7 +49,7 @@ describe('stream suite', () => {
         STREAM.filter((c) => c.id === 'stream.complete' || c.id === 'stream.events'),
         {
           target: { baseUrl: url, siteUrl: url, siteUrlExplicit: true, apiKey: KEY, models: ['m'], headers: {}, embeddedMock: false },
-          limits: limitsFor(2_000),
+          limits: limitsFor(ONLY_A_HANG_MS),
           concurrency: 2,
           retry: { maxRetries: 0, maxWaitMs: 0 },
         },

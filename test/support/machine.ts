@@ -34,3 +34,9 @@ export function machineSlowdown(): number {
 
 /** A time target of the quiet machine, as this one meets it now: `ms` times machineSlowdown(). */
 export const within = (ms: number) => Math.round(ms * machineSlowdown());
+
+/** The limit a test gives what it runs (a run's `--timeout`, a flow's or a client's timeout) against
+ * a server of its own that answers: the kit's default, which only a hang reaches, however busy the
+ * machine. A test that proves a limit does so against a server that never answers, with any limit,
+ * and says so where it sets it (`never answers`): test/time-bounds.test.ts reads for both. */
+export const ONLY_A_HANG_MS = 60_000;

@@ -12,6 +12,7 @@ import type { CheckResult } from '../../engine/check.js';
 import { limitsFor } from '../../engine/http.js';
 import { runChecks } from '../../engine/runner.js';
 import type { Target } from '../../engine/target.js';
+import { ONLY_A_HANG_MS } from './machine.js';
 
 export const KEY = DEFAULT_CONFIG.keys[0].key;
 export const SECOND_KEY = DEFAULT_CONFIG.keys[1].key;
@@ -41,7 +42,7 @@ export async function runAgainstMock(checks: ApiCheck[], opts: RunAgainstMock = 
     };
     const { results } = await runChecks(checks, {
       target,
-      limits: limitsFor(opts.timeoutMs ?? 5_000, undefined, opts.idleTimeoutMs),
+      limits: limitsFor(opts.timeoutMs ?? ONLY_A_HANG_MS, undefined, opts.idleTimeoutMs),
       concurrency: 4,
       retry: { maxRetries: 1, maxWaitMs: 200 },
     });
