@@ -6,10 +6,13 @@
 // picks a fault from the catalogue with its parameters and help (a 429 for one request, markdown,
 // reset) and changes the next replies; a body holding markup shows as text; a page of another site
 // cannot use the control API; the page comes back by itself after the mock restarts. Elements are
-// selected by id and data attributes, never by their text. At 800 px wide the search box keeps its
-// width and each streamed piece one line; streams are marked, a dropped one is no green 200, and
-// Reset all empties the form. Screenshots with a streamed request open are kept in artifacts/
-// (dashboard.png, dashboard-narrow.png); UPDATE_DOCS=1 writes them to docs/, for the guides.
+// selected by id and data attributes, never by their text. At 1,280 and 800 px wide, with a long
+// model id and a total of seconds in the list, every header, cell and control shows its text whole
+// and every column can be reached (the list scrolls sideways in its box, shaded where more lies).
+// At 800 px the search box keeps its width and each streamed piece one line; streams are marked, a
+// dropped one is no green 200, and Reset all empties the form. Screenshots with a streamed request
+// open, at 1,280 and 800 px, are kept in artifacts/ (dashboard.png, dashboard-narrow.png);
+// UPDATE_DOCS=1 writes them to docs/, for the guides. Scrollbars show, as a window on Linux draws them.
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -40,7 +43,56 @@ const KEY = DEFAULT_CONFIG.keys[0].key;
 /** How long the page is given to show what it is waited for: a guard against a page that never does,
  * not a speed (a wait ends as soon as the page shows it). */
 const REACTS = 15_000;
-const CONFIG = { ...DEFAULT_CONFIG, timing: { ttft_ms: 40, tokens_per_second: 300 } };
+/** A long id, as a dated preview is named: the model column shows it whole. */
+const LONG_MODEL = 'mock-chat-1-long-context-preview-2026-01-15';
+const CONFIG = {
+  ...DEFAULT_CONFIG,
+  timing: { ttft_ms: 40, tokens_per_second: 300 },
+  models: [...DEFAULT_CONFIG.models, { ...DEFAULT_CONFIG.models[0], id: LONG_MODEL, name: 'Mock Chat 1, long context preview' }],
+  keys: DEFAULT_CONFIG.keys.map((k) => (k.id === 'alpha' ? { ...k, models: [...k.models, LONG_MODEL] } : k)),
+};
+
+/** What a person could not read at the window's width, each as `what: why` (runs in the page; the
+ * tests are type-checked without the DOM's types): a shown header or cell of no width, or narrower
+ * or lower than its text (cut); a control narrower than the text it shows (a select's chosen option,
+ * an empty field's placeholder: each measured on a copy sized to that text) or past its section or
+ * the window; the list's box past the window, the page wider than it, a table wider than its box
+ * where the box does not scroll sideways. Empty when everything reads whole. */
+function unreadable(): string[] {
+  const { document, innerWidth, getComputedStyle, Option } = globalThis as any;
+  const out: string[] = [];
+  const shown = (e: any) => !e.hidden && e.getClientRects().length > 0;
+  for (const cell of document.querySelectorAll('#requests th, #requests td')) {
+    if (!shown(cell)) continue;
+    const what = `${cell.tagName.toLowerCase()}[data-col="${cell.dataset.col}"] ${JSON.stringify(cell.textContent)}`;
+    if (cell.clientWidth === 0 || cell.clientHeight === 0) out.push(`${what}: no width`);
+    else if (cell.scrollWidth > cell.clientWidth || cell.scrollHeight > cell.clientHeight)
+      out.push(`${what}: ${cell.scrollWidth}x${cell.scrollHeight} of text in ${cell.clientWidth}x${cell.clientHeight}`);
+  }
+  for (const c of document.querySelectorAll('#control select, #control input, #control button, #requests .toolbar select, #requests .toolbar input')) {
+    if (!shown(c)) continue;
+    const what = `#${c.id}`;
+    const text = c.tagName === 'SELECT' ? c.selectedOptions[0]?.text : c.tagName === 'INPUT' && !c.value ? c.placeholder : '';
+    if (text) {
+      const copy = c.cloneNode(false);
+      copy.removeAttribute('id');
+      if (c.tagName === 'SELECT') copy.append(new Option(text));
+      Object.assign(copy.style, { position: 'absolute', visibility: 'hidden', width: 'auto', minWidth: '0', maxWidth: 'none', flex: 'none', fieldSizing: 'content' });
+      c.parentElement.append(copy);
+      const need = copy.getBoundingClientRect().width;
+      copy.remove();
+      if (need > c.getBoundingClientRect().width + 0.5) out.push(`${what}: ${JSON.stringify(text)} needs ${need.toFixed(1)} px, has ${c.getBoundingClientRect().width.toFixed(1)}`);
+    } else if (c.scrollWidth > c.clientWidth) out.push(`${what}: ${c.scrollWidth} px of text in ${c.clientWidth}`);
+    const section = c.closest('section');
+    const edge = section.getBoundingClientRect().left + section.clientLeft + section.clientWidth;
+    if (c.getBoundingClientRect().right > Math.min(edge, innerWidth) + 0.5) out.push(`${what}: past its section's edge`);
+  }
+  const box = document.querySelector('#requests .table');
+  if (box.getBoundingClientRect().right > innerWidth + 0.5) out.push('the list: past the window');
+  if (document.documentElement.scrollWidth > innerWidth) out.push(`the page: ${document.documentElement.scrollWidth} px wide in ${innerWidth}`);
+  if (box.querySelector('table').offsetWidth > box.clientWidth && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) out.push('the list: wider than its box, which does not scroll');
+  return out;
+}
 
 /** The content a stream or a JSON answer carries. */
 function contentOf(text: string): string {
@@ -85,12 +137,55 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
     return { tab, problems, outside };
   }
 
+  /** A chat with the long model that takes seconds (a live pace for it alone): a row's widest values. */
+  const slowLong = (stream: boolean) => {
+    mock.mock.control.set({ pace: { ttft_ms: 2100 }, times: 1 });
+    return chat({ model: LONG_MODEL, stream, messages: [{ role: 'user', content: 'Summarise the incident report of last night: its timeline, and what each team did about it.' }] });
+  };
+
+  /** At this window's size: nothing unreadable, and every column reachable. A table wider than its box
+   * is shaded on its right; scrolled to its end, the shade moves to the left, the time column stays at
+   * the left and the last column shows whole in the box; every column fits beside the time column.
+   * Left scrolled back to its start. Whether the list scrolls sideways. */
+  async function readableAt(tab: Page, width: number, height: number): Promise<boolean> {
+    await tab.setViewportSize({ width, height });
+    const box = tab.locator('#table-box');
+    const frame = tab.locator('#table-frame');
+    expect(await tab.evaluate(unreadable), `at ${width} px`).toEqual([]);
+    const wider = await box.evaluate((b) => b.scrollWidth > b.clientWidth);
+    await expect.poll(() => frame.getAttribute('data-more-right'), { timeout: within(REACTS) }).toBe(String(wider));
+    expect(await frame.getAttribute('data-more-left')).toBe('false');
+    if (!wider) return false;
+    await box.evaluate((b) => b.scrollTo({ left: b.scrollWidth }));
+    await expect.poll(() => frame.getAttribute('data-more-left'), { timeout: within(REACTS) }).toBe('true');
+    expect(await frame.getAttribute('data-more-right')).toBe('false');
+    const place = await box.evaluate((b) => {
+      const inner = b.getBoundingClientRect().left + b.clientLeft;
+      const heads = [...b.querySelectorAll('th')].filter((th) => !th.hidden);
+      const time = heads.find((th) => th.dataset.col === 'time')!;
+      return {
+        timeAt: time.getBoundingClientRect().left - inner,
+        lastPast: heads.at(-1)!.getBoundingClientRect().right - (inner + b.clientWidth),
+        tooWide: heads.filter((th) => th !== time && th.offsetWidth > b.clientWidth - time.offsetWidth).map((th) => th.dataset.col),
+        table: b.querySelector('table')!.offsetWidth - b.scrollWidth,
+      };
+    });
+    expect(place.timeAt).toBeCloseTo(0, 0);
+    expect(place.lastPast).toBeLessThanOrEqual(0.5);
+    expect(place.tooWide).toEqual([]);
+    expect(place.table).toBeLessThanOrEqual(0);
+    expect(await tab.evaluate(unreadable), `at ${width} px, scrolled to the end`).toEqual([]);
+    await box.evaluate((b) => b.scrollTo({ left: 0 }));
+    await expect.poll(() => frame.getAttribute('data-more-left'), { timeout: within(REACTS) }).toBe('false');
+    return true;
+  }
+
   beforeAll(async () => {
     mock = await startMockServer({ mock: createMock(CONFIG) });
     site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another site</title>'));
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     sitePort = (site.address() as AddressInfo).port;
-    browser = await launchChromium(['evil.test']);
+    browser = await launchChromium(['evil.test'], { scrollbars: true });
   }, within(60_000));
   afterAll(async () => {
     await browser?.close();
@@ -158,16 +253,28 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       });
       await chat({ messages: [{ role: 'robot', content: 'hi' }] });
       await chat({ messages: [{ role: 'user', content: 'Write a haiku about streaming tokens.' }] });
-      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(REACTS) }).toBe(7);
-      await expect.poll(() => tab.locator(`${row({ done: 'true' })}`).count(), { timeout: within(REACTS) }).toBe(7);
+      await slowLong(true);
+      await expect.poll(() => tab.locator('#rows tr').count(), { timeout: within(REACTS) }).toBe(8);
+      await expect.poll(() => tab.locator(`${row({ done: 'true' })}`).count(), { timeout: within(REACTS) }).toBe(8);
+      // The slow one, the latest: a total of seconds (a lower bound: the pace it was given), its model whole.
+      expect(await tab.locator('#rows tr').first().locator('td[data-col="total"]').textContent()).toMatch(/^\d{4,} ms$/);
+      expect(await tab.locator('#rows tr').first().locator('td[data-col="model"]').textContent()).toBe(LONG_MODEL);
       expect(await tab.locator(`${row({ status: '429' })} td[data-col="answered"]`).textContent()).toMatch(/rate limit/i);
       expect((await tab.locator(`${row({ status: '200' })} td[data-col="answered"]`).allTextContents()).filter((t) => /^get_weather\(\{"city":"[^"]*"\}\)$/.test(t))).toHaveLength(1);
       // No scenario and no content profile of its own here: those columns hide.
       for (const col of ['scenario']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isHidden()).toBe(true);
       for (const col of ['asked', 'answered', 'key', 'faults']) expect(await tab.locator(`#requests th[data-col="${col}"]`).isVisible()).toBe(true);
+      // Every column readable at half a laptop's screen and at a laptop's: at 800 px the list scrolls
+      // sideways, its outcome and times in view before it is scrolled.
+      expect(await readableAt(tab, 800, 900)).toBe(true);
+      const totalInView = await tab
+        .locator('#table-box')
+        .evaluate((b) => b.querySelector('th[data-col="total"]')!.getBoundingClientRect().right <= b.getBoundingClientRect().left + b.clientLeft + b.clientWidth);
+      expect(totalInView).toBe(true);
+      await readableAt(tab, 1280, 1000);
       mkdirSync(ARTIFACTS, { recursive: true });
-      // A laptop's window: the previews get the width the short columns leave.
-      await tab.setViewportSize({ width: 1600, height: 1000 });
+      // No row lit by the pointer that clicked: the screenshot shows the open row as selected, alone.
+      await tab.mouse.move(0, 0);
       await tab.screenshot({ path: join(ARTIFACTS, 'dashboard.png') });
       if (process.env.UPDATE_DOCS === '1') copyFileSync(join(ARTIFACTS, 'dashboard.png'), join(DOCS, 'dashboard.png'));
       expect(problems).toEqual([]);
@@ -259,7 +366,9 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       });
       await dropped.text().catch(() => undefined);
       await chat({ ...long, messages: [{ role: 'user', content: 'Not streamed.' }] });
-      await expect.poll(() => tab.locator(row({ done: 'true' })).count(), { timeout: within(REACTS) }).toBe(3);
+      await slowLong(false);
+      await expect.poll(() => tab.locator(row({ done: 'true' })).count(), { timeout: within(REACTS) }).toBe(4);
+      expect(await tab.locator('#rows tr').first().locator('td[data-col="total"]').textContent()).toMatch(/^\d{4,} ms$/);
 
       // The search box keeps a width to type in; the selects wrap below it.
       expect((await tab.locator('#filter-text').boundingBox())!.width).toBeGreaterThan(150);
@@ -277,9 +386,12 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       const whole = `${row({ stream: 'true', cut: 'false' })} td[data-col="status"]`;
       expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).not.toBe(await colour(whole));
       expect(await colour(`${row({ cut: 'true' })} td[data-col="status"]`)).toBe('rgb(207, 34, 46)');
-      // Ids are read whole: the model column is as wide as its longest id.
+      // Ids are read whole: the model column is as wide as its longest id; so is every other column,
+      // the list scrolling sideways in its box.
       const model = tab.locator(`${row({ cut: 'false' })} td[data-col="model"]`).first();
+      expect(await model.textContent()).toBe(LONG_MODEL);
       expect(await model.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+      expect(await readableAt(tab, 800, 900)).toBe(true);
 
       // A whole stream open: each event on one line of the time line, whatever its text.
       await tab.locator(row({ stream: 'true', cut: 'false' })).click();
@@ -293,6 +405,7 @@ describe.skipIf(!browserRuns)('the dashboard in headless Chromium', () => {
       expect(heights.length).toBeGreaterThan(5);
       expect(Math.max(...heights)).toBeLessThan(line * 1.5 + 4);
       mkdirSync(ARTIFACTS, { recursive: true });
+      await tab.mouse.move(0, 0);
       await tab.screenshot({ path: join(ARTIFACTS, 'dashboard-narrow.png') });
       if (process.env.UPDATE_DOCS === '1') copyFileSync(join(ARTIFACTS, 'dashboard-narrow.png'), join(DOCS, 'dashboard-narrow.png'));
 

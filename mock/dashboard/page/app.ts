@@ -207,54 +207,53 @@ function visible(): Row[] {
   return out;
 }
 
-/** The table's columns, in order: the header's label and (but for what was asked and answered,
- * which share the rest) its width, or the bounds in characters of a width that follows the longest
- * text shown (ids a list must not cut); what each shows of a row, and a mark after it; and whether
- * it hides when no row shown has anything in it. */
+/** The table's columns, in order: the header's label; what each shows of a row, and a mark after it;
+ * whether its text wraps (what was asked and answered, the faults: free text, given the width the
+ * others leave, never less than a readable one) or stays on one line, the column as wide as its
+ * longest value (times, ids, statuses: never cut); and whether it hides when no row shown has
+ * anything in it. */
 const COLUMNS: {
   col: string;
   label: string;
-  width?: string;
-  fit?: { min: number; max: number };
+  wrap?: 'preview' | 'words';
   text: (r: Row) => string;
   mark?: (r: Row) => string | undefined;
   cls?: (r: Row) => string;
   optional?: true;
 }[] = [
-  { col: 'time', label: 'time', width: '8.4em', text: (r) => clock(r.at) },
-  { col: 'path', label: 'request', width: '19.2em', text: (r) => `${r.method} ${r.path}`, mark: (r) => (r.stream ? 'stream' : undefined) },
+  { col: 'time', label: 'time', text: (r) => clock(r.at) },
+  { col: 'path', label: 'request', text: (r) => `${r.method} ${r.path}`, mark: (r) => (r.stream ? 'stream' : undefined) },
   // A stream cut before its end is no success, whatever its status line said.
   {
     col: 'status',
     label: 'status',
-    width: '6.4em',
     text: (r) => `${r.status ? String(r.status) : 'no HTTP'}${r.cut && r.status ? ' cut' : ''}`,
     cls: (r) => (r.cut && r.status ? 'status-cut' : `status-${String(r.status)[0]}`),
   },
-  { col: 'key', label: 'key', fit: { min: 4, max: 18 }, text: (r) => r.key ?? '', optional: true },
-  { col: 'model', label: 'model', fit: { min: 6, max: 28 }, text: (r) => r.model ?? '', optional: true },
-  { col: 'asked', label: 'asked', text: (r) => r.asked ?? '', cls: () => 'preview', optional: true },
-  { col: 'answered', label: 'answer', text: (r) => r.answered ?? '', cls: () => 'preview', optional: true },
-  { col: 'scenario', label: 'scenario', width: '7em', text: (r) => r.scenario ?? '', optional: true },
+  // Its times beside the outcome: seen without scrolling in a narrow window.
+  { col: 'ttfb', label: 'first byte', text: (r) => ms(r.ttfb_ms), cls: () => 'num' },
+  { col: 'total', label: 'total', text: (r) => ms(r.total_ms), cls: () => 'num' },
+  { col: 'key', label: 'key', text: (r) => r.key ?? '', optional: true },
+  { col: 'model', label: 'model', text: (r) => r.model ?? '', optional: true },
+  { col: 'asked', label: 'asked', wrap: 'preview', text: (r) => r.asked ?? '', optional: true },
+  { col: 'answered', label: 'answer', wrap: 'preview', text: (r) => r.answered ?? '', optional: true },
+  { col: 'scenario', label: 'scenario', text: (r) => r.scenario ?? '', optional: true },
   {
     col: 'faults',
     label: 'faults',
-    width: '10em',
+    wrap: 'words',
     text: (r) => [r.faults.join(', '), r.control?.length ? `live #${r.control.map((c) => c.id).join(', #')}` : ''].filter(Boolean).join(' · '),
     optional: true,
   },
-  { col: 'content', label: 'content', width: '5.4em', text: (r) => r.content ?? '', optional: true },
-  { col: 'ttfb', label: 'first byte', width: '6.2em', text: (r) => ms(r.ttfb_ms), cls: () => 'num' },
-  { col: 'total', label: 'total', width: '5.4em', text: (r) => ms(r.total_ms), cls: () => 'num' },
+  { col: 'content', label: 'content', text: (r) => r.content ?? '', optional: true },
 ];
 
-/** The header row, from the columns: set through the style object (CSSOM), which the CSP allows. */
+/** The header row, from the columns: a column's kind as a class, which the style sizes it by. */
 function renderHeader(): void {
   byId('head-row').replaceChildren(
     ...COLUMNS.map((c) => {
-      const th = el('th', c.label);
+      const th = el('th', c.label, c.wrap ? `wrap-${c.wrap}` : 'fit');
       th.dataset.col = c.col;
-      if (c.width) th.style.width = c.width;
       return th;
     }),
   );
@@ -280,7 +279,7 @@ function renderRows(): void {
       tr.setAttribute('aria-selected', String(r.seq === selected));
       for (const c of COLUMNS) {
         const text = c.text(r);
-        const td = el('td', undefined, c.cls?.(r));
+        const td = el('td', undefined, [c.wrap ? `wrap-${c.wrap}` : '', c.cls?.(r) ?? ''].join(' ').trim());
         const mark = c.mark?.(r);
         td.append(el('span', text, 'cell'));
         if (mark) {
@@ -299,11 +298,22 @@ function renderRows(): void {
   for (const th of byId('head-row').children) {
     const c = COLUMNS.find((x) => x.col === (th as HTMLElement).dataset.col)!;
     (th as HTMLElement).hidden = !used.has(c.col);
-    // An id (a model, a key) is read whole: its column as wide as the longest shown, within bounds.
-    if (c.fit) (th as HTMLElement).style.width = `${Math.min(c.fit.max, Math.max(c.fit.min, c.label.length, ...shown.map((r) => c.text(r).length))) + 2}ch`;
   }
   byId('empty').hidden = rows.size > 0;
   byId('count').textContent = `${shown.length} shown of ${rows.size}${skipped ? ` (and ${skipped.toLocaleString('en-US')} more, not followed: past 2,000 a second the mock samples)` : ''}`;
+}
+
+/** Columns past the list's box are reached by scrolling it sideways (the time column stays at the
+ * left): where more of the table lies, a shade says so (the frame's right edge; the time column's
+ * edge once scrolled), which a person sees even where scrollbars show only while scrolling. The
+ * shade keeps clear of the box's vertical scrollbar and spans the rows, not the empty box below. */
+function markEdges(): void {
+  const box = byId('table-box');
+  const frame = byId('table-frame');
+  frame.dataset.moreLeft = String(box.scrollLeft > 0);
+  frame.dataset.moreRight = String(box.scrollLeft + box.clientWidth < box.scrollWidth - 1);
+  frame.style.setProperty('--bar-right', `${box.offsetWidth - box.clientWidth - box.clientLeft}px`);
+  frame.style.setProperty('--shade-height', `${Math.min(box.clientHeight, box.querySelector('table')!.offsetHeight)}px`);
 }
 
 // ------------------------------------------------------------------ one request
@@ -572,5 +582,10 @@ byId('rows').addEventListener('click', (e) => {
   if (tr?.dataset.seq) void showDetail(Number(tr.dataset.seq));
 });
 byId('copy-curl').addEventListener('click', () => void navigator.clipboard?.writeText(byId('detail-curl').textContent ?? '').catch(() => undefined));
+byId('table-box').addEventListener('scroll', markEdges, { passive: true });
+// The box resizes with the window, the table with the rows shown.
+const sized = new ResizeObserver(markEdges);
+sized.observe(byId('table-box'));
+sized.observe(byId('table-box').querySelector('table')!);
 renderHeader();
 connect();
