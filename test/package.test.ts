@@ -4,12 +4,12 @@
 // else (no tests, no benchmarks, no sources, no source maps). That tarball, and the repository by git
 // URL (a fresh clone of this one: what is committed, not the work tree), each install into an empty
 // project with no script for the user to approve, and `npx conformance run` passes there against the
-// embedded mock. The two installs run side by side (most of their time is npm waiting on files), from
-// the npm cache where it has the packages.
+// embedded mock; the pages name that tarball as npm does. The two installs run side by side (most of
+// their time is npm waiting on files), from the npm cache where it has the packages.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { within } from './support/machine.js';
@@ -91,7 +91,16 @@ it.concurrent('npm pack holds what a user needs and nothing else', async () => {
   expect(stray).toEqual([]);
 });
 
-// The installs: one test group with the check above, so that all three start at once.
+it.concurrent('the pages name the tarball as npm pack names it', async () => {
+  const { tarball } = await packed();
+  const pages = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? pages(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
+  const named = ['README.md', ...pages('docs')].flatMap((page) => [...readFileSync(join(root, page), 'utf8').matchAll(/\bchat-api-conformance-[^\s`/]*\.tgz\b/g)].map((m) => `${page}: ${m[0]}`));
+  expect(named.length).toBeGreaterThan(0);
+  expect(named.filter((n) => !n.endsWith(`: ${basename(tarball)}`))).toEqual([]);
+});
+
+// The installs: in one group of concurrent tests with the checks above, so that all start at once.
 const FAST = ['--prefer-offline', '--no-audit', '--no-fund'];
 /** What the package's `files` put at its top, as an install lays it out. */
 const TOP = [...new Set([...pkg.files.filter((f) => !f.startsWith('!')).map((f) => f.split('/')[0]), 'package.json'])].sort();
