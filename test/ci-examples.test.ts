@@ -53,20 +53,22 @@ describe("the README's CI step", () => {
   const gate = readme.slice(readme.indexOf('## CI pipelines'));
   const steps = parse(/^```yaml\n([\s\S]*?)^```/m.exec(gate)![1]) as { uses?: string; run?: string; env?: Record<string, string> }[];
 
-  it('can be copied as it is: no placeholder, the package named (never the unrelated `conformance`), the key from a secret', () => {
+  it('can be copied as it is: no placeholder, the kit a dev dependency the project installs, its own command (never the unrelated `conformance`), the key from a secret', () => {
     expect(JSON.stringify(steps)).not.toMatch(/<[^>]+>|OWNER|REPO/);
     expect(steps[0].uses).toMatch(/^actions\/setup-node@v\d+$/);
-    expect(steps[1].run).toMatch(/^npx --yes --package=chat-api-conformance -- conformance run /);
-    expect(steps[1].env).toEqual({ CONFORMANCE_API_KEY: `\${{ secrets.CONFORMANCE_API_KEY }}` });
+    // Not on the registry yet: not fetched by name, but installed with the project (README: in another project).
+    expect(steps[1].run).toBe('npm ci');
+    expect(steps[2].run).toMatch(/^npx --no-install conformance run /);
+    expect(steps[2].env).toEqual({ CONFORMANCE_API_KEY: `\${{ secrets.CONFORMANCE_API_KEY }}` });
   });
 
   it('runs: its command against a server, the key from the environment, the JUnit report written', async () => {
     const server = await startMockServer();
     try {
       const dir = mkdtempSync(join(tmpdir(), 'readme-ci-'));
-      // The package's own command in place of npx's copy of it, the mock in place of the server.
-      const args = steps[1]
-        .run!.replace(/^npx .*? -- conformance /, '')
+      // The package's own command in place of the project's installed copy, the mock in place of the server.
+      const args = steps[2]
+        .run!.replace(/^npx --no-install conformance /, '')
         .replace('http://127.0.0.1:8000', server.url)
         .replace('reports/', `${dir}/`)
         .split(' ');

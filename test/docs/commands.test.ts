@@ -32,7 +32,11 @@ const NOT_RUN: { page?: string; command: RegExp; why: string }[] = [
   { page: 'docs/load.md', command: /--merge part-\*\.json/, why: "the reports of the sweep above, made against the reader's own server" },
   { page: 'README.md', command: /^npm install && npm run build && npx conformance run/, why: "the kit's own install and build, which CI runs (.ci/run)" },
   { page: 'README.md', command: /^npm test$/, why: "the kit's own test suite, this test among it" },
-  { page: 'README.md', command: /^npm install --save-dev chat-api-conformance$/, why: 'an install from the npm registry' },
+  {
+    page: 'README.md',
+    command: /^npm install --save-dev (git\+https:\/\/github\.com\/OWNER\/REPO\.git|\.\/chat-api-conformance-[\d.]+\.tgz)$/,
+    why: 'an install of the kit into another project, from its repository or a packed tarball: test/package.test.ts runs both',
+  },
   { page: 'docs/performance.md', command: /^(BENCH_ONLY=instructions )?npm run bench(:gate)?$/, why: "the kit's own benchmarks, minutes of valgrind; CI runs the gate (.ci/run)" },
   { page: 'docs/mock.md', command: /--host 0\.0\.0\.0/, why: 'a mock listening on the network: a test listens on 127.0.0.1 only' },
 ];

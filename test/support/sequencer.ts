@@ -11,6 +11,7 @@ const LONGEST = [
   'test/faults.test.ts', // 76 s
   'test/faults-second-half.test.ts', // 59 s
   'test/clients/sweep.test.ts', // about 50 s, most of it in its beforeAll, which the report leaves out
+  'test/package.test.ts', // about 50 s: the install from git (npm installs the kit's dev dependencies in its clone and builds it)
   'test/tls/https.test.ts', // 41 s
   'test/clients/hostile.test.ts', // 33 s: eight commands side by side, each waiting on its deadline
   'test/cli/ready.test.ts', // waits on servers getting ready, every command
