@@ -38,6 +38,7 @@ import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
 import { checksForFlows, clientsBeside, FLOW_IDS, notInstalledChoice } from '../clients/session.js';
 import { clientProcess } from '../clients/isolated.js';
+import { watchNpmParent } from './npm-parent.js';
 
 const EXIT_USAGE = 2;
 
@@ -313,6 +314,12 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
 
 // Every command validates with the validators the build compiled (schemas/precompiled.ts).
 usePrecompiled();
+
+// `npx conformance mock &` then `kill $!`: npm passes the signal to its shell, not to this process.
+watchNpmParent(() => {
+  process.stderr.write('conformance: the npm process that started this command has ended: stopping as on SIGTERM\n');
+  process.kill(process.pid, 'SIGTERM');
+});
 
 // No top-level await: the build makes this a CommonJS file, which bin/conformance.ts loads with its
 // code cache. An error a handler throws ends the process as an unhandled rejection does: exit 1, its stack.
