@@ -649,7 +649,7 @@ async function recordOrReplay(
     [
       mode === 'record'
         ? `recording from ${argv.upstream} on ${recorder.url} into ${dir}`
-        : `replaying ${dir} on ${recorder.url} (${files.length} files${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
+        : `replaying ${dir} on ${recorder.url} (${files.length} file${files.length === 1 ? '' : 's'}${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
       `a file per test: the ${argv['test-id-header']} header names it (none: default.yaml); any Bearer key is taken${mode === 'record' ? ", the upstream's key is sent in its place" : ''}`,
       ...boundaryLines(named, argv.host, mode === 'record' || argv.fallback === 'upstream'),
       '',
