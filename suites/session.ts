@@ -247,7 +247,7 @@ export async function openTarget(
     await mock?.close();
   };
   try {
-    if (!apiKey) throw new UsageError('an API key is needed: --api-key KEY or CONFORMANCE_API_KEY');
+    // What is wrong with the URL is said first: it is what a key would be sent to.
     let parsed: URL;
     try {
       parsed = new URL(baseUrl);
@@ -272,6 +272,7 @@ export async function openTarget(
       }
       withoutCredentials('--site-url', site);
     }
+    if (!apiKey) throw new UsageError('an API key is needed: --api-key KEY or CONFORMANCE_API_KEY');
     const target: Target = {
       baseUrl: normalizeBaseUrl(baseUrl),
       siteUrl: opts.siteUrl ?? parsed.origin,
