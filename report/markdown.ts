@@ -4,7 +4,7 @@
 import type { CheckResult, Evidence } from '../engine/check.js';
 import { blockedUnder, failsRun, flowCountLine, flowCounts, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
-import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
+import { METRIC_MEANINGS, METRICS, paceNote, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './markdown-clients.js';
 
 /** Text safe inside a table cell: one line, no pipe, no markup surprises. */
@@ -58,6 +58,7 @@ function loadSection(load: LoadReport, results: readonly CheckResult[]): string[
     '',
     ...load.breaksUnderLoad.map((b) => `- ❌ \`${b.check}\` held alone, broke at ${cell(b.brokeAt)} (${b.held} of ${b.of} held)`),
     ...(load.breaksUnderLoad.length ? [''] : []),
+    ...(paceNote(load) ? [`> ${cell(paceNote(load)!)}`, ''] : []),
     ...table(profileRows(load)),
     '',
     METRICS.map((m) => `\`${m}\`: ${METRIC_MEANINGS[m]}`).join('; '),
