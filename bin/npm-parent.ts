@@ -35,7 +35,7 @@ export function startedByNpm(env: NodeJS.ProcessEnv, parent: string[] | undefine
   const [first = '', flag, line] = parent;
   // npm's own process names itself `npm exec ...` (process.title), or runs as node npm-cli.js.
   if (/^npm\b/.test(first) || parent.some((a) => /npm-cli\.js$/.test(a))) return true;
-  return flag === '-c' && /(^|\/)(sh|bash|dash|zsh)$/.test(first) && line !== undefined && line.startsWith(script);
+  return flag === '-c' && /(^|\/)(sh|bash|dash|zsh)$/.test(first) && line?.startsWith(script) === true;
 }
 
 /** Watches the parent npm gave this process; when it is gone, `onGone` (once). Nothing where npm did
