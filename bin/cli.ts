@@ -32,12 +32,13 @@ import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
 import { mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
-import { COMMANDS, type CHECKED, type TARGET } from './options.js';
-import { typedValue, usageMessage } from './usage.js';
+import { COMMANDS, UNITS, type CHECKED, type TARGET } from './options.js';
+import { inMilliseconds, notOneOf, typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
 import { closingLines } from './closing.js';
 import { checksForFlows, clientsBeside, FLOW_IDS, notInstalledChoice } from '../clients/session.js';
 import { clientProcess } from '../clients/isolated.js';
+import { watchNpmParent } from './npm-parent.js';
 
 const EXIT_USAGE = 2;
 
@@ -71,7 +72,7 @@ interface ReporterTarget {
 function reporterTargets(specs: string[], output?: string): ReporterTarget[] {
   const targets = specs.map((spec): ReporterTarget => {
     const [name, file] = spec.split(/=(.*)/s);
-    if (!REPORTER_NAMES.includes(name as ReporterName)) usageExit(`unknown reporter "${name}" (choose from ${REPORTER_NAMES.join(', ')})`);
+    if (!REPORTER_NAMES.includes(name as ReporterName)) usageExit(notOneOf('reporter', name, REPORTER_NAMES));
     if (spec.includes('=') && !file) usageExit(`--reporter ${name}= names no file: give one (${name}=FILE), or leave out the = for standard output`);
     return { name: name as ReporterName, file: file || undefined };
   });
@@ -154,10 +155,17 @@ function parseHeaders(values: string[]): Record<string, string> {
   return out;
 }
 
+/** A positive whole number, or exit 2 saying the flag's unit (`--timeout takes a positive whole
+ * number of milliseconds`), and the figure meant where a duration was typed (`30s`: 30000). */
 const positiveInt = (name: string) => (v: unknown) => {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) usageExit(`--${name} takes a positive whole number, got ${typedValue(name, v, hideBin(process.argv))}`);
+  if (!Number.isInteger(n) || n <= 0) {
+    const unit = UNITS[name];
+    const typed = typedValue(name, v, hideBin(process.argv));
+    const meant = unit === 'milliseconds' ? inMilliseconds(typed) : undefined;
+    usageExit(`--${name} takes a positive whole number${unit ? ` of ${unit}` : ''}, got ${typed}${meant ? `: did you mean --${name} ${meant}?` : ''}`);
+  }
   return n;
 };
 
@@ -313,6 +321,12 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
 
 // Every command validates with the validators the build compiled (schemas/precompiled.ts).
 usePrecompiled();
+
+// `npx conformance mock &` then `kill $!`: npm passes the signal to its shell, not to this process.
+watchNpmParent(() => {
+  process.stderr.write('conformance: the npm process that started this command has ended: stopping as on SIGTERM\n');
+  process.kill(process.pid, 'SIGTERM');
+});
 
 // No top-level await: the build makes this a CommonJS file, which bin/conformance.ts loads with its
 // code cache. An error a handler throws ends the process as an unhandled rejection does: exit 1, its stack.
@@ -642,7 +656,7 @@ async function recordOrReplay(
     [
       mode === 'record'
         ? `recording from ${argv.upstream} on ${recorder.url} into ${dir}`
-        : `replaying ${dir} on ${recorder.url} (${files.length} files${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
+        : `replaying ${dir} on ${recorder.url} (${files.length} file${files.length === 1 ? '' : 's'}${argv.fallback ? `; unrecorded requests recorded from ${argv.upstream}` : ''})`,
       `a file per test: the ${argv['test-id-header']} header names it (none: default.yaml); any Bearer key is taken${mode === 'record' ? ", the upstream's key is sent in its place" : ''}`,
       ...boundaryLines(named, argv.host, mode === 'record' || argv.fallback === 'upstream'),
       '',

@@ -190,6 +190,16 @@ const MOCK = {
   },
 } as const satisfies Record<string, Options>;
 
+/** The unit of each number option that has one, as its description says it (`in ms`): a usage
+ * error names it (`--timeout takes a positive whole number of milliseconds`). */
+export const UNITS: Readonly<Record<string, 'milliseconds' | 'bytes' | 'tokens'>> = {
+  timeout: 'milliseconds',
+  'idle-timeout': 'milliseconds',
+  deadline: 'milliseconds',
+  'max-body': 'bytes',
+  'max-tokens': 'tokens',
+};
+
 /** Every command, in the order `conformance --help` lists them. */
 export const COMMANDS = {
   run: { command: 'run', describe: 'Run the checks against a server (the bundled mock when no --base-url is given)', options: RUN },

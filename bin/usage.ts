@@ -48,10 +48,26 @@ export function usageMessage(msg: string, args: readonly string[]): string {
   // Invalid values:\n  Argument: suite, Given: "nope", Choices: "chat", "stop", ...
   const invalid = /Argument: ([\w-]+), Given: "([^"]*)", Choices: (.*)$/m.exec(msg);
   if (invalid) {
-    const choices = [...invalid[3].matchAll(/"([^"]*)"/g)].map((m) => m[1]);
-    return `--${invalid[1]} "${invalid[2]}" is not one of ${choices.join(', ')}${didYouMean(invalid[2], choices)}`;
+    return notOneOf(
+      invalid[1],
+      invalid[2],
+      [...invalid[3].matchAll(/"([^"]*)"/g)].map((m) => m[1]),
+    );
   }
   return msg.replace(/\s*\n\s*/g, '; ');
+}
+
+/** A value outside a flag's choices, and the choice meant: `--reporter "htm" is not one of ...: did you mean html?` */
+export function notOneOf(flag: string, given: string, choices: readonly string[]): string {
+  return `--${flag} "${given}" is not one of ${choices.join(', ')}${didYouMean(given, choices)}`;
+}
+
+/** `--timeout 30s` where milliseconds are taken: the figure meant, or nothing. */
+export function inMilliseconds(typed: string): number | undefined {
+  const m = /^'?\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min)\s*'?$/.exec(typed);
+  if (!m) return undefined;
+  const ms = Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 's' ? 1000 : 60_000);
+  return Number.isInteger(ms) && ms > 0 ? ms : undefined;
 }
 
 /** A flag's value as the user typed it: yargs reads a number flag it cannot parse (`--timeout abc`)

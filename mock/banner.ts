@@ -7,6 +7,9 @@ import { PACES, paceText } from './core/timing.js';
 import { REASONING_TOKENS } from './core/generate.js';
 import { boundaryOf, isLoopbackAddress, type Boundary } from './boundary.js';
 
+/** `1 scenario`, `3 models`. */
+const counted = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
 const shown = (c: ContentRef) => (typeof c === 'string' ? c : [c.profile, c.split && `split=${c.split}`].filter(Boolean).join('; '));
 
 export function banner(
@@ -34,7 +37,7 @@ export function banner(
           `TLS: certificate ${from.tls.cert}${from.tls.clientCa ? `; client certificates required, signed by a CA of ${from.tls.clientCa}` : ''} (a client that does not trust its CA: conformance run --ca-cert FILE)`,
         ]
       : []),
-    `configuration: ${from.file ?? 'built-in'}; ${c.models.length} models, ${c.scenarios?.length ?? 0} scenarios${c.strict_scenarios ? ' (strict)' : ''}`,
+    `configuration: ${from.file ?? 'built-in'}; ${counted(c.models.length, 'model')}, ${counted(c.scenarios?.length ?? 0, 'scenario')}${c.strict_scenarios ? ' (strict)' : ''}`,
     `faults on every request: ${faults.length ? faults.map((f) => `"${f}"`).join(', ') : 'none'}`,
     ...(random ? [`faults at random, on ${Math.round(random.rate * 100)}% of chat requests: ${random.pool.map((f) => `"${typeof f === 'string' ? f : f.name}"`).join(', ')}`] : []),
     'a fault on one request: the x-mock-fault header (conformance mock --list-faults)',

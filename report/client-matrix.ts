@@ -2,6 +2,7 @@
 // against clients, and why a flow failed (the failed checks that explain it, or that none does). The
 // gate that weighs a flow is the checks' (report.ts, flowFailsRun).
 import type { ClientInfo, ClientsReport, FlowResult } from './clients.js';
+import { summary } from './text.js';
 
 /** A cell of the matrix: a flow in a client. */
 export interface MatrixCell {
@@ -28,11 +29,12 @@ export function matrix(clients: ClientsReport): { flow: { name: string; title: s
   }));
 }
 
-/** Why a flow failed, in a phrase: its message, then the failed checks that explain it, or that none does. */
+/** Why a flow failed, in a phrase: its message, then the failed checks that explain it, or that
+ * none does. A long message is cut after a word, and says where it is whole: the flow's own entry,
+ * which every reporter draws under the matrix. */
 export function failureWhy(f: FlowResult, max = 160): string {
   const first = (f.message ?? 'failed').replace(/\s+/g, ' ');
-  const said = first.length > max ? `${first.slice(0, max - 1)}…` : first;
-  return `${said} ${explanation(f)}`;
+  return `${summary(first, max, `the whole under ${f.id} below`)} ${explanation(f)}`;
 }
 
 /** `← tools.stream failed`, a requirement outside the document, a precondition never reached, or the

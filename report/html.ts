@@ -4,7 +4,7 @@
 import type { CheckResult, Evidence, Outcome } from '../engine/check.js';
 import { blockedUnder, failsRun, flowCountLine, flowCounts, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { heldChart, latencyChart } from './charts.js';
-import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
+import { METRIC_MEANINGS, METRICS, paceNote, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './html-clients.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -62,7 +62,7 @@ function loadSection(load: LoadReport): string {
   const breaks = load.breaksUnderLoad
     .map((b) => `<li class="breaks" data-breaks="${esc(b.check)}"><code>${esc(b.check)}</code> held alone, broke at ${esc(b.brokeAt)} (${b.held} of ${b.of} held)</li>`)
     .join('');
-  return `<section class="load" data-load><h2>Load: ${esc(load.model)}, ${load.workload.length} requests in the mix, ${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}</h2>${breaks ? `<ul>${breaks}</ul>` : ''}
+  return `<section class="load" data-load><h2>Load: ${esc(load.model)}, ${load.workload.length} requests in the mix, ${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}</h2>${breaks ? `<ul>${breaks}</ul>` : ''}${paceNote(load) ? `<p data-pace>${esc(paceNote(load)!)}</p>` : ''}
 <div class="charts">${latencyChart(load)}${heldChart(load)}</div>
 ${table(profileRows(load), 'data-table="profile"')}
 <dl class="legend" data-legend>${METRICS.map((m) => `<dt>${m}</dt><dd>${esc(METRIC_MEANINGS[m])}</dd>`).join('')}</dl>

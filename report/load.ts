@@ -77,6 +77,16 @@ export interface LoadReport {
   slo: string[];
   /** Reports of several processes merged into this one (docs/load.md). */
   merged?: number;
+  /** The embedded mock's pace, in words, where the sweep loaded it (no --base-url): the latencies
+   * are that pace's, and every reporter says so beside them. */
+  pace?: string;
+}
+
+/** Where the sweep loaded the embedded mock: what its latencies measure, in one sentence. */
+export function paceNote(load: LoadReport): string | undefined {
+  return load.pace === undefined
+    ? undefined
+    : `The embedded mock answered at a pace of its own (${load.pace}): these latencies measure that pace and this machine, not a server; --base-url URL loads yours.`;
 }
 
 /** Nearest-rank percentiles of a histogram's samples, each the value its bucket stands for (within

@@ -4,7 +4,7 @@
 import type { CheckResult, Evidence } from '../engine/check.js';
 import { blockedUnder, failsRun, flowCountLine, flowCounts, gateOf, onlyBlocked, OUTCOME_WORDS, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { safe, summary } from './text.js';
-import { METRIC_MEANINGS, METRICS, profileRows, ruleRows, type LoadReport } from './load.js';
+import { METRIC_MEANINGS, METRICS, paceNote, profileRows, ruleRows, type LoadReport } from './load.js';
 import { clientSection } from './markdown-clients.js';
 
 /** Text safe inside a table cell: one line, no pipe, no markup surprises. */
@@ -58,6 +58,7 @@ function loadSection(load: LoadReport, results: readonly CheckResult[]): string[
     '',
     ...load.breaksUnderLoad.map((b) => `- ❌ \`${b.check}\` held alone, broke at ${cell(b.brokeAt)} (${b.held} of ${b.of} held)`),
     ...(load.breaksUnderLoad.length ? [''] : []),
+    ...(paceNote(load) ? [`> ${cell(paceNote(load)!)}`, ''] : []),
     ...table(profileRows(load)),
     '',
     METRICS.map((m) => `\`${m}\`: ${METRIC_MEANINGS[m]}`).join('; '),
@@ -69,7 +70,9 @@ function loadSection(load: LoadReport, results: readonly CheckResult[]): string[
   ];
 }
 
-const row = (r: CheckResult) => `| \`${r.id}\` | ${r.level} | ${cell(r.section)} | ${cell(summary(r.message ?? r.outcome, 200))} |`;
+/** A check's row; a long finding is cut after a word, saying where it is whole: in its section
+ * below (what fails the run has one), else in the reports that keep every text (json, html). */
+const row = (r: CheckResult, whole = 'the whole in the json or html report') => `| \`${r.id}\` | ${r.level} | ${cell(r.section)} | ${cell(summary(r.message ?? r.outcome, 200, whole))} |`;
 const TABLE = ['| check | level | section | what was found |', '|---|---|---|---|'];
 
 export function renderMarkdown(report: RunReport): string {
@@ -113,7 +116,8 @@ export function renderMarkdown(report: RunReport): string {
   for (const w of report.warnings) out.push(`> ⚠️ ${w}`, '');
   if (report.load) out.push(...loadSection(report.load, report.results));
   if (report.clients) out.push(...clientSection(report.clients));
-  if (failing.length) out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map(row), '', ...failing.flatMap((r) => detail(r, under)));
+  if (failing.length)
+    out.push(`### ❌ Failing the run (${failing.length})`, '', ...TABLE, ...failing.map((r) => row(r, `the whole under ${r.id} below`)), '', ...failing.flatMap((r) => detail(r, under)));
   if (findings.length)
     out.push(
       `### Findings that do not fail the run (${findings.length})`,

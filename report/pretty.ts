@@ -4,7 +4,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { CheckResult, Evidence, Level, Outcome } from '../engine/check.js';
 import { blockedUnder, flowCountLine, flowCounts, onlyBlocked, OUTCOME_WORDS, reasonPhrase, tlsNote, whyFailing, whyPassing, type RunReport } from './report.js';
 import { header, safe } from './text.js';
-import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, rateRows, ruleRows, type LoadReport } from './load.js';
+import { fittedColumns, latencyRows, METRIC_MEANINGS, METRICS, paceNote, rateRows, ruleRows, type LoadReport } from './load.js';
 import { clientLines } from './pretty-clients.js';
 
 /** Sort key of a section: `2.3` → [0, 2, 3]; `catalog 2.4` → after every main-document
@@ -143,11 +143,24 @@ function resultLines(r: CheckResult, c: ChalkInstance, under: Map<string, CheckR
 /** The widest a table of the sweep is printed: a terminal of 100 columns shows it whole. */
 const LOAD_WIDTH = 100;
 
+/** A text in lines of at most `width` characters, broken where words end (a longer word alone). */
+function linesOf(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= width) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
 /** The sweep: what broke under load first, the profile per step (rates, then latencies, with what
  * each measures), per rule how many answers held, and the objectives' verdict beside the rules'. */
 function loadLines(load: LoadReport, results: readonly CheckResult[], c: ChalkInstance): string[] {
   const out = ['', c.bold(`Load (${load.mode === 'open' ? 'arrival rates' : 'requests in flight'}; ${safe(load.model)}; ${load.workload.length} requests in the mix)`)];
   for (const b of load.breaksUnderLoad) out.push(`  ${c.red('breaks under load:')} ${safe(b.check)} held alone, broke at ${safe(b.brokeAt)} (${b.held} of ${b.of} held)`);
+  const pace = paceNote(load);
+  if (pace) out.push(...linesOf(safe(pace), LOAD_WIDTH - 2).map((l) => `  ${c.yellow(l)}`));
   out.push(...fittedColumns(rateRows(load), LOAD_WIDTH).map(safe), '');
   out.push('  latency in ms at each step: p50 / p90 / p99 / max', ...fittedColumns(latencyRows(load), LOAD_WIDTH).map(safe));
   out.push(...METRICS.map((m) => c.gray(`  ${m.padEnd(4)}  ${METRIC_MEANINGS[m]}`)));

@@ -21,8 +21,9 @@ export interface LoadProgress {
   failed(): number;
 }
 
-/** Draws `text()` over itself every EVERY_MS from `draw` until `stop`, which clears it; a second
- * `draw` replaces what is drawn. */
+/** Draws `text()` over itself from `draw`, at once and then every EVERY_MS, until `stop`, which
+ * clears it; a second `draw` replaces what is drawn. At once: a step shorter than EVERY_MS (a load
+ * step against a quick server) is drawn too, not only its closing line. */
 function liveText(out: NodeJS.WriteStream): { draw(text: () => string): void; stop(): void } {
   if (!out.isTTY) return { draw: () => {}, stop: () => {} };
   let timer: NodeJS.Timeout | undefined;
@@ -30,12 +31,14 @@ function liveText(out: NodeJS.WriteStream): { draw(text: () => string): void; st
   return {
     draw(text) {
       clearInterval(timer);
-      timer = setInterval(() => {
+      const once = () => {
         const width = Math.max(20, (out.columns ?? 80) - 1);
         const t = text();
         clear();
         out.write(t.length > width ? `${t.slice(0, width - 1)}…` : t);
-      }, EVERY_MS);
+      };
+      once();
+      timer = setInterval(once, EVERY_MS);
       timer.unref();
     },
     stop() {

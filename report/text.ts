@@ -1,5 +1,5 @@
 // Shared by the text reporters: making server-supplied text inert where it is shown, a summary of a
-// long text for a table cell, and finding a header whatever its case. How long a text may be is
+// long text for a table cell or a footnote that says where the whole is, and finding a header whatever its case. How long a text may be is
 // not decided here: the engine bounds every text of a result (engine/bounded.ts), redacted first.
 
 /** Makes server-supplied text safe for a terminal, and for what renders markdown or GitHub's
@@ -15,9 +15,17 @@ export function safe(s: string): string {
     });
 }
 
-/** The start of a text for a one-line summary (a table cell); the whole is shown elsewhere. */
-export function summary(s: string, max: number): string {
-  return s.length > max ? `${s.slice(0, max)}… (${s.length - max} more chars)` : s;
+/** The start of a text for a one-line summary (a table cell, a footnote), at most `max` characters
+ * of it, cut after a word (within one only where a single word is most of them), and where the
+ * whole text is: `threw APIError… (the whole below)`. */
+export function summary(s: string, max: number, whole: string): string {
+  if (s.length <= max) return s;
+  const head = s.slice(0, max + 1);
+  const space = head.search(/\s\S*$/);
+  let at = space >= max * 0.6 ? space : max;
+  // Never half a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(s[at - 1] ?? '')) at -= 1;
+  return `${s.slice(0, at).replace(/[\s,;:.]+$/, '')}… (${whole})`;
 }
 
 export function header(headers: Record<string, string> | undefined, name: string): string | undefined {

@@ -2,6 +2,8 @@
 // target once, select and run checks, and build the report. The CLI only parses flags around it.
 import { startMockServer, type MockServer } from '../mock/http.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
+import { createMock } from '../mock/core/handle.js';
+import { paceText } from '../mock/core/timing.js';
 import { MODEL_ID_MAX, type ApiCheck } from './api.js';
 import { HttpClient, limitsFor, type HttpResult, type Limits, type RequestSpec } from '../engine/http.js';
 import { exitCodeFor, REPORT_FORMAT_VERSION, summarize, type RawReport, type RunReport } from '../report/report.js';
@@ -228,17 +230,26 @@ export function gatedReport(
 
 /** What a session runs against: the embedded mock, started when no base URL is given, or the given
  * server, its URLs and TLS files checked (a mistake is a usage error); `close` stops the mock. */
+/** The pace of the embedded mock under `conformance load`: a hosted model's shape (a wait for the
+ * first token, then tokens at a steady rate, each pause varied), quicker than one so that the
+ * default sweep takes seconds. Answering at once, as it does for `run`, it would show an
+ * inter-token latency of 0 at every step, which measures nothing. */
+const LOAD_TIMING = { ttft_ms: 100, tokens_per_second: 200, jitter: 0.3 } as const;
+
+/** The target: the server of --base-url, or the embedded mock on a free 127.0.0.1 port, at once or,
+ * for a load (`paced`), at LOAD_TIMING's pace; `pace` then says that pace in words. */
 export async function openTarget(
   opts: Pick<SessionOptions, 'baseUrl' | 'apiKey' | 'secondApiKey' | 'siteUrl' | 'models' | 'allModels' | 'headers' | 'tls'>,
   warnings: string[],
-): Promise<{ target: Target; tls?: TlsSettings; close(): Promise<void> }> {
+  paced = false,
+): Promise<{ target: Target; tls?: TlsSettings; close(): Promise<void>; pace?: string }> {
   const tls = readTls(opts.tls);
   let mock: MockServer | undefined;
   let baseUrl = opts.baseUrl;
   let apiKey = opts.apiKey;
   let secondApiKey = opts.secondApiKey;
   if (!baseUrl) {
-    mock = await startMockServer();
+    mock = await startMockServer(paced ? { mock: createMock({ ...DEFAULT_CONFIG, timing: LOAD_TIMING }) } : {});
     baseUrl = mock.url;
     apiKey ??= DEFAULT_CONFIG.keys[0].key;
     secondApiKey ??= DEFAULT_CONFIG.keys[1].key;
@@ -247,7 +258,7 @@ export async function openTarget(
     await mock?.close();
   };
   try {
-    if (!apiKey) throw new UsageError('an API key is needed: --api-key KEY or CONFORMANCE_API_KEY');
+    // What is wrong with the URL is said first: it is what a key would be sent to.
     let parsed: URL;
     try {
       parsed = new URL(baseUrl);
@@ -272,6 +283,7 @@ export async function openTarget(
       }
       withoutCredentials('--site-url', site);
     }
+    if (!apiKey) throw new UsageError('an API key is needed: --api-key KEY or CONFORMANCE_API_KEY');
     const target: Target = {
       baseUrl: normalizeBaseUrl(baseUrl),
       siteUrl: opts.siteUrl ?? parsed.origin,
@@ -284,7 +296,7 @@ export async function openTarget(
       embeddedMock: !!mock,
       ...(tls ? { tls } : {}),
     };
-    return { target, tls, close };
+    return { target, tls, close, ...(mock && paced ? { pace: paceText(LOAD_TIMING) } : {}) };
   } catch (e) {
     await close();
     throw e;

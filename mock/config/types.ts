@@ -65,9 +65,9 @@ export interface ScenarioMatch {
   model?: string;
   /** Key id (never the key itself). */
   key?: string;
-  /** The last user message: a substring, or `/regex/flags`. */
+  /** The last user message: a substring in any case, or `/regex/flags` as written. */
   last_user?: string;
-  /** The system or developer message: a substring, or `/regex/flags`. */
+  /** The system or developer message: a substring in any case, or `/regex/flags` as written. */
   system?: string;
   /** true: tools are offered; false: none; a list: these function names are all offered. */
   tools?: boolean | string[];

@@ -3,14 +3,16 @@ import type { ConversationMessage, Scenario, ScenarioMatch } from '../config/typ
 import { answersToolResult, lastUserText, type ChatRequest } from './generate.js';
 import { contentText } from './tokens.js';
 
-/** `/regex/flags` is a regular expression; anything else a substring. */
+/** `/regex/flags` is a regular expression, as written (`/hello/i` for any case); anything else a
+ * substring, in any case: `hello` matches "Hello!", as a person typing to a chat UI writes it. */
 export function textMatcher(pattern: string): (text: string) => boolean {
   const m = /^\/(.*)\/([dgimsuvy]*)$/s.exec(pattern);
   if (m) {
     const re = new RegExp(m[1], m[2].replace(/[gy]/g, ''));
     return (t) => re.test(t);
   }
-  return (t) => t.includes(pattern);
+  const folded = pattern.toLowerCase();
+  return (t) => t.toLowerCase().includes(folded);
 }
 
 type Condition = (req: ChatRequest, keyId: string) => boolean;

@@ -100,7 +100,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   // too, and judge nothing.
   const baseline = readBaseline(opts, known);
   const timeoutMs = opts.timeoutMs ?? LOAD_DEFAULTS.timeoutMs;
-  const opened = await openTarget(opts, warnings);
+  const opened = await openTarget(opts, warnings, true);
   const started = new Date();
   const t0 = performance.now();
   const limits = limitsFor(timeoutMs, opts.maxBodyBytes, opts.idleTimeoutMs);
@@ -196,6 +196,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       steps: reports,
       breaksUnderLoad: breaksUnderLoad(reports),
       slo: opts.slo ?? [],
+      ...(opened.pace ? { pace: opened.pace } : {}),
     };
     return gatedReport(
       results,

@@ -110,17 +110,19 @@ describe('a slip of the keyboard', () => {
       const dir = mkdtempSync(join(tmpdir(), 'manners-'));
       const baseline = join(dir, 'expected.yaml');
       writeFileSync(baseline, 'expected:\n  - check: chat.objekt\n    reason: not yet\n');
-      const [fault, header, listed, check, url, host, timeout, seed] = await Promise.all([
+      const [fault, header, listed, check, url, host, timeout, seed, reporter] = await Promise.all([
         cli(['mock', '--fault', 'drop-afterr', '--port', '0']),
         cli(['mock', '--content', 'markdwn', '--port', '0']),
         cli(['run', '--expected-failures', baseline]),
         cli(['run', '--check', 'chat.objekt']),
-        cli(['run', '--base-url', '127.0.0.1:19001', '--api-key', 'k']),
+        // No key given: what is wrong with the URL is said first, as a key would be sent there.
+        cli(['run', '--base-url', '127.0.0.1:19001'], { CONFORMANCE_API_KEY: undefined }),
         cli(['run', '--base-url', 'api.example.com', '--api-key', 'k']),
         cli(['run', '--timeout', 'abc']),
         cli(['fuzz', '--seed=xyz']),
+        cli(['run', '--reporter', `htm=${join(dir, 'x.html')}`]),
       ]);
-      expect([fault, header, listed, check, url, host, timeout, seed].map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
+      expect([fault, header, listed, check, url, host, timeout, seed, reporter].map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2]);
       expect(fault.stderr).toBe('conformance: no fault named "drop-afterr": did you mean drop-after?; see conformance mock --list-faults\n');
       expect(header.stderr).toMatch(/^conformance: --content: unknown content profile "markdwn": did you mean markdown\? /);
       expect(listed.stderr).toBe(
@@ -129,11 +131,32 @@ describe('a slip of the keyboard', () => {
       expect(check.stderr).toBe('conformance: no check matches the filters (suites: all; checks: chat.objekt): did you mean chat.object?; see conformance list\n');
       expect(url.stderr).toBe('conformance: --base-url is not an http(s) URL: 127.0.0.1:19001: did you mean http://127.0.0.1:19001? (a URL names its scheme)\n');
       expect(host.stderr).toMatch(/did you mean https:\/\/api\.example\.com\? /);
-      expect(timeout.stderr).toBe("conformance: --timeout takes a positive whole number, got 'abc'\n");
+      expect(timeout.stderr).toBe("conformance: --timeout takes a positive whole number of milliseconds, got 'abc'\n");
+      expect(reporter.stderr).toBe(`conformance: --reporter "htm" is not one of ${REPORTER_NAMES.join(', ')}: did you mean html?\n`);
       expect(seed.stderr).toBe(`conformance: --seed takes a whole number from 0 to ${2 ** 32 - 1}, got 'xyz'\n`);
     },
     within(60_000),
   );
+});
+
+it('a number option in milliseconds says so when its value is no number, and turns a duration typed into the figure meant', async () => {
+  // Every option its description gives in ms, wherever a command takes it.
+  const ms = [
+    ...new Set(
+      Object.values(COMMANDS).flatMap((c) =>
+        Object.entries(c.options)
+          .filter(([, o]) => o.type === 'number' && /\bin ms\b/.test(o.describe ?? ''))
+          .map(([name]) => name),
+      ),
+    ),
+  ];
+  expect(ms.sort()).toEqual(['deadline', 'idle-timeout', 'timeout']);
+  const said = await Promise.all(ms.map((name) => cli(['run', `--${name}`, 'soon'])));
+  expect(said.map((r) => r.stderr)).toEqual(ms.map((name) => `conformance: --${name} takes a positive whole number of milliseconds, got 'soon'\n`));
+  const [seconds, minutes] = await Promise.all([cli(['run', '--timeout', '30s']), cli(['load', '--deadline=2m'])]);
+  expect(seconds.stderr).toBe("conformance: --timeout takes a positive whole number of milliseconds, got '30s': did you mean --timeout 30000?\n");
+  expect(minutes.stderr).toBe("conformance: --deadline takes a positive whole number of milliseconds, got '2m': did you mean --deadline 120000?\n");
+  expect([...said, seconds, minutes].map((r) => r.code)).toEqual([2, 2, 2, 2, 2]);
 });
 
 it('a port in use: one line that suggests --port 0, exit 2, no stack', async () => {

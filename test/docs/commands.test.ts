@@ -145,7 +145,7 @@ function folder(): { dir: string; path: string } {
 function bash(script: string, dir: string, path: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CONFORMANCE_') && !k.startsWith('VITEST')));
-    const child = spawn('bash', ['-c', script], { cwd: dir, env: { ...env, PATH: path, NO_COLOR: '1' }, detached: true });
+    const child = spawn('bash', ['-c', script], { cwd: dir, env: { ...env, PATH: path, NO_COLOR: '1', npm_config_offline: 'true', npm_config_update_notifier: 'false' }, detached: true });
     let output = '';
     child.stdout.on('data', (b: Buffer) => (output += b));
     child.stderr.on('data', (b: Buffer) => (output += b));
@@ -161,6 +161,21 @@ function bash(script: string, dir: string, path: string, timeoutMs: number): Pro
     });
   });
 }
+
+/** A folder where `npx conformance` is npm's own npx, running the kit installed in node_modules as a
+ * user's project has it (offline: it is found there, never looked for in the registry). */
+function npmProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'docs-npx-'));
+  writeFileSync(join(dir, 'package.json'), '{ "name": "docs-npx", "version": "1.0.0", "private": true }\n');
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(root, join(dir, 'node_modules', 'chat-api-conformance'));
+  symlinkSync('../chat-api-conformance/dist/bin/conformance.js', join(dir, 'node_modules', '.bin', 'conformance'));
+  symlinkSync(join(root, 'examples'), join(dir, 'examples'));
+  return dir;
+}
+
+/** The blocks that start a mock in the background and stop it with `kill $!`. */
+const STOPPED = BLOCKS.filter((b) => b.commands.some((c) => isMock(c.text) && c.text.endsWith('&')) && b.commands.some((c) => c.text === 'kill $!'));
 
 const slowdown = machineSlowdown();
 const servers: MockServer[] = [];
@@ -215,6 +230,8 @@ describe('every command the pages show', () => {
     const stale = NOT_RUN.filter((n) => !all.some((c) => (!n.page || n.page === c.page) && n.command.test(c.text)));
     expect(stale.map((n) => `${n.page ?? 'any page'}: ${n.command}`)).toEqual([]);
     expect(all.filter((c) => !notRun(c.page, c.text)).length).toBeGreaterThan(20);
+    // A page that starts a mock in the background shows how to stop it.
+    expect(STOPPED.map((b) => b.page).sort()).toEqual(['docs/mock.md', 'docs/verdicts.md']);
   });
 
   const runnable = BLOCKS.filter((b) => b.commands.some((c) => !notRun(b.page, c.text)));
@@ -248,6 +265,41 @@ describe('every command the pages show', () => {
       expect(failures).toEqual([]);
     },
     200_000 * slowdown,
+  );
+
+  // The shim above execs the kit, so a signal reaches the mock itself. npm's own npx runs it in a
+  // shell and passes a signal to that shell only: `kill $!` names npm, which exits, and the mock would
+  // stay on its port, orphaned (issue 46). Here a page's background mock is started and stopped
+  // through npm's npx, with the page's own lines, from a project that has the kit installed.
+  it.concurrent.each(STOPPED.map((b) => [`${b.page}:${b.line}`, b] as const))(
+    '%s: the background mock, started through npm and stopped with kill $!, frees its port',
+    async (_name, block) => {
+      const mockAt = block.commands.findIndex((c) => isMock(c.text) && c.text.endsWith('&'));
+      // What the mock needs made first (a certificate), the mock, and the kill; the page's other
+      // commands run above, with the shim.
+      const lines = block.commands.filter((c, i) => i === mockAt || (i < mockAt && !/^npx /.test(c.text)) || c.text === 'kill $!').map((c) => c.text);
+      const { commands, started } = await withPorts(lines);
+      const mock = commands.find((c) => started.has(c))!;
+      const port = started.get(mock)!;
+      const tries = Math.round(200 * slowdown);
+      const script = [
+        `up() { for _ in $(seq 1 ${tries}); do grep -qE '${BANNER.source}' "$2" && (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.1; done; return 1; }`,
+        `free() { for _ in $(seq 1 ${tries}); do (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null || return 0; sleep 0.1; done; return 1; }`,
+        ...commands.map((c) =>
+          c === mock
+            ? `${c.slice(0, -1)} > .out 2>&1 &\nup ${port} .out && echo "mock up" || { echo "no mock:"; cat .out; }`
+            : c === 'kill $!'
+              ? `kill $!\nfree ${port} && echo "port free" || echo "port still held"`
+              : `{ ${c}\n} > /dev/null 2>&1`,
+        ),
+        // The next start on that port, as the user makes it.
+        `${mock.slice(0, -1)} > .again 2>&1 &\nup ${port} .again && echo "mock up again" || { echo "no mock again:"; cat .again; }`,
+        `kill $!\nfree ${port} && echo "port free again" || echo "port still held again"`,
+      ].join('\n');
+      const run = await bash(script, npmProject(), process.env.PATH!, 120_000 * slowdown);
+      expect(run.output).toContain('mock up\nport free\nmock up again\nport free again\n');
+    },
+    150_000 * slowdown,
   );
 
   it.concurrent.each(TRANSCRIPTS.map((t) => [`${t.page}:${t.line}`, t] as const))(

@@ -29,6 +29,10 @@ describe('conformance load', () => {
     expect(r.stdout).toMatch(/Load \(requests in flight; mock-chat-1; 10 requests in the mix\)/);
     expect(r.stdout).toMatch(/PASSED \(exit code 0\)/);
     expect(r.stderr).toMatch(/conformance: concurrency 4: 12 requests/);
+    // The embedded mock is paced for a load, and the output says its latencies are that pace's.
+    expect(r.stdout.replace(/\n {2}/g, ' ')).toContain(
+      ' The embedded mock answered at a pace of its own (first token after 100 ms, then 200 tokens/s, each pause ±30%): these latencies measure that pace and this machine, not a server; --base-url URL loads yours.',
+    );
     // The profile fits a terminal of 100 columns, and says what each latency measures.
     const section = r.stdout.slice(r.stdout.indexOf('Load ('), r.stdout.indexOf('Summary'));
     expect(section.split('\n').filter((l) => l.length > 100)).toEqual([]);
@@ -38,11 +42,14 @@ describe('conformance load', () => {
     const report = JSON.parse(readFileSync(out, 'utf8'));
     expect(validator('report')(report).errors).toEqual([]);
     expect(report.load.steps.map((s: { label: string }) => s.label)).toEqual(['alone', 'concurrency 1', 'concurrency 4']);
+    expect(report.load.pace).toBe('first token after 100 ms, then 200 tokens/s, each pause ±30%');
     for (const s of report.load.steps.slice(1)) {
       expect(s.requests).toBe(12);
       expect(s.served).toBe(12);
       expect(s.e2e.count).toBe(12);
       expect(s.ttft.count).toBeGreaterThan(0);
+      // Paced, tokens come apart: an inter-token latency that is not 0 at every step.
+      expect(s.itl.max).toBeGreaterThan(0);
     }
     // The rules of run held on each answer, and the load suite's, each with a path per step.
     const ids = report.results.map((r: { id: string }) => r.id);
@@ -84,6 +91,9 @@ describe('conformance load', () => {
     const itl = 1000 / timing.tokens_per_second;
     expect(Math.abs(step.itl!.p50 - itl) / itl, `itl p50 ${step.itl!.p50} for ${itl}`).toBeLessThan(0.1);
     expect(step.outputTokensPerSecond).toBeGreaterThan(0);
+    // A server of --base-url's (this mock, at a pace of the test's) has its own latencies: no note of a pace.
+    expect(report.load!.pace).toBeUndefined();
+    expect(renderPretty(report, { color: false })).not.toContain('a pace of its own');
     // An objective the step breaches fails the run; one it keeps passes.
     const slo = (id: string) => report.results.find((r) => r.id === id)!;
     expect(slo('slo.ttft-p99').outcome).toBe('fail');

@@ -125,16 +125,18 @@ describe('configuration files', () => {
         let out = '';
         child.stdout.on('data', (b: Buffer) => (out += b) && out.includes('keys (') && resolve(out));
       });
-      expect(printed).toContain(`configuration: ${file}; 3 models, 1 scenarios`);
+      expect(printed).toContain(`configuration: ${file}; 3 models, 1 scenario\n`);
       const url = /listening on (\S+)/.exec(printed)![1];
-      const ask = (apiKey: string) =>
+      const ask = (apiKey: string, said = 'hello there') =>
         fetch(`${url}/v1/chat/completions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: 'hello there' }] }),
+          body: JSON.stringify({ model: 'mock-chat-1', messages: [{ role: 'user', content: said }] }),
         });
-      const hi = await ask(key);
-      expect(((await hi.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content).toBe('Hi there!');
+      const reply = async (said: string) => ((await (await ask(key, said)).json()) as { choices: { message: { content: string } }[] }).choices[0].message.content;
+      expect(await reply('hello there')).toBe('Hi there!');
+      // As a person types it: a plain-text match is in any case.
+      expect(await reply('Hello!')).toBe('Hi there!');
       expect((await ask(DEFAULT_CONFIG.keys[0].key)).status).toBe(401);
     } finally {
       child.kill();

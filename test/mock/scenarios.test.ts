@@ -58,10 +58,12 @@ describe('scenario matching: each condition alone', () => {
     ['model', { model: REASONER }, [[{ model: REASONER, ...user('hi') }]], [[{ model: MODEL, ...user('hi') }]]],
     ['key id', { key: 'beta' }, [[user('hi'), SECOND_KEY]], [[user('hi')]]],
     [
-      'last_user substring',
+      'last_user substring, in any case',
       { last_user: 'weather' },
       [
         [user('What is the weather like?')],
+        [user('What is the Weather like?')],
+        [user('WEATHER NOW')],
         [
           {
             messages: [
@@ -73,7 +75,7 @@ describe('scenario matching: each condition alone', () => {
         ],
       ],
       [
-        [user('What is the Weather like?')],
+        [user('What is the forecast?')],
         [
           {
             messages: [
@@ -86,6 +88,9 @@ describe('scenario matching: each condition alone', () => {
       ],
     ],
     ['last_user /regex/i', { last_user: '/^(hi|hello)\\b/i' }, [[user('HELLO there')], [user('hi!')]], [[user('say hello')], [user('hippo')]]],
+    // The docs' canned reply (docs/mock.md): "Hello!" is what a person types.
+    ["last_user: hello (the docs' scenario)", { last_user: 'hello' }, [[user('Hello!')], [user('hello')], [user('Oh, HELLO there')]], [[user('Hi!')]]],
+    ['last_user /regex/: as written, case and all', { last_user: '/hello/' }, [[user('say hello')]], [[user('Hello!')]]],
     [
       'system (system or developer message)',
       { system: 'pirate' },
@@ -102,6 +107,14 @@ describe('scenario matching: each condition alone', () => {
           {
             messages: [
               { role: 'developer', content: 'You are a pirate.' },
+              { role: 'user', content: 'hi' },
+            ],
+          },
+        ],
+        [
+          {
+            messages: [
+              { role: 'system', content: 'Pirate speak only.' },
               { role: 'user', content: 'hi' },
             ],
           },
@@ -163,6 +176,12 @@ describe('scenario matching: each condition alone', () => {
           },
         ],
       ],
+    ],
+    [
+      'tool_result saying a substring, in any case',
+      { tool_result: { content: 'approved' } },
+      [[{ ...toolTurn('weather?'), messages: toolTurn('weather?').messages.map((m) => (m.role === 'tool' ? { ...m, content: 'Approved' } : m)), tools: [WEATHER_TOOL] }]],
+      [[{ ...toolTurn('weather?'), tools: [WEATHER_TOOL] }]],
     ],
     ['response_format', { response_format: 'json_object' }, [[{ ...user('hi'), response_format: { type: 'json_object' } }]], [[user('hi')], [{ ...user('hi'), response_format: { type: 'text' } }]]],
     [

@@ -63,6 +63,14 @@ describe("the load's live line", () => {
     expect(written.at(-1)).toBe('\r\x1b[K');
   });
 
+  it('draws a step as it starts: one that ends at once is drawn too, before its closing line', () => {
+    const { written, out } = stream(true);
+    const line = loadLine(out);
+    line.onStep(step('concurrency 4', { done: 0, inFlight: 0, failed: 0 }, { requests: 20 }));
+    line.stop();
+    expect(written).toEqual(['\r\x1b[K', 'conformance: concurrency 4: 0/20 requests answered, 0 in flight, 0 failed', '\r\x1b[K']);
+  });
+
   it('writes nothing when not a terminal', async () => {
     const { written, out } = stream(false);
     const line = loadLine(out);

@@ -455,6 +455,25 @@ describe('client flows pass every gate a check passes', () => {
       clients: { ...clients, flows: [...new Set(list.map((f) => f.flow))].map((name) => ({ name, title: name })), results: list },
     });
 
+  it('a long failure is cut after a word, in the footnote and the table, and says where the whole is', () => {
+    const said = `the openai client threw APIConnectionError: ${'the stream ended before its last event and the client gave up on it; '.repeat(4)}end`;
+    const md = renderMarkdown(onlyFlows(options, [flow({ id: 'openai.tools', outcome: 'fail', failureLevel: 'must', brokenBy: ['tools.call-valid'], message: said })]));
+    const footnote = /^1\. (.*)$/m.exec(md)![1];
+    expect(footnote).toMatch(/^the openai client threw APIConnectionError: the stream .*… \(the whole under openai\.tools below\) ← tools\.call-valid failed$/);
+    // Cut where a word ends, not within one.
+    const head = footnote.slice(0, footnote.indexOf('…'));
+    expect(said.startsWith(head) && /[\s,;:.]/.test(said[head.length])).toBe(true);
+    // The whole is where the footnote says.
+    expect(md.slice(md.indexOf('`openai.tools`**'))).toContain(said);
+    // A check's finding in a table: cut after a word too; the whole in its section below, or in the reports that keep it.
+    const long = (id: string, outcome: 'fail' | 'not-tested') =>
+      result({ id, suite: 'chat', section: '2.1', level: 'must', outcome, message: `${'the reply ended early with a finish_reason nobody asked for; '.repeat(5)}end` });
+    const checks = [long('chat.cut', 'fail'), long('chat.later', 'not-tested')];
+    const table = renderMarkdown(sealed({ ...report, results: checks, summary: summarize(checks), exitCode: 1 }));
+    expect(table).toMatch(/^\| `chat\.cut` \|.* reply ended… \(the whole under chat\.cut below\) \|$/m);
+    expect(table).toMatch(/^\| `chat\.later` \|.* reply ended… \(the whole in the json or html report\) \|$/m);
+  });
+
   it('a flow that fails the run fails it in the exit code and in every reporter, and one that does not is told apart', () => {
     const r = onlyFlows(options);
     expect(r.exitCode).toBe(1);
