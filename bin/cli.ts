@@ -7,6 +7,7 @@ import { render, REPORTER_NAMES, type ReporterName } from '../report/index.js';
 import { REPORT_FORMAT_VERSION, type RawReport, type RunReport } from '../report/report.js';
 import { seal, sealText } from '../report/boundary.js';
 import { diffReports, renderDiff } from '../report/diff.js';
+import { BADGE_COLOURS, badgeOf, renderBadge } from '../report/badge.js';
 import { liveLine, loadLine } from '../report/progress.js';
 import { validatorErrors } from '../schemas/index.js';
 import { FILE_LIMITS, readText, shownPath } from '../schemas/file.js';
@@ -463,6 +464,24 @@ void yargs(hideBin(process.argv))
     },
   )
   .command(
+    COMMANDS.badge.command,
+    COMMANDS.badge.describe,
+    (y) => y.positional('report', COMMANDS.badge.positionals.report).options(COMMANDS.badge.options),
+    async (argv) => {
+      const { out, link } = argv;
+      // A link to a page: a script's scheme (javascript:, data:) would run where the badge is opened.
+      if (link !== undefined && (!link || (/^[a-z][a-z0-9+.-]*:/i.test(link) && !/^https?:\/\//i.test(link)))) usageExit(`--link takes an http(s) URL or a relative path (report.html), got '${link}'`);
+      if (out !== '-') writable(out, '--out');
+      const redactor = keysOfTheShell();
+      const report = seal(readReport(argv.report!), redactor);
+      const badge = badgeOf(report, argv.label === undefined ? undefined : sealText(argv.label, redactor));
+      const svg = await renderBadge(badge, link);
+      if (out === '-') return void process.stdout.write(svg);
+      writeFileSync(out, svg);
+      process.stderr.write(`conformance: badge in ${out}: ${badge.label ? `${badge.label} | ` : ''}${badge.message} (${BADGE_COLOURS[badge.verdict]}: ${badge.why})\n`);
+    },
+  )
+  .command(
     COMMANDS.list.command,
     COMMANDS.list.describe,
     (y) => y.options(COMMANDS.list.options),
@@ -578,7 +597,8 @@ void yargs(hideBin(process.argv))
   .recommendCommands()
   .strict()
   .fail((msg, err) => {
-    if (err) throw err;
+    // yargs' own complaint (`--out` given no value) is a usage error; any other, the handler's.
+    if (err && err.name !== 'YError') throw err;
     usageExit(usageMessage(msg, hideBin(process.argv)));
   })
   .help()

@@ -4,6 +4,7 @@
 // here once, and the reference follows by regeneration.
 import type { Options, PositionalOptions } from 'yargs';
 import { REPORTER_NAMES } from '../report/index.js';
+import { DOCUMENT_NAME } from '../report/badge.js';
 import { SUITES } from '../suites/index.js';
 import { DEFAULT_DEADLINE_MS } from '../suites/session.js';
 import { DEFAULT_WAIT_MS } from '../suites/ready.js';
@@ -228,6 +229,17 @@ export const COMMANDS = {
       new: { type: 'string', demandOption: true, describe: 'The later report (the branch)' },
     },
     options: JSON_OUTPUT,
+  },
+  badge: {
+    command: 'badge <report>',
+    describe:
+      "Write an SVG badge in the shields.io look from a JSON report (--reporter json), to link to the HTML report from a README: the document's name, the musts passed of those judged and the run's date, green where the run passed, red where a must failed or the run failed, orange where musts left unjudged failed it",
+    positionals: { report: { type: 'string', demandOption: true, describe: 'The JSON report of a run' } },
+    options: {
+      out: { type: 'string', requiresArg: true, default: 'badge.svg', describe: 'The SVG file written; - for standard output' },
+      label: { type: 'string', describe: `The text on the left (default ${DOCUMENT_NAME}, the document's name)` },
+      link: { type: 'string', describe: 'Make the badge a link to this URL (the HTML report): http(s), or a path relative to the badge' },
+    },
   },
   list: {
     command: 'list',

@@ -24,7 +24,7 @@ const MiB = 1024 * 1024;
 export const FILE_LIMITS = {
   /** A configuration, a recording, a baseline: read as YAML. A baseline of 30,000 entries is 1.7 MB. */
   yamlBytes: 2 * MiB,
-  /** A JSON report read back (`diff`, `load --merge`). */
+  /** A JSON report read back (`diff`, `load --merge`, `badge`). */
   reportBytes: 64 * MiB,
   /** Collections open at once: the parsers and the walkers (a schema's validator, the report's
    * boundary) recurse once per level, and the YAML parser runs out of stack past some 800. */

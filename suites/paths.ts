@@ -201,7 +201,9 @@ export function baseline(ctx: CheckContext): Promise<{ model?: string; problem?:
       const ex = await listModels(c);
       if (is2xx(ex)) return {};
       const cut = cutByKit(ex);
-      return cut ? { problem: `with the primary key, GET /v1/models: ${cut}`, unjudged: 'cut' } : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}`, owner: 'models.list-shape' };
+      return cut
+        ? { problem: `with the primary key, GET /v1/models: ${cut}`, unjudged: 'cut' }
+        : { problem: `with the primary key, GET /v1/models answered ${describe(ex)}`, owner: 'models.list-shape' };
     }
     const model = models[0].id;
     const ex = await ask(c, { model }, sayOk(model), 'plain chat with the primary key');
