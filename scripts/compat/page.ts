@@ -1,6 +1,6 @@
 // docs/compatibility.md, written from the reports of one compatibility run: the servers, a table of
 // the document's sections against the servers, each server's client matrix, and what was left out.
-import type { KitReports } from './verdicts.js';
+import { type KitReports, kitErrors } from './verdicts.js';
 import type { Dropped, Server } from './servers.js';
 
 /** The rows of the table: each check sits in the first section it names. */
@@ -112,7 +112,14 @@ export function compatibilityPage(outcomes: Outcome[], dropped: Dropped[], meta:
     '',
   ];
   for (const o of ok) lines.push(`### ${o.server.name} ${o.server.version}`, '', ...clientMatrix(o));
+  const wrong = ok.flatMap((o) => kitErrors(o.server.id).map((k) => `- ${o.server.name}: \`${k.check}\`: ${k.why}`));
   lines.push(
+    '## Where the kit is wrong',
+    '',
+    'Failures the reviews settled as errors of the kit, not of the server (the review of each server says why, with the answer):',
+    '',
+    ...(wrong.length ? wrong : ['None.']),
+    '',
     '## Left out',
     '',
     ...dropped.map((d) => `- \`${d.package}@${d.version}\`: ${d.why}.`),

@@ -64,15 +64,16 @@ export function verdictsOf(reports: KitReports): ServerVerdicts {
   return { checks, clients };
 }
 
-/** One verdict the review expects: a deviation (fail), a rule that holds (pass), or a rule that
- * nothing of the server answers (not-judged: any outcome but pass). */
+/** One verdict the review expects: a deviation (fail), a rule that holds (pass), a rule that nothing
+ * of the server answers (not-judged: any outcome but pass), or a failure of the kit's that the review
+ * settled as the kit's error (kit-wrong: the check fails where the rule holds, the evidence said why). */
 export interface Expectation {
-  expect: 'fail' | 'pass' | 'not-judged';
+  expect: 'fail' | 'pass' | 'not-judged' | 'kit-wrong';
   id: string;
   line: number;
 }
 
-const EXPECTATION = /^- (fail|pass|not-judged) `([\w.-]+)`/;
+const EXPECTATION = /^\s*- (fail|pass|not-judged|kit-wrong) `([\w.-]+)`/;
 
 /** The expectations of a review: its lines `- fail \`check.id\` ...`, `- pass ...`, `- not-judged ...`. */
 export function readReview(id: string): Expectation[] {
@@ -95,9 +96,20 @@ export function disagreements(server: string, review: Expectation[], checks: Rec
     else if (e.expect === 'fail' && outcome !== 'fail') out.push(`${server}: the review finds a deviation the kit does not: ${e.id} is ${outcome} (${where})`);
     else if (e.expect === 'pass' && outcome !== 'pass') out.push(`${server}: the review says ${e.id} holds, the kit says ${outcome} (${where})`);
     else if (e.expect === 'not-judged' && outcome === 'pass') out.push(`${server}: a pass where nothing answers: ${e.id} (${where})`);
+    else if (e.expect === 'kit-wrong' && outcome !== 'fail') out.push(`${server}: ${e.id}, settled as the kit's error, is ${outcome} now: the review's line is stale (${where})`);
   }
   for (const [id, outcome] of Object.entries(checks)) {
-    if (outcome === 'fail' && listed.get(id)?.expect !== 'fail') out.push(`${server}: the kit fails ${id} (${levels[id]}), which the review does not list`);
+    if (outcome === 'fail' && !['fail', 'kit-wrong'].includes(listed.get(id)?.expect ?? '')) out.push(`${server}: the kit fails ${id} (${levels[id]}), which the review does not list`);
   }
   return out;
+}
+
+/** The failures a review settled as the kit's own errors, with the review's words. */
+export function kitErrors(id: string): { check: string; why: string }[] {
+  return readFileSync(join(compatDir, 'reviews', `${id}.md`), 'utf8')
+    .split('\n')
+    .flatMap((text) => {
+      const m = /^\s*- kit-wrong `([\w.-]+)`[^:]*: (.*)$/.exec(text);
+      return m ? [{ check: m[1], why: m[2] }] : [];
+    });
 }
