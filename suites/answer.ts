@@ -28,6 +28,7 @@ import type { CheckContext } from '../engine/runner.js';
 import { bodyJson, sentJson, type Exchange } from '../engine/exchanges.js';
 import { toolCallJoiner, type ToolCallRead } from './tool-deltas.js';
 import { modelsUnderTest } from './paths.js';
+import { basic } from './basic.js';
 
 /** The parts an answer is read in. `served`: a 2xx, whose body parses as JSON on the JSON path;
  * `events`, `complete`, `chunk-json`: a stream that dispatches server-sent events, reaches its end,
@@ -540,11 +541,27 @@ export async function answerTo(
     if (!asked.servedBy) return { verdict: fail(`${asked.what} got no answer: ${unserved}`) };
   }
   const parts = needed(wayOf(a.stream), reads);
-  // A stream of the caller's own that dispatches nothing was not answered as asked.
-  if (a.broken.events !== undefined && parts.includes('events') && !(asked.readableBy ?? asked.servedBy) && !cutOff(a, 'events'))
-    return { verdict: fail(`${asked.what} got no stream: ${a.broken.events}`) };
+  // A stream of the check's own that dispatches nothing is asked again with less: the basic question
+  // on the same path. Where that streams, the check's own request is what the server did not stream:
+  // its defect. Where that does not stream either, no stream does: stream.events' defect (it judges
+  // every stream of the run), and the check is blocked by it, not failed beside it (a server that
+  // answers JSON to every stream: true failed six checks at must over one defect).
+  if (a.broken.events !== undefined && parts.includes('events') && !asked.readableBy && !cutOff(a, 'events')) {
+    if ((await eventsOwner(ctx, path, a)) === 'stream.events')
+      return { verdict: notTested(`${asked.what} got no stream, and neither did the basic question: ${a.broken.events}`, 'stream.events', `${ex.label}: ${a.broken.events}`) };
+    if (!asked.servedBy) return { verdict: fail(`${asked.what} got no stream: ${a.broken.events}`) };
+  }
   const verdict = blockedOn(a, parts, asked);
   return verdict ? { verdict } : { answer: a };
+}
+
+/** Who answers for a stream of a check's own request that dispatches no event: stream.events where
+ * the basic question on the same path dispatches none either (no stream does), else undefined (the
+ * check's own request is what the server did not stream). Asked of the run's memoized sender. */
+export async function eventsOwner(ctx: CheckContext, path: ApiPath, a: Answer): Promise<'stream.events' | undefined> {
+  if (a.broken.events === undefined || !path.stream || path.model === undefined) return undefined;
+  const control = readAnswer(await basic(ctx, path), true);
+  return control.broken.served === undefined && control.broken.events !== undefined ? 'stream.events' : undefined;
 }
 
 /** A check's reads and run, its preamble written once: `get` sends the check's request on the path

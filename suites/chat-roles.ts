@@ -9,20 +9,9 @@ import { ask } from './ask.js';
 import { answerTo, cutVerdict, readAnswer, unservedVerdict } from './answer.js';
 import { eachOwning } from './each.js';
 import { MODELS, modelsTaking, STREAM } from './paths.js';
+import { askedAfter, BASIC_CAP, basic, basicBody } from './basic.js';
 
-const COUNT_PROMPT = 'Count from one to ten in words.';
-/** The cap of the basic question: counting to ten in words ends well within it. */
-const BASIC_CAP = 64;
-
-/** The basic question after the turns of a conversation, within the basic cap. */
-const askedAfter =
-  (...turns: object[]) =>
-  (model: string): ChatBody => ({ model, messages: [...turns, { role: 'user', content: COUNT_PROMPT }], max_tokens: BASIC_CAP });
-
-/** The one ordinary request, shared by every suite that needs an ordinary answer: short, and sure to
- * end on its own well within its cap. */
-export const basicBody = askedAfter();
-export const basic = (ctx: CheckContext, path: ApiPath) => ask(ctx, path, basicBody(path.model!), 'basic chat completion');
+export { basic, basicBody };
 
 const TIME_TOOL = {
   type: 'function',

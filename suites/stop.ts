@@ -3,7 +3,7 @@
 // rules are judged where the answer is known, not where an obedient model is assumed.
 import { catalog, declaredParameters, errorText, is4xx, inSuite, type ApiCheck, type CheckDef, type ChatBody, type ApiPath } from './api.js';
 import { ask, askToRefuse, refusalOwner } from './ask.js';
-import { answerTo, blockedOn, controlVerdict, cutOf, errorBodyProblem, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
+import { answerTo, blockedOn, controlVerdict, cutOf, errorBodyProblem, eventsOwner, judged, needed, readAnswer, refusalOf, type Answer, type Part } from './answer.js';
 import { fail, notTested, pass, unjudgedBy, type AxisPoint, type Verdict } from '../engine/check.js';
 import type { Exchange } from '../engine/exchanges.js';
 import type { CheckContext } from '../engine/runner.js';
@@ -318,7 +318,8 @@ async function five(ctx: CheckContext, path: ApiPath): Promise<{ ex: Exchange; v
   if (declared !== undefined && declared < DOCUMENT_LIMIT) return { verdict: notTested(`the catalog declares stop.max_items ${declared}: four are not accepted either`) };
   // The control asks only that four be served: a broken field of its answer is its owner's to report.
   const four = await ask(ctx, path, repeatBody(path.model!, { stop: arrayOf(ref, DOCUMENT_LIMIT) }), `stop ${JSON.stringify(arrayOf(ref, DOCUMENT_LIMIT))}`);
-  const control = controlVerdict(four, !!path.stream, (why) => `the control failed: stop as an array of 4 was not served (${why}): see stop.array`, 'stop.array');
+  const owner = (await eventsOwner(ctx, path, readAnswer(four, !!path.stream))) ?? 'stop.array';
+  const control = controlVerdict(four, !!path.stream, (why) => `the control failed: stop as an array of 4 was not served (${why}): see ${owner}`, owner);
   if (control) return { verdict: control };
   const ex = await askToRefuse(ctx, path, fiveBody(ref, path.model!), 'stop as an array of 5');
   ctx.cite(ex);

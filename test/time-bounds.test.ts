@@ -35,7 +35,7 @@ const testFiles = (dir: string): string[] =>
 
 /** A limit given to what a test runs, as a figure: a request's or a run's timeout, deadline, idle or
  * connect limit, an option or a field. */
-const LIMIT = /(?:\b(?:timeoutMs|deadlineMs|idleTimeoutMs|connectTimeoutMs|TIMEOUT_MS|DEADLINE_MS)\b\s*(?:[:=]|\?\?)\s*|limitsFor\(|'--(?:timeout|deadline|idle-timeout)',\s*')(\d[\d_]*)/g;
+const LIMIT = /(?:\b(?:timeoutMs|deadlineMs|idleTimeoutMs|connectTimeoutMs|TIMEOUT_MS|DEADLINE_MS)\b\s*(?:[:=]|\?\?)\s*|limitsFor\(|'--(?:timeout|deadline|idle-timeout)',\s*')(\d[\d_]*)(?![\w.])/g;
 /** Below this, a limit is one load can reach: the kit's own default (machine.ts, ONLY_A_HANG_MS). */
 const AMPLE_MS = 60_000;
 /** What a test says where it gives a tight limit: the peer never answers (or never whole), or nothing
