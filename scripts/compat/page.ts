@@ -31,7 +31,12 @@ export interface Outcome {
   durationMs: number;
 }
 
-const cut = (text: string, n: number): string => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+/** Cut after a whole word; a server's port, new at every run, as PORT so that a page changes only with
+ * a verdict. */
+const cut = (text: string, n: number): string => {
+  const t = text.replace(/(127\.0\.0\.1|localhost):\d+/g, '$1:PORT');
+  return t.length > n ? `${t.slice(0, t.lastIndexOf(' ', n - 1) > n / 2 ? t.lastIndexOf(' ', n - 1) : n - 1)}…` : t;
+};
 const cellText = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 function cell(o: Outcome, section: string): string {
