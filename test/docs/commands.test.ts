@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock/http.js';
-import { machineSlowdown } from '../support/machine.js';
+import { machineSlowdown, within } from '../support/machine.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const markdownIn = (dir: string): string[] =>
@@ -208,7 +208,7 @@ const BANNER = /^(mock listening on|recording from|replaying) /m;
  * so that its own redirections hold), a server waited for until it has printed its banner and
  * answers, one in the foreground stopped then. */
 function scriptOf(commands: string[], started: Map<string, number>): string {
-  const wait = Math.round(200 * slowdown);
+  const wait = Math.round(within(60_000) / 100);
   const lines = [
     'set +e',
     "trap 'kill $(jobs -p) 2>/dev/null' EXIT",
@@ -281,7 +281,8 @@ describe('every command the pages show', () => {
       const { commands, started } = await withPorts(lines);
       const mock = commands.find((c) => started.has(c))!;
       const port = started.get(mock)!;
-      const tries = Math.round(200 * slowdown);
+      // A poll only a hang outlasts, on this machine as it is now: it ends as soon as the port answers.
+      const tries = Math.round(within(60_000) / 100);
       const script = [
         `up() { for _ in $(seq 1 ${tries}); do grep -qE '${BANNER.source}' "$2" && (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0; sleep 0.1; done; return 1; }`,
         `free() { for _ in $(seq 1 ${tries}); do (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null || return 0; sleep 0.1; done; return 1; }`,
@@ -296,7 +297,7 @@ describe('every command the pages show', () => {
         `${mock.slice(0, -1)} > .again 2>&1 &\nup ${port} .again && echo "mock up again" || { echo "no mock again:"; cat .again; }`,
         `kill $!\nfree ${port} && echo "port free again" || echo "port still held again"`,
       ].join('\n');
-      const run = await bash(script, npmProject(), process.env.PATH!, 120_000 * slowdown);
+      const run = await bash(script, npmProject(), process.env.PATH!, within(300_000));
       expect(run.output).toContain('mock up\nport free\nmock up again\nport free again\n');
     },
     150_000 * slowdown,
