@@ -94,6 +94,7 @@ export const AI_SDK: Client<Sdk> = {
       rests: [
         'chat.max-tokens',
         'chat.role.user',
+        'stream.content-type',
         'stream.events',
         'stream.complete',
         'stream.chunk-json',
@@ -243,7 +244,7 @@ export const AI_SDK: Client<Sdk> = {
     {
       name: 'abort',
       does: "streamText() with an abortSignal, aborted at the first text delta: fullStream ends with an 'abort' part",
-      rests: ['chat.max-tokens', 'usage.stream-present'],
+      rests: ['stream.content-type', 'stream.events', 'chat.max-tokens', 'usage.stream-present'],
       async run(sdk, ctx) {
         const controller = new AbortController();
         const errors: unknown[] = [];

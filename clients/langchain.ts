@@ -109,6 +109,7 @@ export const LANGCHAIN: Client<Sdk> = {
       rests: [
         'chat.max-tokens',
         'chat.role.user',
+        'stream.content-type',
         'stream.events',
         'stream.complete',
         'stream.chunk-json',
@@ -240,7 +241,7 @@ export const LANGCHAIN: Client<Sdk> = {
     {
       name: 'abort',
       does: '.stream() with a signal, aborted at the first chunk with content: the loop throws AbortError',
-      rests: ['chat.max-tokens', 'usage.stream-present', 'stream.chunk-schema'],
+      rests: ['stream.content-type', 'stream.events', 'chat.max-tokens', 'usage.stream-present', 'stream.chunk-schema'],
       async run(sdk, ctx) {
         const controller = new AbortController();
         const grace = abortGrace(ctx);

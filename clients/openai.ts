@@ -90,6 +90,7 @@ export const OPENAI: Client<Sdk> = {
       rests: [
         'chat.max-tokens',
         'chat.role.user',
+        'stream.content-type',
         'stream.events',
         'stream.complete',
         'stream.chunk-json',
@@ -239,7 +240,7 @@ export const OPENAI: Client<Sdk> = {
     {
       name: 'abort',
       does: "chat.completions.stream(), stream.abort() at the first 'content' event: finalChatCompletion() rejects with APIUserAbortError",
-      rests: ['chat.max-tokens', 'stream.first-delta-role', 'chat.served-when-valid'],
+      rests: ['stream.content-type', 'stream.events', 'chat.max-tokens', 'stream.first-delta-role', 'chat.served-when-valid'],
       async run(sdk, ctx) {
         const s = clientOf(sdk, ctx).chat.completions.stream({ model: ctx.model, messages: user(PROMPTS.essay), max_tokens: CAPS.abort });
         let abortedAt: number | undefined;

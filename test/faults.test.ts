@@ -13,7 +13,7 @@ import { CHECKS } from '../suites/index.js';
 import type { CheckResult } from '../engine/check.js';
 import { passing, runAgainstMock } from './support/run.js';
 import { loadAgainstMock } from './support/load.js';
-import { firstHalf, sweepFaults } from './support/fault-sweep.js';
+import { aboutTime, firstHalf, sweepFaults } from './support/fault-sweep.js';
 import { within } from './support/machine.js';
 
 const PROVING = FAULTS.filter((f) => !f.hostile && !f.frontend);
@@ -71,9 +71,9 @@ describe('the fault catalogue', () => {
     it(fault.fails.length ? `fails exactly ${fault.fails.join(', ')}, from the step of 4 in flight` : 'passes every rule under load (a legal variation)', async () => {
       // A rule about time (a request left waiting) is proven by one that never answers, cut at a
       // limit the others, served, stay well inside on this machine as it is now.
-      const aboutTime = fault.fails.includes('load.no-starvation');
-      const mock = createMock(undefined, { faults: [aboutTime ? `${fault.name}; delay_ms=${NEVER_MS}` : fault] });
-      const report = await loadAgainstMock(mock, aboutTime ? { timeoutMs: within(2_000) } : {});
+      const timed = aboutTime(fault);
+      const mock = createMock(undefined, { faults: [timed ? `${fault.name}; delay_ms=${NEVER_MS}` : fault] });
+      const report = await loadAgainstMock(mock, timed ? { timeoutMs: within(2_000) } : {});
       const failed = report.results.filter((r) => r.outcome === 'fail');
       const detail = failed.map((r) => `${r.id}: ${r.message}`).join('\n');
       expect(failed.map((r) => r.id).sort(), detail).toEqual([...fault.fails].sort());

@@ -116,7 +116,7 @@ export function compatibilityPage(outcomes: Outcome[], dropped: Dropped[], meta:
     '✗ failed, – not tested (a check it rests on was not judged), n/a a flow the client lacks.',
     '',
   ];
-  for (const o of ok) lines.push(`### ${o.server.name} ${o.server.version}`, '', ...clientMatrix(o));
+  for (const o of ok) lines.push(`### ${o.server.name} ${o.server.version}`, '', `![${o.server.name}: the badge of its run](compatibility/${o.server.id}.svg)`, '', ...clientMatrix(o));
   const wrong = ok.flatMap((o) => kitErrors(o.server.id).map((k) => `- ${o.server.name}: \`${k.check}\`: ${k.why}`));
   lines.push(
     '## Where the kit is wrong',

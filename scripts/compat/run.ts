@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { compatibilityPage, type Outcome } from './page.js';
 import { compatDir, freePort, install, kitOptionsOf, loadServers, root, type Running, type Server, startProcess, startServer } from './servers.js';
 import { disagreements, readReview, runKit, type ServerVerdicts, verdictsOf } from './verdicts.js';
+import { badgeOf, renderBadge } from '../../report/badge.js';
+import type { RunReport } from '../../report/report.js';
 
 /** The kit's own mock as the upstream of a gateway or a proxy, answering at once. */
 async function startUpstream(log: string): Promise<Running> {
@@ -81,8 +83,11 @@ async function main(): Promise<void> {
     writeFileSync(join(compatDir, 'verdicts.json'), `${JSON.stringify(verdicts, null, 2)}\n`);
     const kitVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
     const date = new Date().toISOString().slice(0, 10);
+    // Each server's badge, as an implementer would show it (conformance badge): the page shows them.
+    mkdirSync(join(root, 'docs', 'compatibility'), { recursive: true });
+    for (const o of outcomes) if (o.reports) writeFileSync(join(root, 'docs', 'compatibility', `${o.server.id}.svg`), await renderBadge(badgeOf(o.reports.run as unknown as RunReport)));
     writeFileSync(join(root, 'docs', 'compatibility.md'), compatibilityPage(outcomes, dropped, { date, kitVersion, node: process.versions.node, durationMs, disagreements: found.length }));
-    console.log('wrote compat/verdicts.json and docs/compatibility.md');
+    console.log('wrote compat/verdicts.json, docs/compatibility.md and its badges');
   }
   for (const line of found) console.log(`DISAGREEMENT ${line}`);
   console.log(`compat run time: ${Math.round(durationMs / 1000)} s for ${chosen.length} servers; ${found.length ? `${found.length} disagreements` : 'the kit and every review agree'}`);
