@@ -17,6 +17,7 @@ import { runChecks } from '../../engine/runner.js';
 import { shortOfJudgement } from '../../report/report.js';
 import type { CheckResult } from '../../engine/check.js';
 import { KEY, notPassing, runAgainstMock, SECOND_KEY } from '../support/run.js';
+import { ABOUT_TIME } from '../support/fault-sweep.js';
 
 /** The pause of the slow engine's streams, and an idle limit it stays under whatever undici's clock. */
 const PAUSE_MS = 400;
@@ -77,8 +78,6 @@ const CUT_ONLY: Record<string, RegExp> = {
  * the cut, but where it judged what came before it (a 200 to a request that must be refused). */
 const CUT_WORDS = /server silent for|within --timeout|--max-body/;
 const JUDGED_BEFORE_THE_CUT = /served \(status 2\d\d then /;
-/** The rules whose subject is the kit's limits (a client gives up where the kit does). */
-const PROMPTNESS = new Set(['fuzz.within-timeout']);
 
 describe.concurrent.each(Object.keys(CUT_ONLY))('a run against %s, which the kit can only cut', (name) => {
   it("charges no check with the kit's cut, names the option on what it left unjudged, and is short of judgement", async () => {
@@ -92,7 +91,8 @@ describe.concurrent.each(Object.keys(CUT_ONLY))('a run against %s, which the kit
         retry: { maxRetries: 0, maxWaitMs: 0 },
       });
       const charged = results.flatMap((r) =>
-        PROMPTNESS.has(r.id)
+        // The rules whose subject is the kit's limits judge its cuts, as a client gives up where the kit does.
+        ABOUT_TIME.includes(r.id)
           ? []
           : (r.paths ?? [r])
               .filter((p) => (p.outcome === 'fail' || p.outcome === 'flaky') && CUT_WORDS.test(p.message ?? '') && !JUDGED_BEFORE_THE_CUT.test(p.message ?? ''))

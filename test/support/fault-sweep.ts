@@ -10,7 +10,7 @@ import { passing, runAgainstMock } from './run.js';
 import { within } from './machine.js';
 
 /** The rules whose subject is time itself: the kit's limits, judged as a client's. */
-const ABOUT_TIME = ['fuzz.within-timeout', 'load.no-starvation'];
+export const ABOUT_TIME: readonly string[] = ['fuzz.within-timeout', 'load.no-starvation'];
 /** A fault that fails a rule about time: one whose request never answers within a test. */
 export const aboutTime = (fault: Fault) => fault.fails.some((id) => ABOUT_TIME.includes(id));
 
