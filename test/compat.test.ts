@@ -8,9 +8,12 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { evidencePage } from '../scripts/compat/evidence.js';
+import { compatibilityPage } from '../scripts/compat/page.js';
 import { checkServer, levelsOf } from '../scripts/compat/run.js';
 import { compatDir, loadServers } from '../scripts/compat/servers.js';
 import { disagreements, readReview, verdictsOf } from '../scripts/compat/verdicts.js';
+import { anchorsOf } from './support/markdown.js';
 
 const servers = loadServers().servers.filter((s) => s.ci);
 const recorded = JSON.parse(readFileSync(join(compatDir, 'verdicts.json'), 'utf8'));
@@ -34,6 +37,22 @@ describe.skipIf(!reachable)('published verdicts on real servers', () => {
       expect(v.checks).toEqual(recorded[server.id].checks);
       expect(v.clients).toEqual(recorded[server.id].clients);
       expect(disagreements(server.id, readReview(server.id), v.checks, levelsOf(outcome))).toEqual([]);
+      // Every finding of the table and of the client matrix links to a heading of the server's evidence
+      // page, as GitHub anchors it; every failed check and broken flow has one; no run's port is kept.
+      const page = compatibilityPage([outcome], [], { date: 'today', kitVersion: '0', node: process.versions.node, durationMs: 0, disagreements: 0 });
+      const evidence = evidencePage(server, outcome.reports!);
+      const headings = anchorsOf(evidence);
+      const links = [...page.matchAll(/\]\(compatibility\/([^)#]+)\.md#([^)]+)\)/g)];
+      expect(links.length).toBeGreaterThan(0);
+      expect(links.filter(([, id, anchor]) => id !== server.id || !headings.has(anchor)).map(([l]) => l)).toEqual([]);
+      const inner = [...evidence.matchAll(/\]\(#([^)]+)\)/g)].map(([, a]) => a);
+      expect(inner.filter((a) => !headings.has(a))).toEqual([]);
+      const failed = Object.entries(v.checks)
+        .filter(([, o]) => o === 'fail')
+        .map(([id]) => id);
+      const broken = outcome.reports!.clients.clients!.results.filter((f) => f.outcome === 'fail').map((f) => f.id);
+      expect([...failed, ...broken].filter((id) => !evidence.includes(`\n### ${id}\n`))).toEqual([]);
+      expect(`${page}${evidence}`).not.toMatch(/127\.0\.0\.1:\d/);
     });
   }
 });

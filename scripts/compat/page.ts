@@ -1,6 +1,7 @@
 // docs/compatibility.md, written from the reports of one compatibility run: the servers, a table of
 // the document's sections against the servers, each server's client matrix, and what was left out.
 import { type KitReports, kitErrors } from './verdicts.js';
+import { anchorOf, kept, portless } from './evidence.js';
 import type { Dropped, Server } from './servers.js';
 
 /** The rows of the table: each check sits in the first section it names. */
@@ -34,23 +35,26 @@ export interface Outcome {
 /** Cut after a whole word; a server's port, new at every run, as PORT so that a page changes only with
  * a verdict. */
 const cut = (text: string, n: number): string => {
-  const t = text.replace(/(127\.0\.0\.1|localhost):\d+/g, '$1:PORT');
+  const t = portless(text);
   return t.length > n ? `${t.slice(0, t.lastIndexOf(' ', n - 1) > n / 2 ? t.lastIndexOf(' ', n - 1) : n - 1)}…` : t;
 };
 const cellText = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+/** A finding's heading on the server's evidence page (scripts/compat/evidence.ts). */
+const evidenceOf = (o: Outcome, id: string) => `compatibility/${o.server.id}.md#${anchorOf(id)}`;
 
 function cell(o: Outcome, section: string): string {
   if (!o.reports) return 'not tested: the server did not start';
   const checks = o.reports.run.results.filter((r) => r.sections[0] === section && r.outcome !== 'skip');
   if (checks.length === 0) return '';
   const failed = checks.filter((r) => r.outcome === 'fail');
-  if (failed.length) return `✗ ${failed.map((r) => `\`${r.id}\`${r.level === 'must' ? '' : ` (${r.level})`}`).join(', ')}`;
+  if (failed.length) return `✗ ${failed.map((r) => `[\`${r.id}\`](${evidenceOf(o, r.id)})${r.level === 'must' ? '' : ` (${r.level})`}`).join(', ')}`;
   if (checks.some((r) => r.outcome === 'pass')) {
-    const open = checks.filter((r) => r.outcome !== 'pass').length;
-    return open ? `✓ (${open} of ${checks.length} not judged)` : '✓';
+    const open = checks.filter(kept);
+    return open.length ? `✓ ([${open.length} of ${checks.length} not judged](${evidenceOf(o, open[0].id)}))` : '✓';
   }
-  const first = checks.find((r) => r.message);
-  return `not tested${first?.message ? `: ${cellText(cut(first.message, 90))}` : ''}`;
+  const first = checks.find((r) => r.message) ?? checks[0];
+  return `[not tested](${evidenceOf(o, first.id)})${first.message ? `: ${cellText(cut(first.message, 90))}` : ''}`;
 }
 
 const OUTCOME_MARK: Record<string, string> = { pass: '✓', fail: '✗', 'not-tested': '–', 'not-served': 'not served', flaky: 'flaky', skip: 'skip' };
@@ -63,7 +67,9 @@ function clientMatrix(o: Outcome): string[] {
   const rows = flows.map((flow) => {
     const marks = clients.map((client) => {
       const r = c.results.find((x) => x.client === client && x.flow === flow);
-      return r ? (OUTCOME_MARK[r.outcome] ?? r.outcome) : 'n/a';
+      if (!r) return 'n/a';
+      const mark = OUTCOME_MARK[r.outcome] ?? r.outcome;
+      return r.outcome === 'fail' || r.outcome === 'not-tested' ? `[${mark}](${evidenceOf(o, r.id)})` : mark;
     });
     return `| ${flow} | ${marks.join(' | ')} |`;
   });
@@ -104,7 +110,9 @@ export function compatibilityPage(outcomes: Outcome[], dropped: Dropped[], meta:
     '',
     'Each check counts in the first section it names. ✓: every check of the section that judged held',
     '(those left unjudged are counted); ✗: the checks that failed, a should marked so; not tested: the',
-    'reason the first such check gave. A blank cell has no check of the section that applies.',
+    'reason the first such check gave. A blank cell has no check of the section that applies. Each',
+    'finding links to its evidence: what the kit found and the exchanges that show it, on a page per',
+    'server (docs/compatibility/).',
     '',
     `| section | ${ok.map((o) => o.server.name).join(' | ')} |`,
     `|---|${ok.map(() => '---').join('|')}|`,
@@ -113,7 +121,8 @@ export function compatibilityPage(outcomes: Outcome[], dropped: Dropped[], meta:
     '## The clients against each server',
     '',
     'The flows of `conformance clients` in the Node clients (openai, the AI SDK, LangChain): ✓ passed,',
-    '✗ failed, – not tested (a check it rests on was not judged), n/a a flow the client lacks.',
+    '✗ failed, – not tested (a check it rests on was not judged), n/a a flow the client lacks; a ✗ or a',
+    "– links to the flow's evidence.",
     '',
   ];
   for (const o of ok) lines.push(`### ${o.server.name} ${o.server.version}`, '', `![${o.server.name}: the badge of its run](compatibility/${o.server.id}.svg)`, '', ...clientMatrix(o));

@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compatibilityPage, type Outcome } from './page.js';
+import { evidencePage } from './evidence.js';
 import { compatDir, freePort, install, kitOptionsOf, loadServers, root, type Running, type Server, startProcess, startServer } from './servers.js';
 import { disagreements, readReview, runKit, type ServerVerdicts, verdictsOf } from './verdicts.js';
 import { badgeOf, renderBadge } from '../../report/badge.js';
@@ -85,9 +86,13 @@ async function main(): Promise<void> {
     const date = new Date().toISOString().slice(0, 10);
     // Each server's badge, as an implementer would show it (conformance badge): the page shows them.
     mkdirSync(join(root, 'docs', 'compatibility'), { recursive: true });
-    for (const o of outcomes) if (o.reports) writeFileSync(join(root, 'docs', 'compatibility', `${o.server.id}.svg`), await renderBadge(badgeOf(o.reports.run as unknown as RunReport)));
+    for (const o of outcomes) {
+      if (!o.reports) continue;
+      writeFileSync(join(root, 'docs', 'compatibility', `${o.server.id}.svg`), await renderBadge(badgeOf(o.reports.run as unknown as RunReport)));
+      writeFileSync(join(root, 'docs', 'compatibility', `${o.server.id}.md`), evidencePage(o.server, o.reports));
+    }
     writeFileSync(join(root, 'docs', 'compatibility.md'), compatibilityPage(outcomes, dropped, { date, kitVersion, node: process.versions.node, durationMs, disagreements: found.length }));
-    console.log('wrote compat/verdicts.json, docs/compatibility.md and its badges');
+    console.log('wrote compat/verdicts.json, docs/compatibility.md, and its badges and evidence pages');
   }
   for (const line of found) console.log(`DISAGREEMENT ${line}`);
   console.log(`compat run time: ${Math.round(durationMs / 1000)} s for ${chosen.length} servers; ${found.length ? `${found.length} disagreements` : 'the kit and every review agree'}`);
