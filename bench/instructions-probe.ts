@@ -26,6 +26,9 @@ export interface Plan {
   labels: string;
   /** More warm-up, in windows of each path (0.5: its windows placed half a window later than another run's). */
   shift?: number;
+  /** A slowdown injected on purpose (BENCH_SLOWER): a path's window runs this fraction more requests
+   * than it is counted for, as code that costs that much more would (how the gate is shown to fail). */
+  slower?: Partial<Record<PathName, number>>;
 }
 
 export type PathName =
@@ -38,6 +41,7 @@ export type PathName =
   | 'kit.judge-json'
   | 'kit.judge-stream'
   | 'load.driver'
+  | 'fuzz.generate'
   | 'load.dispatch'
   | 'load.autocannon';
 
@@ -197,6 +201,29 @@ async function judgePath(stream: boolean): Promise<Path> {
   };
 }
 
+/** `conformance fuzz`'s generator: the case at each index and its wire text, for the mock's models as
+ * its catalog declares them. Every window makes the same cases (the same seed and indices, past the
+ * breadth list, drawn from the weighted mix), so the windows do the same work. */
+async function fuzzPath(): Promise<Path> {
+  const [{ createMock }, { casesFor }, { caseAt }, { wire }, { declaredParameters, outputLength }] = await Promise.all([
+    from('mock/core/handle.js'),
+    from('suites/fuzz/cases.js'),
+    from('suites/fuzz/session.js'),
+    from('suites/fuzz/case.js'),
+    from('suites/api.js'),
+  ]);
+  if (typeof caseAt !== 'function' || typeof casesFor !== 'function') throw new Missing('suites/fuzz/session.js caseAt');
+  const entries = (JSON.parse(String(createMock().handle({ method: 'GET', path: '/models.json', headers: {}, body: '' }).body)) as { data: { id: string }[] }).data;
+  const cases = casesFor({ models: entries.map((e) => ({ id: e.id, params: declaredParameters(e), outputLength: outputLength(e) })) });
+  const first = cases.breadth.length;
+  return {
+    prepare() {},
+    run(count) {
+      for (let i = 0; i < count; i++) wire(caseAt(cases, 7, first + i).value.value);
+    },
+  };
+}
+
 async function driverPath(): Promise<Path & { close(): Promise<void> }> {
   if (!fx.url) throw new Error('the driver path needs a server');
   const [{ drive }, { HttpClient, limitsFor }] = await Promise.all([from('engine/load.js'), from('engine/http.js')]);
@@ -307,6 +334,8 @@ function open(name: PathName): Promise<Path & { close?(): Promise<void> }> {
       return judgePath(true);
     case 'load.driver':
       return driverPath();
+    case 'fuzz.generate':
+      return fuzzPath();
     case 'load.dispatch':
       return dispatchPath();
     case 'load.autocannon':
@@ -314,13 +343,14 @@ function open(name: PathName): Promise<Path & { close?(): Promise<void> }> {
   }
 }
 
-async function window(p: Path, count: number, label: string): Promise<void> {
-  p.prepare(count);
+async function window(p: Path, count: number, label: string, slower = 0): Promise<void> {
+  const runs = count + Math.round(count * slower);
+  p.prepare(runs);
   // The window begins and ends with an empty young generation: the garbage of its requests is all
   // collected inside it, and the scavenge that empties it is the same constant in both lengths.
   gc!({ type: 'minor' });
   mark('between');
-  await p.run(count);
+  await p.run(runs);
   gc!({ type: 'minor' });
   mark(label);
 }
@@ -339,10 +369,11 @@ for (const { name, warm, n, windows } of plan.paths) {
   mark(`${name} setup`);
   // Warm in windows as long as the measured ones, so that the code is optimized for what they run.
   const warmed = warm + Math.round((plan.shift ?? 0) * n);
-  for (let done = 0; done < warmed; done += n) await window(p, Math.min(n, warmed - done), `${name} warm`);
+  const slower = plan.slower?.[name] ?? 0;
+  for (let done = 0; done < warmed; done += n) await window(p, Math.min(n, warmed - done), `${name} warm`, slower);
   // Empty windows: what a window costs besides its requests (the marks, the scavenges that bound it).
   for (let i = 0; i < 2; i++) await window(p, 0, `${name} ${i} 0`);
-  for (let i = 0; i < windows; i++) await window(p, n, `${name} ${i} ${n}`);
+  for (let i = 0; i < windows; i++) await window(p, n, `${name} ${i} ${n}`, slower);
   await p.close?.();
 }
 // The observer is told of collections after they ran: one turn of the loop later.

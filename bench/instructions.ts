@@ -53,6 +53,7 @@ export const PATHS: PathSpec[] = [
   { name: 'kit.judge-json', needs: 'suites/load/judge.js', title: 'a load judges a JSON answer', warm: 2000, n: 500, windows: 4 },
   { name: 'kit.judge-stream', needs: 'suites/load/judge.js', title: 'a load judges a streamed answer', warm: 600, n: 100, windows: 4 },
   { name: 'load.driver', needs: 'engine/load.js', title: 'the load driver, per request', warm: 1000, n: 200, windows: 4 },
+  { name: 'fuzz.generate', needs: 'suites/fuzz/session.js', title: 'the fuzz generator, per case', warm: 1000, n: 200, windows: 4 },
   // A reference, not a path of the kit: the driver on undici's dispatch with a handler of its own.
   { name: 'load.dispatch', needs: 'engine/load.js', reference: true, title: "(reference) the driver on undici's dispatch", warm: 2000, n: 200, windows: 4 },
   { name: 'load.autocannon', needs: 'engine/load.js', reference: true, title: '(reference) autocannon, per request', warm: 1000, n: 1000, windows: 3 },
@@ -62,8 +63,24 @@ export const PATHS: PathSpec[] = [
  * instructions), and two run at a time, one a core. */
 const GROUPS: PathName[][] = [
   ['mock.same', 'mock.distinct', 'mock.conversation', 'mock.stream', 'load.driver', 'load.dispatch', 'load.autocannon'],
-  ['kit.read-json', 'kit.read-stream', 'kit.judge-json', 'kit.judge-stream'],
+  ['kit.read-json', 'kit.read-stream', 'kit.judge-json', 'kit.judge-stream', 'fuzz.generate'],
 ];
+
+/** BENCH_SLOWER=path:fraction,...: the working tree's windows run that fraction more requests than they
+ * are counted for, as code that much more expensive would; the baseline's are left alone. How the gate
+ * is shown to fail a slowdown of any path (docs/performance.md). */
+export function slowerOf(text: string | undefined): Partial<Record<PathName, number>> | undefined {
+  if (!text) return undefined;
+  const out: Partial<Record<PathName, number>> = {};
+  for (const part of text.split(',')) {
+    const [name, fraction] = part.split(':');
+    const f = Number(fraction);
+    if (!PATHS.some((p) => p.name === name) || !(f > 0 && f < 1))
+      throw new Error(`BENCH_SLOWER: "${part}" is not path:fraction (a path of ${PATHS.map((p) => p.name).join(', ')}; a fraction such as 0.05)`);
+    out[name as PathName] = f;
+  }
+  return out;
+}
 
 export interface Figure {
   /** Instructions per request: the cheapest window. */
@@ -191,6 +208,7 @@ export async function count(names: readonly PathName[], runs: number, comparedOn
   await once(server, 'listening');
   const fx = fixtures(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   const keep = process.env.BENCH_CALLGRIND;
+  const slower = slowerOf(process.env.BENCH_SLOWER);
   const jobs: Job[] = [];
   for (let run = 0; run < runs; run++)
     for (const build of [today, baseline])
@@ -202,7 +220,13 @@ export async function count(names: readonly PathName[], runs: number, comparedOn
   const one = async (job: Job) => {
     const where = keep ? join(keep, `${job.build.name}-${job.run}-${job.specs[0].name}`) : undefined;
     if (where) mkdirSync(where, { recursive: true });
-    const plan = { build: job.build.dir, fixtures: fx, shift: job.run * 0.5, paths: job.specs.map(({ name, warm, n, windows }) => ({ name, warm, n, windows })) };
+    const plan = {
+      build: job.build.dir,
+      fixtures: fx,
+      shift: job.run * 0.5,
+      paths: job.specs.map(({ name, warm, n, windows }) => ({ name, warm, n, windows })),
+      ...(job.build === today && slower ? { slower } : {}),
+    };
     const segs = await underCallgrind(plan, where);
     process.stdout.write(`  ${job.build.name} run ${job.run + 1}: ${job.specs.map((s) => s.name).join(', ')} in ${(segs.ms / 1000).toFixed(0)} s\n`);
     result.majorGcs += segs.majorGcs;
@@ -296,6 +320,12 @@ export async function instructionsBench(gate = false): Promise<boolean> {
   console.log(
     `\ninstructions per request under callgrind, the working tree against ${process.env.BENCH_BASELINE || `${file.commit} (bench/baseline.json)`}, ${runs} run${runs > 1 ? 's' : ''} each; Node ${process.version} ${NODE_FLAGS.join(' ')}`,
   );
+  if (process.env.BENCH_SLOWER)
+    console.log(
+      `injected on purpose (BENCH_SLOWER), in the working tree only: ${Object.entries(slowerOf(process.env.BENCH_SLOWER)!)
+        .map(([p, f]) => `${p} +${(f! * 100).toFixed(1)}%`)
+        .join(', ')}`,
+    );
   const c = await count(names, runs, gate);
   const left = names.filter((n) => !c.paths.some((p) => p.name === n));
   if (left.length) console.log(`not run: ${left.join(', ')} (the baseline does not have them: the gate cannot hold them)`);
