@@ -10,7 +10,7 @@ import { clientSection } from './markdown-clients.js';
 /** Text safe inside a table cell: one line, no pipe, no markup surprises. */
 const cell = (s: string) => s.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;');
 /** A fenced block whose fence no backtick run inside it can close. */
-function fenced(text: string, lang = ''): string {
+export function fenced(text: string, lang = ''): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}${lang}\n${text}\n${fence}`;

@@ -4,6 +4,7 @@
 // The whole reports are large (up to a megabyte a server); this page keeps what a reader needs to
 // check a verdict: each finding once, each exchange once, bodies cut.
 import type { CheckResult, Evidence } from '../../engine/check.js';
+import { fenced } from '../../report/markdown.js';
 import type { Server } from './servers.js';
 import type { KitReports } from './verdicts.js';
 
@@ -23,13 +24,6 @@ export const anchorOf = (id: string) => id.toLowerCase().replace(/[^\p{L}\p{N}\s
 
 const cutAt = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}… (${text.length - n} more characters in the report)` : text);
 
-/** A fence that no run of backticks inside it closes. */
-function fenced(text: string): string[] {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return [fence, text, fence];
-}
-
 /** The exchanges a page has shown, each under the first heading that showed it: a second finding
  * from the same answer links there instead of repeating it. */
 type Shown = Map<string, string>;
@@ -44,8 +38,12 @@ function exchange(e: Evidence, shown: Shown, heading: string): string[] {
   const first = shown.get(text);
   if (first && first !== heading) return [`${e.label ?? 'exchange'}: as under [${first}](#${anchorOf(first)}).`, ''];
   shown.set(text, heading);
-  return [`${e.label ?? 'exchange'}:`, '', ...fenced(text), ''];
+  return [`${e.label ?? 'exchange'}:`, '', fenced(text), ''];
 }
+
+/** The kit's own words, quoted on one line. A finding blocked by another shows only these: the
+ * exchanges are under the owner. */
+const quoted = (message: string | undefined) => (message ? [`> ${portless(message).replace(/\n/g, ' ')}`, ''] : []);
 
 /** The findings of a result, path by path where it has paths: each message, then its first exchanges. */
 function findings(
@@ -59,16 +57,8 @@ function findings(
   const own = paths.filter((p) => p.outcome === outcome);
   const parts = own.length ? own.map((p) => ({ message: p.message ? `[${p.label}] ${p.message}` : undefined, evidence: p.evidence })) : [{ message, evidence }];
   const more = parts.length > PATHS ? [`And ${parts.length - PATHS} more paths alike in the report.`, ''] : [];
-  return [
-    ...parts
-      .slice(0, PATHS)
-      .flatMap((p) => [...(p.message ? [`> ${portless(p.message).replace(/\n/g, ' ')}`, ''] : []), ...p.evidence.slice(0, EXCHANGES).flatMap((e) => exchange(e, shown, heading))]),
-    ...more,
-  ];
+  return [...parts.slice(0, PATHS).flatMap((p) => [...quoted(p.message), ...p.evidence.slice(0, EXCHANGES).flatMap((e) => exchange(e, shown, heading))]), ...more];
 }
-
-/** A finding blocked by another shows its message only: the exchanges are under the owner. */
-const messageOnly = (message: string | undefined) => (message ? [`> ${portless(message).replace(/\n/g, ' ')}`, ''] : []);
 
 const WORDS: Record<string, string> = { fail: 'failed', 'not-tested': 'not tested', flaky: 'flaky' };
 
@@ -94,7 +84,7 @@ export function evidencePage(server: Server, reports: KitReports): string {
   for (const r of open) {
     const blocked = r.blockedBy?.length ? `, blocked by ${r.blockedBy.map((b) => `[${b}](#${anchorOf(b)})`).join(', ')}` : '';
     lines.push(`### ${r.id}`, '', `${WORDS[r.outcome]}${blocked}: a ${r.level} of §${r.section} ([the rule](../reference/checks.md#${anchorOf(r.id)}))`, '');
-    lines.push(...(r.blockedBy?.length ? messageOnly(r.message) : findings(shown, r.id, r.outcome, r.message, r.evidence, r.paths)));
+    lines.push(...(r.blockedBy?.length ? quoted(r.message) : findings(shown, r.id, r.outcome, r.message, r.evidence, r.paths)));
   }
   lines.push('## Client flows', '');
   const broken = flows.filter((f) => f.outcome === 'fail' || f.outcome === 'not-tested');
@@ -103,7 +93,7 @@ export function evidencePage(server: Server, reports: KitReports): string {
   for (const f of broken) {
     const rests = f.brokenBy?.length ? `, broken as ${f.brokenBy.map((b) => `[${b}](#${anchorOf(b)})`).join(', ')} failed` : '';
     lines.push(`### ${f.id}`, '', `${WORDS[f.outcome]}${rests}: the flow ${f.flow} in ${f.client} ([what it does](../clients.md#what-each-flow-does-in-each-client))`, '');
-    lines.push(...(f.brokenBy?.length ? messageOnly(f.message) : findings(shown, f.id, f.outcome, f.message, f.evidence ?? [], f.paths)));
+    lines.push(...(f.brokenBy?.length ? quoted(f.message) : findings(shown, f.id, f.outcome, f.message, f.evidence ?? [], f.paths)));
   }
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
