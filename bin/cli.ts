@@ -32,7 +32,7 @@ import { parseContent } from '../mock/core/content/choice.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
-import { mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
+import { mergeLoads, readSlos, runLoad, START_AT_NEEDS_DURATION } from '../suites/load/session.js';
 import { COMMANDS, UNITS, type CHECKED, type TARGET } from './options.js';
 import { inMilliseconds, notOneOf, typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
@@ -193,6 +193,17 @@ function durationOf(flag: 'duration' | 'wait', what: string) {
     if (!m || (flag === 'duration' && Number(m[1]) <= 0)) usageExit(`--${flag} takes ${what} (30s, 500ms, 2m), got '${String(v)}'`);
     return Number(m[1]) * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000);
   };
+}
+
+/** --start-at: an ISO 8601 time with its zone, or Unix milliseconds; one still to come. A time
+ * without a zone would be read in each machine's own, and the processes would not begin together. */
+function instantOf(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  const text = String(v).trim();
+  const at = /^\d+$/.test(text) ? Number(text) : /(Z|[+-]\d\d:?\d\d)$/i.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(at)) usageExit(`--start-at takes an instant with its zone (2026-11-29T13:00:00Z) or Unix milliseconds, got '${text}'`);
+  if (at <= Date.now()) usageExit(`--start-at ${text} is ${Math.ceil((Date.now() - at) / 1000)} s in the past: give an instant still to come, the same to every process of the sweep`);
+  return at;
 }
 
 /** The parsed options of a command, as yargs gives them to its handler. */
@@ -417,10 +428,12 @@ void yargs(hideBin(process.argv))
       const concurrency = listOf('concurrency', true)(argv.concurrency);
       const rate = listOf('rate', false)(argv.rate);
       if (concurrency && rate) usageExit('--concurrency and --rate are two kinds of sweep: give one');
+      if (argv['start-at'] !== undefined && argv.duration === undefined) usageExit(START_AT_NEEDS_DURATION);
       const steps = {
         concurrency,
         rate,
         durationMs: durationOf('duration', 'a time per step')(argv.duration),
+        startAt: instantOf(argv['start-at']),
         requests: positiveInt('requests')(argv.requests),
         maxTokens: positiveInt('max-tokens')(argv['max-tokens']),
         seed: argv.seed,

@@ -136,6 +136,11 @@ const LOAD = {
   concurrency: { type: 'string', describe: `Requests in flight at each step, a list (default ${LOAD_DEFAULTS.concurrency.join(',')})` },
   rate: { type: 'string', describe: 'Arrivals a second at each step, a list (an open loop, Poisson), instead of --concurrency' },
   duration: { type: 'string', describe: 'How long each step lasts (30s, 500ms); default: 4 requests per request in flight' },
+  'start-at': {
+    type: 'string',
+    describe:
+      'Begin the first step at this instant (2026-11-29T13:00:00Z, with its zone, or Unix milliseconds) and each next one 1.25 times --duration later: processes given the same instant sweep as one, and --merge adds up steps that ran together (docs/load.md)',
+  },
   requests: { type: 'number', describe: 'Requests per step (refusals sent again included)' },
   'max-tokens': { type: 'number', describe: 'A workload of its own: the long essay at this max_tokens, streamed and not' },
   slo: { type: 'string', array: true, default: [] as string[], describe: "An objective held at every step: 'ttft_p99<2000ms', 'e2e_p50<1s', 'error_rate<1%', 'rps>=20' (repeatable)" },

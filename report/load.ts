@@ -28,6 +28,10 @@ export interface LoadStepReport {
   concurrency?: number;
   rate?: number;
   durationMs: number;
+  /** Under --start-at: the Unix instant (ms) the step was to begin at, the same in every process of the sweep. */
+  scheduledAt?: number;
+  /** Under --start-at: how long after that instant it began (the step before drained late, or the answers alone took longer). */
+  startedLateMs?: number;
   /** Requests sent, refused ones sent again included. */
   requests: number;
   /** Most requests in flight at once (a sweep's own; the answers alone: 1). */

@@ -61,6 +61,9 @@ export interface LoadOptions
   timeoutMs?: number;
   /** Seeds the arrivals of an open loop. */
   seed?: number;
+  /** When the sweep's first step begins (Unix ms), each next one a slot later (`slotOf`): processes
+   * given the same instant sweep as one, step by step (with `durationMs`). */
+  startAt?: number;
   /** Called as each step ends, for a progress line. */
   onStep?: (step: LoadStepReport) => void;
   /** Called as each step starts (the answers alone first), with its counts as they grow: a live line. */
@@ -77,9 +80,24 @@ export function readSlos(exprs: readonly string[] = []): Slo[] {
   }
 }
 
+/** The time from one step's instant to the next under --start-at: the step's duration, and a quarter
+ * of it for the answers still in flight at its end. A step whose answers take longer begins late
+ * (its report says how late), never early. */
+export const slotOf = (durationMs: number) => Math.round(durationMs * 1.25);
+
+export const START_AT_NEEDS_DURATION = '--start-at needs --duration: steps that end at a count of requests end at other times in each process, and the next would not begin together';
+
+/** Sleeps until the Unix instant `at` (now, if past); how late it woke, ms. */
+async function until(at: number, signal: AbortSignal): Promise<number> {
+  const wait = at - Date.now();
+  if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => {});
+  return Math.max(0, Date.now() - at);
+}
+
 /** The steps of the sweep, as the driver takes them. */
 function stepsOf(opts: LoadOptions, items: number): (LoadStep & { label: string })[] {
   if (opts.rate?.length && opts.concurrency?.length) throw new UsageError('--rate and --concurrency are two kinds of sweep: give one');
+  if (opts.startAt !== undefined && opts.durationMs === undefined) throw new UsageError(START_AT_NEEDS_DURATION);
   const per = (n: number) => (opts.durationMs === undefined && opts.requests === undefined ? { requests: Math.max(4 * n, 2 * items) } : { durationMs: opts.durationMs, requests: opts.requests });
   if (opts.rate?.length) return opts.rate.map((rate) => ({ rate, label: `rate ${rate}/s`, ...per(Math.ceil(rate)) }));
   return (opts.concurrency ?? LOAD_DEFAULTS.concurrency).map((concurrency) => ({ concurrency, label: `concurrency ${concurrency}`, ...per(concurrency) }));
@@ -161,7 +179,10 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
     const reports: LoadStepReport[] = [stepReport(alone, {}, performance.now() - aloneStarted, 1)];
     opts.onStep?.(reports[0]);
     const tallies: Step[] = [alone];
-    for (const step of steps) {
+    for (const [k, step] of steps.entries()) {
+      if (signal.aborted) break;
+      const scheduledAt = opts.startAt === undefined ? undefined : opts.startAt + k * slotOf(step.durationMs!);
+      const lateMs = scheduledAt === undefined ? undefined : await until(scheduledAt, signal);
       if (signal.aborted) break;
       const tally = new Step(step.label, keep);
       // Each step goes through the mix from its start: a step of as many requests as the mix sends each.
@@ -183,7 +204,7 @@ export async function runLoad(opts: LoadOptions): Promise<RunReport> {
       });
       tally.end();
       tallies.push(tally);
-      reports.push(stepReport(tally, step, driven.elapsedMs, driven.peakInFlight));
+      reports.push({ ...stepReport(tally, step, driven.elapsedMs, driven.peakInFlight), ...(scheduledAt === undefined ? {} : { scheduledAt, startedLateMs: lateMs! }) });
       opts.onStep?.(reports.at(-1)!);
     }
     clearTimeout(timer);
@@ -299,6 +320,9 @@ export function mergeLoads(reports: readonly { file: string; report: RawReport }
     if (!report.load) throw new UsageError(`${file}: not a report of conformance load (it has no load section)`);
     const labels = (r: RawReport) => r.load!.steps.map((s) => s.label).join(', ');
     if (labels(report) !== labels(first.report)) throw new UsageError(`${file}: its steps (${labels(report)}) are not those of ${first.file} (${labels(first.report)}): merge reports of one sweep`);
+    const instants = (r: RawReport) => r.load!.steps.map((s) => s.scheduledAt ?? '').join(',');
+    if (instants(report) !== instants(first.report))
+      throw new UsageError(`${file}: its steps began at other instants (--start-at) than those of ${first.file}: merge the reports of processes given the same --start-at`);
   }
   const loads = reports.map((r) => r.report.load!);
   const steps = loads[0].steps.map((_, i) => mergeSteps(loads.map((l) => l.steps[i])));
@@ -340,12 +364,20 @@ export function mergeLoads(reports: readonly { file: string; report: RawReport }
       summary: summarize(results),
       exitCode: exitCodeFor(results, options),
       warnings: [...new Set(reports.flatMap((r) => r.report.warnings))],
-      notes: [...(first.report.notes ?? []), `merged from ${reports.length} reports: ${reports.map((r) => r.file).join(', ')}`],
+      notes: [...(first.report.notes ?? []), `merged from ${reports.length} reports: ${reports.map((r) => r.file).join(', ')}`, ...startNote(reports)],
       requestsSent: reports.reduce((n, r) => n + (r.report.requestsSent ?? 0), 0),
       load: { ...loads[0], steps, breaksUnderLoad: breaksUnderLoad(steps), slo, merged: reports.length },
     },
     redactor,
   );
+}
+
+/** How together the parts of a merged sweep began their steps, where --start-at set the instants. */
+function startNote(reports: readonly { file: string; report: RawReport }[]): string[] {
+  const late = reports.flatMap(({ report }, k) => report.load!.steps.flatMap((s) => (s.scheduledAt === undefined ? [] : [{ k, label: s.label, ms: s.startedLateMs ?? 0 }])));
+  if (!late.length) return [];
+  const worst = late.reduce((a, b) => (b.ms > a.ms ? b : a));
+  return [`every step began at the instant --start-at set for it in each process, the latest ${worst.ms} ms after it (process ${worst.k + 1}, ${worst.label})`];
 }
 
 /** One step of several processes that ran it at once. */
@@ -372,6 +404,7 @@ function mergeSteps(steps: readonly LoadStepReport[]): LoadStepReport {
     ...(steps[0].concurrency ? { concurrency: sum((s) => s.concurrency ?? 0) } : {}),
     ...(steps[0].rate ? { rate: sum((s) => s.rate ?? 0) } : {}),
     durationMs: Math.max(...steps.map((s) => s.durationMs)),
+    ...(steps[0].scheduledAt === undefined ? {} : { startedLateMs: Math.max(...steps.map((s) => s.startedLateMs ?? 0)) }),
     requests,
     peakInFlight: sum((s) => s.peakInFlight),
     served: sum((s) => s.served),
