@@ -17,7 +17,7 @@ import { parseSlo, sloResults, SloError, type Slo } from '../../report/slo.js';
 import { CHECKS } from '../index.js';
 import { onEachOf } from '../each.js';
 import { modelsUnderTest } from '../paths.js';
-import { begin, gatedReport, openTarget, readBaseline, UsageError, type SessionOptions } from '../session.js';
+import { begin, DEFAULT_DEADLINE_MS, gatedReport, openTarget, readBaseline, UsageError, type SessionOptions } from '../session.js';
 import { Judge, keeperFor, Step, type EachRule } from './judge.js';
 import { workloadFor, type Item, type Workload } from './workload.js';
 
@@ -113,6 +113,10 @@ const LOAD_CHECKS = CHECKS.filter((c) => c.suite === 'load');
 export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const warnings: string[] = [];
   const slos = readSlos(opts.slo);
+  // The deadline runs from the start: a first instant past it would be waited for and never swept.
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  if (opts.startAt !== undefined && opts.startAt - Date.now() >= deadlineMs)
+    throw new UsageError(`--start-at is ${Math.round((opts.startAt - Date.now()) / 1000)} s ahead, past the run's --deadline (${deadlineMs} ms): raise --deadline past the whole sweep`);
   const known = new Set([...CHECKS.map((c) => c.id), ...sloResults(slos, []).map((r) => r.id)]);
   // One baseline may serve run --clients and load: its flows' entries (opts.flowIds) are known here
   // too, and judge nothing.

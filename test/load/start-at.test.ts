@@ -90,6 +90,7 @@ describe('conformance load --start-at', () => {
     [['--duration', '1s', '--start-at', '2026-11-29T13:00:00'], /--start-at takes an instant with its zone \(2026-11-29T13:00:00Z\) or Unix milliseconds, got '2026-11-29T13:00:00'/],
     [['--duration', '1s', '--start-at', 'soon'], /got 'soon'/],
     [['--duration', '1s', '--start-at', '2020-01-01T00:00:00Z'], /--start-at 2020-01-01T00:00:00Z is \d+ s in the past: give an instant still to come/],
+    [['--duration', '1s', '--start-at', '4102444800000'], /--start-at is \d+ s ahead, past the run's --deadline \(600000 ms\): raise --deadline past the whole sweep/],
   ])('%j: exit 2 before any request, saying why', async (args, message) => {
     const before = mock.journal.list().length;
     const r = await cli(['load', '--base-url', server.url, '--api-key', KEY, ...args]);
