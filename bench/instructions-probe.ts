@@ -42,6 +42,7 @@ export type PathName =
   | 'kit.judge-stream'
   | 'load.driver'
   | 'fuzz.generate'
+  | 'kit.floor-json'
   | 'load.dispatch'
   | 'load.autocannon';
 
@@ -177,6 +178,23 @@ async function readPath(stream: boolean): Promise<Path> {
     },
     run(count) {
       for (let i = 0; i < count; i++) readAnswer({ ...batch[i], label: 'basic chat completion', request: made.spec, rateLimited: false, retries: 0 }, stream);
+    },
+  };
+}
+
+/** The floor under judging a JSON answer: its body parsed, and the whole answer checked against the
+ * document's response schema, nothing else (no reading in parts, no rule, no tally). */
+async function floorPath(): Promise<Path> {
+  const { validator } = await from('schemas/index.js');
+  const valid = validator('response');
+  const made = answers(false, true);
+  let batch: ReturnType<typeof made.make> = [];
+  return {
+    prepare(count) {
+      batch = made.make(count);
+    },
+    run(count) {
+      for (let i = 0; i < count; i++) if (!valid(JSON.parse(batch[i].body.toString('latin1'))).ok) throw new Error("the mock's answer is not of the response schema");
     },
   };
 }
@@ -336,6 +354,8 @@ function open(name: PathName): Promise<Path & { close?(): Promise<void> }> {
       return driverPath();
     case 'fuzz.generate':
       return fuzzPath();
+    case 'kit.floor-json':
+      return floorPath();
     case 'load.dispatch':
       return dispatchPath();
     case 'load.autocannon':

@@ -54,7 +54,9 @@ export const PATHS: PathSpec[] = [
   { name: 'kit.judge-stream', needs: 'suites/load/judge.js', title: 'a load judges a streamed answer', warm: 600, n: 100, windows: 4 },
   { name: 'load.driver', needs: 'engine/load.js', title: 'the load driver, per request', warm: 1000, n: 200, windows: 4 },
   { name: 'fuzz.generate', needs: 'suites/fuzz/session.js', title: 'the fuzz generator, per case', warm: 1000, n: 200, windows: 4 },
-  // A reference, not a path of the kit: the driver on undici's dispatch with a handler of its own.
+  // References, not paths of the kit: the floor under judging (parse and schema alone), and the driver
+  // on undici's dispatch with a handler of its own.
+  { name: 'kit.floor-json', needs: 'schemas/index.js', reference: true, title: '(reference) a JSON answer parsed and schema-checked, nothing else', warm: 2000, n: 500, windows: 4 },
   { name: 'load.dispatch', needs: 'engine/load.js', reference: true, title: "(reference) the driver on undici's dispatch", warm: 2000, n: 200, windows: 4 },
   { name: 'load.autocannon', needs: 'engine/load.js', reference: true, title: '(reference) autocannon, per request', warm: 1000, n: 1000, windows: 3 },
 ];
@@ -63,7 +65,7 @@ export const PATHS: PathSpec[] = [
  * instructions), and two run at a time, one a core. */
 const GROUPS: PathName[][] = [
   ['mock.same', 'mock.distinct', 'mock.conversation', 'mock.stream', 'load.driver', 'load.dispatch', 'load.autocannon'],
-  ['kit.read-json', 'kit.read-stream', 'kit.judge-json', 'kit.judge-stream', 'fuzz.generate'],
+  ['kit.read-json', 'kit.read-stream', 'kit.judge-json', 'kit.judge-stream', 'fuzz.generate', 'kit.floor-json'],
 ];
 
 /** BENCH_SLOWER=path:fraction,...: the working tree's windows run that fraction more requests than they
