@@ -177,7 +177,7 @@ export interface Counted {
 
 /** CPU seconds of this process's children that ended (Linux: /proc/self/stat's cutime and cstime),
  * NaN elsewhere: what the valgrind processes cost, whatever else shares the machine. */
-function childrenCpuSeconds(): number {
+export function childrenCpuSeconds(): number {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

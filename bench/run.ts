@@ -7,14 +7,15 @@
 // Measurements alternate mock, ceiling, ceiling, mock so that drift weighs on both alike.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
-// BENCH_ONLY=run-cost|memory|hostile-kit|hostile-files|fuzz|dashboard|load|hostile-mock|sse|instructions|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
+// BENCH_ONLY=run-cost|memory|hostile-kit|hostile-files|fuzz|dashboard|load|hostile-mock|sse|instructions|clients|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
 // the kit against hostile servers under its body cap, bench/hostile-kit.ts, the files it reads built to
 // exhaust it, bench/hostile-files.ts (hostile: all three),
 // generated requests against a plain loop, bench/fuzz.ts, the mock with a dashboard page open against none,
 // bench/dashboard.ts, conformance load's driver against autocannon, its measurement error and its scale,
 // bench/load.ts, hostile requests to the mock at full size against a normal one, bench/hostile-mock.ts, the SSE parser's
 // growth on hostile shapes, bench/sse.ts, instructions per request on the
-// hot paths against the last release under valgrind, bench/instructions.ts, or the mock against the ceiling),
+// hot paths against the last release under valgrind, bench/instructions.ts, conformance clients against
+// the embedded mock, client by client, bench/clients.ts, or the mock against the ceiling),
 // BENCH_COMPARE=<dir> (see bench/run-cost.ts).
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -28,6 +29,7 @@ import { fuzzBench } from './fuzz.js';
 import { loadBench } from './load.js';
 import { hostileKitBench } from './hostile-kit.js';
 import { hostileFilesBench } from './hostile-files.js';
+import { clientsBench } from './clients.js';
 import { hostileMockBench } from './hostile-mock.js';
 import { instructionsBench } from './instructions.js';
 import { memory } from './memory.js';
@@ -339,6 +341,7 @@ async function main(): Promise<void> {
   if (!only || only === 'hostile' || only === 'hostile-mock') await hostileMockBench();
   if (!only || only === 'sse') await sseBench();
   if (!only || only === 'instructions') await instructionsBench();
+  if (!only || only === 'clients') await clientsBench();
   if (only && only !== 'throughput') return;
   const started = performance.now();
   console.log(
