@@ -1,5 +1,5 @@
 // Flags in, exit code out. 0: every must passed; 1: a check failed; 2: usage error or unreachable.
-import { accessSync, appendFileSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, appendFileSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -11,6 +11,7 @@ import { BADGE_COLOURS, badgeOf, renderBadge } from '../report/badge.js';
 import { liveLine, loadLine } from '../report/progress.js';
 import { validatorErrors } from '../schemas/index.js';
 import { FILE_LIMITS, readText, shownPath } from '../schemas/file.js';
+import { makeFolder } from '../engine/folders.js';
 import { parseJson } from '../engine/json.js';
 import { usePrecompiled } from '../schemas/precompiled.js';
 import { redactorFor, sectionsOf } from '../engine/runner.js';
@@ -94,7 +95,7 @@ function reporterTargets(specs: string[], output?: string): ReporterTarget[] {
 function writable(file: string, what: string): void {
   const dir = dirname(resolve(file));
   try {
-    mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
     accessSync(dir, constants.W_OK);
     if (existsSync(file)) {
       if (statSync(file).isDirectory()) throw new Error('it is a directory');
@@ -315,7 +316,7 @@ async function reported(command: string, argv: TargetArgs, session: (common: Com
       const text = render(r.name, final, { color: r.file ? false : color });
       if (r.append) appendFileSync(r.file!, text);
       else if (r.file) {
-        mkdirSync(dirname(r.file), { recursive: true });
+        makeFolder(dirname(r.file));
         writeFileSync(r.file, text);
       } else process.stdout.write(text);
     }

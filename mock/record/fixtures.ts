@@ -1,9 +1,10 @@
 // Recordings on disk: one file per test (named by a request header), each a complete configuration
 // of the mock, so a file also runs on its own with `conformance mock --config`. Secrets are removed
 // from every text of it before it is written; writes to one file are serialized and atomic.
-import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Document, isPair, isScalar, isSeq, visit } from 'yaml';
+import { makeFolder } from '../../engine/folders.js';
 import type { Redactor } from '../../engine/redact.js';
 import { hash } from '../core/random.js';
 import { loadConfigFile } from '../config/load.js';
@@ -40,7 +41,11 @@ export class Fixtures {
     readonly dir: string,
     private readonly redactor: Redactor,
   ) {
-    mkdirSync(dir, { recursive: true });
+    try {
+      makeFolder(dir);
+    } catch (e) {
+      throw new Error(`the recordings' folder ${dir} cannot be made: ${(e as Error).message}`);
+    }
     for (const f of readdirSync(dir)) if (f.endsWith('.yaml')) this.configs.set(f.slice(0, -5), loadConfigFile(join(dir, f)));
   }
 

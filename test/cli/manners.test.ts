@@ -2,7 +2,7 @@
 // went, a first run against the embedded mock says what to do next, the help names what an option
 // takes, a slip of the keyboard is answered with what was meant, a port in use with the way out, and
 // the reports say the same thing the same way.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,6 +157,21 @@ it('a number option in milliseconds says so when its value is no number, and tur
   expect(seconds.stderr).toBe("conformance: --timeout takes a positive whole number of milliseconds, got '30s': did you mean --timeout 30000?\n");
   expect(minutes.stderr).toBe("conformance: --deadline takes a positive whole number of milliseconds, got '2m': did you mean --deadline 120000?\n");
   expect([...said, seconds, minutes].map((r) => r.code)).toEqual([2, 2, 2, 2, 2]);
+});
+
+// Node's recursive mkdir loops at full CPU where the kernel will never make a folder (under /proc):
+// a report's or the recordings' folder there hung the command. Now it is one line, exit 2; a loop
+// would reach the command's own limit, and its code would be null.
+it.skipIf(!existsSync('/proc/self'))('a folder the system will never make, for a report or the recordings: one line naming it, exit 2', async () => {
+  const [report, recordings] = await Promise.all([
+    cli(['run', '--suite', 'models', '--reporter', 'json=/proc/conformance-none/r.json']),
+    cli(['mock', '--port', '0', '--record', '/proc/conformance-none/rec', '--upstream', 'http://127.0.0.1:9']),
+  ]);
+  expect([report.code, report.stderr]).toEqual([2, "conformance: --reporter json: cannot write /proc/conformance-none/r.json: ENOENT: no such file or directory, mkdir '/proc/conformance-none'\n"]);
+  expect([recordings.code, recordings.stderr]).toEqual([
+    2,
+    "conformance: the recordings' folder /proc/conformance-none/rec cannot be made: ENOENT: no such file or directory, mkdir '/proc/conformance-none'\n",
+  ]);
 });
 
 it('a port in use: one line that suggests --port 0, exit 2, no stack', async () => {
