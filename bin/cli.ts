@@ -33,7 +33,7 @@ import { parseContent } from '../mock/core/content/choice.js';
 import { DEFAULT_CONFIG } from '../mock/config/default.js';
 import { startRecorder } from '../mock/record/server.js';
 import { COVERAGE, coverageFigure, isMapped, isUntestable } from '../suites/coverage.js';
-import { mergeLoads, readSlos, runLoad, START_AT_NEEDS_DURATION } from '../suites/load/session.js';
+import { mergeLoads, readSlos, runLoad } from '../suites/load/session.js';
 import { COMMANDS, UNITS, type CHECKED, type TARGET } from './options.js';
 import { inMilliseconds, notOneOf, typedValue, usageMessage } from './usage.js';
 import { catalogueSentence, ownsOf, proofSentence, provenBy } from './proof.js';
@@ -429,7 +429,6 @@ void yargs(hideBin(process.argv))
       const concurrency = listOf('concurrency', true)(argv.concurrency);
       const rate = listOf('rate', false)(argv.rate);
       if (concurrency && rate) usageExit('--concurrency and --rate are two kinds of sweep: give one');
-      if (argv['start-at'] !== undefined && argv.duration === undefined) usageExit(START_AT_NEEDS_DURATION);
       const steps = {
         concurrency,
         rate,

@@ -12,6 +12,7 @@ export function makeFolder(dir: string): void {
     missing.unshift(d);
     if (dirname(d) === d) break;
   }
-  if (existsSync(d) && !statSync(d).isDirectory()) throw new Error(`${d} is a file, not a folder`);
+  // `d` exists: the loop stopped at it, or at the root.
+  if (!statSync(d).isDirectory()) throw new Error(`${d} is a file, not a folder`);
   for (const m of missing) mkdirSync(m);
 }

@@ -85,8 +85,6 @@ export function readSlos(exprs: readonly string[] = []): Slo[] {
  * (its report says how late), never early. */
 export const slotOf = (durationMs: number) => Math.round(durationMs * 1.25);
 
-export const START_AT_NEEDS_DURATION = '--start-at needs --duration: steps that end at a count of requests end at other times in each process, and the next would not begin together';
-
 /** Sleeps until the Unix instant `at` (now, if past); how late it woke, ms. */
 async function until(at: number, signal: AbortSignal): Promise<number> {
   const wait = at - Date.now();
@@ -97,7 +95,6 @@ async function until(at: number, signal: AbortSignal): Promise<number> {
 /** The steps of the sweep, as the driver takes them. */
 function stepsOf(opts: LoadOptions, items: number): (LoadStep & { label: string })[] {
   if (opts.rate?.length && opts.concurrency?.length) throw new UsageError('--rate and --concurrency are two kinds of sweep: give one');
-  if (opts.startAt !== undefined && opts.durationMs === undefined) throw new UsageError(START_AT_NEEDS_DURATION);
   const per = (n: number) => (opts.durationMs === undefined && opts.requests === undefined ? { requests: Math.max(4 * n, 2 * items) } : { durationMs: opts.durationMs, requests: opts.requests });
   if (opts.rate?.length) return opts.rate.map((rate) => ({ rate, label: `rate ${rate}/s`, ...per(Math.ceil(rate)) }));
   return (opts.concurrency ?? LOAD_DEFAULTS.concurrency).map((concurrency) => ({ concurrency, label: `concurrency ${concurrency}`, ...per(concurrency) }));
@@ -113,6 +110,9 @@ const LOAD_CHECKS = CHECKS.filter((c) => c.suite === 'load');
 export async function runLoad(opts: LoadOptions): Promise<RunReport> {
   const warnings: string[] = [];
   const slos = readSlos(opts.slo);
+  // Said before the target is opened, as the options' other mistakes are.
+  if (opts.startAt !== undefined && opts.durationMs === undefined)
+    throw new UsageError('--start-at needs --duration: steps that end at a count of requests end at other times in each process, and the next would not begin together');
   // The deadline runs from the start: a first instant past it would be waited for and never swept.
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   if (opts.startAt !== undefined && opts.startAt - Date.now() >= deadlineMs)
