@@ -11,8 +11,9 @@ import { CAPS, PROMPTS, withRoom } from './asks.js';
 import { ABORT_GRACE_MS, WRONG_KEY } from './common.js';
 import { expectations, isCount, shown, type Client, type FlowContext, type FlowName } from './flow.js';
 import { OPENAI } from './openai.js';
-import { CHROMIUM, CHROMIUM_HOW, openaiFolder, PageHost, type Page } from './page.js';
+import { bundleOpenai, CHROMIUM, CHROMIUM_HOW, openaiFolder, PageHost, type Page } from './page.js';
 
+/** `openai`: the installed SDK bundled into one module. */
 type Sdk = { playwright: typeof import('playwright-core'); openai: string; hosts: Map<string, PageHost> };
 
 /** What the page's SDK call gave: the answer's parts a flow judges, or what it threw. */
@@ -152,12 +153,12 @@ const NODE_ONLY = 'run by the openai client in Node: the same SDK code, meeting 
 export const BROWSER: Client<Sdk> = {
   name: 'openai-browser',
   title: 'openai (in Chromium)',
-  packages: ['openai', 'playwright-core'],
+  packages: ['openai', 'playwright-core', 'esbuild'],
   load: async () => {
     const playwright = await import('playwright-core');
     const lacks = BROWSER.lacks?.();
     if (lacks) throw new Error(lacks);
-    return { playwright, openai: openaiFolder(), hosts: new Map() };
+    return { playwright, openai: await bundleOpenai(openaiFolder()), hosts: new Map() };
   },
   lacks: () => (existsSync(CHROMIUM) ? undefined : CHROMIUM_HOW),
   close: async (sdk) => {

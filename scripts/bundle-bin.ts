@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const DIST_BIN = fileURLToPath(new URL('../bin/', import.meta.url));
 
 /** Optional peers (package.json), and Chromium's driver: imported only when a client runs. */
-const PEERS = ['openai', 'openai/*', 'zod', 'ai', '@ai-sdk/*', '@langchain/*', 'playwright-core', '*.cjs'];
+const PEERS = ['openai', 'openai/*', 'zod', 'ai', '@ai-sdk/*', '@langchain/*', 'playwright-core', 'esbuild', '*.cjs'];
 /** Dependencies only one command imports, loaded from node_modules (where npm installed them anyway)
  * when it runs: badge-maker's width tables, 900 KB of JSON, would make the one file 2.8 MB (1.8
  * without), every start reading them; 0.02 s of CPU more where there is no code cache. */
