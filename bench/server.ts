@@ -1,12 +1,14 @@
 // One server under test, in its own process so that its CPU and memory are its own:
-//   node dist/bench/server.js mock|ceiling [paced|no-dashboard]
-// Binds 127.0.0.1 on a free port, prints `port <n>` and sends {type:'ready', port} over IPC.
+//   node dist/bench/server.js mock|ceiling|aimock [paced|no-dashboard]
+// (aimock, bench/aimock.ts, unpaced only). Binds 127.0.0.1 on a free port, prints `port <n>` and
+// sends {type:'ready', port} over IPC.
 // Samples its RSS every 100 ms; each {type:'mark'} is answered with its CPU time, a clock, and the
 // peak RSS since the previous mark (the peak then restarts). Leaves when the parent goes.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMock } from '../mock/core/handle.js';
 import { startMockServer } from '../mock/http.js';
+import { startAimock } from './aimock.js';
 import { ceilingServer } from './ceiling.js';
 import { capture, HELD_STREAM, mockConfig, SMALL, SMALL_STREAM } from './fixtures.js';
 
@@ -26,16 +28,20 @@ export interface Mark {
 const kind = process.argv[2];
 const paced = process.argv[3] === 'paced';
 const dashboard = process.argv[3] !== 'no-dashboard';
-if (kind !== 'mock' && kind !== 'ceiling') throw new Error('usage: server.js mock|ceiling [paced|no-dashboard]');
+if ((kind !== 'mock' && kind !== 'ceiling' && kind !== 'aimock') || (kind === 'aimock' && paced)) throw new Error('usage: server.js mock|ceiling|aimock [paced|no-dashboard]');
 
-let server: Server;
+const portOf = (server: Server) => (server.address() as AddressInfo).port;
+let port: number;
 if (kind === 'mock') {
-  server = (await startMockServer({ mock: createMock(mockConfig(paced)), dashboard })).server;
+  port = portOf((await startMockServer({ mock: createMock(mockConfig(paced)), dashboard })).server);
+} else if (kind === 'aimock') {
+  port = await startAimock();
 } else {
   const config = mockConfig(paced);
-  server = ceilingServer(capture(config, SMALL), capture(config, paced ? HELD_STREAM : SMALL_STREAM));
+  const server = ceilingServer(capture(config, SMALL), capture(config, paced ? HELD_STREAM : SMALL_STREAM));
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = portOf(server);
 }
 
 let peak = process.memoryUsage.rss();
@@ -55,6 +61,5 @@ process.on('message', (m: { type?: string }) => {
 // process.exit, not a kill: a --cpu-prof profile is written on the way out.
 process.on('disconnect', () => process.exit(0));
 
-const port = (server.address() as AddressInfo).port;
 process.stdout.write(`port ${port}\n`);
 process.send?.({ type: 'ready', port });
