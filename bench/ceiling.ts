@@ -1,6 +1,7 @@
 // The ceiling: the least a node:http server can do for the same exchange. It reads the body,
 // JSON.parses it, and writes a fixed reply: the chat.completion JSON with content-length, or the
-// stream's events one write each (with the same pauses when paced), then the end.
+// stream's events (one write each when paced, with the same pauses; in one write when not), then
+// the end.
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Fixture } from './fixtures.js';
@@ -10,6 +11,7 @@ export function ceilingServer(json: Fixture, stream: Fixture): Server {
   const jsonHeaders = { ...json.headers, 'content-length': body.length };
   const frames = stream.frames ?? [];
   const paced = frames.some((f) => f.delayMs > 0);
+  const unpaced = frames.map((f) => f.bytes).join('');
   return createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -28,9 +30,9 @@ export function ceilingServer(json: Fixture, stream: Fixture): Server {
       }
       res.writeHead(stream.status, stream.headers);
       res.flushHeaders();
+      // Unpaced, the events go out in one write, as the mock sends frames due at one moment.
       if (!paced) {
-        for (const f of frames) res.write(f.bytes);
-        res.end();
+        res.end(unpaced);
         return;
       }
       void (async () => {

@@ -164,10 +164,28 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
     return;
   }
   res.writeHead(reply.status, reply.headers);
-  // Headers go out now: a client waiting for the first token already knows the stream started.
+  // The frames due at one moment leave in one write, not one each: an unpaced stream's headers and
+  // its 35 events went out as 36 writes and system calls, its events now in one, with its headers.
+  // Every pause sends what is held first, so a client waiting for the first token already knows the
+  // stream started, and frames due apart (a split event's pieces) still leave apart.
+  let held: (string | Uint8Array)[] = [];
+  let heldBytes = 0;
+  let corked = true;
+  res.cork();
   res.flushHeaders();
   let gone = false;
   const closed = new Promise<void>((r) => res.once('close', () => ((gone = true), r())));
+  /** Writes what is held; waits while the client is behind (its buffer past the high-water mark). */
+  const flush = async (): Promise<void> => {
+    const ok = !held.length || res.write(held.length === 1 ? held[0] : joined(held));
+    held = [];
+    heldBytes = 0;
+    if (corked) {
+      corked = false;
+      res.uncork();
+    }
+    if (!ok) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
+  };
   // A client that disconnects stops generation: the frame iterator is simply not advanced.
   // Pauses are kept to a schedule from the stream's start, so time spent writing (or waiting for
   // the event loop under load) does not add up over a long stream.
@@ -175,19 +193,37 @@ async function send(res: ServerResponse, reply: MockReply): Promise<void> {
   for (const frame of reply.stream) {
     due += frame.delayMs;
     const wait = 'apart' in frame && frame.apart ? Math.max(frame.delayMs, due - performance.now()) : due - performance.now();
-    if (frame.delayMs > 0 && wait > 0) await Promise.race([new Promise((r) => setTimeout(r, wait).unref()), closed]);
+    if (frame.delayMs > 0 && wait > 0) {
+      await flush();
+      if (!gone) await Promise.race([new Promise((r) => setTimeout(r, wait).unref()), closed]);
+    }
     if (gone) return;
     if ('reset' in frame) {
       // A reset discards what the client has not read yet: what was written before it is flushed
       // and given a moment to be read, so a stream dropped after N chunks delivers N chunks.
+      await flush();
       await new Promise<void>((r) => res.write('', () => r()));
       await Promise.race([new Promise((r) => setTimeout(r, RESET_GRACE_MS).unref()), closed]);
       if (res.socket) reset(res.socket);
       return;
     }
-    if (!res.write(frame.bytes)) await Promise.race([new Promise((r) => res.once('drain', r)), closed]);
+    held.push(frame.bytes);
+    heldBytes += frame.bytes.length;
+    // An unpaced stream of any length is held a write's worth at a time, never whole.
+    if (heldBytes >= HELD_MAX) await flush();
+    if (gone) return;
   }
-  res.end();
+  await flush();
+  if (!gone) res.end();
+}
+
+/** What an unpaced stream holds before it writes: a socket's usual high-water mark. */
+const HELD_MAX = 16 * 1024;
+
+/** Frames as one write: text as text; with bytes among them, bytes. */
+function joined(parts: (string | Uint8Array)[]): string | Uint8Array {
+  if (parts.every((p) => typeof p === 'string')) return parts.join('');
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 }
 
 /** A TLS socket's reset goes out on the TCP socket beneath it (the TLS one has no TCP handle). */
