@@ -8,7 +8,9 @@
 // Each server runs in its own process (bench/server.ts); the load generator (autocannon for 1 and 2,
 // an undici client for 3) runs here, and its own CPU use is reported so a saturated generator shows.
 // Measurements alternate mock, ceiling, aimock, aimock, ceiling, mock so that drift weighs on all alike;
-// each reply's shape is checked first (one request each, printed), aimock's as the others'.
+// each reply's shape is checked first (one request each, printed), aimock's as the others'. Distinct
+// requests also go to the floor (its turns in the middle): the mock's adapter around a core that
+// answers one fixed reply, what the mock would reach if its core cost nothing.
 // Environment: BENCH_SECONDS (per server and measure, default 5), BENCH_CONNECTIONS (default 32),
 // BENCH_STREAMS (default 1000), BENCH_PROF=<dir> (CPU profiles of the mock servers, --cpu-prof),
 // BENCH_ONLY=run-cost|memory|hostile-kit|hostile-files|fuzz|dashboard|load|hostile-mock|sse|instructions|clients|throughput (only the kit's run cost, bench/run-cost.ts, its memory, bench/memory.ts,
@@ -55,6 +57,8 @@ const DISTINCT_TARGET = 0.85;
 const STREAM_TARGET = 2;
 
 type Kind = 'mock' | 'ceiling' | 'aimock';
+/** A server of the bench: the three compared, or the mock's adapter around a core that does nothing (bench/server.ts). */
+type ServerKind = Kind | 'floor';
 const KINDS: readonly Kind[] = ['mock', 'ceiling', 'aimock'];
 /** Each server the same time, in an order symmetric about its middle. */
 const SCHEDULE: readonly Kind[] = ['mock', 'ceiling', 'aimock', 'aimock', 'ceiling', 'mock'];
@@ -80,14 +84,14 @@ function machineBusyMs(): number {
 // ---------------------------------------------------------------- servers, each in its process
 
 interface Child {
-  kind: Kind;
+  kind: ServerKind;
   url: string;
   pid: number;
   mark(): Promise<Mark>;
   stop(): Promise<void>;
 }
 
-async function startServer(kind: Kind, paced = false): Promise<Child> {
+async function startServer(kind: ServerKind, paced = false): Promise<Child> {
   const execArgv = PROF_DIR && kind === 'mock' ? ['--cpu-prof', `--cpu-prof-dir=${PROF_DIR}`] : [];
   const child: ChildProcess = fork(fileURLToPath(new URL('./server.js', import.meta.url)), paced ? [kind, 'paced'] : [kind], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -254,15 +258,21 @@ function sum(segs: Segment[]): Omit<Throughput, 'shape'> {
   };
 }
 
-/** Warm-up of each, then the SCHEDULE: half of SECONDS a turn. A distinct run's shape is checked with seed 0. */
-async function throughput(servers: Record<Kind, Child>, body: object, distinct = false): Promise<Record<Kind, Throughput>> {
+/** Warm-up of each, then the SCHEDULE: half of SECONDS a turn. A distinct run's shape is checked with
+ * seed 0. `floor`, where given, takes its turns in the middle of the schedule, and its shape is not
+ * checked (it answers every request with the one reply). */
+async function throughput(servers: Record<Kind, Child>, body: object, distinct = false, floor?: Child): Promise<Record<Kind, Throughput> & { floor?: Throughput }> {
   const text = JSON.stringify(body);
   const shapes = {} as Record<Kind, Shape>;
   for (const kind of KINDS) shapes[kind] = await check(servers[kind], distinct ? { ...body, seed: 0 } : body);
-  for (const kind of KINDS) await segment(servers[kind], text, WARMUP_SECONDS, distinct);
-  const segs: Record<Kind, Segment[]> = { mock: [], ceiling: [], aimock: [] };
-  for (const kind of SCHEDULE) segs[kind].push(await segment(servers[kind], text, SECONDS / 2, distinct));
-  return { mock: { ...sum(segs.mock), shape: shapes.mock }, ceiling: { ...sum(segs.ceiling), shape: shapes.ceiling }, aimock: { ...sum(segs.aimock), shape: shapes.aimock } };
+  const all = floor ? [...KINDS.map((k) => servers[k]), floor] : KINDS.map((k) => servers[k]);
+  for (const server of all) await segment(server, text, WARMUP_SECONDS, distinct);
+  const segs = new Map<Child, Segment[]>(all.map((server) => [server, []]));
+  const half = SCHEDULE.length / 2;
+  const schedule = floor ? [...SCHEDULE.slice(0, half).map((k) => servers[k]), floor, floor, ...SCHEDULE.slice(half).map((k) => servers[k])] : SCHEDULE.map((k) => servers[k]);
+  for (const server of schedule) segs.get(server)!.push(await segment(server, text, SECONDS / 2, distinct));
+  const of = (kind: Kind) => ({ ...sum(segs.get(servers[kind])!), shape: shapes[kind] });
+  return { mock: of('mock'), ceiling: of('ceiling'), aimock: of('aimock'), ...(floor ? { floor: { ...sum(segs.get(floor)!), shape: shapes.mock } } : {}) };
 }
 
 // ---------------------------------------------------------------- N streams held open together
@@ -383,18 +393,20 @@ async function main(): Promise<void> {
   );
 
   const servers = {} as Record<Kind, Child>;
+  let floorServer: Child | undefined;
   let plain: Record<Kind, Throughput>;
-  let fresh: Record<Kind, Throughput>;
+  let fresh: Record<Kind, Throughput> & { floor?: Throughput };
   let streamed: Record<Kind, Throughput>;
   try {
     for (const kind of KINDS) servers[kind] = await startServer(kind);
+    floorServer = await startServer('floor');
     process.stdout.write('1/3 non-streaming requests per second (one request repeated, then every request distinct)...\n');
     plain = await throughput(servers, SMALL);
-    fresh = await throughput(servers, SMALL, true);
+    fresh = await throughput(servers, SMALL, true, floorServer);
     process.stdout.write('2/3 complete streams per second...\n');
     streamed = await throughput(servers, SMALL_STREAM);
   } finally {
-    for (const server of Object.values(servers)) await server.stop();
+    for (const server of [...Object.values(servers), ...(floorServer ? [floorServer] : [])]) await server.stop();
   }
 
   process.stdout.write(`3/3 ${STREAMS} paced streams held open at once (mock and ceiling)...\n`);
@@ -459,6 +471,12 @@ async function main(): Promise<void> {
     ],
   ];
   console.log(`\n${table(['measure', 'mock', 'ceiling', `aimock ${aimock.version}`, 'mock/ceiling', 'mock/aimock', 'target', 'met'], rows)}\n`);
+  const floor = fresh.floor!;
+  console.log(
+    `the floor under a distinct request: the mock's node:http adapter (its boundary, the body's reading, the reply's writing) around a core that answers ` +
+      `one fixed reply: ${int(floor.perSecond)} req/s, ${int(floor.cpuUsPerReq)} µs of server CPU a request, ${ratio(1 / floor.cpuUsPerReq, 1 / fresh.ceiling.cpuUsPerReq)} of the ceiling's ` +
+      `requests per CPU-s; the core's share of the mock's ${int(fresh.mock.cpuUsPerReq)} µs: ${ratio(fresh.mock.cpuUsPerReq - floor.cpuUsPerReq, fresh.mock.cpuUsPerReq)}\n`,
+  );
 
   const detail: string[][] = [];
   for (const [name, r] of [

@@ -1,6 +1,7 @@
 // One server under test, in its own process so that its CPU and memory are its own:
-//   node dist/bench/server.js mock|ceiling|aimock [paced|no-dashboard]
-// (aimock, bench/aimock.ts, unpaced only). Binds 127.0.0.1 on a free port, prints `port <n>` and
+//   node dist/bench/server.js mock|ceiling|aimock|floor [paced|no-dashboard]
+// (aimock, bench/aimock.ts, and floor, the mock's adapter around a core that answers one fixed reply:
+// unpaced only). Binds 127.0.0.1 on a free port, prints `port <n>` and
 // sends {type:'ready', port} over IPC.
 // Samples its RSS every 100 ms; each {type:'mark'} is answered with its CPU time, a clock, and the
 // peak RSS since the previous mark (the peak then restarts). Leaves when the parent goes.
@@ -28,12 +29,18 @@ export interface Mark {
 const kind = process.argv[2];
 const paced = process.argv[3] === 'paced';
 const dashboard = process.argv[3] !== 'no-dashboard';
-if ((kind !== 'mock' && kind !== 'ceiling' && kind !== 'aimock') || (kind === 'aimock' && paced)) throw new Error('usage: server.js mock|ceiling|aimock [paced|no-dashboard]');
+if (!['mock', 'ceiling', 'aimock', 'floor'].includes(kind) || ((kind === 'aimock' || kind === 'floor') && paced)) throw new Error('usage: server.js mock|ceiling|aimock|floor [paced|no-dashboard]');
 
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 let port: number;
 if (kind === 'mock') {
   port = portOf((await startMockServer({ mock: createMock(mockConfig(paced)), dashboard })).server);
+} else if (kind === 'floor') {
+  // The mock's adapter as the bench's mock runs it, its core answering the one reply it gives SMALL:
+  // what the mock would cost if its core cost nothing.
+  const { status, headers, body } = capture(mockConfig(false), SMALL);
+  const reply = { status, headers, body: body! };
+  port = portOf((await startMockServer({ mock: { ...createMock(mockConfig(false)), handle: () => reply }, dashboard })).server);
 } else if (kind === 'aimock') {
   port = await startAimock();
 } else {
