@@ -6,10 +6,10 @@
 // that fails here and not in Node is a failure no rule explains. Where no Chromium is installed the
 // client is not installed, and says how to get one.
 import { existsSync } from 'node:fs';
-import { fail, failIfAny, pass, type Verdict } from '../engine/check.js';
+import { fail, failIfAny, notTested, pass, type Verdict } from '../engine/check.js';
 import { CAPS, PROMPTS, withRoom } from './asks.js';
 import { ABORT_GRACE_MS, WRONG_KEY } from './common.js';
-import { expectations, isCount, shown, type Client, type FlowContext, type FlowName } from './flow.js';
+import { expectations, isCount, shown, thrownName, type Client, type FlowContext, type FlowName } from './flow.js';
 import { OPENAI } from './openai.js';
 import { bundleOpenai, CHROMIUM, CHROMIUM_HOW, openaiFolder, PageHost, type Page } from './page.js';
 
@@ -121,7 +121,13 @@ function watch(page: Page, ctx: FlowContext): { console: string[] } {
 async function inAPage(sdk: Sdk, ctx: FlowContext, judge: (ask: (a: Partial<Ask> & Pick<Ask, 'kind' | 'prompt' | 'maxTokens'>) => Promise<InPage>) => Promise<Verdict>): Promise<Verdict> {
   const host = ctx.pageHost ?? '127.0.0.1';
   if (!sdk.hosts.has(host)) sdk.hosts.set(host, new PageHost(sdk.playwright, sdk.openai, host));
-  const page = await sdk.hosts.get(host)!.page();
+  let page: Page;
+  try {
+    page = await sdk.hosts.get(host)!.page(ctx.timeoutMs);
+  } catch (e) {
+    // Before the page asked the server anything: the kit's own browser, never the server's failure.
+    return notTested(`the kit's page did not open in Chromium (${thrownName(e)}): the flow was not run`);
+  }
   const seen = watch(page, ctx);
   try {
     const verdict = await judge((a) => page.evaluate(inPage, { baseURL: ctx.baseURL, apiKey: ctx.apiKey, model: ctx.model, timeoutMs: ctx.timeoutMs, graceMs: ABORT_GRACE_MS, ...a }));

@@ -23,6 +23,9 @@ export const CHROMIUM_HOW = `no Chromium at ${CHROMIUM}: apt-get install chromiu
 
 const PAGE = '<!doctype html><meta charset="utf-8"><title>conformance clients</title><script type="module">import OpenAI from "/openai.mjs"; window.OpenAI = OpenAI; window.ready = true;</script>';
 
+/** The least a page is given to open, whatever --timeout is: a browser's start is not a request. */
+const PAGE_MIN_MS = 10_000;
+
 /** The folder of the installed openai package, from its entry point. */
 export function openaiFolder(): string {
   let dir = dirname(fileURLToPath(import.meta.resolve('openai')));
@@ -51,16 +54,18 @@ export class PageHost {
     private readonly host = '127.0.0.1',
   ) {}
 
-  /** A fresh page of the kit's origin with the SDK loaded as `window.OpenAI`. */
-  async page(): Promise<Page> {
+  /** A fresh page of the kit's origin with the SDK loaded as `window.OpenAI`, within the run's
+   * deadline of a request (--timeout), as the page's own requests are; 10 s at the least. */
+  async page(timeoutMs: number): Promise<Page> {
+    const timeout = Math.max(PAGE_MIN_MS, timeoutMs);
     this.browser ??= this.launch();
     this.context ??= this.browser.then((b) => b.newContext());
     this.server ??= this.serve();
     const [context, { port }] = await Promise.all([this.context, this.server]);
     const page = await context.newPage();
-    await page.goto(`http://${this.host}:${port}/`);
+    await page.goto(`http://${this.host}:${port}/`, { timeout });
     // Run in the page: its global is the window, which Node's types do not know.
-    await page.waitForFunction(() => (globalThis as unknown as { ready?: boolean }).ready === true, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { ready?: boolean }).ready === true, undefined, { timeout });
     return page;
   }
 
