@@ -1,8 +1,8 @@
 // One server under test, in its own process so that its CPU and memory are its own:
 //   node dist/bench/server.js mock|ceiling|aimock|floor [paced|no-dashboard]
 // (aimock, bench/aimock.ts, and floor, the mock's adapter around a core that answers one fixed reply:
-// unpaced only). Binds 127.0.0.1 on a free port, prints `port <n>` and
-// sends {type:'ready', port} over IPC.
+// unpaced only). Binds 127.0.0.1 on a free port, prints `port <n>` and sends {type:'ready', port}
+// over IPC.
 // Samples its RSS every 100 ms; each {type:'mark'} is answered with its CPU time, a clock, and the
 // peak RSS since the previous mark (the peak then restarts). Leaves when the parent goes.
 import type { Server } from 'node:http';

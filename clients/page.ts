@@ -3,8 +3,8 @@
 // through playwright-core. One module, not the package's 299 as installed, which Chromium loads anew
 // in every page, five times slower (docs/clients.md, "The browser client").
 // The page's origin is another than the API's, so every request of its flows is a cross-origin one,
-// and CORS is judged as a browser judges it. Under a host name of the user's
-// choice (their app's), Chromium maps it to 127.0.0.1, and the API sees that origin.
+// and CORS is judged as a browser judges it. Under a host name of the user's choice (their app's),
+// Chromium maps it to 127.0.0.1, and the API sees that origin.
 import { existsSync, realpathSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
