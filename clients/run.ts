@@ -8,7 +8,7 @@ import { retryAfterMs } from '../engine/exchanges.js';
 import type { Redactor } from '../engine/redact.js';
 import type { TlsFlags } from '../engine/tls.js';
 import type { FlowPath, FlowResult } from '../report/clients.js';
-import { FLOWS, thrownName, type AnyClient, type Flow, type FlowContext } from './flow.js';
+import { FLOWS, SLEEPING, thrownName, type AnyClient, type Flow, type FlowContext } from './flow.js';
 import { flowId, levelOf } from './levels.js';
 import { hushed } from './console.js';
 import { Recorder, type OwnAnswer } from './recorder.js';
@@ -55,13 +55,15 @@ interface Unit {
 }
 
 export async function runFlows(opts: FlowRunOptions): Promise<FlowRun> {
+  // A flow whose client sleeps (its backoff before a retry) first, then the rest, taken in turn from
+  // each client: the sleeps and a client's slow start (a browser to launch) overlap the others' flows
+  // instead of coming after them (the retries last, a run of every client took 7.8 s; first, 4.9 s).
   const byClient = opts.clients.map(({ client, sdk }) =>
-    client.flows
+    [...client.flows]
+      .sort((a, b) => Number(SLEEPING.has(b.name)) - Number(SLEEPING.has(a.name)))
       .filter((flow) => !opts.flows || opts.flows.includes(flow.name))
       .flatMap((flow) => (flow.once ? opts.models.slice(0, 1) : opts.models).map((model): Unit => ({ client, sdk, flow, model, label: flow.once ? 'all' : model }))),
   );
-  // Taken in turn from each client: a client's slow start (a browser to launch) and its waits (a
-  // backoff before a retry) overlap the others' flows instead of coming after them.
   const units: Unit[] = [];
   for (let i = 0; byClient.some((u) => i < u.length); i++) for (const u of byClient) if (i < u.length) units.push(u[i]);
   const paths = new Map<Unit, FlowPath>();
