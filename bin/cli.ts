@@ -41,6 +41,7 @@ import { closingLines } from './closing.js';
 import { checksForFlows, clientsBeside, FLOW_IDS, notInstalledChoice } from '../clients/session.js';
 import { clientProcess } from '../clients/isolated.js';
 import { watchNpmParent } from './npm-parent.js';
+import pkg from '../package.json' with { type: 'json' };
 
 const EXIT_USAGE = 2;
 
@@ -615,6 +616,9 @@ void yargs(hideBin(process.argv))
     usageExit(usageMessage(msg, hideBin(process.argv)));
   })
   .help()
+  // The kit's own, said wherever it runs: yargs looks for a package.json from the working folder up,
+  // and printed the user's project's version (or "unknown" outside one).
+  .version(pkg.version)
   .parseAsync();
 
 /** The origins and hosts named with --allow-origin and --allowed-host, or exit 2 naming the bad one. */

@@ -1,7 +1,8 @@
 // The command line's manners, as a new user meets them: a run that writes only files says where they
 // went, a first run against the embedded mock says what to do next, the help names what an option
 // takes, a slip of the keyboard is answered with what was meant, a port in use with the way out, and
-// the reports say the same thing the same way.
+// the reports say the same thing the same way; --version is the kit's, wherever it runs.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { usageMessage } from '../../bin/usage.js';
 import { nearest } from '../../schemas/nearest.js';
 import { REPORTER_NAMES } from '../../report/index.js';
 import { SUITES } from '../../suites/index.js';
-import { cli } from '../support/cli.js';
+import { BIN, cli } from '../support/cli.js';
 import { within } from '../support/machine.js';
 
 const NEXT = 'conformance: the embedded mock passed; to test your server: conformance run --base-url URL --api-key KEY';
@@ -184,5 +185,18 @@ it('a port in use: one line that suggests --port 0, exit 2, no stack', async () 
     expect(r.stderr).toBe(`conformance: port ${port} is in use on 127.0.0.1: choose another with --port N, or --port 0 for any free one\n`);
   } finally {
     await new Promise((resolve) => taken.close(resolve));
+  }
+});
+
+it("--version says the kit's own version from any folder: inside another project, and outside any", async () => {
+  const own = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+  const project = mkdtempSync(join(tmpdir(), 'conformance-project-'));
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-app', version: '9.9.9' }));
+  const outside = mkdtempSync(join(tmpdir(), 'conformance-nowhere-'));
+  for (const cwd of [project, outside]) {
+    const r = await new Promise<{ code: number | null; stdout: string }>((resolve) =>
+      execFile(process.execPath, [BIN, '--version'], { cwd, timeout: within(60_000) }, (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout })),
+    );
+    expect([r.code, r.stdout.trim()], cwd).toEqual([0, own]);
   }
 });
