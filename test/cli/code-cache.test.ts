@@ -1,7 +1,8 @@
 // The command line's code cache (bin/conformance.ts): made by the first command, used as it is by the
-// next (a cache V8 refused would be written again), and never a reason for a command to fail: a
-// cache of garbage, a folder that cannot be written, or the cache turned off, and the command does
-// the same. Each test has a cache folder of its own.
+// next of its kind, grown once by a command of another kind (a cache V8 refused would be written
+// again), and never a reason for a command to fail: a cache of garbage, a folder that cannot be
+// written, or the cache turned off, and the command does the same. Each test has a cache folder of
+// its own.
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,23 +19,42 @@ const NAME = `cli-${process.version}-${process.arch}-${digest}.cache`;
 const home = () => mkdtempSync(join(tmpdir(), 'code-cache-'));
 const folder = (xdg: string) => join(xdg, 'chat-api-conformance');
 const version = (xdg: string, env: Record<string, string> = {}) => cli(['--version'], { XDG_CACHE_HOME: xdg, ...env });
+/** The commands whose code a cache file holds: its names before the NUL ('' for the options alone). */
+const holds = (file: Buffer) => file.subarray(0, file.indexOf(0)).toString('latin1').split(',');
 
 describe('the code cache of the command line', () => {
-  it('is written by the first command, under a name of this build and this Node, and used as it is by the next', async () => {
+  it('is written by the first command, under a name of this build and this Node, and used as it is by the next of its kind', async () => {
     const xdg = home();
     const first = await version(xdg);
     expect([first.code, first.stdout.trim()]).toEqual([0, VERSION]);
     expect(readdirSync(folder(xdg))).toEqual([NAME]);
     const written = readFileSync(join(folder(xdg), NAME));
     expect(written.length).toBeGreaterThan(100_000);
-    // Made a minute ago: a command that rewrote it (a cache V8 refused) would leave it new.
+    expect(holds(written)).toEqual(['']);
+    // Made a minute ago: a command that rewrote it would leave it new.
     const before = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
     utimesSync(join(folder(xdg), NAME), before, before);
-    const second = await cli(['list', '--json'], { XDG_CACHE_HOME: xdg });
-    expect(second.code).toBe(0);
-    expect(JSON.parse(second.stdout).checks.length).toBeGreaterThan(50);
+    const second = await version(xdg);
+    expect(second.stdout.trim()).toBe(VERSION);
     expect(statSync(join(folder(xdg), NAME)).mtimeMs).toBe(before.getTime());
     expect(readFileSync(join(folder(xdg), NAME)).equals(written)).toBe(true);
+  });
+
+  it('a command of a kind it does not hold adds its code once; the next of that kind uses it as it is', async () => {
+    const xdg = home();
+    await version(xdg);
+    const before = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+    utimesSync(join(folder(xdg), NAME), before, before);
+    const listed = await cli(['list', '--json'], { XDG_CACHE_HOME: xdg });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).checks.length).toBeGreaterThan(50);
+    const grown = readFileSync(join(folder(xdg), NAME));
+    expect(holds(grown)).toEqual(['', 'list']);
+    utimesSync(join(folder(xdg), NAME), before, before);
+    expect((await cli(['list'], { XDG_CACHE_HOME: xdg })).code).toBe(0);
+    expect((await version(xdg)).stdout.trim()).toBe(VERSION);
+    expect(statSync(join(folder(xdg), NAME)).mtimeMs).toBe(before.getTime());
+    expect(readFileSync(join(folder(xdg), NAME)).equals(grown)).toBe(true);
   });
 
   it("is this copy's: the same build elsewhere (another project's install) makes a cache of its own", async () => {
